@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { eventSchema } from './envelope.js';
+
+export const transferStatuses = ['UNKNOWN', 'PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'] as const;
+export const transferStatusSchema = z.enum(transferStatuses);
+export type TransferStatus = z.infer<typeof transferStatusSchema>;
+
+/** Supplier codes are `A-Z 0-9 _ -`, so `:` after the code is an unambiguous separator. */
+export const accountImportProcessStreamId = (importSupplier: string, externalAccountNumber: string): string =>
+  `account-import-process:${importSupplier}:${externalAccountNumber}`;
+
+/**
+ * The validated account payload as it was staged (unknown fields already
+ * dropped). Kept as a JSON object: it is re-validated against the current
+ * rules when the account is processed.
+ */
+const stagedPayloadSchema = z.record(z.string(), z.unknown());
+
+/** A caller staged account data for the first time (spec 3.2: none -> staged, 201). */
+export const accountStagedSchema = eventSchema(
+  'AccountStaged',
+  1,
+  z.object({
+    importSupplier: z.string(),
+    externalAccountNumber: z.string(),
+    payload: stagedPayloadSchema,
+    stagedAt: z.string(),
+  }),
+);
+
+/** A caller staged the account again before it was processed: the new payload replaces the old one (200). */
+export const accountRestagedSchema = eventSchema(
+  'AccountRestaged',
+  1,
+  z.object({
+    importSupplier: z.string(),
+    externalAccountNumber: z.string(),
+    payload: stagedPayloadSchema,
+    stagedAt: z.string(),
+  }),
+);
+
+/**
+ * The staged account was processed into a platform account, assigned to an
+ * operations team; its transfer status starts at PENDING.
+ */
+export const accountProcessedSchema = eventSchema(
+  'AccountProcessed',
+  1,
+  z.object({
+    importSupplier: z.string(),
+    externalAccountNumber: z.string(),
+    platformAccountNumber: z.string(),
+    operationsTeamName: z.string(),
+    processedAt: z.string(),
+  }),
+);
+
+/** An operator marked the staged account to be skipped: it can no longer be staged or processed. */
+export const accountMarkedToSkipSchema = eventSchema(
+  'AccountMarkedToSkip',
+  1,
+  z.object({ importSupplier: z.string(), externalAccountNumber: z.string(), markedAt: z.string() }),
+);
+
+/** The industry switch of an imported account moved on (PENDING -> IN_PROGRESS -> COMPLETED or REJECTED, REJECTED -> IN_PROGRESS). */
+export const accountTransferStatusChangedSchema = eventSchema(
+  'AccountTransferStatusChanged',
+  1,
+  z.object({
+    importSupplier: z.string(),
+    externalAccountNumber: z.string(),
+    from: transferStatusSchema,
+    to: transferStatusSchema,
+    changedAt: z.string(),
+  }),
+);
+
+export const accountImportProcessEventSchemas = [
+  accountStagedSchema,
+  accountRestagedSchema,
+  accountProcessedSchema,
+  accountMarkedToSkipSchema,
+  accountTransferStatusChangedSchema,
+] as const;
+
+export type AccountStaged = z.infer<typeof accountStagedSchema>;
+export type AccountRestaged = z.infer<typeof accountRestagedSchema>;
+export type AccountProcessed = z.infer<typeof accountProcessedSchema>;
+export type AccountMarkedToSkip = z.infer<typeof accountMarkedToSkipSchema>;
+export type AccountTransferStatusChanged = z.infer<typeof accountTransferStatusChangedSchema>;
+export type AccountImportProcessEvent =
+  | AccountStaged
+  | AccountRestaged
+  | AccountProcessed
+  | AccountMarkedToSkip
+  | AccountTransferStatusChanged;

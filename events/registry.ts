@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { accountImportProcessEventSchemas, type AccountImportProcessEvent } from './account-import-process.js';
+import { apiKeyEventSchemas, type ApiKeyEvent } from './api-key.js';
+import { importSupplierEventSchemas, type ImportSupplierEvent } from './import-supplier.js';
+import { operationsTeamEventSchemas, type OperationsTeamEvent } from './operations-team.js';
+import { serviceConfigEventSchemas, type ServiceConfigEvent } from './service-config.js';
+
+/** Every event the log may hold, at its current schema version. */
+export type LedgerEvent =
+  | ImportSupplierEvent
+  | OperationsTeamEvent
+  | ApiKeyEvent
+  | AccountImportProcessEvent
+  | ServiceConfigEvent;
+
+export type LedgerEventType = LedgerEvent['type'];
+
+const currentSchemas = [
+  ...importSupplierEventSchemas,
+  ...operationsTeamEventSchemas,
+  ...apiKeyEventSchemas,
+  ...accountImportProcessEventSchemas,
+  ...serviceConfigEventSchemas,
+] as const;
+
+const ledgerEventSchema = z.discriminatedUnion('type', currentSchemas);
+
+/**
+ * Upcasters lift a stored event of an older schema version to the current
+ * one, keyed by `type@version`. A stored event is never rewritten; it is read
+ * through these. None are needed yet: every event type is at version 1.
+ */
+type Upcaster = (data: unknown) => { version: number; data: unknown };
+const upcasters: Readonly<Record<string, Upcaster>> = {};
+
+export class UnknownEventError extends Error {
+  constructor(type: string, version: number, cause: unknown) {
+    super(`stored event ${type}@${version} does not match its schema`, { cause });
+    this.name = 'UnknownEventError';
+  }
+}
+
+/** Parses a stored `{type, version, data}` into a current-version LedgerEvent (a trust boundary: stored JSON). */
+export function parseLedgerEvent(type: string, version: number, data: unknown): LedgerEvent {
+  let current = { version, data };
+  for (let guard = 0; guard < 100; guard++) {
+    const upcast = upcasters[`${type}@${current.version}`];
+    if (!upcast) break;
+    current = upcast(current.data);
+  }
+  const parsed = ledgerEventSchema.safeParse({ type, version: current.version, data: current.data });
+  if (!parsed.success) throw new UnknownEventError(type, version, parsed.error);
+  return parsed.data as LedgerEvent;
+}

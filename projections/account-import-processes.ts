@@ -1,0 +1,94 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { defineProjection } from './projection.js';
+
+export const importProcessStates = ['STAGED', 'SKIPPED', 'IMPORTED'] as const;
+export type ImportProcessState = (typeof importProcessStates)[number];
+
+/**
+ * One row per account import process: what the pending, imported and all
+ * lists and the transfer-status endpoint read.
+ */
+export const accountImportProcesses = sqliteTable(
+  'account_import_processes',
+  {
+    importSupplier: text('import_supplier').notNull(),
+    externalAccountNumber: text('external_account_number').notNull(),
+    state: text('state', { enum: importProcessStates }).notNull(),
+    platformAccountNumber: text('platform_account_number'),
+    operationsTeamName: text('operations_team_name'),
+    transferStatus: text('transfer_status', {
+      enum: ['UNKNOWN', 'PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'],
+    }).notNull(),
+    stageCount: integer('stage_count').notNull(),
+    firstStagedAt: text('first_staged_at').notNull(),
+    lastStagedAt: text('last_staged_at').notNull(),
+    accountCreatedAt: text('account_created_at'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.importSupplier, t.externalAccountNumber] }),
+    uniqueIndex('account_import_processes_platform_account_number_unique').on(t.platformAccountNumber),
+    index('account_import_processes_list_idx').on(t.importSupplier, t.state, t.firstStagedAt),
+  ],
+);
+export type AccountImportProcessRow = typeof accountImportProcesses.$inferSelect;
+
+export const accountImportProcessesProjection = defineProjection<
+  typeof accountImportProcesses,
+  AccountImportProcessRow
+>({
+  name: 'account_import_processes',
+  version: 1,
+  table: accountImportProcesses,
+  handles: ['AccountStaged', 'AccountRestaged', 'AccountProcessed', 'AccountMarkedToSkip', 'AccountTransferStatusChanged'],
+  keyOf({ event }) {
+    switch (event.type) {
+      case 'AccountStaged':
+      case 'AccountRestaged':
+      case 'AccountProcessed':
+      case 'AccountMarkedToSkip':
+      case 'AccountTransferStatusChanged':
+        return { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber };
+      default:
+        return null;
+    }
+  },
+  evolve(row, { event }) {
+    switch (event.type) {
+      case 'AccountStaged':
+        return {
+          importSupplier: event.data.importSupplier,
+          externalAccountNumber: event.data.externalAccountNumber,
+          state: 'STAGED',
+          platformAccountNumber: null,
+          operationsTeamName: null,
+          transferStatus: 'UNKNOWN',
+          stageCount: 1,
+          firstStagedAt: event.data.stagedAt,
+          lastStagedAt: event.data.stagedAt,
+          accountCreatedAt: null,
+          updatedAt: event.data.stagedAt,
+        };
+      case 'AccountRestaged':
+        return row && { ...row, stageCount: row.stageCount + 1, lastStagedAt: event.data.stagedAt, updatedAt: event.data.stagedAt };
+      case 'AccountProcessed':
+        return (
+          row && {
+            ...row,
+            state: 'IMPORTED',
+            platformAccountNumber: event.data.platformAccountNumber,
+            operationsTeamName: event.data.operationsTeamName,
+            transferStatus: 'PENDING',
+            accountCreatedAt: event.data.processedAt,
+            updatedAt: event.data.processedAt,
+          }
+        );
+      case 'AccountMarkedToSkip':
+        return row && { ...row, state: 'SKIPPED', updatedAt: event.data.markedAt };
+      case 'AccountTransferStatusChanged':
+        return row && { ...row, transferStatus: event.data.to, updatedAt: event.data.changedAt };
+      default:
+        return row;
+    }
+  },
+});

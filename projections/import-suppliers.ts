@@ -1,0 +1,51 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { defineProjection } from './projection.js';
+
+/** Import suppliers with their status and data-import configuration. */
+export const importSuppliers = sqliteTable('import_suppliers', {
+  code: text('code').primaryKey(),
+  status: text('status', { enum: ['Ongoing', 'Paused', 'Complete'] }).notNull(),
+  sendEmails: integer('send_emails', { mode: 'boolean' }).notNull(),
+  documentRoot: text('document_root'),
+  /** Stream version of the supplier: commands that depend on the status guard on it. */
+  streamVersion: integer('stream_version').notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
+
+export const importSuppliersProjection = defineProjection<typeof importSuppliers, ImportSupplierRow>({
+  name: 'import_suppliers',
+  version: 1,
+  table: importSuppliers,
+  handles: ['ImportSupplierCreated', 'ImportSupplierStatusChanged', 'ImportSupplierConfigChanged'],
+  keyOf: ({ event }) => ('code' in event.data && typeof event.data.code === 'string' ? { code: event.data.code } : null),
+  evolve(row, { event, streamPosition }) {
+    switch (event.type) {
+      case 'ImportSupplierCreated':
+        return {
+          code: event.data.code,
+          status: event.data.status,
+          sendEmails: event.data.sendEmails,
+          documentRoot: event.data.documentRoot,
+          streamVersion: streamPosition,
+          createdAt: event.data.createdAt,
+          updatedAt: event.data.createdAt,
+        };
+      case 'ImportSupplierStatusChanged':
+        return row && { ...row, status: event.data.to, streamVersion: streamPosition, updatedAt: event.data.changedAt };
+      case 'ImportSupplierConfigChanged':
+        return (
+          row && {
+            ...row,
+            sendEmails: event.data.sendEmails ?? row.sendEmails,
+            documentRoot: event.data.documentRoot === undefined ? row.documentRoot : event.data.documentRoot,
+            streamVersion: streamPosition,
+            updatedAt: event.data.changedAt,
+          }
+        );
+      default:
+        return row;
+    }
+  },
+});

@@ -1,0 +1,109 @@
+import { accountImportProcessStreamId, type TransferStatus } from '../../events/account-import-process.js';
+import { importSupplierStreamId } from '../../events/import-supplier.js';
+import type { AccountPayload } from '../domain/account-import-process/account-payload.js';
+import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
+import { DomainError } from '../domain/errors.js';
+import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { withRetry } from './retry.js';
+
+async function supplierFact(ctx: LedgerContext, code: string) {
+  const supplier = await ctx.read.findImportSupplier(code);
+  if (!supplier) {
+    throw new DomainError('import_supplier_not_found', `Import supplier ${code} does not exist.`, { attr: 'import_supplier' });
+  }
+  return {
+    status: supplier.status,
+    guard: { streamId: importSupplierStreamId(code), expectedVersion: supplier.streamVersion },
+  };
+}
+
+/** Stage (create or update) validated account data. Returns whether this was the first staging. */
+export async function stageAccount(ctx: LedgerContext, payload: AccountPayload, actor: Actor): Promise<{ created: boolean }> {
+  return withRetry(async () => {
+    const supplier = await supplierFact(ctx, payload.import_supplier);
+    const result = await ctx.store.handle(
+      accountImportProcessStreamId(payload.import_supplier, payload.external_account_number),
+      accountImportProcessDecider,
+      {
+        type: 'StageAccount',
+        importSupplier: payload.import_supplier,
+        externalAccountNumber: payload.external_account_number,
+        payload,
+        supplierStatus: supplier.status,
+        now: ctx.clock().toISOString(),
+      },
+      { metadata: commandMetadata(ctx, actor), guards: [supplier.guard] },
+    );
+    return { created: result.events.some((stored) => stored.event.type === 'AccountStaged') };
+  });
+}
+
+export interface ProcessAccountRequest {
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  readonly operationsTeamName: string;
+  readonly dryRun: boolean;
+}
+
+/**
+ * Creates the platform account from the staged data. A dry run decides,
+ * appends and projects exactly as a real run would, then rolls back.
+ */
+export async function processAccount(
+  ctx: LedgerContext,
+  request: ProcessAccountRequest,
+  actor: Actor,
+): Promise<{ platformAccountNumber: string; dryRun: boolean }> {
+  return withRetry(async () => {
+    const supplier = await supplierFact(ctx, request.importSupplier);
+    const platformAccountNumber = ctx.ids.platformAccountNumber();
+    await ctx.store.handle(
+      accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber),
+      accountImportProcessDecider,
+      {
+        type: 'ProcessAccount',
+        importSupplier: request.importSupplier,
+        externalAccountNumber: request.externalAccountNumber,
+        operationsTeamName: request.operationsTeamName,
+        operationsTeamExists: await ctx.read.operationsTeamExists(request.operationsTeamName),
+        supplierStatus: supplier.status,
+        platformAccountNumber,
+        now: ctx.clock().toISOString(),
+      },
+      { metadata: commandMetadata(ctx, actor), guards: [supplier.guard], dryRun: request.dryRun },
+    );
+    return { platformAccountNumber, dryRun: request.dryRun };
+  });
+}
+
+/** Operator: mark a staged account to be skipped. Returns false when it already was. */
+export async function markAccountToSkip(
+  ctx: LedgerContext,
+  importSupplier: string,
+  externalAccountNumber: string,
+  actor: Actor,
+): Promise<boolean> {
+  const result = await ctx.store.handle(
+    accountImportProcessStreamId(importSupplier, externalAccountNumber),
+    accountImportProcessDecider,
+    { type: 'MarkAccountToSkip', importSupplier, externalAccountNumber, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+  return result.events.length > 0;
+}
+
+/** Operator: move the transfer status of an imported account along its allowed transitions. */
+export async function changeTransferStatus(
+  ctx: LedgerContext,
+  importSupplier: string,
+  externalAccountNumber: string,
+  to: TransferStatus,
+  actor: Actor,
+): Promise<void> {
+  await ctx.store.handle(
+    accountImportProcessStreamId(importSupplier, externalAccountNumber),
+    accountImportProcessDecider,
+    { type: 'ChangeTransferStatus', importSupplier, externalAccountNumber, to, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+}

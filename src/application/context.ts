@@ -1,0 +1,52 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { CommandMetadata } from '../../events/envelope.js';
+import type { ReadModels } from '../queries/read-models.js';
+import type { EventStore } from '../store/event-store.js';
+
+export type Clock = () => Date;
+
+/** Every source of randomness the service uses, injected so tests can fix it. */
+export interface IdGenerator {
+  uuid(): string;
+  /** `A-` followed by 8 uppercase hexadecimal digits. */
+  platformAccountNumber(): string;
+  /** A new API key: its public id and the secret key shown once to the operator. */
+  apiKey(): { keyId: string; key: string };
+}
+
+export const randomIds: IdGenerator = {
+  uuid: () => randomUUID(),
+  platformAccountNumber: () => `A-${randomBytes(4).toString('hex').toUpperCase()}`,
+  apiKey: () => {
+    const keyId = `key_${randomBytes(6).toString('hex')}`;
+    return { keyId, key: `ilk_${randomBytes(32).toString('base64url')}` };
+  },
+};
+
+/** What the application services need: the store, the read models, a clock and ids. */
+export interface LedgerContext {
+  readonly store: EventStore;
+  readonly read: ReadModels;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+}
+
+/** Who is acting, for the event metadata. */
+export interface Actor {
+  readonly actor: string;
+  readonly requestId: string | null;
+}
+
+export function commandMetadata(ctx: LedgerContext, actor: Actor): CommandMetadata {
+  return {
+    actor: actor.actor,
+    requestId: actor.requestId,
+    correlationId: actor.requestId,
+    causationId: ctx.ids.uuid(),
+  };
+}
+
+/** API keys are stored only as their SHA-256 hash (the key itself carries 256 random bits). */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}

@@ -1,0 +1,119 @@
+import { apiKeyStreamId } from '../../events/api-key.js';
+import { importSupplierStreamId, type ImportSupplierStatus } from '../../events/import-supplier.js';
+import { operationsTeamStreamId } from '../../events/operations-team.js';
+import { serviceConfigStreamId, type ServiceConfigKey } from '../../events/service-config.js';
+import { apiKeyDecider } from '../domain/api-key/api-key-decider.js';
+import { importSupplierDecider } from '../domain/import-supplier/import-supplier-decider.js';
+import { operationsTeamDecider } from '../domain/operations-team/operations-team-decider.js';
+import { serviceConfigDecider } from '../domain/service-config/service-config-decider.js';
+import { commandMetadata, hashApiKey, type Actor, type LedgerContext } from './context.js';
+
+export interface CreateImportSupplierInput {
+  readonly code: string;
+  readonly status: ImportSupplierStatus;
+  readonly sendEmails: boolean;
+  readonly documentRoot: string | null;
+}
+
+export async function createImportSupplier(ctx: LedgerContext, input: CreateImportSupplierInput, actor: Actor): Promise<void> {
+  await ctx.store.handle(
+    importSupplierStreamId(input.code),
+    importSupplierDecider,
+    { type: 'CreateImportSupplier', ...input, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+}
+
+/** Returns false when the supplier already had that status. */
+export async function setImportSupplierStatus(
+  ctx: LedgerContext,
+  code: string,
+  to: ImportSupplierStatus,
+  actor: Actor,
+): Promise<boolean> {
+  const result = await ctx.store.handle(
+    importSupplierStreamId(code),
+    importSupplierDecider,
+    { type: 'ChangeImportSupplierStatus', code, to, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+  return result.events.length > 0;
+}
+
+export async function setImportSupplierConfig(
+  ctx: LedgerContext,
+  code: string,
+  change: { sendEmails?: boolean; documentRoot?: string | null },
+  actor: Actor,
+): Promise<boolean> {
+  const result = await ctx.store.handle(
+    importSupplierStreamId(code),
+    importSupplierDecider,
+    { type: 'ChangeImportSupplierConfig', code, ...change, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+  return result.events.length > 0;
+}
+
+export async function createOperationsTeam(ctx: LedgerContext, name: string, actor: Actor): Promise<void> {
+  await ctx.store.handle(
+    operationsTeamStreamId(name),
+    operationsTeamDecider,
+    { type: 'CreateOperationsTeam', name, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+}
+
+/** Issues a key scoped to the given suppliers. The key is returned once and only its hash is kept. */
+export async function createApiKey(
+  ctx: LedgerContext,
+  input: { suppliers: readonly string[]; label: string | null },
+  actor: Actor,
+): Promise<{ keyId: string; key: string }> {
+  const { keyId, key } = ctx.ids.apiKey();
+  const unknownSuppliers: string[] = [];
+  for (const code of input.suppliers) {
+    if (!(await ctx.read.findImportSupplier(code))) unknownSuppliers.push(code);
+  }
+  await ctx.store.handle(
+    apiKeyStreamId(keyId),
+    apiKeyDecider,
+    {
+      type: 'CreateApiKey',
+      keyId,
+      keyHash: hashApiKey(key),
+      suppliers: input.suppliers,
+      unknownSuppliers,
+      label: input.label,
+      now: ctx.clock().toISOString(),
+    },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+  return { keyId, key };
+}
+
+/** Returns false when the key was already revoked. */
+export async function revokeApiKey(ctx: LedgerContext, keyId: string, actor: Actor): Promise<boolean> {
+  const result = await ctx.store.handle(
+    apiKeyStreamId(keyId),
+    apiKeyDecider,
+    { type: 'RevokeApiKey', keyId, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+  return result.events.length > 0;
+}
+
+export async function setServiceConfig(
+  ctx: LedgerContext,
+  key: ServiceConfigKey,
+  value: number | null,
+  actor: Actor,
+): Promise<boolean> {
+  const result = await ctx.store.handle(
+    serviceConfigStreamId,
+    serviceConfigDecider,
+    { type: 'SetServiceConfig', key, value, now: ctx.clock().toISOString() },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+  return result.events.length > 0;
+}

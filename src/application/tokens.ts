@@ -1,0 +1,103 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sign, verify } from 'hono/jwt';
+import { DomainError } from '../domain/errors.js';
+import { hashApiKey, type LedgerContext } from './context.js';
+
+export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
+export const REFRESH_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/** The caller behind a valid token: its API key and the import suppliers that key is scoped to. */
+export interface Principal {
+  readonly keyId: string;
+  readonly suppliers: readonly string[];
+}
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly refreshToken: string;
+  /** Unix timestamp (seconds) at which the refresh token expires. */
+  readonly refreshExpiresIn: number;
+}
+
+type TokenKind = 'access' | 'refresh';
+
+const authenticationFailed = (detail = 'Invalid token.') => new DomainError('authentication_failed', detail);
+
+/** A fresh random secret for signing tokens when LEDGER_TOKEN_SECRET is not set. */
+export function generateTokenSecret(): string {
+  return randomBytes(48).toString('base64url');
+}
+
+/**
+ * Exchanges an API key (or a refresh token) for a signed access token valid
+ * 60 minutes. With an API key a new refresh token valid 7 days is issued; a
+ * refresh token is returned unchanged, so the 7-day window is not extended.
+ */
+export async function obtainToken(
+  ctx: LedgerContext,
+  secret: string,
+  input: { apiKey?: string | null; refreshToken?: string | null },
+): Promise<IssuedToken> {
+  const hasKey = typeof input.apiKey === 'string' && input.apiKey.length > 0;
+  const hasRefresh = typeof input.refreshToken === 'string' && input.refreshToken.length > 0;
+  if (hasKey === hasRefresh) {
+    throw new DomainError('invalid_input', 'Provide exactly one of APIKey or refreshToken.');
+  }
+  const now = Math.floor(ctx.clock().getTime() / 1000);
+  if (hasKey) {
+    const principal = await principalForApiKey(ctx, input.apiKey as string);
+    const refreshExpiresIn = now + REFRESH_TOKEN_TTL_SECONDS;
+    return {
+      token: await signToken(secret, principal.keyId, 'access', now, now + ACCESS_TOKEN_TTL_SECONDS),
+      refreshToken: await signToken(secret, principal.keyId, 'refresh', now, refreshExpiresIn),
+      refreshExpiresIn,
+    };
+  }
+  const claims = await verifyToken(ctx, secret, input.refreshToken as string, 'refresh');
+  await activeKey(ctx, claims.keyId);
+  return {
+    token: await signToken(secret, claims.keyId, 'access', now, now + ACCESS_TOKEN_TTL_SECONDS),
+    refreshToken: input.refreshToken as string,
+    refreshExpiresIn: claims.exp,
+  };
+}
+
+/** Checks an access token and that its key still exists and is not revoked (read fresh on every request). */
+export async function authenticate(ctx: LedgerContext, secret: string, token: string): Promise<Principal> {
+  const claims = await verifyToken(ctx, secret, token, 'access');
+  return activeKey(ctx, claims.keyId);
+}
+
+async function principalForApiKey(ctx: LedgerContext, apiKey: string): Promise<Principal> {
+  const hash = hashApiKey(apiKey);
+  const row = await ctx.read.findApiKeyByHash(hash);
+  // The lookup is by hash; the comparison is constant-time all the same.
+  if (!row || !timingSafeEqual(Buffer.from(row.keyHash, 'hex'), Buffer.from(hash, 'hex')) || row.revokedAt !== null) {
+    throw authenticationFailed('Invalid API key.');
+  }
+  return { keyId: row.keyId, suppliers: row.suppliers };
+}
+
+async function activeKey(ctx: LedgerContext, keyId: string): Promise<Principal> {
+  const row = await ctx.read.findApiKey(keyId);
+  if (!row || row.revokedAt !== null) throw authenticationFailed('The API key behind this token has been revoked.');
+  return { keyId: row.keyId, suppliers: row.suppliers };
+}
+
+async function signToken(secret: string, keyId: string, kind: TokenKind, iat: number, exp: number): Promise<string> {
+  return sign({ sub: keyId, typ: kind, iat, exp, jti: randomBytes(9).toString('base64url') }, secret, 'HS256');
+}
+
+/** Signature checked by hono/jwt; expiry checked here against the injected clock. */
+async function verifyToken(ctx: LedgerContext, secret: string, token: string, kind: TokenKind) {
+  let payload: Record<string, unknown>;
+  try {
+    payload = await verify(token, secret, { alg: 'HS256', exp: false, nbf: false, iat: false });
+  } catch {
+    throw authenticationFailed();
+  }
+  const { sub, typ, exp } = payload;
+  if (typeof sub !== 'string' || typ !== kind || typeof exp !== 'number') throw authenticationFailed();
+  if (exp <= Math.floor(ctx.clock().getTime() / 1000)) throw authenticationFailed('Token has expired.');
+  return { keyId: sub, exp };
+}

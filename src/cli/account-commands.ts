@@ -1,0 +1,35 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { transferStatuses, type TransferStatus } from '../../events/account-import-process.js';
+import { changeTransferStatus, markAccountToSkip } from '../application/account-import-processes.js';
+import { info, operatorActor, withLedger } from './context.js';
+
+const settableStatuses = transferStatuses.filter((s) => s !== 'UNKNOWN');
+
+export function accountCommand(): Command {
+  const account = new Command('account').description('operator actions on account import processes');
+  account
+    .command('skip')
+    .description('mark a staged account to be skipped: it can no longer be staged or processed')
+    .argument('<SUPPLIER>', 'import supplier code')
+    .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
+    .action(async (supplier: string, ext: string) => {
+      const changed = await withLedger((ledger) => markAccountToSkip(ledger, supplier, ext, operatorActor()));
+      info(changed ? `account ${supplier}/${ext} marked to skip` : `account ${supplier}/${ext} was already marked to skip`);
+    });
+  account
+    .command('set-transfer-status')
+    .description('move an imported account\'s transfer status: PENDING -> IN_PROGRESS -> COMPLETED or REJECTED; REJECTED -> IN_PROGRESS')
+    .argument('<SUPPLIER>', 'import supplier code')
+    .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
+    .argument('<STATUS>', settableStatuses.join(', '), (value: string): TransferStatus => {
+      if (!(settableStatuses as readonly string[]).includes(value)) {
+        throw new InvalidArgumentError(`expected one of ${settableStatuses.join(', ')}`);
+      }
+      return value as TransferStatus;
+    })
+    .action(async (supplier: string, ext: string, status: TransferStatus) => {
+      await withLedger((ledger) => changeTransferStatus(ledger, supplier, ext, status, operatorActor()));
+      info(`account ${supplier}/${ext} transfer status is now ${status}`);
+    });
+  return account;
+}

@@ -1,0 +1,42 @@
+import { userInfo } from 'node:os';
+import type { Actor } from '../application/context.js';
+import { loadConfig } from '../config.js';
+import { openLedger, type Ledger } from '../ledger.js';
+
+/** Every CLI change is recorded with actor `operator:<os user>`. */
+export function operatorActor(): Actor {
+  let user = process.env['USER'] ?? 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // Some containers have no passwd entry for the uid: fall back to $USER.
+  }
+  return { actor: `operator:${user}`, requestId: null };
+}
+
+/** Opens the ledger named by LEDGER_DATABASE for one command and closes it afterwards. */
+export async function withLedger<T>(work: (ledger: Ledger) => Promise<T>): Promise<T> {
+  const ledger = openLedger(loadConfig().LEDGER_DATABASE);
+  try {
+    return await work(ledger);
+  } finally {
+    ledger.close();
+  }
+}
+
+/** Plain-text output on stdout (results) — logs and errors go to stderr. */
+export function out(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+export function info(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+export function table(rows: readonly Record<string, string>[]): string {
+  if (rows.length === 0) return '';
+  const headers = Object.keys(rows[0] ?? {});
+  const widths = headers.map((h) => Math.max(h.length, ...rows.map((r) => (r[h] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(headers), ...rows.map((r) => line(headers.map((h) => r[h] ?? '')))].join('\n');
+}

@@ -1,0 +1,50 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig } from '../config.js';
+import { DomainError } from '../domain/errors.js';
+import { createLogger } from '../logger.js';
+import { runServer } from '../server.js';
+import { accountCommand } from './account-commands.js';
+import { apiKeyCommand, configCommand, supplierCommand, teamCommand } from './operator-commands.js';
+
+/** Exit codes: 0 success, 1 a rule refused the change (or a runtime failure), 2 bad usage or configuration. */
+export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+
+export function buildProgram(): Command {
+  const program = new Command('import-ledger')
+    .description('Operator command line of import-ledger. Acts on the database named by LEDGER_DATABASE (default ./data/ledger.db).')
+    .showHelpAfterError()
+    .exitOverride();
+  program
+    .command('serve')
+    .description('run the HTTP service (HOST, PORT, LEDGER_DATABASE, ... from the environment)')
+    .action(async () => {
+      const config = loadConfig();
+      await runServer(config, createLogger(config.LOG_LEVEL));
+    });
+  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand()]) {
+    program.addCommand(command.exitOverride().showHelpAfterError());
+    for (const sub of command.commands) sub.exitOverride().showHelpAfterError();
+  }
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof DomainError) {
+      process.stderr.write(`error: ${error.detail} (${error.code})\n`);
+      return EXIT.refused;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.refused;
+  }
+}

@@ -1,0 +1,169 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { importSupplierStatuses, type ImportSupplierStatus } from '../../events/import-supplier.js';
+import { serviceConfigKeys, type ServiceConfigKey } from '../../events/service-config.js';
+import {
+  createApiKey,
+  createImportSupplier,
+  createOperationsTeam,
+  revokeApiKey,
+  setImportSupplierStatus,
+  setServiceConfig,
+} from '../application/operator.js';
+import { info, operatorActor, out, table, withLedger } from './context.js';
+
+const statusArgument = (value: string): ImportSupplierStatus => {
+  if (!(importSupplierStatuses as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`expected one of ${importSupplierStatuses.join(', ')}`);
+  }
+  return value as ImportSupplierStatus;
+};
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+export function supplierCommand(): Command {
+  const supplier = new Command('supplier').description('manage import suppliers (the groups migrated accounts belong to)');
+  supplier
+    .command('create')
+    .description('create an import supplier')
+    .argument('<CODE>', 'supplier code: 1-64 characters of A-Z, 0-9, _ and -')
+    .addOption(new Option('--status <status>', 'initial migration status').choices([...importSupplierStatuses]).default('Ongoing'))
+    .option('--send-emails', 'send automated customer emails on migration', false)
+    .option('--document-root <path>', 'root of this supplier\'s documents inside the document store')
+    .action(async (code: string, opts: { status: ImportSupplierStatus; sendEmails: boolean; documentRoot?: string }) => {
+      await withLedger((ledger) =>
+        createImportSupplier(
+          ledger,
+          { code, status: opts.status, sendEmails: opts.sendEmails, documentRoot: opts.documentRoot ?? null },
+          operatorActor(),
+        ),
+      );
+      info(`created import supplier ${code} (${opts.status})`);
+    });
+  supplier
+    .command('set-status')
+    .description('change the migration status of an import supplier')
+    .argument('<CODE>', 'supplier code')
+    .argument('<STATUS>', `one of ${importSupplierStatuses.join(', ')}`, statusArgument)
+    .action(async (code: string, status: ImportSupplierStatus) => {
+      const changed = await withLedger((ledger) => setImportSupplierStatus(ledger, code, status, operatorActor()));
+      info(changed ? `import supplier ${code} is now ${status}` : `import supplier ${code} was already ${status}`);
+    });
+  supplier
+    .command('list')
+    .description('list import suppliers')
+    .option('--json', 'print JSON lines instead of a table', false)
+    .action(async (opts: { json: boolean }) => {
+      const rows = await withLedger((ledger) => ledger.read.listImportSuppliers());
+      if (opts.json) {
+        for (const row of rows) out(JSON.stringify(row));
+        return;
+      }
+      if (rows.length === 0) return info('no import suppliers yet');
+      out(
+        table(
+          rows.map((r) => ({
+            CODE: r.code,
+            STATUS: r.status,
+            SEND_EMAILS: String(r.sendEmails),
+            DOCUMENT_ROOT: r.documentRoot ?? '',
+            CREATED_AT: r.createdAt,
+          })),
+        ),
+      );
+    });
+  return supplier;
+}
+
+export function teamCommand(): Command {
+  const team = new Command('team').description('manage operations teams');
+  team
+    .command('create')
+    .description('create an operations team')
+    .argument('<NAME>', 'team name, as callers send it in operations_team_name')
+    .action(async (name: string) => {
+      await withLedger((ledger) => createOperationsTeam(ledger, name, operatorActor()));
+      info(`created operations team ${name}`);
+    });
+  team
+    .command('list')
+    .description('list operations teams')
+    .action(async () => {
+      for (const name of await withLedger((ledger) => ledger.read.listOperationsTeams())) out(name);
+    });
+  return team;
+}
+
+export function apiKeyCommand(): Command {
+  const apiKey = new Command('api-key').description('manage API keys (stored only as a hash)');
+  apiKey
+    .command('create')
+    .description('create an API key scoped to import suppliers; prints only the key on stdout, once')
+    .requiredOption('--supplier <CODE>', 'an import supplier the key may act for (repeatable)', collect)
+    .option('--label <text>', 'a note to tell keys apart')
+    .action(async (opts: { supplier: string[]; label?: string }) => {
+      const { keyId, key } = await withLedger((ledger) =>
+        createApiKey(ledger, { suppliers: opts.supplier, label: opts.label ?? null }, operatorActor()),
+      );
+      info(`created API key ${keyId} for ${opts.supplier.join(', ')}; the key below is shown only once`);
+      out(key);
+    });
+  apiKey
+    .command('revoke')
+    .description('revoke an API key: it can no longer obtain tokens and its tokens stop working')
+    .argument('<KEY_ID>', 'the key id printed when it was created (see api-key list)')
+    .action(async (keyId: string) => {
+      const changed = await withLedger((ledger) => revokeApiKey(ledger, keyId, operatorActor()));
+      info(changed ? `revoked API key ${keyId}` : `API key ${keyId} was already revoked`);
+    });
+  apiKey
+    .command('list')
+    .description('list API keys (ids, scopes and status; never the keys)')
+    .option('--json', 'print JSON lines instead of a table', false)
+    .action(async (opts: { json: boolean }) => {
+      const rows = await withLedger((ledger) => ledger.read.listApiKeys());
+      const view = rows.map((r) => ({
+        key_id: r.keyId,
+        suppliers: r.suppliers.join(','),
+        label: r.label ?? '',
+        created_at: r.createdAt,
+        revoked_at: r.revokedAt ?? '',
+      }));
+      if (opts.json) return view.forEach((row) => out(JSON.stringify(row)));
+      if (view.length === 0) return info('no API keys yet');
+      out(table(view.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toUpperCase(), v])))));
+    });
+  return apiKey;
+}
+
+const configValue = (value: string): number | null => {
+  if (value === 'off') return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of at least 1, or off');
+  return Number(value);
+};
+
+export function configCommand(): Command {
+  const config = new Command('config').description('service-wide settings');
+  config
+    .command('set')
+    .description('change a setting; takes effect on the server\'s next request')
+    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, (value: string): ServiceConfigKey => {
+      if (!(serviceConfigKeys as readonly string[]).includes(value)) {
+        throw new InvalidArgumentError(`expected one of ${serviceConfigKeys.join(', ')}`);
+      }
+      return value as ServiceConfigKey;
+    })
+    .argument('<VALUE>', 'a whole number, or off', configValue)
+    .action(async (key: ServiceConfigKey, value: number | null) => {
+      const changed = await withLedger((ledger) => setServiceConfig(ledger, key, value, operatorActor()));
+      info(changed ? `${key} = ${value ?? 'off'}` : `${key} was already ${value ?? 'off'}`);
+    });
+  config
+    .command('get')
+    .description('show a setting')
+    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`)
+    .action(async (key: ServiceConfigKey) => {
+      const value = await withLedger((ledger) => ledger.read.configValue(key));
+      out(value === null ? 'off' : String(value));
+    });
+  return config;
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { DEFAULT_MAX_BODY_BYTES } from './http/app.js';
+
+/**
+ * Configuration from environment variables, parsed once at the entry point
+ * (the only place that reads process.env). Defaults are documented in the README.
+ */
+export const envSchema = z.object({
+  LEDGER_DATABASE: z.string().min(1).default('./data/ledger.db'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  LEDGER_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_MAX_BODY_BYTES),
+  LEDGER_TOKEN_SECRET: z.string().min(32, 'LEDGER_TOKEN_SECRET must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.string().default('development'),
+});
+export type LedgerConfig = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LedgerConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,42 @@
+import type { TransferStatus } from '../../../events/account-import-process.js';
+import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
+import type { AccountPayload } from './account-payload.js';
+
+interface AccountRef {
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  /** ISO timestamp from the injected clock. */
+  readonly now: string;
+}
+
+/** Stage (create or update) validated account data. */
+export interface StageAccount extends AccountRef {
+  readonly type: 'StageAccount';
+  readonly payload: AccountPayload;
+  /** Fact: the supplier's status when the command was built (guarded by the supplier stream version). */
+  readonly supplierStatus: ImportSupplierStatus;
+}
+
+/** Create the platform account from the staged data. */
+export interface ProcessAccount extends AccountRef {
+  readonly type: 'ProcessAccount';
+  readonly operationsTeamName: string;
+  /** Fact: whether the named operations team exists. */
+  readonly operationsTeamExists: boolean;
+  readonly supplierStatus: ImportSupplierStatus;
+  /** Generated outside the decider (`A-` + 8 uppercase hex digits); uniqueness is enforced by the projection. */
+  readonly platformAccountNumber: string;
+}
+
+/** Operator: the staged account is not to be migrated. */
+export interface MarkAccountToSkip extends AccountRef {
+  readonly type: 'MarkAccountToSkip';
+}
+
+/** Operator: the industry switch of an imported account moved on. */
+export interface ChangeTransferStatus extends AccountRef {
+  readonly type: 'ChangeTransferStatus';
+  readonly to: TransferStatus;
+}
+
+export type AccountImportProcessCommand = StageAccount | ProcessAccount | MarkAccountToSkip | ChangeTransferStatus;

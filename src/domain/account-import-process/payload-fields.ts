@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import type { core } from 'zod';
+import { isFrenchPostcode, isValidPhone } from './identifiers.js';
+
+/** Longest free-text line the platform stores (billing/supply address lines, references). */
+export const MAX_LINE = 512;
+
+const BLANK = { message: 'This field may not be blank.', params: { code: 'blank' } } as const;
+
+function notBlank(value: string): boolean {
+  return value.trim() !== '';
+}
+
+/** A required string that is not empty or whitespace only (`blank`), optionally bounded (`max_length`). */
+export function requiredText(max?: number) {
+  const base = max === undefined ? z.string() : z.string().max(max);
+  return base.refine(notBlank, BLANK);
+}
+
+/**
+ * One of `values`. zod reports a missing or null enum as `invalid_value`, which
+ * fieldErrorsFromIssues maps to `invalid_choice`; checking for a string first makes a
+ * missing value `required`, null `null` and a non-string `invalid`, like any other field.
+ */
+export function choice<const V extends readonly [string, ...string[]]>(values: V) {
+  return z.string().pipe(z.enum(values));
+}
+
+/** A string that may be empty (address lines, titles), optionally bounded (`max_length`). */
+export function text(max?: number) {
+  return max === undefined ? z.string() : z.string().max(max);
+}
+
+/** Empty string allowed; otherwise a valid French or international number (`invalid_phone_number`). */
+export function phoneNumber() {
+  return z.string().refine((value) => value === '' || isValidPhone(value), {
+    message: 'Not a valid phone number.',
+    params: { code: 'invalid_phone_number' },
+  });
+}
+
+/** A French postcode, five digits (`invalid_postcode`); `allowEmpty` for the optional billing postcode. */
+export function postcode(options: { allowEmpty: boolean }) {
+  return z.string().refine((value) => (options.allowEmpty && value === '') || isFrenchPostcode(value), {
+    message: 'Not a valid postcode: expected five digits.',
+    params: { code: 'invalid_postcode' },
+  });
+}
+
+/**
+ * A non-negative amount in major units with at most two decimals (`min_value`,
+ * `max_decimal_places`). Kept as the JSON number the caller sent; conversion to minor
+ * units happens where amounts are stored.
+ */
+export function money() {
+  return z
+    .number()
+    .min(0)
+    .refine((value) => /^-?\d+(?:\.\d{1,2})?$/.test(String(value)), {
+      message: 'Ensure that there are no more than 2 decimal places.',
+      params: { code: 'max_decimal_places' },
+    });
+}
+
+/** An object of arbitrary JSON values (metadata values, contract metadata). */
+export function jsonObject() {
+  return z.record(z.string(), z.json());
+}
+
+/** Emits a domain issue at `path` (relative to the refined schema). */
+export function addDomainIssue(
+  ctx: core.$RefinementCtx<unknown>,
+  code: string,
+  message: string,
+  path: PropertyKey[],
+): void {
+  ctx.addIssue({ code: 'custom', message, path, params: { code } });
+}
+
+/**
+ * `when` option for a cross-field refinement: run it even though other parts of the
+ * payload failed, as long as no issue touches the fields it reads. Paths overlap when
+ * one is a prefix of the other, so a root-level issue (wrong type) always blocks it, and
+ * `whenClean([])` runs the refinement only when the schema's whole value is valid (even
+ * issues zod would let through, such as a failed date refinement on an element).
+ */
+export function whenClean(...fields: readonly (readonly PropertyKey[])[]) {
+  return {
+    when: (payload: core.ParsePayload): boolean =>
+      typeof payload.value === 'object' &&
+      payload.value !== null &&
+      !payload.issues.some((issue) => fields.some((field) => overlaps(issue.path ?? [], field))),
+  };
+}
+
+function overlaps(a: readonly PropertyKey[], b: readonly PropertyKey[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,46 @@
+/**
+ * One field-level problem, exactly as the API reports it (spec section 7):
+ * `attr` is the dot path into the input with zero-based indexes, or null for
+ * a problem with the request as a whole.
+ */
+export interface FieldError {
+  readonly detail: string;
+  readonly code: string;
+  readonly attr: string | null;
+}
+
+export interface DomainErrorOptions {
+  /** Field-level errors; when absent the error itself becomes the single item. */
+  readonly errors?: readonly FieldError[];
+  /** Path of the offending input when the error concerns one field. */
+  readonly attr?: string | null;
+  /** Extra top-level body fields (e.g. platform_account_number on account_already_imported). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A rule broken by the caller. `code` is the stable machine code the API
+ * documents; the HTTP status is chosen in exactly one place (src/http/errors.ts).
+ * Deciders throw it; evolve functions and projections never do.
+ */
+export class DomainError extends Error {
+  readonly code: string;
+  readonly errors: readonly FieldError[];
+  readonly extra: Readonly<Record<string, unknown>>;
+
+  constructor(code: string, detail: string, options: DomainErrorOptions = {}) {
+    super(detail);
+    this.name = 'DomainError';
+    this.code = code;
+    this.errors = options.errors ?? [{ detail, code, attr: options.attr ?? null }];
+    this.extra = options.extra ?? {};
+  }
+
+  get detail(): string {
+    return this.message;
+  }
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}

@@ -1,0 +1,124 @@
+import type { ImportSupplierEvent, ImportSupplierStatus } from '../../../events/import-supplier.js';
+import type { Decider } from '../../store/decider.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError } from '../errors.js';
+
+export type ImportSupplierCommand =
+  | {
+      readonly type: 'CreateImportSupplier';
+      readonly code: string;
+      readonly status: ImportSupplierStatus;
+      readonly sendEmails: boolean;
+      readonly documentRoot: string | null;
+      readonly now: string;
+    }
+  | { readonly type: 'ChangeImportSupplierStatus'; readonly code: string; readonly to: ImportSupplierStatus; readonly now: string }
+  | {
+      readonly type: 'ChangeImportSupplierConfig';
+      readonly code: string;
+      readonly sendEmails?: boolean;
+      readonly documentRoot?: string | null;
+      readonly now: string;
+    };
+
+export type ImportSupplierState =
+  | { readonly exists: false }
+  | {
+      readonly exists: true;
+      readonly code: string;
+      readonly status: ImportSupplierStatus;
+      readonly sendEmails: boolean;
+      readonly documentRoot: string | null;
+    };
+
+/** Supplier codes appear in paths and stream ids: keep them to a safe alphabet. */
+export const IMPORT_SUPPLIER_CODE_PATTERN = /^[A-Z0-9_-]{1,64}$/;
+
+function decide(command: ImportSupplierCommand, state: ImportSupplierState): ImportSupplierEvent[] {
+  switch (command.type) {
+    case 'CreateImportSupplier':
+      if (state.exists) throw new DomainError('import_supplier_already_exists', `Import supplier ${command.code} already exists.`);
+      if (!IMPORT_SUPPLIER_CODE_PATTERN.test(command.code)) {
+        throw new DomainError('invalid_import_supplier_code', 'Import supplier codes are 1-64 characters of A-Z, 0-9, _ and -.');
+      }
+      return [
+        {
+          type: 'ImportSupplierCreated',
+          version: 1,
+          data: {
+            code: command.code,
+            status: command.status,
+            sendEmails: command.sendEmails,
+            documentRoot: command.documentRoot,
+            createdAt: command.now,
+          },
+        },
+      ];
+    case 'ChangeImportSupplierStatus':
+      if (!state.exists) throw notFound(command.code);
+      if (state.status === command.to) return [];
+      return [
+        {
+          type: 'ImportSupplierStatusChanged',
+          version: 1,
+          data: { code: command.code, from: state.status, to: command.to, changedAt: command.now },
+        },
+      ];
+    case 'ChangeImportSupplierConfig': {
+      if (!state.exists) throw notFound(command.code);
+      const sendEmails = command.sendEmails !== undefined && command.sendEmails !== state.sendEmails ? command.sendEmails : undefined;
+      const documentRoot =
+        command.documentRoot !== undefined && command.documentRoot !== state.documentRoot ? command.documentRoot : undefined;
+      if (sendEmails === undefined && documentRoot === undefined) return [];
+      return [
+        {
+          type: 'ImportSupplierConfigChanged',
+          version: 1,
+          data: {
+            code: command.code,
+            ...(sendEmails !== undefined ? { sendEmails } : {}),
+            ...(documentRoot !== undefined ? { documentRoot } : {}),
+            changedAt: command.now,
+          },
+        },
+      ];
+    }
+    default:
+      return assertNever(command);
+  }
+}
+
+function evolve(state: ImportSupplierState, event: ImportSupplierEvent): ImportSupplierState {
+  switch (event.type) {
+    case 'ImportSupplierCreated':
+      return {
+        exists: true,
+        code: event.data.code,
+        status: event.data.status,
+        sendEmails: event.data.sendEmails,
+        documentRoot: event.data.documentRoot,
+      };
+    case 'ImportSupplierStatusChanged':
+      return state.exists ? { ...state, status: event.data.to } : state;
+    case 'ImportSupplierConfigChanged':
+      return state.exists
+        ? {
+            ...state,
+            sendEmails: event.data.sendEmails ?? state.sendEmails,
+            documentRoot: event.data.documentRoot === undefined ? state.documentRoot : event.data.documentRoot,
+          }
+        : state;
+    default:
+      return assertNever(event);
+  }
+}
+
+function notFound(code: string): DomainError {
+  return new DomainError('import_supplier_not_found', `Import supplier ${code} does not exist.`);
+}
+
+export const importSupplierDecider: Decider<ImportSupplierCommand, ImportSupplierEvent, ImportSupplierState> = {
+  decide,
+  evolve,
+  initialState: { exists: false },
+};

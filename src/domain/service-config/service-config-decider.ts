@@ -1,0 +1,44 @@
+import type { ServiceConfigEvent, ServiceConfigKey } from '../../../events/service-config.js';
+import type { Decider } from '../../store/decider.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError } from '../errors.js';
+
+export type ServiceConfigCommand = {
+  readonly type: 'SetServiceConfig';
+  readonly key: ServiceConfigKey;
+  /** null turns the setting off. */
+  readonly value: number | null;
+  readonly now: string;
+};
+
+export type ServiceConfigState = ReadonlyMap<ServiceConfigKey, number | null>;
+
+function decide(command: ServiceConfigCommand, state: ServiceConfigState): ServiceConfigEvent[] {
+  switch (command.type) {
+    case 'SetServiceConfig':
+      if (command.value !== null && (!Number.isSafeInteger(command.value) || command.value < 1)) {
+        throw new DomainError('invalid_config_value', `${command.key} must be a whole number of at least 1, or off.`);
+      }
+      if ((state.get(command.key) ?? null) === command.value) return [];
+      return [
+        { type: 'ServiceConfigChanged', version: 1, data: { key: command.key, value: command.value, changedAt: command.now } },
+      ];
+    default:
+      return assertNever(command.type);
+  }
+}
+
+function evolve(state: ServiceConfigState, event: ServiceConfigEvent): ServiceConfigState {
+  switch (event.type) {
+    case 'ServiceConfigChanged':
+      return new Map(state).set(event.data.key, event.data.value);
+    default:
+      return assertNever(event.type);
+  }
+}
+
+export const serviceConfigDecider: Decider<ServiceConfigCommand, ServiceConfigEvent, ServiceConfigState> = {
+  decide,
+  evolve,
+  initialState: new Map(),
+};

@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { LedgerContext } from '../application/context.js';
+import { DomainError } from '../domain/errors.js';
+import { tokenAuth } from './auth.js';
+import { ConcurrencyLimiter } from './concurrency-limiter.js';
+import type { AppEnv } from './env.js';
+import { errorResponse, toDomainError } from './errors.js';
+import { jsonBody } from './json-body.js';
+import { requestContext } from './request-context.js';
+import { accountImportProcessRoutes } from './routes/account-import-processes.js';
+import { accountStatusRoutes } from './routes/account-status.js';
+import { graphqlRoutes } from './routes/graphql.js';
+
+export interface AppDeps extends LedgerContext {
+  readonly logger: Logger;
+  readonly tokenSecret: string;
+  /** Request bodies larger than this are refused with 413. */
+  readonly maxBodyBytes: number;
+  /** True when the database answers; used by /healthz. */
+  readonly databaseReachable: () => Promise<boolean>;
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/** The composition root of the HTTP service: everything it uses arrives in `deps`. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>({ strict: true });
+  app.use('*', requestContext(deps.logger, deps.ids.uuid));
+
+  app.get('/healthz', async (c) =>
+    (await deps.databaseReachable())
+      ? c.json({ status: 'ok' })
+      : c.json({ status: 'unavailable', detail: 'The database is not reachable.' }, 503),
+  );
+
+  app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
+  app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret));
+
+  const api = new Hono<AppEnv>({ strict: true });
+  api.use('*', tokenAuth(deps, deps.tokenSecret), jsonBody(deps.maxBodyBytes));
+  api.route('/', accountImportProcessRoutes(deps, new ConcurrencyLimiter(deps.read)));
+  api.route('/', accountStatusRoutes(deps));
+  app.route('/v1/data-import', api);
+
+  app.notFound((c) => errorResponse(c, new DomainError('not_found', 'Not found.')));
+  app.onError((error, c) => {
+    const mapped = toDomainError(error);
+    if (mapped.code === 'internal_error') {
+      (c.get('logger') ?? deps.logger).error({ err: error }, 'unhandled error');
+    }
+    return errorResponse(c, mapped);
+  });
+  return app;
+}

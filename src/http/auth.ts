@@ -1,0 +1,41 @@
+import { createMiddleware } from 'hono/factory';
+import type { Context } from 'hono';
+import type { LedgerContext } from '../application/context.js';
+import { authenticate } from '../application/tokens.js';
+import { DomainError } from '../domain/errors.js';
+import type { AppEnv } from './env.js';
+import { errorResponse } from './errors.js';
+
+/**
+ * `Authorization: Token <token>` (spec 5.2). No header or another scheme:
+ * 401 not_authenticated; a token that is malformed, badly signed, expired or
+ * whose key was revoked: 401 authentication_failed.
+ */
+export function tokenAuth(ctx: LedgerContext, tokenSecret: string) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const header = c.req.header('authorization');
+    const match = header ? /^Token(?:\s+(.*))?$/i.exec(header.trim()) : null;
+    if (!match) {
+      return errorResponse(c, new DomainError('not_authenticated', 'Authentication credentials were not provided.'));
+    }
+    const token = match[1]?.trim();
+    if (!token || /\s/.test(token)) {
+      return errorResponse(c, new DomainError('authentication_failed', 'Invalid token header.'));
+    }
+    c.set('principal', await authenticate(ctx, tokenSecret, token));
+    c.set('logger', c.get('logger').child({ keyId: c.get('principal').keyId }));
+    await next();
+  });
+}
+
+/** 403 unless the caller's key is scoped to the import supplier named in the request. */
+export function requireSupplierScope(c: Context<AppEnv>, importSupplier: string): void {
+  if (!c.get('principal').suppliers.includes(importSupplier)) {
+    throw new DomainError('permission_denied', 'You do not have permission to perform this action.');
+  }
+}
+
+/** The actor recorded in event metadata for an HTTP caller. */
+export function httpActor(c: Context<AppEnv>) {
+  return { actor: c.get('principal').keyId, requestId: c.get('requestId') };
+}

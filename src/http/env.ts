@@ -1,0 +1,11 @@
+import type { Logger } from 'pino';
+import type { Principal } from '../application/tokens.js';
+
+/** Variables every request carries through the middleware chain. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    logger: Logger;
+    principal: Principal;
+  };
+}

@@ -1,0 +1,86 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { processAccount, stageAccount } from '../../application/account-import-processes.js';
+import type { LedgerContext } from '../../application/context.js';
+import { accountPayloadSchema, validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
+import { DomainError } from '../../domain/errors.js';
+import { httpActor, requireSupplierScope } from '../auth.js';
+import type { AppEnv } from '../env.js';
+import { errorResponse } from '../errors.js';
+import type { ConcurrencyLimiter } from '../concurrency-limiter.js';
+import { jsonBody } from '../validation.js';
+
+/** POST validate-account/ (spec 4.6): the account payload; 200 echoes the validated data (unknown fields dropped). */
+export const validateAccountRequestSchema = accountPayloadSchema;
+export const validateAccountResponseSchema = accountPayloadSchema;
+
+/** POST account-import-process/create-or-update/ (spec 4.7). */
+export const stageAccountRequestSchema = accountPayloadSchema;
+export const stageAccountResponseSchema = z.object({ import_supplier: z.string(), external_account_number: z.string() });
+
+/** POST account-import-process/process/ (spec 4.8). */
+export const processAccountRequestSchema = z.object({
+  external_account_number: z.string().min(1).max(128),
+  import_supplier_code: z.string().min(1).max(64),
+  operations_team_name: z.string().min(1).max(255),
+  dry_run: z.boolean().optional().default(false),
+});
+export const processAccountResponseSchema = z.object({ platform_account_number: z.string() });
+
+/** Scope first (403 before any detail of the payload is revealed), then the account rules. */
+async function validatedAccount(c: Context<AppEnv>): Promise<AccountPayload> {
+  const body: unknown = await c.req.json();
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const supplier = (body as Record<string, unknown>)['import_supplier'];
+    if (typeof supplier === 'string') requireSupplierScope(c, supplier);
+  }
+  const result = validateAccountPayload(body);
+  if (!result.ok) {
+    throw new DomainError('account_failed_validation', 'Account data could not be validated.', { errors: result.errors });
+  }
+  requireSupplierScope(c, result.data.import_supplier);
+  return result.data;
+}
+
+export function accountImportProcessRoutes(ctx: LedgerContext, limiter: ConcurrencyLimiter) {
+  return new Hono<AppEnv>()
+    .post('/validate-account/', async (c) => c.json(await validatedAccount(c), 200))
+    .post('/account-import-process/create-or-update/', async (c) => {
+      const account = await validatedAccount(c);
+      const { created } = await stageAccount(ctx, account, httpActor(c));
+      return c.json(
+        { import_supplier: account.import_supplier, external_account_number: account.external_account_number },
+        created ? 201 : 200,
+      );
+    })
+    .post('/account-import-process/process/', jsonBody(processAccountRequestSchema), async (c) => {
+      const request = c.req.valid('json');
+      requireSupplierScope(c, request.import_supplier_code);
+      const slot = await limiter.tryAcquire();
+      if (!slot) {
+        return errorResponse(
+          c,
+          new DomainError('throttled', 'Too many accounts are being processed at once; retry once other accounts finish processing.'),
+          { 'Retry-After': String(limiter.retryAfterSeconds) },
+        );
+      }
+      try {
+        const result = await processAccount(
+          ctx,
+          {
+            importSupplier: request.import_supplier_code,
+            externalAccountNumber: request.external_account_number,
+            operationsTeamName: request.operations_team_name,
+            dryRun: request.dry_run,
+          },
+          httpActor(c),
+        );
+        if (result.dryRun) {
+          throw new DomainError('dry_run_rollback', 'Account would successfully import. Rolled back due to Dry Run.');
+        }
+        return c.json({ platform_account_number: result.platformAccountNumber }, 201);
+      } finally {
+        slot.release();
+      }
+    });
+}

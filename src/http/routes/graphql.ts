@@ -1,0 +1,58 @@
+import { graphqlServer } from '@hono/graphql-server';
+import { Hono } from 'hono';
+import { buildSchema, GraphQLError } from 'graphql';
+import type { LedgerContext } from '../../application/context.js';
+import { obtainToken } from '../../application/tokens.js';
+import { DomainError } from '../../domain/errors.js';
+import type { AppEnv } from '../env.js';
+
+/**
+ * The platform's token mutation (spec 5). Errors follow GraphQL conventions
+ * (HTTP 200, `errors[]`), each with `extensions.code` set to our stable code;
+ * the field is nullable so that a refused token is `data.obtainToken: null`
+ * with an error, not a failed request.
+ */
+export const graphqlSchemaSource = /* GraphQL */ `
+  input ObtainTokenInput {
+    "An Organisation API key issued by the platform operator."
+    APIKey: String
+    "A refresh token from an earlier obtainToken call."
+    refreshToken: String
+  }
+
+  type ObtainToken {
+    "Signed JWT, valid 60 minutes; send it as Authorization: Token <token>."
+    token: String!
+    "Exchange it for a new token within 7 days."
+    refreshToken: String!
+    "Unix timestamp (seconds) at which the refresh token expires."
+    refreshExpiresIn: Int!
+  }
+
+  type Query {
+    "Always true; GraphQL requires a query type."
+    ok: Boolean!
+  }
+
+  type Mutation {
+    obtainToken(input: ObtainTokenInput!): ObtainToken
+  }
+`;
+
+export function graphqlRoutes(ctx: LedgerContext, tokenSecret: string) {
+  const schema = buildSchema(graphqlSchemaSource);
+  const rootResolver = () => ({
+    ok: () => true,
+    obtainToken: async ({ input }: { input: { APIKey?: string | null; refreshToken?: string | null } }) => {
+      try {
+        return await obtainToken(ctx, tokenSecret, { apiKey: input.APIKey, refreshToken: input.refreshToken });
+      } catch (error) {
+        if (error instanceof DomainError) {
+          throw new GraphQLError(error.detail, { extensions: { code: error.code } });
+        }
+        throw error;
+      }
+    },
+  });
+  return new Hono<AppEnv>().post('/', graphqlServer({ schema, rootResolver }));
+}

@@ -1,0 +1,21 @@
+import { zValidator } from '@hono/zod-validator';
+import type { z } from 'zod';
+import { errorResponse, validationError } from './errors.js';
+
+/**
+ * Validates the (already parsed) JSON body against a route's request schema.
+ * Issues are reported with their input so that `required`, `null` and
+ * `invalid` can be told apart.
+ */
+export function jsonBody<T extends z.ZodType>(schema: T, code = 'validation_error', detail = 'Invalid input.') {
+  return zValidator(
+    'json',
+    schema,
+    (result, c) => {
+      if (!result.success) return errorResponse(c, validationError(result.error.issues, code, detail));
+      return undefined;
+    },
+    // zod-validator types the result loosely; the parse is the schema's own.
+    { validationFunction: (s, value) => s.safeParseAsync(value, { reportInput: true }) as never },
+  );
+}

@@ -1,0 +1,19 @@
+import type { Actor } from './application/context.js';
+import { createApiKey, createImportSupplier, createOperationsTeam } from './application/operator.js';
+import type { Ledger } from './ledger.js';
+
+export const DEMO_SUPPLIER = 'DEMO';
+export const DEMO_TEAM = 'Migrations';
+
+/**
+ * First run outside production: a demo supplier, a team and a key scoped to
+ * the supplier, so the service can be tried at once. Returns the key (shown
+ * once), or null when the log already held events.
+ */
+export async function seedDemoData(ledger: Ledger): Promise<{ key: string; keyId: string } | null> {
+  if (!(await ledger.store.isEmpty())) return null;
+  const actor: Actor = { actor: 'system:first-run', requestId: null };
+  await createImportSupplier(ledger, { code: DEMO_SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, actor);
+  await createOperationsTeam(ledger, DEMO_TEAM, actor);
+  return createApiKey(ledger, { suppliers: [DEMO_SUPPLIER], label: 'demo key (first run)' }, actor);
+}

@@ -1,0 +1,60 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { Logger } from 'pino';
+import type { LedgerConfig } from './config.js';
+import { createApp } from './http/app.js';
+import { databaseReachable, openLedger, resolveTokenSecret } from './ledger.js';
+import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
+
+/** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
+export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
+  const ledger = openLedger(config.LEDGER_DATABASE);
+  logger.info({ database: ledger.database.file }, 'database opened');
+  const tokenSecret = resolveTokenSecret(ledger, config.LEDGER_TOKEN_SECRET);
+  if (config.NODE_ENV !== 'production') {
+    const demo = await seedDemoData(ledger);
+    if (demo) printDemoKey(demo.key, config);
+  }
+  const app = createApp({
+    ...ledger,
+    logger,
+    tokenSecret,
+    maxBodyBytes: config.LEDGER_MAX_BODY_BYTES,
+    databaseReachable: () => databaseReachable(ledger),
+  });
+  const server = serve({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
+    logger.info({ host: config.HOST, port: info.port }, `import-ledger listening on http://${config.HOST}:${info.port}`);
+  });
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    server.close(() => {
+      ledger.close();
+      process.exit(0);
+    });
+    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  return server;
+}
+
+function printDemoKey(key: string, config: LedgerConfig): void {
+  const base = `http://${config.HOST}:${config.PORT}`;
+  const query = JSON.stringify({
+    query: 'mutation($key: String!) { obtainToken(input: {APIKey: $key}) { token refreshToken refreshExpiresIn } }',
+    variables: { key },
+  });
+  process.stdout.write(
+    [
+      '',
+      `First run: created import supplier ${DEMO_SUPPLIER} (Ongoing), operations team Migrations and an API key scoped to ${DEMO_SUPPLIER}.`,
+      'The key is shown only this once:',
+      '',
+      `  ${key}`,
+      '',
+      'Obtain a token:',
+      '',
+      `  curl -s ${base}/v1/graphql/ -H 'Content-Type: application/json' -d '${query}'`,
+      '',
+    ].join('\n'),
+  );
+}

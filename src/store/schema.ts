@@ -1,0 +1,37 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/**
+ * The event log: the single source of truth. Rows are only ever inserted.
+ * `global_position` orders the whole log; `(stream_id, stream_position)` is
+ * contiguous from 1 within a stream.
+ */
+export const events = sqliteTable(
+  'events',
+  {
+    globalPosition: integer('global_position').primaryKey({ autoIncrement: true }),
+    streamId: text('stream_id').notNull(),
+    streamPosition: integer('stream_position').notNull(),
+    type: text('type').notNull(),
+    schemaVersion: integer('schema_version').notNull(),
+    data: text('data').notNull(),
+    metadata: text('metadata').notNull(),
+    eventId: text('event_id').notNull(),
+    recordedAt: text('recorded_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('events_stream_id_stream_position_unique').on(t.streamId, t.streamPosition),
+    uniqueIndex('events_event_id_unique').on(t.eventId),
+    index('events_type_idx').on(t.type),
+  ],
+);
+
+/**
+ * Secrets the service generates for itself (the token signing secret when
+ * LEDGER_TOKEN_SECRET is not set). Deliberately not events: the log is
+ * readable by auditors and must never hold a secret.
+ */
+export const serviceSecrets = sqliteTable('service_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: text('created_at').notNull(),
+});

@@ -1,0 +1,217 @@
+import type Database from 'better-sqlite3';
+import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import type { CommandMetadata, EventMetadata, StoredEvent } from '../../events/envelope.js';
+import { eventMetadataSchema } from '../../events/envelope.js';
+import { parseLedgerEvent, type LedgerEvent } from '../../events/registry.js';
+import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
+import type { LedgerDb } from './database.js';
+import type { Decider } from './decider.js';
+import { ConcurrencyError, type EventStore, type HandleOptions, type HandleResult, type StreamGuard } from './event-store.js';
+
+interface EventRow {
+  global_position: number;
+  stream_id: string;
+  stream_position: number;
+  type: string;
+  schema_version: number;
+  data: string;
+  metadata: string;
+  recorded_at: string;
+}
+
+export interface SqliteEventStoreOptions {
+  readonly sqlite: Database.Database;
+  readonly db: LedgerDb;
+  readonly projections: readonly AnyRowProjection[];
+  readonly clock: () => Date;
+  readonly newId: () => string;
+}
+
+/** Thrown inside a dry-run transaction to roll it back while carrying the result out. */
+class DryRunRollback {
+  constructor(readonly result: unknown) {}
+}
+
+/**
+ * SQLite event store. better-sqlite3 is synchronous, so each command runs as
+ * one synchronous `BEGIN IMMEDIATE` transaction: no other writer (thread,
+ * request or process) can interleave between reading the stream and appending.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly sqlite: Database.Database;
+  private readonly db: LedgerDb;
+  private readonly clock: () => Date;
+  private readonly newId: () => string;
+  private readonly projectionsByType = new Map<string, AnyRowProjection[]>();
+  private readonly statements;
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.sqlite = options.sqlite;
+    this.db = options.db;
+    this.clock = options.clock;
+    this.newId = options.newId;
+    for (const projection of options.projections) {
+      for (const type of projection.handles) {
+        const list = this.projectionsByType.get(type) ?? [];
+        list.push(projection);
+        this.projectionsByType.set(type, list);
+      }
+    }
+    this.statements = {
+      readStream: this.sqlite.prepare<[string], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? ORDER BY stream_position',
+      ),
+      version: this.sqlite.prepare<[string], { v: number | null }>(
+        'SELECT MAX(stream_position) AS v FROM events WHERE stream_id = ?',
+      ),
+      insert: this.sqlite.prepare(
+        `INSERT INTO events (stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at)
+         VALUES (@streamId, @streamPosition, @type, @schemaVersion, @data, @metadata, @eventId, @recordedAt)`,
+      ),
+      readAll: this.sqlite.prepare<[number, number], EventRow>(
+        'SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?',
+      ),
+      any: this.sqlite.prepare<[], { one: number }>('SELECT 1 AS one FROM events LIMIT 1'),
+    };
+  }
+
+  async readStream(streamId: string): Promise<readonly StoredEvent<LedgerEvent>[]> {
+    return this.readStreamSync(streamId);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    return this.versionSync(streamId);
+  }
+
+  async readAll(after: number, limit: number): Promise<readonly StoredEvent<LedgerEvent>[]> {
+    return this.statements.readAll.all(after, limit).map(toStoredEvent);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return this.statements.any.get() === undefined;
+  }
+
+  async appendToStream(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly LedgerEvent[],
+    metadata: CommandMetadata,
+  ): Promise<readonly StoredEvent<LedgerEvent>[]> {
+    return this.sqlite.transaction(() => this.appendSync(streamId, expectedVersion, events, metadata)).immediate();
+  }
+
+  async handle<C, E extends LedgerEvent, S>(
+    streamId: string,
+    decider: Decider<C, E, S>,
+    command: C,
+    options: HandleOptions,
+  ): Promise<HandleResult<E, S>> {
+    const run = (): HandleResult<E, S> => {
+      this.checkGuards(options.guards ?? []);
+      const history = this.readStreamSync(streamId).map((stored) => stored.event as E);
+      const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
+      const newEvents = decider.decide(command, state);
+      const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<E>[];
+      const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
+      const result = { events: stored, state: next, streamVersion: history.length + newEvents.length };
+      if (options.dryRun) throw new DryRunRollback(result);
+      return result;
+    };
+    try {
+      return this.sqlite.transaction(run).immediate();
+    } catch (error) {
+      if (error instanceof DryRunRollback) return error.result as HandleResult<E, S>;
+      throw error;
+    }
+  }
+
+  private checkGuards(guards: readonly StreamGuard[]): void {
+    for (const guard of guards) {
+      const actual = this.versionSync(guard.streamId);
+      if (actual !== guard.expectedVersion) throw new ConcurrencyError(guard.streamId, guard.expectedVersion, actual);
+    }
+  }
+
+  private readStreamSync(streamId: string): StoredEvent<LedgerEvent>[] {
+    return this.statements.readStream.all(streamId).map(toStoredEvent);
+  }
+
+  private versionSync(streamId: string): number {
+    return this.statements.version.get(streamId)?.v ?? 0;
+  }
+
+  /** Must run inside a transaction. */
+  private appendSync(
+    streamId: string,
+    expectedVersion: number,
+    events: readonly LedgerEvent[],
+    metadata: CommandMetadata,
+  ): StoredEvent<LedgerEvent>[] {
+    const actual = this.versionSync(streamId);
+    if (actual !== expectedVersion) throw new ConcurrencyError(streamId, expectedVersion, actual);
+    const recordedAt = this.clock().toISOString();
+    return events.map((event, index) => {
+      const full: EventMetadata = { eventId: this.newId(), ...metadata };
+      const streamPosition = expectedVersion + index + 1;
+      const info = this.statements.insert.run({
+        streamId,
+        streamPosition,
+        type: event.type,
+        schemaVersion: event.version,
+        data: JSON.stringify(event.data),
+        metadata: JSON.stringify(full),
+        eventId: full.eventId,
+        recordedAt,
+      });
+      const stored: StoredLedgerEvent = {
+        globalPosition: Number(info.lastInsertRowid),
+        streamId,
+        streamPosition,
+        event,
+        metadata: full,
+        recordedAt,
+      };
+      this.project(stored);
+      return stored;
+    });
+  }
+
+  private project(stored: StoredLedgerEvent): void {
+    for (const projection of this.projectionsByType.get(stored.event.type) ?? []) {
+      applyRowProjection(this.db, projection, stored);
+    }
+  }
+}
+
+/** Loads the row an event touches, evolves it and writes the result back (insert, update or delete). */
+export function applyRowProjection(db: LedgerDb, projection: AnyRowProjection, stored: StoredLedgerEvent): void {
+  const key = projection.keyOf(stored);
+  if (!key) return;
+  const columns = getTableColumns(projection.table);
+  const conditions: SQL[] = Object.entries(key).map(([name, value]) => {
+    const column = columns[name];
+    if (!column) throw new Error(`projection ${projection.name}: unknown key column ${name}`);
+    return eq(column, value);
+  });
+  const where = and(...conditions);
+  const row = db.select().from(projection.table).where(where).get() ?? null;
+  const next = projection.evolve(row, stored);
+  if (next === null) {
+    if (row) db.delete(projection.table).where(where).run();
+  } else if (row) {
+    db.update(projection.table).set(next).where(where).run();
+  } else {
+    db.insert(projection.table).values(next).run();
+  }
+}
+
+function toStoredEvent(row: EventRow): StoredEvent<LedgerEvent> {
+  return {
+    globalPosition: row.global_position,
+    streamId: row.stream_id,
+    streamPosition: row.stream_position,
+    event: parseLedgerEvent(row.type, row.schema_version, JSON.parse(row.data)),
+    metadata: eventMetadataSchema.parse(JSON.parse(row.metadata)),
+    recordedAt: row.recorded_at,
+  };
+}

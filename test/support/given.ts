@@ -1,0 +1,35 @@
+import { expect } from 'vitest';
+import type { DomainEvent } from '../../events/envelope.js';
+import { DomainError } from '../../src/domain/errors.js';
+import type { Decider } from '../../src/store/decider.js';
+
+/**
+ * Decider tests as given/when/then:
+ * `given(decider, events).when(command).then(expectedEvents)` or
+ * `.thenFails('error_code')`.
+ */
+export function given<C, E extends DomainEvent, S>(decider: Decider<C, E, S>, history: readonly E[] = []) {
+  const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
+  return {
+    when(command: C) {
+      const run = () => decider.decide(command, state);
+      return {
+        then(expected: readonly E[]) {
+          expect(run()).toEqual(expected);
+        },
+        thenFails(code: string, extra?: Record<string, unknown>) {
+          let thrown: unknown;
+          try {
+            run();
+          } catch (error) {
+            thrown = error;
+          }
+          expect(thrown).toBeInstanceOf(DomainError);
+          expect((thrown as DomainError).code).toBe(code);
+          if (extra) expect((thrown as DomainError).extra).toMatchObject(extra);
+          return thrown as DomainError;
+        },
+      };
+    },
+  };
+}
