@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { LedgerContext } from '../application/context.js';
 import { DomainError } from '../domain/errors.js';
 import { tokenAuth } from './auth.js';
-import { ConcurrencyLimiter } from './concurrency-limiter.js';
+import { ConcurrencyLimiter, processConcurrencyLimit } from './concurrency-limiter.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
-import { accountImportProcessRoutes } from './routes/account-import-processes.js';
+import { accountImportProcessRoutes, PROCESS_PATH } from './routes/account-import-processes.js';
 import { accountStatusRoutes } from './routes/account-status.js';
 import { graphqlRoutes } from './routes/graphql.js';
 
@@ -37,9 +37,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
   app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret));
 
+  // The slot is taken on arrival, before authentication and body parsing, so that "in flight" counts
+  // every process request the server is handling, not only the instant it spends in the store.
+  app.use(PROCESS_PATH, processConcurrencyLimit(new ConcurrencyLimiter(deps.read)));
+
   const api = new Hono<AppEnv>({ strict: true });
   api.use('*', tokenAuth(deps, deps.tokenSecret), jsonBody(deps.maxBodyBytes));
-  api.route('/', accountImportProcessRoutes(deps, new ConcurrencyLimiter(deps.read)));
+  api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
   app.route('/v1/data-import', api);
 

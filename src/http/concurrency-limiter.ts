@@ -1,4 +1,8 @@
+import { createMiddleware } from 'hono/factory';
+import { DomainError } from '../domain/errors.js';
 import type { ReadModels } from '../queries/read-models.js';
+import type { AppEnv } from './env.js';
+import { errorResponse } from './errors.js';
 
 export interface ConcurrencySlot {
   release(): void;
@@ -28,4 +32,24 @@ export class ConcurrencyLimiter {
       },
     };
   }
+}
+
+/** 429 `throttled` with Retry-After when the limit is reached; the slot is held until the response is ready. */
+export function processConcurrencyLimit(limiter: ConcurrencyLimiter) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const slot = await limiter.tryAcquire();
+    if (!slot) {
+      return errorResponse(
+        c,
+        new DomainError('throttled', 'Too many accounts are being processed at once; retry once other accounts finish processing.'),
+        { 'Retry-After': String(limiter.retryAfterSeconds) },
+      );
+    }
+    try {
+      await next();
+    } finally {
+      slot.release();
+    }
+  });
 }

@@ -1,10 +1,19 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { core } from 'zod';
+import { z, type core } from 'zod';
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
 import { ConcurrencyError } from '../store/event-store.js';
+
+/** The error body of spec section 7, for the OpenAPI document: every 4xx answer has this shape. */
+export const errorBodySchema = z
+  .object({
+    detail: z.string(),
+    code: z.string(),
+    errors: z.array(z.object({ detail: z.string(), code: z.string(), attr: z.string().nullable() })),
+  })
+  .catchall(z.unknown());
 
 /** The error body of spec section 7. */
 export interface ErrorBody {

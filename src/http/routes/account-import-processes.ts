@@ -6,8 +6,6 @@ import { accountPayloadSchema, validateAccountPayload, type AccountPayload } fro
 import { DomainError } from '../../domain/errors.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { errorResponse } from '../errors.js';
-import type { ConcurrencyLimiter } from '../concurrency-limiter.js';
 import { jsonBody } from '../validation.js';
 
 /** POST validate-account/ (spec 4.6): the account payload; 200 echoes the validated data (unknown fields dropped). */
@@ -42,7 +40,9 @@ async function validatedAccount(c: Context<AppEnv>): Promise<AccountPayload> {
   return result.data;
 }
 
-export function accountImportProcessRoutes(ctx: LedgerContext, limiter: ConcurrencyLimiter) {
+export const PROCESS_PATH = '/v1/data-import/account-import-process/process/';
+
+export function accountImportProcessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .post('/validate-account/', async (c) => c.json(await validatedAccount(c), 200))
     .post('/account-import-process/create-or-update/', async (c) => {
@@ -56,31 +56,19 @@ export function accountImportProcessRoutes(ctx: LedgerContext, limiter: Concurre
     .post('/account-import-process/process/', jsonBody(processAccountRequestSchema), async (c) => {
       const request = c.req.valid('json');
       requireSupplierScope(c, request.import_supplier_code);
-      const slot = await limiter.tryAcquire();
-      if (!slot) {
-        return errorResponse(
-          c,
-          new DomainError('throttled', 'Too many accounts are being processed at once; retry once other accounts finish processing.'),
-          { 'Retry-After': String(limiter.retryAfterSeconds) },
-        );
+      const result = await processAccount(
+        ctx,
+        {
+          importSupplier: request.import_supplier_code,
+          externalAccountNumber: request.external_account_number,
+          operationsTeamName: request.operations_team_name,
+          dryRun: request.dry_run,
+        },
+        httpActor(c),
+      );
+      if (result.dryRun) {
+        throw new DomainError('dry_run_rollback', 'Account would successfully import. Rolled back due to Dry Run.');
       }
-      try {
-        const result = await processAccount(
-          ctx,
-          {
-            importSupplier: request.import_supplier_code,
-            externalAccountNumber: request.external_account_number,
-            operationsTeamName: request.operations_team_name,
-            dryRun: request.dry_run,
-          },
-          httpActor(c),
-        );
-        if (result.dryRun) {
-          throw new DomainError('dry_run_rollback', 'Account would successfully import. Rolled back due to Dry Run.');
-        }
-        return c.json({ platform_account_number: result.platformAccountNumber }, 201);
-      } finally {
-        slot.release();
-      }
+      return c.json({ platform_account_number: result.platformAccountNumber }, 201);
     });
 }

@@ -27,8 +27,13 @@ function listItem(row: AccountImportProcessRow): z.infer<typeof importProcessLis
   return {
     external_account_number: row.externalAccountNumber,
     platform_account_number: row.platformAccountNumber,
-    account_created_at: row.accountCreatedAt,
+    account_created_at: row.accountCreatedAt === null ? null : specDateTime(row.accountCreatedAt),
   };
+}
+
+/** Spec 2.1 writes datetimes as YYYY-MM-DDTHH:MM:SSZ; the log keeps milliseconds, responses do not. */
+export function specDateTime(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z');
 }
 
 /**
