@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { markAccountToSkip } from '../../src/application/account-import-processes.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
-import { obtainToken } from '../../src/application/tokens.js';
-import { SUPPLIER, TEAM, TOKEN_SECRET, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
+import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
+import { SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
 /**
  * Spec 4.6 (validate), 4.7 (stage), 4.8 (process) and the lifecycle of 3.2,
@@ -24,38 +24,6 @@ const business = (): Payload => structuredClone(loadExample('account-business.js
 const DOMESTIC_EXT = 'LEG-0000001';
 const BUSINESS_EXT = 'LEG-B-0000042';
 
-interface ErrorItem {
-  detail: string;
-  code: string;
-  attr: string | null;
-}
-interface ErrorBody {
-  detail: string;
-  code: string;
-  errors: ErrorItem[];
-  [extra: string]: unknown;
-}
-
-/**
- * Spec 7: exactly `{detail, code, errors}` plus the extras named, each item exactly `{detail, code, attr}`.
- * `code` may be an asymmetric matcher where the issue does not fix the top-level code.
- */
-async function expectError(res: Response, status: number, code: unknown, extras: readonly string[] = []): Promise<ErrorBody> {
-  const body = (await res.json()) as ErrorBody;
-  expect({ status: res.status, code: body.code }).toEqual({ status, code });
-  expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors', ...extras].sort());
-  expect(typeof body.detail).toBe('string');
-  expect(body.detail.length).toBeGreaterThan(0);
-  expect(Array.isArray(body.errors)).toBe(true);
-  expect(body.errors.length).toBeGreaterThan(0);
-  for (const item of body.errors) {
-    expect(Object.keys(item).sort()).toEqual(['attr', 'code', 'detail']);
-    expect(typeof item.detail).toBe('string');
-    expect(typeof item.code).toBe('string');
-    expect(item.attr === null || typeof item.attr === 'string').toBe(true);
-  }
-  return body;
-}
 
 const codesAndAttrs = (body: ErrorBody) => body.errors.map(({ code, attr }) => ({ code, attr }));
 
@@ -66,14 +34,6 @@ const processRequest = (ext: string, extra: Json = {}): Json => ({
   ...extra,
 });
 
-/**
- * An access token for `key`, issued by the same service the GraphQL mutation
- * calls. Token issuance over HTTP is auth.test.ts's subject; going through the
- * application keeps these tests independent of the GraphQL route.
- */
-async function accessToken(testApi: TestApi, key: string): Promise<string> {
-  return (await obtainToken(testApi.ledger, TOKEN_SECRET, { apiKey: key })).token;
-}
 
 let api: TestApi;
 let token: string;
@@ -286,7 +246,7 @@ describe('POST validate-account/ (spec 4.6)', () => {
 
   it.each(broken)('refuses %s with 400 account_failed_validation', async (_name, payload, code, attr) => {
     const res = await api.post(VALIDATE, payload(), token);
-    const body = await expectError(res, 400, 'account_failed_validation');
+    const body = await expectErrorBody(res, 400, 'account_failed_validation');
     expect(codesAndAttrs(body)).toEqual([{ code, attr }]);
   });
 
@@ -336,7 +296,7 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
   it('refuses an invalid payload with 400 account_failed_validation and stages nothing', async () => {
     const payload = domestic();
     payload.billing_postcode = '7501';
-    const body = await expectError(await stage(payload), 400, 'account_failed_validation');
+    const body = await expectErrorBody(await stage(payload), 400, 'account_failed_validation');
     expect(codesAndAttrs(body)).toEqual([{ code: 'invalid_postcode', attr: 'billing_postcode' }]);
     expect(await api.ledger.store.streamVersion(accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT))).toBe(0);
   });
@@ -344,7 +304,7 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
   it('refuses to stage an imported account: 400 account_already_imported with both account numbers', async () => {
     await stage(domestic(), 201);
     const platformAccountNumber = await processOk(DOMESTIC_EXT);
-    const body = await expectError(await stage(domestic()), 400, 'account_already_imported', [
+    const body = await expectErrorBody(await stage(domestic()), 400, 'account_already_imported', [
       'external_account_number',
       'platform_account_number',
     ]);
@@ -355,14 +315,14 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
   it('refuses to stage an account marked to skip: 400 account_marked_to_skip', async () => {
     await stage(domestic(), 201);
     await markAccountToSkip(api.ledger, SUPPLIER, DOMESTIC_EXT, operator);
-    await expectError(await stage(domestic()), 400, 'account_marked_to_skip');
+    await expectErrorBody(await stage(domestic()), 400, 'account_marked_to_skip');
   });
 
   it.each(['Paused', 'Complete'] as const)(
     'refuses to stage while the supplier is %s: 400 import_supplier_migration_not_ongoing',
     async (status) => {
       await setImportSupplierStatus(api.ledger, SUPPLIER, status, operator);
-      await expectError(await stage(domestic()), 400, 'import_supplier_migration_not_ongoing');
+      await expectErrorBody(await stage(domestic()), 400, 'import_supplier_migration_not_ongoing');
       expect(await api.ledger.store.streamVersion(accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT))).toBe(0);
     },
   );
@@ -372,7 +332,7 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
     async (status) => {
       await stage(domestic(), 201);
       await setImportSupplierStatus(api.ledger, SUPPLIER, status, operator);
-      await expectError(await stage(domestic()), 400, 'import_supplier_migration_not_ongoing');
+      await expectErrorBody(await stage(domestic()), 400, 'import_supplier_migration_not_ongoing');
       expect(await api.ledger.store.streamVersion(accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT))).toBe(1);
     },
   );
@@ -403,13 +363,13 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
   });
 
   it('answers 404 import_process_does_not_exist when nothing was staged', async () => {
-    await expectError(await api.post(PROCESS, processRequest('NEVER-STAGED'), token), 404, 'import_process_does_not_exist');
+    await expectErrorBody(await api.post(PROCESS, processRequest('NEVER-STAGED'), token), 404, 'import_process_does_not_exist');
   });
 
   it('answers 400 operations_team_not_found at attr operations_team_name for an unknown team', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { operations_team_name: 'Nobody' }), token);
-    const body = await expectError(res, 400, 'operations_team_not_found');
+    const body = await expectErrorBody(res, 400, 'operations_team_not_found');
     expect(codesAndAttrs(body)).toEqual([{ code: 'operations_team_not_found', attr: 'operations_team_name' }]);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
   });
@@ -418,7 +378,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     await stage(domestic(), 201);
     const platformAccountNumber = await processOk(DOMESTIC_EXT);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT), token);
-    const body = await expectError(res, 400, 'account_already_imported', ['external_account_number', 'platform_account_number']);
+    const body = await expectErrorBody(res, 400, 'account_already_imported', ['external_account_number', 'platform_account_number']);
     expect(body['external_account_number']).toBe(DOMESTIC_EXT);
     expect(body['platform_account_number']).toBe(platformAccountNumber);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(2);
@@ -429,7 +389,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     async (status) => {
       await stage(domestic(), 201);
       await setImportSupplierStatus(api.ledger, SUPPLIER, status, operator);
-      await expectError(await api.post(PROCESS, processRequest(DOMESTIC_EXT), token), 400, 'import_supplier_migration_not_ongoing');
+      await expectErrorBody(await api.post(PROCESS, processRequest(DOMESTIC_EXT), token), 400, 'import_supplier_migration_not_ongoing');
       expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
     },
   );
@@ -437,14 +397,14 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
   it('answers 400 account_marked_to_skip for a skipped account', async () => {
     await stage(domestic(), 201);
     await markAccountToSkip(api.ledger, SUPPLIER, DOMESTIC_EXT, operator);
-    await expectError(await api.post(PROCESS, processRequest(DOMESTIC_EXT), token), 400, 'account_marked_to_skip');
+    await expectErrorBody(await api.post(PROCESS, processRequest(DOMESTIC_EXT), token), 400, 'account_marked_to_skip');
   });
 
   it('with dry_run true answers 400 dry_run_rollback and appends nothing', async () => {
     await stage(domestic(), 201);
     const before = await api.ledger.store.streamVersion(streamId);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { dry_run: true }), token);
-    const body = await expectError(res, 400, 'dry_run_rollback');
+    const body = await expectErrorBody(res, 400, 'dry_run_rollback');
     expect(body.detail).toMatch(/would .*import/i);
     expect(body.detail).toMatch(/roll(ed)? ?back/i);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(before);
@@ -463,7 +423,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
   it('with dry_run true still reports the errors a real run would (unknown team)', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { dry_run: true, operations_team_name: 'Nobody' }), token);
-    await expectError(res, 400, 'operations_team_not_found');
+    await expectErrorBody(res, 400, 'operations_team_not_found');
   });
 
   it('answers 400 with errors code required at attr operations_team_name when the team is missing', async () => {
@@ -471,7 +431,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     const request = processRequest(DOMESTIC_EXT);
     delete request['operations_team_name'];
     const res = await api.post(PROCESS, request, token);
-    const body = await expectError(res, 400, expect.any(String));
+    const body = await expectErrorBody(res, 400, expect.any(String));
     expect(codesAndAttrs(body)).toEqual([{ code: 'required', attr: 'operations_team_name' }]);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
   });
@@ -479,7 +439,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
   it('answers 400 when dry_run is not a boolean, and processes nothing', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { dry_run: 'yes' }), token);
-    const body = await expectError(res, 400, expect.any(String));
+    const body = await expectErrorBody(res, 400, expect.any(String));
     expect(codesAndAttrs(body)).toEqual([{ code: 'invalid', attr: 'dry_run' }]);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
   });

@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changeTransferStatus, markAccountToSkip } from '../../src/application/account-import-processes.js';
-import { obtainToken } from '../../src/application/tokens.js';
+import { accessToken, expectErrorBody } from '../support/http.js';
 import {
   OTHER_SUPPLIER,
   SUPPLIER,
   TEAM,
-  TOKEN_SECRET,
   createTestApi,
   loadExample,
   operator,
@@ -24,26 +23,7 @@ interface ListItem {
   platform_account_number: string | null;
   account_created_at: string | null;
 }
-interface ErrorBody {
-  detail: string;
-  code: string;
-  errors: { detail: string; code: string; attr: string | null }[];
-}
 
-/** Spec 7: exactly `{detail, code, errors}`, each item exactly `{detail, code, attr}`. */
-async function expectError(res: Response, status: number, code: string): Promise<ErrorBody> {
-  const body = (await res.json()) as ErrorBody;
-  expect({ status: res.status, code: body.code }).toEqual({ status, code });
-  expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors']);
-  expect(body.errors.length).toBeGreaterThan(0);
-  for (const item of body.errors) expect(Object.keys(item).sort()).toEqual(['attr', 'code', 'detail']);
-  return body;
-}
-
-/** See account-import-processes.test.ts: tokens come from the application service, not the GraphQL route. */
-async function accessToken(testApi: TestApi, key: string): Promise<string> {
-  return (await obtainToken(testApi.ledger, TOKEN_SECRET, { apiKey: key })).token;
-}
 
 let api: TestApi;
 let token: string;
@@ -113,13 +93,13 @@ describe('GET account-transfer-status/<code>/<ext>/ (spec 4.13)', () => {
   });
 
   it('answers 404 account_not_found for an account never staged', async () => {
-    await expectError(await api.get(statusPath(SUPPLIER, 'NOPE-1'), token), 404, 'account_not_found');
+    await expectErrorBody(await api.get(statusPath(SUPPLIER, 'NOPE-1'), token), 404, 'account_not_found');
   });
 
   it('answers 404 for an account that exists only under another supplier', async () => {
     const otherToken = await accessToken(api, api.otherKey);
     await stage('SHARED-1', OTHER_SUPPLIER, otherToken);
-    await expectError(await api.get(statusPath(SUPPLIER, 'SHARED-1'), token), 404, 'account_not_found');
+    await expectErrorBody(await api.get(statusPath(SUPPLIER, 'SHARED-1'), token), 404, 'account_not_found');
   });
 });
 
@@ -208,7 +188,7 @@ describe('supplier scope', () => {
     const otherToken = await accessToken(api, api.otherKey);
     const paths = [statusPath(SUPPLIER, 'ACC-1'), statusPath(SUPPLIER, 'NOPE-1'), ...LISTS.map((which) => listPath(which, SUPPLIER))];
     for (const path of paths) {
-      await expectError(await api.get(path, otherToken), 403, 'permission_denied');
+      await expectErrorBody(await api.get(path, otherToken), 403, 'permission_denied');
     }
   });
 });

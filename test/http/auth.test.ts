@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/application/operator.js';
 import { hashApiKey } from '../../src/application/context.js';
 import { obtainToken as issueToken } from '../../src/application/tokens.js';
+import { expectErrorBody } from '../support/http.js';
 import {
   SUPPLIER,
   TOKEN_SECRET,
@@ -84,26 +85,6 @@ const endpoints = [
   },
 ] as const;
 
-/** Spec 7: `{detail, code, errors: [{detail, code, attr}]}` and nothing else. */
-async function expectErrorBody(res: Response, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/application\/json/);
-  const body = (await res.json()) as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors']);
-  expect(body['code']).toBe(code);
-  expect(typeof body['detail']).toBe('string');
-  expect((body['detail'] as string).length).toBeGreaterThan(0);
-  const errors = body['errors'] as Record<string, unknown>[];
-  expect(Array.isArray(errors)).toBe(true);
-  for (const item of errors) {
-    expect(Object.keys(item).sort()).toEqual(['attr', 'code', 'detail']);
-    expect(typeof item['detail']).toBe('string');
-    expect(typeof item['code']).toBe('string');
-    expect(item['attr'] === null || typeof item['attr'] === 'string').toBe(true);
-  }
-  if (status === 401) expect(res.headers.get('www-authenticate')).toBeTruthy();
-  return body;
-}
 
 describe('obtainToken mutation (POST /v1/graphql/)', () => {
   let api: TestApi;

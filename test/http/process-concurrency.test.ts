@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { setServiceConfig } from '../../src/application/operator.js';
-import { obtainToken } from '../../src/application/tokens.js';
-import { SUPPLIER, TEAM, TOKEN_SECRET, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
+import { accessToken } from '../support/http.js';
+import { SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
 /**
  * Simultaneous process calls (spec 4.8): one account is never imported twice,
@@ -21,10 +21,6 @@ interface ProcessBody {
   errors?: { detail: string; code: string; attr: string | null }[];
 }
 
-/** See account-import-processes.test.ts: tokens come from the application service, not the GraphQL route. */
-async function accessToken(testApi: TestApi): Promise<string> {
-  return (await obtainToken(testApi.ledger, TOKEN_SECRET, { apiKey: testApi.key })).token;
-}
 
 let api: TestApi;
 let token: string;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { obtainToken } from '../../src/application/tokens.js';
-import { SUPPLIER, TOKEN_SECRET, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
+import { accessToken, expectErrorBody } from '../support/http.js';
+import { SUPPLIER, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
 /**
  * What every request goes through before a route sees it: JSON body parsing
@@ -11,30 +11,7 @@ import { SUPPLIER, TOKEN_SECRET, createTestApi, loadExample, type TestApi } from
 const VALIDATE = '/v1/data-import/validate-account/';
 const LIMIT = 2048;
 
-interface ErrorBody {
-  detail: string;
-  code: string;
-  errors: { detail: string; code: string; attr: string | null }[];
-}
 
-/** Spec 7: exactly `{detail, code, errors}`, each item exactly `{detail, code, attr}`. */
-async function expectError(res: Response, status: number, code?: string): Promise<ErrorBody> {
-  const body = (await res.json()) as ErrorBody;
-  expect(res.status).toBe(status);
-  if (code !== undefined) expect(body.code).toBe(code);
-  expect(typeof body.code).toBe('string');
-  expect(body.code.length).toBeGreaterThan(0);
-  expect(typeof body.detail).toBe('string');
-  expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors']);
-  expect(body.errors.length).toBeGreaterThan(0);
-  for (const item of body.errors) expect(Object.keys(item).sort()).toEqual(['attr', 'code', 'detail']);
-  return body;
-}
-
-/** See account-import-processes.test.ts: tokens come from the application service, not the GraphQL route. */
-async function accessToken(testApi: TestApi): Promise<string> {
-  return (await obtainToken(testApi.ledger, TOKEN_SECRET, { apiKey: testApi.key })).token;
-}
 
 /**
  * A JSON object of exactly `bytes` bytes. It is not an account, so a request
@@ -84,7 +61,7 @@ describe('request bodies', () => {
       headers,
       body: JSON.stringify(loadExample('account-domestic.json')),
     });
-    await expectError(res, 415);
+    await expectErrorBody(res, 415);
   });
 
   it('accepts application/json with a charset parameter', async () => {
@@ -103,13 +80,13 @@ describe('request bodies', () => {
   ])('answers 400 parse_error for malformed JSON: %s', async (_name, text) => {
     api = await createTestApi();
     const token = await accessToken(api);
-    await expectError(await api.post(VALIDATE, text, token), 400, 'parse_error');
+    await expectErrorBody(await api.post(VALIDATE, text, token), 400, 'parse_error');
   });
 
   it('answers 400 parse_error for malformed JSON on process/ too', async () => {
     api = await createTestApi();
     const token = await accessToken(api);
-    await expectError(await api.post('/v1/data-import/account-import-process/process/', '{"dry_run": tru', token), 400, 'parse_error');
+    await expectErrorBody(await api.post('/v1/data-import/account-import-process/process/', '{"dry_run": tru', token), 400, 'parse_error');
   });
 
   it('reads a body of exactly the limit (it reaches account validation)', async () => {
@@ -117,7 +94,7 @@ describe('request bodies', () => {
     const token = await accessToken(api);
     const body = jsonOfSize(LIMIT);
     const res = await api.post(VALIDATE, body, token, { 'content-length': String(LIMIT) });
-    await expectError(res, 400, 'account_failed_validation');
+    await expectErrorBody(res, 400, 'account_failed_validation');
   });
 
   it('answers 413 for a body over the limit sent with Content-Length', async () => {
@@ -125,7 +102,7 @@ describe('request bodies', () => {
     const token = await accessToken(api);
     const body = jsonOfSize(LIMIT + 1);
     const res = await api.post(VALIDATE, body, token, { 'content-length': String(LIMIT + 1) });
-    await expectError(res, 413);
+    await expectErrorBody(res, 413);
   });
 
   it('answers 413 for a body over the limit sent as a stream without Content-Length', async () => {
@@ -138,7 +115,7 @@ describe('request bodies', () => {
       duplex: 'half',
     } as RequestInit);
     expect(request.headers.has('content-length')).toBe(false);
-    await expectError(await api.app.request(request), 413);
+    await expectErrorBody(await api.app.request(request), 413);
   });
 
   it('answers 413 for an over-limit stream on process/ too', async () => {
@@ -155,7 +132,7 @@ describe('request bodies', () => {
       body: streamOf(body),
       duplex: 'half',
     } as RequestInit);
-    await expectError(await api.app.request(request), 413);
+    await expectErrorBody(await api.app.request(request), 413);
   });
 
   it('reads a streamed body of exactly the limit (it reaches account validation)', async () => {
@@ -167,7 +144,7 @@ describe('request bodies', () => {
       body: streamOf(jsonOfSize(LIMIT), 100),
       duplex: 'half',
     } as RequestInit);
-    await expectError(await api.app.request(request), 400, 'account_failed_validation');
+    await expectErrorBody(await api.app.request(request), 400, 'account_failed_validation');
   });
 });
 
@@ -187,12 +164,12 @@ describe('paths', () => {
     const token = await accessToken(api);
     const res =
       method === 'GET' ? await api.get(path, token) : await api.post(path, loadExample('account-domestic.json'), token);
-    await expectError(res, 404);
+    await expectErrorBody(res, 404);
   });
 
   it('an unknown path is 404 in the error shape', async () => {
     api = await createTestApi();
-    await expectError(await api.app.request('/no/such/path/'), 404);
+    await expectErrorBody(await api.app.request('/no/such/path/'), 404);
   });
 });
 
