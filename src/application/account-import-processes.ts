@@ -1,8 +1,14 @@
-import { accountImportProcessStreamId, type TransferStatus } from '../../events/account-import-process.js';
+import {
+  accountImportProcessStreamId,
+  type AccountImportProcessEvent,
+  type TransferStatus,
+} from '../../events/account-import-process.js';
 import { importSupplierStreamId } from '../../events/import-supplier.js';
-import type { AccountPayload } from '../domain/account-import-process/account-payload.js';
+import { validateAccountPayload, type AccountPayload } from '../domain/account-import-process/account-payload.js';
 import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
 import { DomainError } from '../domain/errors.js';
+import { fold } from '../store/decider.js';
+import { checkAccountReferences } from './account-references.js';
 import { commandMetadata, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
@@ -54,11 +60,18 @@ export async function processAccount(
   request: ProcessAccountRequest,
   actor: Actor,
 ): Promise<{ platformAccountNumber: string; dryRun: boolean }> {
+  const streamId = accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber);
   return withRetry(async () => {
     const supplier = await supplierFact(ctx, request.importSupplier);
     const platformAccountNumber = ctx.ids.platformAccountNumber();
+    // The references of the staged payload are checked against the read models before the transaction;
+    // the guard on the account stream makes sure the payload checked is the one processed.
+    const history = await ctx.store.readStream(streamId);
+    const state = fold(accountImportProcessDecider, history.map((stored) => stored.event as AccountImportProcessEvent));
+    const staged = state.status === 'none' ? null : validateAccountPayload(state.payload);
+    const referenceErrors = staged?.ok ? await checkAccountReferences(ctx.read, staged.data) : [];
     await ctx.store.handle(
-      accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber),
+      streamId,
       accountImportProcessDecider,
       {
         type: 'ProcessAccount',
@@ -67,10 +80,15 @@ export async function processAccount(
         operationsTeamName: request.operationsTeamName,
         operationsTeamExists: await ctx.read.operationsTeamExists(request.operationsTeamName),
         supplierStatus: supplier.status,
+        referenceErrors,
         platformAccountNumber,
         now: ctx.clock().toISOString(),
       },
-      { metadata: commandMetadata(ctx, actor), guards: [supplier.guard], dryRun: request.dryRun },
+      {
+        metadata: commandMetadata(ctx, actor),
+        guards: [supplier.guard, { streamId, expectedVersion: history.length }],
+        dryRun: request.dryRun,
+      },
     );
     return { platformAccountNumber, dryRun: request.dryRun };
   });

@@ -1,77 +1,15 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { ImportProcessState } from '../../projections/account-import-processes.js';
-import { accountImportProcesses, type AccountImportProcessRow } from '../../projections/account-import-processes.js';
-import { apiKeys, type ApiKeyRow } from '../../projections/api-keys.js';
-import { importSuppliers, type ImportSupplierRow } from '../../projections/import-suppliers.js';
-import { operationsTeams } from '../../projections/operations-teams.js';
-import { serviceConfig } from '../../projections/service-config.js';
-import type { ServiceConfigKey } from '../../events/service-config.js';
 import type { LedgerDb } from '../store/database.js';
+import { createSqliteAccountReadModels, type AccountReadModels } from './account-read-models.js';
 
 /**
  * Queries over the projections: what the API and the CLI read. They never
  * fold streams. Asynchronous so that a PostgreSQL implementation can follow.
+ * One module per feature; this interface is their union.
  */
-export interface ReadModels {
-  findImportSupplier(code: string): Promise<ImportSupplierRow | null>;
-  listImportSuppliers(): Promise<ImportSupplierRow[]>;
-  operationsTeamExists(name: string): Promise<boolean>;
-  listOperationsTeams(): Promise<string[]>;
-  findApiKey(keyId: string): Promise<ApiKeyRow | null>;
-  findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
-  listApiKeys(): Promise<ApiKeyRow[]>;
-  findAccountImportProcess(importSupplier: string, externalAccountNumber: string): Promise<AccountImportProcessRow | null>;
-  listAccountImportProcesses(importSupplier: string, states: readonly ImportProcessState[]): Promise<AccountImportProcessRow[]>;
-  configValue(key: ServiceConfigKey): Promise<number | null>;
-}
+export interface ReadModels extends AccountReadModels {}
 
 export function createSqliteReadModels(db: LedgerDb): ReadModels {
   return {
-    async findImportSupplier(code) {
-      return db.select().from(importSuppliers).where(eq(importSuppliers.code, code)).get() ?? null;
-    },
-    async listImportSuppliers() {
-      return db.select().from(importSuppliers).orderBy(asc(importSuppliers.code)).all();
-    },
-    async operationsTeamExists(name) {
-      return db.select({ name: operationsTeams.name }).from(operationsTeams).where(eq(operationsTeams.name, name)).get() !== undefined;
-    },
-    async listOperationsTeams() {
-      return db.select({ name: operationsTeams.name }).from(operationsTeams).orderBy(asc(operationsTeams.name)).all().map((r) => r.name);
-    },
-    async findApiKey(keyId) {
-      return db.select().from(apiKeys).where(eq(apiKeys.keyId, keyId)).get() ?? null;
-    },
-    async findApiKeyByHash(keyHash) {
-      return db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() ?? null;
-    },
-    async listApiKeys() {
-      return db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt)).all();
-    },
-    async findAccountImportProcess(importSupplier, externalAccountNumber) {
-      return (
-        db
-          .select()
-          .from(accountImportProcesses)
-          .where(
-            and(
-              eq(accountImportProcesses.importSupplier, importSupplier),
-              eq(accountImportProcesses.externalAccountNumber, externalAccountNumber),
-            ),
-          )
-          .get() ?? null
-      );
-    },
-    async listAccountImportProcesses(importSupplier, states) {
-      return db
-        .select()
-        .from(accountImportProcesses)
-        .where(and(eq(accountImportProcesses.importSupplier, importSupplier), inArray(accountImportProcesses.state, [...states])))
-        .orderBy(asc(accountImportProcesses.firstStagedAt), asc(accountImportProcesses.externalAccountNumber))
-        .all();
-    },
-    async configValue(key) {
-      return db.select({ value: serviceConfig.value }).from(serviceConfig).where(eq(serviceConfig.key, key)).get()?.value ?? null;
-    },
+    ...createSqliteAccountReadModels(db),
   };
 }

@@ -1,5 +1,6 @@
 import type { TransferStatus } from '../../../events/account-import-process.js';
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
+import type { FieldError } from '../errors.js';
 import type { AccountPayload } from './account-payload.js';
 
 interface AccountRef {
@@ -24,6 +25,8 @@ export interface ProcessAccount extends AccountRef {
   /** Fact: whether the named operations team exists. */
   readonly operationsTeamExists: boolean;
   readonly supplierStatus: ImportSupplierStatus;
+  /** Fact: what the staged payload refers to that does not exist (products, business contracts, ...). */
+  readonly referenceErrors: readonly FieldError[];
   /** Generated outside the decider (`A-` + 8 uppercase hex digits); uniqueness is enforced by the projection. */
   readonly platformAccountNumber: string;
 }

@@ -1,7 +1,7 @@
 import type { AccountImportProcessEvent, TransferStatus } from '../../../events/account-import-process.js';
 import type { Decider } from '../../store/decider.js';
 import { assertNever } from '../assert-never.js';
-import { DomainError } from '../errors.js';
+import { DomainError, type FieldError } from '../errors.js';
 import { validateAccountPayload } from './account-payload.js';
 import type {
   AccountImportProcessCommand,
@@ -30,6 +30,9 @@ export function alreadyImported(externalAccountNumber: string, platformAccountNu
     { extra: { external_account_number: externalAccountNumber, platform_account_number: platformAccountNumber } },
   );
 }
+
+export const accountFailedValidation = (errors: readonly FieldError[]) =>
+  new DomainError('account_failed_validation', 'Account data could not be validated.', { errors });
 
 const markedToSkip = (ext: string) =>
   new DomainError('account_marked_to_skip', `The account import process ${ext} has been marked to be skipped.`);
@@ -67,11 +70,10 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
       attr: 'operations_team_name',
     });
   }
-  // Rules may have tightened since staging: the staged data must still validate.
+  // Rules may have tightened since staging: the staged data must still validate, and what it refers to must exist.
   const validation = validateAccountPayload(state.payload);
-  if (!validation.ok) {
-    throw new DomainError('account_failed_validation', 'Account data could not be validated.', { errors: validation.errors });
-  }
+  if (!validation.ok) throw accountFailedValidation(validation.errors);
+  if (command.referenceErrors.length > 0) throw accountFailedValidation(command.referenceErrors);
   return [
     {
       type: 'AccountProcessed',

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { processAccount, stageAccount } from '../../application/account-import-processes.js';
 import type { LedgerContext } from '../../application/context.js';
 import { accountPayloadSchema, validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
+import { checkAccountReferences } from '../../application/account-references.js';
+import { accountFailedValidation } from '../../domain/account-import-process/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
@@ -26,17 +28,17 @@ export const processAccountRequestSchema = z.object({
 export const processAccountResponseSchema = z.object({ platform_account_number: z.string() });
 
 /** Scope first (403 before any detail of the payload is revealed), then the account rules. */
-async function validatedAccount(c: Context<AppEnv>): Promise<AccountPayload> {
+async function validatedAccount(ctx: LedgerContext, c: Context<AppEnv>): Promise<AccountPayload> {
   const body: unknown = await c.req.json();
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     const supplier = (body as Record<string, unknown>)['import_supplier'];
     if (typeof supplier === 'string') requireSupplierScope(c, supplier);
   }
   const result = validateAccountPayload(body);
-  if (!result.ok) {
-    throw new DomainError('account_failed_validation', 'Account data could not be validated.', { errors: result.errors });
-  }
+  if (!result.ok) throw accountFailedValidation(result.errors);
   requireSupplierScope(c, result.data.import_supplier);
+  const referenceErrors = await checkAccountReferences(ctx.read, result.data);
+  if (referenceErrors.length > 0) throw accountFailedValidation(referenceErrors);
   return result.data;
 }
 
@@ -44,9 +46,9 @@ export const PROCESS_PATH = '/v1/data-import/account-import-process/process/';
 
 export function accountImportProcessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
-    .post('/validate-account/', async (c) => c.json(await validatedAccount(c), 200))
+    .post('/validate-account/', async (c) => c.json(await validatedAccount(ctx, c), 200))
     .post('/account-import-process/create-or-update/', async (c) => {
-      const account = await validatedAccount(c);
+      const account = await validatedAccount(ctx, c);
       const { created } = await stageAccount(ctx, account, httpActor(c));
       return c.json(
         { import_supplier: account.import_supplier, external_account_number: account.external_account_number },

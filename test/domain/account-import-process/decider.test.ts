@@ -32,6 +32,7 @@ const processCmd = (overrides: Partial<ProcessAccount> = {}): ProcessAccount => 
   operationsTeamName: 'Migrations',
   operationsTeamExists: true,
   supplierStatus: 'Ongoing',
+  referenceErrors: [],
   platformAccountNumber: 'A-0000ABCD',
   now: NOW,
   ...overrides,
@@ -113,6 +114,12 @@ describe('account import process decider: process', () => {
   it('an unknown operations team -> operations_team_not_found at attr operations_team_name', () => {
     const error = given(decider, [staged]).when(processCmd({ operationsTeamExists: false })).thenFails('operations_team_not_found');
     if (error.errors[0]?.attr !== 'operations_team_name') throw new Error('attr must be operations_team_name');
+  });
+
+  it('staged data referring to something that does not exist -> account_failed_validation with those errors', () => {
+    const missing = { detail: 'No product X.', code: 'product_code_does_not_exist', attr: 'supply_addresses.0.supply_points.0.agreements.0.tariff_code' };
+    const error = given(decider, [staged]).when(processCmd({ referenceErrors: [missing] })).thenFails('account_failed_validation');
+    if (error.errors[0]?.code !== 'product_code_does_not_exist') throw new Error('expected the reference error');
   });
 
   it('staged data that no longer validates -> account_failed_validation with the field errors', () => {
