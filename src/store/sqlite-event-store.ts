@@ -6,6 +6,7 @@ import { parseLedgerEvent, type LedgerEvent } from '../../events/registry.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
 import type { LedgerDb } from './database.js';
 import type { Decider } from './decider.js';
+import { GroupCommitRunner } from './group-commit.js';
 import { ConcurrencyError, type EventStore, type HandleOptions, type HandleResult, type StreamGuard } from './event-store.js';
 
 interface EventRow {
@@ -25,6 +26,8 @@ export interface SqliteEventStoreOptions {
   readonly projections: readonly AnyRowProjection[];
   readonly clock: () => Date;
   readonly newId: () => string;
+  /** Most commands committed in one group-commit transaction. */
+  readonly maxBatch?: number;
 }
 
 /** Thrown inside a dry-run transaction to roll it back while carrying the result out. */
@@ -34,8 +37,10 @@ class DryRunRollback {
 
 /**
  * SQLite event store. better-sqlite3 is synchronous, so each command runs as
- * one synchronous `BEGIN IMMEDIATE` transaction: no other writer (thread,
- * request or process) can interleave between reading the stream and appending.
+ * one synchronous unit of work inside a `BEGIN IMMEDIATE` transaction: no
+ * other writer (request or process) can interleave between reading the stream
+ * and appending. Commands arriving together share one transaction and one
+ * fsync (group commit, see group-commit.ts), each in its own savepoint.
  */
 export class SqliteEventStore implements EventStore {
   private readonly sqlite: Database.Database;
@@ -43,6 +48,7 @@ export class SqliteEventStore implements EventStore {
   private readonly clock: () => Date;
   private readonly newId: () => string;
   private readonly projectionsByType = new Map<string, AnyRowProjection[]>();
+  private readonly runner: GroupCommitRunner;
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
@@ -50,6 +56,7 @@ export class SqliteEventStore implements EventStore {
     this.db = options.db;
     this.clock = options.clock;
     this.newId = options.newId;
+    this.runner = new GroupCommitRunner(this.sqlite, { maxBatch: options.maxBatch });
     for (const projection of options.projections) {
       for (const type of projection.handles) {
         const list = this.projectionsByType.get(type) ?? [];
@@ -97,7 +104,7 @@ export class SqliteEventStore implements EventStore {
     events: readonly LedgerEvent[],
     metadata: CommandMetadata,
   ): Promise<readonly StoredEvent<LedgerEvent>[]> {
-    return this.sqlite.transaction(() => this.appendSync(streamId, expectedVersion, events, metadata)).immediate();
+    return this.runner.run(() => this.appendSync(streamId, expectedVersion, events, metadata));
   }
 
   async handle<C, E extends LedgerEvent, S>(
@@ -118,7 +125,7 @@ export class SqliteEventStore implements EventStore {
       return result;
     };
     try {
-      return this.sqlite.transaction(run).immediate();
+      return await this.runner.run(run);
     } catch (error) {
       if (error instanceof DryRunRollback) return error.result as HandleResult<E, S>;
       throw error;
