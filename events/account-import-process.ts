@@ -43,6 +43,14 @@ export const accountRestagedSchema = eventSchema(
 /**
  * The staged account was processed into a platform account, assigned to an
  * operations team; its transfer status starts at PENDING.
+ *
+ * `businessContractIdentifier` and `platformBusinessId` record the business
+ * contract the account was linked to (spec 1.5: the staged
+ * `business.business_contract_identifier` names a contract of a business of
+ * the same import supplier). Both are present together or both absent: absent
+ * when the account names no business contract. They were added after version
+ * 1 was first stored and are optional, so events stored before them still
+ * parse unchanged (no new version, no upcaster needed).
  */
 export const accountProcessedSchema = eventSchema(
   'AccountProcessed',
@@ -53,6 +61,8 @@ export const accountProcessedSchema = eventSchema(
     platformAccountNumber: z.string(),
     operationsTeamName: z.string(),
     processedAt: z.string(),
+    businessContractIdentifier: z.string().optional(),
+    platformBusinessId: z.int().optional(),
   }),
 );
 

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { accountImportProcessEventSchemas, type AccountImportProcessEvent } from './account-import-process.js';
 import { apiKeyEventSchemas, type ApiKeyEvent } from './api-key.js';
+import { businessEventSchemas, type BusinessEvent } from './business.js';
 import { importSupplierEventSchemas, type ImportSupplierEvent } from './import-supplier.js';
 import { operationsTeamEventSchemas, type OperationsTeamEvent } from './operations-team.js';
+import { productEventSchemas, type ProductEvent } from './product.js';
 import { serviceConfigEventSchemas, type ServiceConfigEvent } from './service-config.js';
+import { supplyPointPopulateEventSchemas, type SupplyPointPopulateEvent } from './supply-point-populate.js';
 
 /** Every event the log may hold, at its current schema version. */
 export type LedgerEvent =
@@ -11,7 +14,10 @@ export type LedgerEvent =
   | OperationsTeamEvent
   | ApiKeyEvent
   | AccountImportProcessEvent
-  | ServiceConfigEvent;
+  | ProductEvent
+  | ServiceConfigEvent
+  | SupplyPointPopulateEvent
+  | BusinessEvent;
 
 export type LedgerEventType = LedgerEvent['type'];
 
@@ -20,7 +26,10 @@ const currentSchemas = [
   ...operationsTeamEventSchemas,
   ...apiKeyEventSchemas,
   ...accountImportProcessEventSchemas,
+  ...productEventSchemas,
   ...serviceConfigEventSchemas,
+  ...supplyPointPopulateEventSchemas,
+  ...businessEventSchemas,
 ] as const;
 
 const ledgerEventSchema = z.discriminatedUnion('type', currentSchemas);

@@ -16,6 +16,9 @@ export const accountImportProcesses = sqliteTable(
     state: text('state', { enum: importProcessStates }).notNull(),
     platformAccountNumber: text('platform_account_number'),
     operationsTeamName: text('operations_team_name'),
+    /** The business contract the processed account is linked to (spec 1.5); null when none. */
+    businessContractIdentifier: text('business_contract_identifier'),
+    platformBusinessId: integer('platform_business_id'),
     transferStatus: text('transfer_status', {
       enum: ['UNKNOWN', 'PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'],
     }).notNull(),
@@ -38,7 +41,8 @@ export const accountImportProcessesProjection = defineProjection<
   AccountImportProcessRow
 >({
   name: 'account_import_processes',
-  version: 1,
+  // 2: business contract link columns (issue 3).
+  version: 2,
   table: accountImportProcesses,
   handles: ['AccountStaged', 'AccountRestaged', 'AccountProcessed', 'AccountMarkedToSkip', 'AccountTransferStatusChanged'],
   keyOf({ event }) {
@@ -62,6 +66,8 @@ export const accountImportProcessesProjection = defineProjection<
           state: 'STAGED',
           platformAccountNumber: null,
           operationsTeamName: null,
+          businessContractIdentifier: null,
+          platformBusinessId: null,
           transferStatus: 'UNKNOWN',
           stageCount: 1,
           firstStagedAt: event.data.stagedAt,
@@ -78,6 +84,8 @@ export const accountImportProcessesProjection = defineProjection<
             state: 'IMPORTED',
             platformAccountNumber: event.data.platformAccountNumber,
             operationsTeamName: event.data.operationsTeamName,
+            businessContractIdentifier: event.data.businessContractIdentifier ?? null,
+            platformBusinessId: event.data.platformBusinessId ?? null,
             transferStatus: 'PENDING',
             accountCreatedAt: event.data.processedAt,
             updatedAt: event.data.processedAt,

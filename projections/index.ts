@@ -1,9 +1,15 @@
 import { accountImportProcessesProjection } from './account-import-processes.js';
 import { apiKeysProjection } from './api-keys.js';
+import { businessContractsProjection } from './business-contracts.js';
+import { businessesProjection } from './businesses.js';
 import { importSuppliersProjection } from './import-suppliers.js';
 import { operationsTeamsProjection } from './operations-teams.js';
 import type { AnyRowProjection } from './projection.js';
+import { productsProjection } from './products.js';
 import { serviceConfigProjection } from './service-config.js';
+import { supplyPointsProjection } from './supply-points.js';
+import { supplyPointPopulateBatchesProjection } from './supply-points-populate-batches.js';
+import { supplyPointPopulateRequestsProjection } from './supply-points-populate-requests.js';
 
 /** Every inline projection, updated in the transaction that appends the events it handles. */
 export const inlineProjections: readonly AnyRowProjection[] = [
@@ -11,5 +17,11 @@ export const inlineProjections: readonly AnyRowProjection[] = [
   operationsTeamsProjection,
   apiKeysProjection,
   accountImportProcessesProjection,
+  productsProjection,
   serviceConfigProjection,
+  supplyPointPopulateBatchesProjection,
+  supplyPointPopulateRequestsProjection,
+  supplyPointsProjection,
+  businessesProjection,
+  businessContractsProjection,
 ];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_OPERATOR_TIMEOUT_MS } from './adapters/network-operators.js';
 import { DEFAULT_MAX_BODY_BYTES } from './http/app.js';
 
 /**
@@ -13,6 +14,10 @@ export const envSchema = z.object({
   LEDGER_TOKEN_SECRET: z.string().min(32, 'LEDGER_TOKEN_SECRET must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.string().default('development'),
+  // Supply point pre-population (docs/supply-points.md): unset (or empty) means "not configured".
+  LEDGER_ELECTRICITY_OPERATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+  LEDGER_GAS_OPERATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+  LEDGER_OPERATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_OPERATOR_TIMEOUT_MS),
 });
 export type LedgerConfig = z.infer<typeof envSchema>;
 

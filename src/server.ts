@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { LedgerConfig } from './config.js';
 import { createApp } from './http/app.js';
 import { databaseReachable, openLedger, resolveTokenSecret } from './ledger.js';
+import { populateWorkerFromConfig } from './populate/worker-from-config.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 
 /** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
@@ -24,11 +25,17 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   const server = serve({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info({ host: config.HOST, port: info.port }, `import-ledger listening on http://${config.HOST}:${info.port}`);
   });
+  // Supply point pre-population runs beside the HTTP service, on the same ledger (docs/supply-points.md).
+  const populateWorker = populateWorkerFromConfig(ledger, config, logger, { actor: 'system:populate-worker', requestId: null });
+  populateWorker.start();
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    const workerStopped = populateWorker.stop();
     server.close(() => {
-      ledger.close();
-      process.exit(0);
+      void workerStopped.finally(() => {
+        ledger.close();
+        process.exit(0);
+      });
     });
     setTimeout(() => process.exit(0), 5_000).unref();
   };

@@ -9,6 +9,7 @@ import { accountImportProcessDecider } from '../domain/account-import-process/de
 import { DomainError } from '../domain/errors.js';
 import { fold } from '../store/decider.js';
 import { checkAccountReferences } from './account-references.js';
+import { findNamedBusinessContract } from './business-contract-references.js';
 import { commandMetadata, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
@@ -70,6 +71,7 @@ export async function processAccount(
     const state = fold(accountImportProcessDecider, history.map((stored) => stored.event as AccountImportProcessEvent));
     const staged = state.status === 'none' ? null : validateAccountPayload(state.payload);
     const referenceErrors = staged?.ok ? await checkAccountReferences(ctx.read, staged.data) : [];
+    const contract = staged?.ok ? await findNamedBusinessContract(ctx.read, staged.data) : null;
     await ctx.store.handle(
       streamId,
       accountImportProcessDecider,
@@ -81,6 +83,7 @@ export async function processAccount(
         operationsTeamExists: await ctx.read.operationsTeamExists(request.operationsTeamName),
         supplierStatus: supplier.status,
         referenceErrors,
+        businessContract: contract && { identifier: contract.contractIdentifier, platformBusinessId: contract.platformBusinessId },
         platformAccountNumber,
         now: ctx.clock().toISOString(),
       },

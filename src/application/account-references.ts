@@ -1,6 +1,8 @@
 import type { AccountPayload } from '../domain/account-import-process/account-payload.js';
 import type { FieldError } from '../domain/errors.js';
 import type { ReadModels } from '../queries/read-models.js';
+import { businessContractReferenceCheck } from './business-contract-references.js';
+import { tariffCodeReferenceCheck } from './tariff-code-references.js';
 
 /**
  * A check of what an account payload refers to outside itself (products,
@@ -11,7 +13,7 @@ import type { ReadModels } from '../queries/read-models.js';
 export type AccountReferenceCheck = (read: ReadModels, payload: AccountPayload) => Promise<FieldError[]>;
 
 /** Every reference check, run by validate-account, stage and process. */
-export const accountReferenceChecks: readonly AccountReferenceCheck[] = [];
+export const accountReferenceChecks: readonly AccountReferenceCheck[] = [businessContractReferenceCheck, tariffCodeReferenceCheck];
 
 export async function checkAccountReferences(read: ReadModels, payload: AccountPayload): Promise<FieldError[]> {
   const errors: FieldError[] = [];

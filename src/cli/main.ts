@@ -5,6 +5,7 @@ import { createLogger } from '../logger.js';
 import { runServer } from '../server.js';
 import { accountCommand } from './account-commands.js';
 import { apiKeyCommand, configCommand, supplierCommand, teamCommand } from './operator-commands.js';
+import { populateCommand } from './populate-commands.js';
 
 /** Exit codes: 0 success, 1 a rule refused the change (or a runtime failure), 2 bad usage or configuration. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
@@ -21,7 +22,7 @@ export function buildProgram(): Command {
       const config = loadConfig();
       await runServer(config, createLogger(config.LOG_LEVEL));
     });
-  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand()]) {
+  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand(), populateCommand()]) {
     program.addCommand(command.exitOverride().showHelpAfterError());
     for (const sub of command.commands) sub.exitOverride().showHelpAfterError();
   }

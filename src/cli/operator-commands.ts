@@ -9,6 +9,7 @@ import {
   setImportSupplierStatus,
   setServiceConfig,
 } from '../application/operator.js';
+import { effectiveConfigValue, serviceConfigSettings } from '../domain/service-config/service-config-settings.js';
 import { info, operatorActor, out, table, withLedger } from './context.js';
 
 const statusArgument = (value: string): ImportSupplierStatus => {
@@ -135,6 +136,13 @@ export function apiKeyCommand(): Command {
   return apiKey;
 }
 
+const configKey = (value: string): ServiceConfigKey => {
+  if (!(serviceConfigKeys as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`expected one of ${serviceConfigKeys.join(', ')}`);
+  }
+  return value as ServiceConfigKey;
+};
+
 const configValue = (value: string): number | null => {
   if (value === 'off') return null;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of at least 1, or off');
@@ -146,23 +154,21 @@ export function configCommand(): Command {
   config
     .command('set')
     .description('change a setting; takes effect on the server\'s next request')
-    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, (value: string): ServiceConfigKey => {
-      if (!(serviceConfigKeys as readonly string[]).includes(value)) {
-        throw new InvalidArgumentError(`expected one of ${serviceConfigKeys.join(', ')}`);
+    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, configKey)
+    .argument('<VALUE>', 'a whole number, or off (where the setting allows it)', configValue)
+    .action(async function (this: Command, key: ServiceConfigKey, value: number | null) {
+      if (value === null && !serviceConfigSettings[key].offAllowed) {
+        this.error(`error: ${key} cannot be turned off: expected a whole number of at least 1`, { exitCode: 2 });
       }
-      return value as ServiceConfigKey;
-    })
-    .argument('<VALUE>', 'a whole number, or off', configValue)
-    .action(async (key: ServiceConfigKey, value: number | null) => {
       const changed = await withLedger((ledger) => setServiceConfig(ledger, key, value, operatorActor()));
       info(changed ? `${key} = ${value ?? 'off'}` : `${key} was already ${value ?? 'off'}`);
     });
   config
     .command('get')
     .description('show a setting')
-    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`)
+    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, configKey)
     .action(async (key: ServiceConfigKey) => {
-      const value = await withLedger((ledger) => ledger.read.configValue(key));
+      const value = effectiveConfigValue(key, await withLedger((ledger) => ledger.read.configValue(key)));
       out(value === null ? 'off' : String(value));
     });
   return config;

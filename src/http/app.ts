@@ -10,7 +10,10 @@ import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
 import { accountImportProcessRoutes, PROCESS_PATH } from './routes/account-import-processes.js';
 import { accountStatusRoutes } from './routes/account-status.js';
+import { businessRoutes } from './routes/businesses.js';
 import { graphqlRoutes } from './routes/graphql.js';
+import { productRoutes } from './routes/products.js';
+import { supplyPointPopulateRoutes } from './routes/supply-point-populate.js';
 
 export interface AppDeps extends LedgerContext {
   readonly logger: Logger;
@@ -45,6 +48,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.use('*', tokenAuth(deps, deps.tokenSecret), jsonBody(deps.maxBodyBytes));
   api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
+  api.route('/', businessRoutes(deps));
+  api.route('/', productRoutes(deps));
+  api.route('/', supplyPointPopulateRoutes(deps));
   app.route('/v1/data-import', api);
 
   app.notFound((c) => errorResponse(c, new DomainError('not_found', 'Not found.')));

@@ -34,6 +34,7 @@ const statusByCode: Readonly<Record<string, ContentfulStatusCode>> = {
   not_found: 404,
   account_not_found: 404,
   import_process_does_not_exist: 404,
+  populate_batch_not_found: 404,
   method_not_allowed: 405,
   concurrency_conflict: 409,
   payload_too_large: 413,

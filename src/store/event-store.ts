@@ -27,6 +27,13 @@ export interface HandleOptions {
   readonly dryRun?: boolean;
 }
 
+/** One command of `handleMany`: the stream it is decided on and the decider that decides it. */
+export interface StreamCommand<C, E extends LedgerEvent, S> {
+  readonly streamId: string;
+  readonly decider: Decider<C, E, S>;
+  readonly command: C;
+}
+
 export interface HandleResult<E extends LedgerEvent, S> {
   readonly events: readonly StoredEvent<E>[];
   readonly state: S;
@@ -61,6 +68,19 @@ export interface EventStore {
     command: C,
     options: HandleOptions,
   ): Promise<HandleResult<E, S>>;
+  /**
+   * Several commands, each on its own stream, as one atomic unit: the guards
+   * are checked, then every command in order is handled as `handle` would
+   * (read, fold, decide, append, project), all in one transaction. Any error
+   * (a DomainError from a `decide`, a ConcurrencyError) leaves nothing of any
+   * of them written. A stream may appear more than once: each command sees
+   * the events of the commands before it. `dryRun` rolls the whole unit back.
+   * Results come in the order of `commands`.
+   */
+  handleMany<C, E extends LedgerEvent, S>(
+    commands: readonly StreamCommand<C, E, S>[],
+    options: HandleOptions,
+  ): Promise<HandleResult<E, S>[]>;
   /** The whole log in global order, from after `position`. */
   readAll(after: number, limit: number): Promise<readonly StoredEvent<LedgerEvent>[]>;
   /** Whether the log holds any event at all. */

@@ -1,24 +1,21 @@
 import type Database from 'better-sqlite3';
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import type { CommandMetadata, EventMetadata, StoredEvent } from '../../events/envelope.js';
-import { eventMetadataSchema } from '../../events/envelope.js';
-import { parseLedgerEvent, type LedgerEvent } from '../../events/registry.js';
+import type { LedgerEvent } from '../../events/registry.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
 import type { LedgerDb } from './database.js';
 import type { Decider } from './decider.js';
+import { toStoredEvent, type EventRow } from './event-stream.js';
 import { GroupCommitRunner } from './group-commit.js';
-import { ConcurrencyError, type EventStore, type HandleOptions, type HandleResult, type StreamGuard } from './event-store.js';
+import {
+  ConcurrencyError,
+  type EventStore,
+  type HandleOptions,
+  type HandleResult,
+  type StreamCommand,
+  type StreamGuard,
+} from './event-store.js';
 
-interface EventRow {
-  global_position: number;
-  stream_id: string;
-  stream_position: number;
-  type: string;
-  schema_version: number;
-  data: string;
-  metadata: string;
-  recorded_at: string;
-}
 
 export interface SqliteEventStoreOptions {
   readonly sqlite: Database.Database;
@@ -132,6 +129,32 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
+  /** One unit of work for the runner, so all the commands commit or roll back together. */
+  async handleMany<C, E extends LedgerEvent, S>(
+    commands: readonly StreamCommand<C, E, S>[],
+    options: HandleOptions,
+  ): Promise<HandleResult<E, S>[]> {
+    const run = (): HandleResult<E, S>[] => {
+      this.checkGuards(options.guards ?? []);
+      const results = commands.map(({ streamId, decider, command }) => {
+        const history = this.readStreamSync(streamId).map((stored) => stored.event as E);
+        const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
+        const newEvents = decider.decide(command, state);
+        const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<E>[];
+        const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
+        return { events: stored, state: next, streamVersion: history.length + newEvents.length };
+      });
+      if (options.dryRun) throw new DryRunRollback(results);
+      return results;
+    };
+    try {
+      return await this.runner.run(run);
+    } catch (error) {
+      if (error instanceof DryRunRollback) return error.result as HandleResult<E, S>[];
+      throw error;
+    }
+  }
+
   private checkGuards(guards: readonly StreamGuard[]): void {
     for (const guard of guards) {
       const actual = this.versionSync(guard.streamId);
@@ -210,15 +233,4 @@ export function applyRowProjection(db: LedgerDb, projection: AnyRowProjection, s
   } else {
     db.insert(projection.table).values(next).run();
   }
-}
-
-function toStoredEvent(row: EventRow): StoredEvent<LedgerEvent> {
-  return {
-    globalPosition: row.global_position,
-    streamId: row.stream_id,
-    streamPosition: row.stream_position,
-    event: parseLedgerEvent(row.type, row.schema_version, JSON.parse(row.data)),
-    metadata: eventMetadataSchema.parse(JSON.parse(row.metadata)),
-    recordedAt: row.recorded_at,
-  };
 }

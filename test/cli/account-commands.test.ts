@@ -4,6 +4,7 @@ import { validateAccountPayload, type AccountPayload } from '../../src/domain/ac
 import { DomainError } from '../../src/domain/errors.js';
 import { openLedger } from '../../src/ledger.js';
 import { SUPPLIER, TEAM, loadExample, operator, tempDatabaseFile } from '../support/ledger.js';
+import { createExampleProducts } from '../support/products.js';
 import { CLI_TEST_TIMEOUT_MS, expectedOperatorActor, readDatabase, runCli, storedEvents } from './run-cli.js';
 
 const PROCESSED = 'LEG-CLI-PROCESSED';
@@ -36,6 +37,7 @@ describe('import-ledger account', () => {
     expect(await runCli(db.file, ['team', 'create', TEAM])).toMatchObject({ code: 0 });
     const ledger = openLedger(db.file);
     try {
+      await createExampleProducts(ledger); // the products the example's agreements name
       for (const ext of [PROCESSED, STILL_PENDING, STAGED_ONLY, TO_SKIP]) await stageAccount(ledger, domesticAccount(ext), operator);
       for (const ext of [PROCESSED, STILL_PENDING]) {
         await processAccount(ledger, { importSupplier: SUPPLIER, externalAccountNumber: ext, operationsTeamName: TEAM, dryRun: false }, operator);

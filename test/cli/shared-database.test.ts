@@ -5,6 +5,7 @@ import { obtainToken } from '../../src/application/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { openLedger, type Ledger } from '../../src/ledger.js';
 import { SUPPLIER, TEAM, TOKEN_SECRET, loadExample, operator, tempDatabaseFile } from '../support/ledger.js';
+import { createExampleProducts } from '../support/products.js';
 import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
 
 /**
@@ -24,6 +25,7 @@ describe('the CLI and a running app on the same database', () => {
     ledger = openLedger(db.file);
     await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
     await createOperationsTeam(ledger, TEAM, operator);
+    await createExampleProducts(ledger); // the products the example's agreements name
     const created = await createApiKey(ledger, { suppliers: [SUPPLIER], label: 'shared database test' }, operator);
     keyId = created.keyId;
     app = createApp({

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { markAccountToSkip } from '../../src/application/account-import-processes.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
+import { createBusinessWithContract } from '../support/business.js';
 import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
 import { SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
@@ -41,6 +42,8 @@ let token: string;
 beforeEach(async () => {
   api = await createTestApi();
   token = await accessToken(api, api.key);
+  // The business example links to this contract (spec 1.5): it must exist before the account is validated.
+  await createBusinessWithContract(api.ledger);
 });
 
 afterEach(() => {

@@ -8,6 +8,7 @@ import { randomIds } from '../../src/application/context.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
 import { createApp } from '../../src/http/app.js';
 import { openLedger, type Ledger } from '../../src/ledger.js';
+import { createExampleProducts } from './products.js';
 
 export const SUPPLIER = 'LEGACY_ENERGIE';
 export const OTHER_SUPPLIER = 'OTHER_SUPPLIER';
@@ -68,13 +69,19 @@ export interface TestApi extends TestLedger {
   get(path: string, token: string): Promise<Response>;
 }
 
-/** The real app over a temp-file database, with two suppliers, a team and one key for each supplier. */
-export async function createTestApi(options: { maxBodyBytes?: number; ids?: IdGenerator } = {}): Promise<TestApi> {
+/**
+ * The real app over a temp-file database, with two suppliers, a team, one key for each supplier
+ * and (unless `exampleProducts: false`) the products of products.json that the account examples name.
+ */
+export async function createTestApi(
+  options: { maxBodyBytes?: number; ids?: IdGenerator; exampleProducts?: boolean } = {},
+): Promise<TestApi> {
   const base = createTestLedger(options);
   const { ledger } = base;
   await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
   await createImportSupplier(ledger, { code: OTHER_SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
   await createOperationsTeam(ledger, TEAM, operator);
+  if (options.exampleProducts !== false) await createExampleProducts(ledger);
   const { key, keyId } = await createApiKey(ledger, { suppliers: [SUPPLIER], label: 'test' }, operator);
   const other = await createApiKey(ledger, { suppliers: [OTHER_SUPPLIER], label: 'other' }, operator);
   const app = createApp({

@@ -27,6 +27,13 @@ export interface ProcessAccount extends AccountRef {
   readonly supplierStatus: ImportSupplierStatus;
   /** Fact: what the staged payload refers to that does not exist (products, business contracts, ...). */
   readonly referenceErrors: readonly FieldError[];
+  /**
+   * Fact: the business contract the staged payload's `business.business_contract_identifier`
+   * names, as found among the supplier's businesses (spec 1.5). Absent or null when the
+   * payload names none; a name that was not found is a `business_contract_not_found` in
+   * `referenceErrors` instead.
+   */
+  readonly businessContract?: { readonly identifier: string; readonly platformBusinessId: number } | null;
   /** Generated outside the decider (`A-` + 8 uppercase hex digits); uniqueness is enforced by the projection. */
   readonly platformAccountNumber: string;
 }

@@ -84,6 +84,12 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
         platformAccountNumber: command.platformAccountNumber,
         operationsTeamName: command.operationsTeamName,
         processedAt: command.now,
+        ...(command.businessContract
+          ? {
+              businessContractIdentifier: command.businessContract.identifier,
+              platformBusinessId: command.businessContract.platformBusinessId,
+            }
+          : {}),
       },
     },
   ];

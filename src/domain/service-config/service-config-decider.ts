@@ -2,6 +2,7 @@ import type { ServiceConfigEvent, ServiceConfigKey } from '../../../events/servi
 import type { Decider } from '../../store/decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
+import { serviceConfigSettings } from './service-config-settings.js';
 
 export type ServiceConfigCommand = {
   readonly type: 'SetServiceConfig';
@@ -16,8 +17,13 @@ export type ServiceConfigState = ReadonlyMap<ServiceConfigKey, number | null>;
 function decide(command: ServiceConfigCommand, state: ServiceConfigState): ServiceConfigEvent[] {
   switch (command.type) {
     case 'SetServiceConfig':
-      if (command.value !== null && (!Number.isSafeInteger(command.value) || command.value < 1)) {
-        throw new DomainError('invalid_config_value', `${command.key} must be a whole number of at least 1, or off.`);
+      if (
+        command.value === null
+          ? !serviceConfigSettings[command.key].offAllowed
+          : !Number.isSafeInteger(command.value) || command.value < 1
+      ) {
+        const orOff = serviceConfigSettings[command.key].offAllowed ? ', or off' : ' (it cannot be turned off)';
+        throw new DomainError('invalid_config_value', `${command.key} must be a whole number of at least 1${orOff}.`);
       }
       if ((state.get(command.key) ?? null) === command.value) return [];
       return [

@@ -11,6 +11,7 @@ import { openLedger } from '../../../src/ledger.js';
 import { replayProjections } from '../../../src/store/projection-replay.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../../src/application/operator.js';
 import { createTestLedger, loadExample, operator, tempDatabaseFile, type TestLedger } from '../../support/ledger.js';
+import { createExampleProducts } from '../../support/products.js';
 
 const SUPPLIER = 'LEGACY_ENERGIE';
 const ACCOUNTS = ['LEG-1', 'LEG-2', 'LEG-3'] as const;
@@ -95,6 +96,7 @@ describe('account import process lifecycle (property)', () => {
         try {
           await createImportSupplier(t.ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
           await createOperationsTeam(t.ledger, 'Migrations', operator);
+          await createExampleProducts(t.ledger); // process checks the agreements' tariff codes
           await createApiKey(t.ledger, { suppliers: [SUPPLIER], label: null }, operator);
           for (const cmd of commands) await run(t, cmd);
 

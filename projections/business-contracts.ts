@@ -1,0 +1,61 @@
+import { index, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { defineProjection } from './projection.js';
+
+/**
+ * One row per business contract: which business of the import supplier holds
+ * each contract identifier. Read by the contract-uniqueness check of business/
+ * and by the account check of `business.business_contract_identifier`.
+ *
+ * The primary key (supplier, contract identifier) is the uniqueness rule
+ * itself. The row key used by the projection also names the business, so a
+ * second business claiming a taken identifier (two concurrent requests that
+ * both checked before either committed) is an insert that violates the
+ * primary key: the transaction rolls back and the command is retried on fresh
+ * facts, instead of silently overwriting the first owner.
+ */
+export const businessContracts = sqliteTable(
+  'business_contracts',
+  {
+    importSupplier: text('import_supplier').notNull(),
+    contractIdentifier: text('contract_identifier').notNull(),
+    externalBusinessIdentifier: text('external_business_identifier').notNull(),
+    validFromDate: text('valid_from_date'),
+    addedAt: text('added_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.importSupplier, t.contractIdentifier] }),
+    index('business_contracts_business_idx').on(t.importSupplier, t.externalBusinessIdentifier),
+  ],
+);
+export type BusinessContractRow = typeof businessContracts.$inferSelect;
+
+export const businessContractsProjection = defineProjection<typeof businessContracts, BusinessContractRow>({
+  name: 'business_contracts',
+  version: 1,
+  table: businessContracts,
+  handles: ['BusinessContractAdded'],
+  keyOf: ({ event }) =>
+    event.type === 'BusinessContractAdded'
+      ? {
+          importSupplier: event.data.importSupplier,
+          contractIdentifier: event.data.identifier,
+          externalBusinessIdentifier: event.data.externalBusinessIdentifier,
+        }
+      : null,
+  evolve(row, { event }) {
+    switch (event.type) {
+      case 'BusinessContractAdded': {
+        const validFrom = event.data.contract['valid_from_date'];
+        return {
+          importSupplier: event.data.importSupplier,
+          contractIdentifier: event.data.identifier,
+          externalBusinessIdentifier: event.data.externalBusinessIdentifier,
+          validFromDate: typeof validFrom === 'string' ? validFrom : null,
+          addedAt: event.data.addedAt,
+        };
+      }
+      default:
+        return row;
+    }
+  },
+});

@@ -1,0 +1,53 @@
+import { integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { defineProjection } from './projection.js';
+
+/**
+ * One row per business created through business/ (spec 4.4): what the
+ * uniqueness answer (the existing id) and the account-to-contract link read.
+ * `platform_business_id` is the global position of the BusinessCreated event,
+ * so a rebuild from the log gives every business the same id again.
+ */
+export const businesses = sqliteTable(
+  'businesses',
+  {
+    importSupplier: text('import_supplier').notNull(),
+    externalBusinessIdentifier: text('external_business_identifier').notNull(),
+    platformBusinessId: integer('platform_business_id').notNull(),
+    businessType: text('business_type').notNull(),
+    companyName: text('company_name').notNull(),
+    siret: text('siret').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.importSupplier, t.externalBusinessIdentifier] }),
+    uniqueIndex('businesses_platform_business_id_unique').on(t.platformBusinessId),
+  ],
+);
+export type BusinessRow = typeof businesses.$inferSelect;
+
+export const businessesProjection = defineProjection<typeof businesses, BusinessRow>({
+  name: 'businesses',
+  version: 1,
+  table: businesses,
+  handles: ['BusinessCreated'],
+  keyOf: ({ event }) =>
+    event.type === 'BusinessCreated'
+      ? { importSupplier: event.data.importSupplier, externalBusinessIdentifier: event.data.externalBusinessIdentifier }
+      : null,
+  evolve(row, { event, globalPosition }) {
+    switch (event.type) {
+      case 'BusinessCreated':
+        return {
+          importSupplier: event.data.importSupplier,
+          externalBusinessIdentifier: event.data.externalBusinessIdentifier,
+          platformBusinessId: globalPosition,
+          businessType: event.data.business.business_type,
+          companyName: event.data.business.company_name,
+          siret: event.data.business.siret,
+          createdAt: event.data.createdAt,
+        };
+      default:
+        return row;
+    }
+  },
+});

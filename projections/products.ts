@@ -1,0 +1,72 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { applyRatesAdded, productMarkets, type ProductParams, type ProductRate } from '../events/product.js';
+import { defineProjection } from './projection.js';
+
+/**
+ * The shared product catalogue: one row per product code with its fixed
+ * attributes and its whole rate timeline. The rates are one JSON column
+ * because a RatesAdded event touches several rates at once (it appends some
+ * and closes others) while a row projection touches one row per event; every
+ * read and check wants a product's rates together anyway. Each rate has its
+ * number, band key and band, unit type, valid_from and valid_to (UTC
+ * midnights, valid_to null for the latest of a band) and price (a decimal
+ * string), in the order added.
+ */
+export const products = sqliteTable('products', {
+  code: text('code').primaryKey(),
+  marketName: text('market_name', { enum: productMarkets }).notNull(),
+  fullName: text('full_name').notNull(),
+  displayName: text('display_name').notNull(),
+  description: text('description'),
+  notes: text('notes'),
+  brand: text('brand'),
+  availableFromDate: text('available_from_date').notNull(),
+  isHidden: integer('is_hidden', { mode: 'boolean' }),
+  params: text('params', { mode: 'json' }).$type<ProductParams>().notNull(),
+  rates: text('rates', { mode: 'json' }).$type<ProductRate[]>().notNull(),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+export type ProductRow = typeof products.$inferSelect;
+
+export const productsProjection = defineProjection<typeof products, ProductRow>({
+  name: 'products',
+  version: 1,
+  table: products,
+  handles: ['ProductCreated', 'RatesAdded'],
+  keyOf({ event }) {
+    switch (event.type) {
+      case 'ProductCreated':
+      case 'RatesAdded':
+        return { code: event.data.code };
+      default:
+        return null;
+    }
+  },
+  evolve(row, { event }) {
+    switch (event.type) {
+      case 'ProductCreated':
+        return (
+          row ?? {
+            code: event.data.code,
+            marketName: event.data.marketName,
+            fullName: event.data.fullName,
+            displayName: event.data.displayName,
+            description: event.data.description,
+            notes: event.data.notes,
+            brand: event.data.brand,
+            availableFromDate: event.data.availableFromDate,
+            isHidden: event.data.isHidden,
+            params: event.data.params,
+            rates: [],
+            createdAt: event.data.createdAt,
+            updatedAt: event.data.createdAt,
+          }
+        );
+      case 'RatesAdded':
+        return row && { ...row, rates: applyRatesAdded(row.rates, event), updatedAt: event.data.addedAt };
+      default:
+        return row;
+    }
+  },
+});

@@ -1,0 +1,56 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { defineProjection } from './projection.js';
+
+/**
+ * The supply point records fetched from the network operators, one row per
+ * (supply type, identifier): a supply point imported again (by a later batch)
+ * is refreshed in place, never duplicated. `details` is the operator's JSON
+ * object as it was returned (meter, contract and any other details).
+ */
+export const supplyPoints = sqliteTable(
+  'supply_points',
+  {
+    supplyType: text('supply_type', { enum: ['ELECTRICITY', 'GAS'] }).notNull(),
+    identifier: text('identifier').notNull(),
+    customerCategory: text('customer_category').notNull(),
+    addressLine1: text('address_line1').notNull(),
+    addressPostcode: text('address_postcode').notNull(),
+    addressCity: text('address_city').notNull(),
+    details: text('details', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    lastBatchId: text('last_batch_id').notNull(),
+    importCount: integer('import_count').notNull(),
+    firstImportedAt: text('first_imported_at').notNull(),
+    lastImportedAt: text('last_imported_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.supplyType, t.identifier] })],
+);
+export type SupplyPointRow = typeof supplyPoints.$inferSelect;
+
+export const supplyPointsProjection = defineProjection<typeof supplyPoints, SupplyPointRow>({
+  name: 'supply_points',
+  version: 1,
+  table: supplyPoints,
+  handles: ['SupplyPointImported'],
+  keyOf: ({ event }) =>
+    event.type === 'SupplyPointImported' ? { supplyType: event.data.supplyType, identifier: event.data.identifier } : null,
+  evolve(row, { event }) {
+    switch (event.type) {
+      case 'SupplyPointImported':
+        return {
+          supplyType: event.data.supplyType,
+          identifier: event.data.identifier,
+          customerCategory: event.data.customerCategory,
+          addressLine1: event.data.address.line1,
+          addressPostcode: event.data.address.postcode,
+          addressCity: event.data.address.city,
+          details: event.data.details,
+          lastBatchId: event.data.batchId,
+          importCount: (row?.importCount ?? 0) + 1,
+          firstImportedAt: row?.firstImportedAt ?? event.data.importedAt,
+          lastImportedAt: event.data.importedAt,
+        };
+      default:
+        return row;
+    }
+  },
+});

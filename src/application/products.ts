@@ -1,0 +1,46 @@
+import { productStreamId } from '../../events/product.js';
+import { productDraftFrom } from '../domain/product/commands.js';
+import { productDecider } from '../domain/product/decider.js';
+import type { ProductPayload } from '../domain/product/product-payload.js';
+import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+
+/** What products/ reports for each product of the request, in request order. */
+export interface ProductImportOutcome {
+  readonly code: string;
+  /** True when the code was new and the product was created; false when rates were added to an existing one. */
+  readonly created: boolean;
+  /** Rates appended by this request (rates already stored identically are not counted). */
+  readonly ratesAdded: number;
+}
+
+/**
+ * Creates the new products and appends the new rates of the existing ones
+ * (spec 4.3), all or nothing: one command per product, every product stream
+ * in one transaction, so one refused product or rate leaves nothing written.
+ * A dry run (validate-products/) runs exactly the same path and rolls back.
+ * Products are the platform's shared catalogue: no import supplier is involved.
+ */
+export async function importProducts(
+  ctx: LedgerContext,
+  products: readonly ProductPayload[],
+  actor: Actor,
+  options: { dryRun: boolean },
+): Promise<ProductImportOutcome[]> {
+  const now = ctx.clock().toISOString();
+  const results = await ctx.store.handleMany(
+    products.map((payload, index) => ({
+      streamId: productStreamId(payload.code),
+      decider: productDecider,
+      command: { type: 'ImportProduct' as const, index, product: productDraftFrom(payload), now },
+    })),
+    { metadata: commandMetadata(ctx, actor), dryRun: options.dryRun },
+  );
+  return results.map((result, index) => ({
+    code: products[index]!.code,
+    created: result.events.some((stored) => stored.event.type === 'ProductCreated'),
+    ratesAdded: result.events.reduce(
+      (count, stored) => count + (stored.event.type === 'RatesAdded' ? stored.event.data.rates.length : 0),
+      0,
+    ),
+  }));
+}

@@ -1,0 +1,144 @@
+import type { CommandMetadata } from '../../events/envelope.js';
+import {
+  supplyPointPopulateBatchStreamId,
+  supplyPointPopulateRequestStreamId,
+  type SupplyPointPopulateRequestEvent,
+} from '../../events/supply-point-populate.js';
+import { populateBatchDecider } from '../domain/supply-point/populate-batch-decider.js';
+import type { PopulateRequest } from '../domain/supply-point/populate-request.js';
+import {
+  populateRequestDecider,
+  type OperatorAddress,
+  type PopulateRequestCommand,
+  type PopulateRequestRef,
+} from '../domain/supply-point/populate-request-decider.js';
+import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+
+/**
+ * Records a populate batch and one request per identifier, in one
+ * transaction, and returns its id. Nothing is fetched here: the worker takes
+ * the requests from the queue afterwards.
+ */
+export async function createPopulateBatch(
+  ctx: LedgerContext,
+  input: { readonly request: PopulateRequest; readonly importSuppliers: readonly string[] },
+  actor: Actor,
+): Promise<{ batchId: string }> {
+  const batchId = ctx.ids.uuid();
+  await ctx.store.handle(
+    supplyPointPopulateBatchStreamId(batchId),
+    populateBatchDecider,
+    {
+      type: 'CreatePopulateBatch',
+      batchId,
+      customerCategory: input.request.customer_category,
+      importSuppliers: [...new Set(input.importSuppliers)].sort(),
+      prmIds: input.request.prm_ids,
+      pceIds: input.request.pce_ids,
+      now: ctx.clock().toISOString(),
+    },
+    { metadata: commandMetadata(ctx, actor) },
+  );
+  return { batchId };
+}
+
+/** Worker events are correlated with their batch, so an auditor can follow one batch through the log. */
+function workerMetadata(ctx: LedgerContext, actor: Actor, batchId: string): CommandMetadata {
+  return { actor: actor.actor, requestId: actor.requestId, correlationId: batchId, causationId: ctx.ids.uuid() };
+}
+
+async function handleRequest(
+  ctx: LedgerContext,
+  command: PopulateRequestCommand,
+  actor: Actor,
+): Promise<readonly SupplyPointPopulateRequestEvent[]> {
+  const { batchId, sequence } = command.request;
+  const result = await ctx.store.handle(supplyPointPopulateRequestStreamId(batchId, sequence), populateRequestDecider, command, {
+    metadata: workerMetadata(ctx, actor, batchId),
+  });
+  return result.events.map((stored) => stored.event);
+}
+
+/**
+ * Takes a due request for one attempt. Errors it instead when its last
+ * attempt was lost with a worker that died. Throws
+ * `populate_request_claimed`/`_finished`/`_not_due` when another worker got
+ * there first.
+ */
+export async function claimPopulateRequest(
+  ctx: LedgerContext,
+  request: PopulateRequestRef,
+  options: { readonly leaseMs: number; readonly maxAttempts: number },
+  actor: Actor,
+): Promise<{ kind: 'claimed'; attempt: number } | { kind: 'errored'; attempt: number; reason: string }> {
+  const now = ctx.clock();
+  const [event] = await handleRequest(
+    ctx,
+    {
+      type: 'ClaimPopulateRequest',
+      request,
+      now: now.toISOString(),
+      leaseExpiresAt: new Date(now.getTime() + options.leaseMs).toISOString(),
+      maxAttempts: options.maxAttempts,
+    },
+    actor,
+  );
+  if (event?.type === 'SupplyPointPopulateRequestErrored') {
+    return { kind: 'errored', attempt: event.data.attempt, reason: event.data.reason };
+  }
+  if (event?.type !== 'SupplyPointPopulateRequestClaimed') throw new Error(`unexpected claim outcome: ${event?.type}`);
+  return { kind: 'claimed', attempt: event.data.attempt };
+}
+
+/** What came of one attempt, as the worker saw it. */
+export type PopulateOutcome =
+  | {
+      readonly kind: 'found';
+      readonly customerCategory: string;
+      readonly address: OperatorAddress;
+      readonly details: Readonly<Record<string, unknown>>;
+    }
+  | { readonly kind: 'transient'; readonly reason: string; readonly retryAt: string; readonly maxAttempts: number }
+  | { readonly kind: 'refused'; readonly reason: string }
+  | { readonly kind: 'released'; readonly reason: string };
+
+/** Records the outcome of attempt `attempt`; returns the event written (the request's new state). */
+export async function recordPopulateOutcome(
+  ctx: LedgerContext,
+  request: PopulateRequestRef,
+  attempt: number,
+  outcome: PopulateOutcome,
+  actor: Actor,
+): Promise<SupplyPointPopulateRequestEvent | undefined> {
+  const now = ctx.clock().toISOString();
+  const command: PopulateRequestCommand = ((): PopulateRequestCommand => {
+    switch (outcome.kind) {
+      case 'found':
+        return {
+          type: 'RecordSupplyPointFound',
+          request,
+          attempt,
+          customerCategory: outcome.customerCategory,
+          address: outcome.address,
+          details: outcome.details,
+          now,
+        };
+      case 'transient':
+        return {
+          type: 'RecordPopulateAttemptFailed',
+          request,
+          attempt,
+          reason: outcome.reason,
+          retryAt: outcome.retryAt,
+          maxAttempts: outcome.maxAttempts,
+          now,
+        };
+      case 'refused':
+        return { type: 'RecordPopulateRequestRefused', request, attempt, reason: outcome.reason, now };
+      case 'released':
+        return { type: 'ReleasePopulateRequest', request, attempt, reason: outcome.reason, now };
+    }
+  })();
+  const [event] = await handleRequest(ctx, command, actor);
+  return event;
+}

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { core } from 'zod';
+import { contractSchema } from '../account-import-process/account-payload-contracts.js';
+import { isValidSiret } from '../account-import-process/identifiers.js';
+import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
+import type { FieldError } from '../errors.js';
+import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+
+/**
+ * The business-create payload (spec 2.4, contracts 2.3). Pure: whether the
+ * named products exist and whether a contract identifier is already taken by
+ * another business are looked-up facts, checked by the business decider.
+ * Unknown fields are dropped, as on every payload of this API (spec 2.1).
+ */
+
+export const DUPLICATE_CONTRACT_IDENTIFIERS = 'duplicate_contract_identifiers';
+export const VERSION_BEFORE_VALID_FROM = 'version_applicable_before_contract_valid_from';
+export const DUPLICATE_DETAIL_KEYS = 'children_with_duplicate_values';
+
+type Ctx = core.$RefinementCtx<unknown>;
+
+const siret = () =>
+  z.string().refine(isValidSiret, {
+    message: 'Not a valid SIRET: expected 14 digits passing the Luhn check.',
+    params: { code: 'invalid_siret' },
+  });
+
+/** A version cannot apply before the contract itself is valid. Dates are valid ISO dates, so strings compare as dates. */
+function checkVersionDates(contract: z.output<typeof contractSchema>, ctx: Ctx): void {
+  contract.versions.forEach((version, index) => {
+    if (version.applicable_at_date < contract.valid_from_date) {
+      addDomainIssue(
+        ctx,
+        VERSION_BEFORE_VALID_FROM,
+        `applicable_at_date ${version.applicable_at_date} is before the contract's valid_from_date ${contract.valid_from_date}.`,
+        ['versions', index, 'applicable_at_date'],
+      );
+    }
+  });
+}
+
+/**
+ * Runs the date rule as soon as valid_from_date and every applicable_at_date are
+ * valid, even when some term of the contract is broken (its errors are reported
+ * alongside).
+ */
+const whenDatesClean = {
+  when: (payload: core.ParsePayload): boolean => {
+    const value = payload.value as { valid_from_date?: unknown; versions?: unknown } | null;
+    if (typeof value !== 'object' || value === null || typeof value.valid_from_date !== 'string') return false;
+    if (!Array.isArray(value.versions)) return false;
+    if (!value.versions.every((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)['applicable_at_date'] === 'string')) {
+      return false;
+    }
+    return !payload.issues.some((issue) => {
+      const path = issue.path ?? [];
+      if (path.length === 0) return true;
+      if (path[0] === 'valid_from_date') return true;
+      if (path[0] !== 'versions') return false;
+      return path.length <= 2 || path[2] === 'applicable_at_date';
+    });
+  },
+};
+
+export const businessContractSchema = contractSchema.superRefine(checkVersionDates, whenDatesClean);
+
+/** Every later contract whose identifier repeats an earlier one's. */
+function checkContractIdentifiersUnique(contracts: readonly { identifier: string }[], ctx: Ctx): void {
+  const seen = new Set<string>();
+  contracts.forEach((contract, index) => {
+    if (seen.has(contract.identifier)) {
+      addDomainIssue(ctx, DUPLICATE_CONTRACT_IDENTIFIERS, `Contract identifier ${contract.identifier} appears more than once.`, [
+        index,
+        'identifier',
+      ]);
+    }
+    seen.add(contract.identifier);
+  });
+}
+
+/** Every later detail whose key repeats an earlier one's. */
+function checkDetailKeysUnique(details: readonly { key: string }[], ctx: Ctx): void {
+  const seen = new Set<string>();
+  details.forEach((detail, index) => {
+    if (seen.has(detail.key)) addDomainIssue(ctx, DUPLICATE_DETAIL_KEYS, `Detail key ${detail.key} appears more than once.`, [index, 'key']);
+    seen.add(detail.key);
+  });
+}
+
+/** Identifiers are compared only once each one is valid; the other contracts' errors are reported alongside. */
+const whenIdentifiersClean = {
+  when: (payload: core.ParsePayload): boolean =>
+    Array.isArray(payload.value) &&
+    payload.value.every((c) => typeof c === 'object' && c !== null && typeof (c as Record<string, unknown>)['identifier'] === 'string') &&
+    !payload.issues.some((issue) => {
+      const path = issue.path ?? [];
+      return path.length <= 1 || path[1] === 'identifier';
+    }),
+};
+
+export const businessSchema = z.object({
+  business_type: requiredText(64),
+  company_name: requiredText(255),
+  siret: siret(),
+  details: z
+    .array(z.object({ key: requiredText(), value: z.string() }))
+    .superRefine(checkDetailKeysUnique, whenClean([]))
+    .optional(),
+  business_contracts: z.array(businessContractSchema).superRefine(checkContractIdentifiersUnique, whenIdentifiersClean),
+});
+
+export const businessPayloadSchema = z.object({
+  import_supplier_code: requiredText(64),
+  external_business_identifier: requiredText(128),
+  business: businessSchema,
+});
+
+export type BusinessPayload = z.output<typeof businessPayloadSchema>;
+export type BusinessContract = BusinessPayload['business']['business_contracts'][number];
+
+export type BusinessPayloadValidation = { ok: true; data: BusinessPayload } | { ok: false; errors: FieldError[] };
+
+/** Parses a business-create payload; on failure every problem found is returned as a FieldError. */
+export function validateBusinessPayload(input: unknown): BusinessPayloadValidation {
+  const result = businessPayloadSchema.safeParse(input, { reportInput: true });
+  if (result.success) return { ok: true, data: result.data };
+  return { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };
+}

@@ -1,0 +1,95 @@
+import type { BusinessEvent } from '../../../events/business.js';
+import type { Decider } from '../../store/decider.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError, type FieldError } from '../errors.js';
+import { contractIdentifierReferences, productCodeReferences } from './business-references.js';
+import type { BusinessCommand, CreateBusiness } from './commands.js';
+import { evolveBusiness, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
+
+/** The top-level code of every 400 about the business payload, its rules and what it refers to. */
+export const BUSINESS_FAILED_VALIDATION = 'business_failed_validation';
+
+export const businessFailedValidation = (errors: readonly FieldError[]) =>
+  new DomainError(BUSINESS_FAILED_VALIDATION, 'Business data could not be validated.', { errors });
+
+/** Spec 2.4: "uniqueness is established by the external business identifier combined with key attributes such as name, number and type". */
+export const KEY_ATTRIBUTES: readonly (keyof BusinessKeyAttributes)[] = ['company_name', 'siret', 'business_type'];
+
+function alreadyExists(command: CreateBusiness, differing: readonly (keyof BusinessKeyAttributes)[]): DomainError {
+  const { external_business_identifier: ext, import_supplier_code: supplier } = command.payload;
+  return new DomainError(
+    'business_already_exists',
+    `Business ${ext} of import supplier ${supplier} already exists with different key attributes (${differing.join(', ')}).`,
+    {
+      errors: differing.map((attribute) => ({
+        detail: `Business ${ext} already exists with a different ${attribute}.`,
+        code: 'business_already_exists',
+        attr: `business.${attribute}`,
+      })),
+    },
+  );
+}
+
+/** What the payload refers to that the facts say does not exist, or is taken. */
+function referenceErrors(command: CreateBusiness): FieldError[] {
+  const taken = new Set(command.takenContractIdentifiers);
+  const products = new Set(command.existingProductCodes);
+  const supplier = command.payload.import_supplier_code;
+  const contractErrors = contractIdentifierReferences(command.payload)
+    .filter((ref) => taken.has(ref.value))
+    .map((ref) => ({
+      detail: `A business contract with identifier ${ref.value} already exists for import supplier ${supplier}.`,
+      code: 'contract_with_identifier_exists',
+      attr: ref.attr,
+    }));
+  const productErrors = productCodeReferences(command.payload)
+    .filter((ref) => !products.has(ref.value))
+    .map((ref) => ({ detail: `Product ${ref.value} does not exist.`, code: 'product_code_does_not_exist', attr: ref.attr }));
+  return [...contractErrors, ...productErrors];
+}
+
+function createBusiness(command: CreateBusiness, state: BusinessState): BusinessEvent[] {
+  const { payload } = command;
+  if (state.status === 'created') {
+    // The same business sent again is answered with the existing one; its contracts are not compared.
+    const differing = KEY_ATTRIBUTES.filter((attribute) => state.key[attribute] !== payload.business[attribute]);
+    if (differing.length === 0) return [];
+    throw alreadyExists(command, differing);
+  }
+  const errors = referenceErrors(command);
+  if (errors.length > 0) throw businessFailedValidation(errors);
+  const importSupplier = payload.import_supplier_code;
+  const externalBusinessIdentifier = payload.external_business_identifier;
+  const { business_contracts: contracts, ...business } = payload.business;
+  return [
+    { type: 'BusinessCreated', version: 1, data: { importSupplier, externalBusinessIdentifier, business, createdAt: command.now } },
+    ...contracts.map(
+      (contract): BusinessEvent => ({
+        type: 'BusinessContractAdded',
+        version: 1,
+        data: {
+          importSupplier,
+          externalBusinessIdentifier,
+          identifier: contract.identifier,
+          contract: contract as unknown as Record<string, unknown>,
+          addedAt: command.now,
+        },
+      }),
+    ),
+  ];
+}
+
+function decide(command: BusinessCommand, state: BusinessState): BusinessEvent[] {
+  switch (command.type) {
+    case 'CreateBusiness':
+      return createBusiness(command, state);
+    default:
+      return assertNever(command.type);
+  }
+}
+
+export const businessDecider: Decider<BusinessCommand, BusinessEvent, BusinessState> = {
+  decide,
+  evolve: evolveBusiness,
+  initialState: initialBusinessState,
+};

@@ -1,0 +1,75 @@
+import type { Band, ProductMarket, ProductParams, UnitType } from '../../../events/product.js';
+import { decimalString } from './decimal.js';
+import { bandOfRate } from './product-payload-rules.js';
+import type { ProductPayload } from './product-payload.js';
+
+/** A rate to add, from a validated payload. */
+export interface RateDraft {
+  /** Where the rate sits in its product's `rates` array, for error paths. */
+  readonly index: number;
+  readonly band: Band;
+  readonly unitType: UnitType;
+  /** `YYYY-MM-DD`. */
+  readonly validFromDate: string;
+  /** Decimal string (see decimal.ts). */
+  readonly pricePerUnit: string;
+}
+
+/** A product as a products/ request describes it. */
+export interface ProductDraft {
+  readonly code: string;
+  readonly marketName: ProductMarket;
+  readonly fullName: string;
+  readonly displayName: string;
+  readonly description: string | null;
+  readonly notes: string | null;
+  readonly brand: string | null;
+  readonly availableFromDate: string;
+  readonly isHidden: boolean | null;
+  readonly params: ProductParams;
+  readonly rates: readonly RateDraft[];
+}
+
+/**
+ * Create the product, or for an existing code add its new rates (spec 4.3):
+ * the one command of products/ and validate-products/, per product.
+ */
+export interface ImportProduct {
+  readonly type: 'ImportProduct';
+  /** Where the product sits in the request array: error attrs start with it (`0.rates.2.valid_from_date`). */
+  readonly index: number;
+  readonly product: ProductDraft;
+  /** ISO timestamp from the injected clock. */
+  readonly now: string;
+}
+
+export type ProductCommand = ImportProduct;
+
+export function productDraftFrom(payload: ProductPayload): ProductDraft {
+  const params = payload.params;
+  return {
+    code: payload.code,
+    marketName: payload.market_name,
+    fullName: payload.full_name,
+    displayName: payload.display_name,
+    description: payload.description ?? null,
+    notes: payload.notes ?? null,
+    brand: payload.brand ?? null,
+    availableFromDate: payload.available_from_date,
+    isHidden: payload.is_hidden ?? null,
+    params: {
+      segments: 'segments' in params ? (params.segments ?? null) : null,
+      isVariable: params.is_variable ?? null,
+      costStacking: params.cost_stacking ?? null,
+      nextProductCode: params.next_product_code ?? null,
+      isDefault: params.is_default ?? null,
+    },
+    rates: payload.rates.map((rate, index) => ({
+      index,
+      band: bandOfRate(rate),
+      unitType: rate.unit_type,
+      validFromDate: rate.valid_from_date,
+      pricePerUnit: decimalString(rate.price_per_unit),
+    })),
+  };
+}

@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import type { core } from 'zod';
+import { bandCategories, productMarkets, providerCalendars, tempClasses, unitTypes } from '../../../events/product.js';
+import { isoDate } from '../account-import-process/iso-dates.js';
+import { choice, requiredText, text, whenClean } from '../account-import-process/payload-fields.js';
+import type { FieldError } from '../errors.js';
+import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+import { decimalDigits, decimalString } from './decimal.js';
+import {
+  checkDistinctValidFrom,
+  checkElectricityBand,
+  checkGasBand,
+  checkUnitType,
+  minNotAboveMax,
+  type RateInput,
+} from './product-payload-rules.js';
+
+const MAX_NAME = 255;
+const MAX_TEXT = 4096;
+/** The platform's decimal fields hold up to 10 digits each side of the point. */
+const MAX_WHOLE_DIGITS = 10;
+const MAX_DECIMAL_PLACES = 10;
+
+/** 1-128 characters of `A-Z 0-9 _ -` (blank, max_length, invalid). */
+export function productCode() {
+  return z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Z0-9_-]+$/, { message: 'Product codes use only the characters A-Z, 0-9, _ and -.' });
+}
+
+/** A JSON number, finite and not negative, with at most 10 digits each side of the point. */
+function pricePerUnit() {
+  return z
+    .number()
+    .min(0, { message: 'Ensure this value is greater than or equal to 0.' })
+    .refine((value) => decimalDigits(decimalString(value)).whole <= MAX_WHOLE_DIGITS, {
+      message: `Ensure that there are no more than ${MAX_WHOLE_DIGITS} digits before the decimal point.`,
+      params: { code: 'max_whole_digits' },
+    })
+    .refine((value) => decimalDigits(decimalString(value)).fraction <= MAX_DECIMAL_PLACES, {
+      message: `Ensure that there are no more than ${MAX_DECIMAL_PLACES} decimal places.`,
+      params: { code: 'max_decimal_places' },
+    });
+}
+
+/** A field of the other market: refused rather than dropped, since it would silently change the rate's band. */
+function notAllowed(market: string) {
+  return z
+    .unknown()
+    .refine((value) => value === undefined, { message: `Only ${market} products have this field.`, params: { code: 'field_not_allowed' } })
+    .transform((): undefined => undefined)
+    .optional();
+}
+
+const bound = () => z.number().min(0, { message: 'Ensure this value is greater than or equal to 0.' });
+
+const electricityRateParams = z
+  .object({
+    provider_calendar: choice(providerCalendars),
+    temp_class: choice(tempClasses).optional(),
+    min_subscribed_max_power: bound().optional(),
+    max_subscribed_max_power: bound().optional(),
+    consumption_class_id: notAllowed('FRA_GAS'),
+    min_annual_consumption: notAllowed('FRA_GAS'),
+    max_annual_consumption: notAllowed('FRA_GAS'),
+    price_level: notAllowed('FRA_GAS'),
+  })
+  .superRefine(
+    minNotAboveMax('min_subscribed_max_power', 'max_subscribed_max_power'),
+    whenClean(['min_subscribed_max_power'], ['max_subscribed_max_power']),
+  );
+
+const gasRateParams = z
+  .object({
+    consumption_class_id: requiredText(32).optional(),
+    min_annual_consumption: bound().optional(),
+    max_annual_consumption: bound().optional(),
+    price_level: z.int().min(1).max(6).optional(),
+    provider_calendar: notAllowed('FRA_ELECTRICITY'),
+    temp_class: notAllowed('FRA_ELECTRICITY'),
+    min_subscribed_max_power: notAllowed('FRA_ELECTRICITY'),
+    max_subscribed_max_power: notAllowed('FRA_ELECTRICITY'),
+  })
+  .superRefine(
+    minNotAboveMax('min_annual_consumption', 'max_annual_consumption'),
+    whenClean(['min_annual_consumption'], ['max_annual_consumption']),
+  );
+
+function rateSchema<P extends z.ZodType>(params: P) {
+  return z
+    .object({
+      band_category: choice(bandCategories),
+      unit_type: choice(unitTypes),
+      valid_from_date: isoDate(),
+      price_per_unit: pricePerUnit(),
+      params,
+    })
+    .superRefine(checkUnitType, whenClean(['band_category'], ['unit_type']));
+}
+
+const electricityRate = rateSchema(electricityRateParams).superRefine(
+  checkElectricityBand,
+  whenClean(['band_category'], ['params', 'provider_calendar'], ['params', 'temp_class']),
+);
+const gasRate = rateSchema(gasRateParams).superRefine(checkGasBand, whenClean(['band_category'], ['params', 'price_level']));
+
+const flag = () => z.boolean().optional();
+
+const electricityProductParams = z.object({
+  segments: requiredText(32),
+  is_variable: flag(),
+  cost_stacking: flag(),
+  next_product_code: productCode().optional(),
+  is_default: flag(),
+});
+
+const gasProductParams = z.object({
+  segments: notAllowed('FRA_ELECTRICITY'),
+  is_variable: flag(),
+  cost_stacking: flag(),
+  next_product_code: productCode().optional(),
+  is_default: flag(),
+});
+
+function productSchema<P extends z.ZodType, R extends z.ZodType<RateInput>>(params: P, rate: R) {
+  return z.object({
+    code: productCode(),
+    market_name: choice(productMarkets),
+    full_name: requiredText(MAX_NAME),
+    display_name: requiredText(MAX_NAME),
+    description: text(MAX_TEXT).optional(),
+    notes: text(MAX_TEXT).optional(),
+    brand: text(MAX_NAME).optional(),
+    available_from_date: isoDate(),
+    is_hidden: flag(),
+    params,
+    rates: z.array(rate).min(1).superRefine(checkDistinctValidFrom, whenClean([])),
+  });
+}
+
+/** Spec 2.5, electricity: product params need `segments`; rates need `provider_calendar`. */
+export const electricityProductSchema = productSchema(electricityProductParams, electricityRate);
+/** Spec 2.5, gas: no `segments`; consumption rates need `price_level`. */
+export const gasProductSchema = productSchema(gasProductParams, gasRate);
+/**
+ * When market_name is missing or unknown the market rules cannot apply; the
+ * other fields are still checked so that one answer lists every problem.
+ */
+const unknownMarketProductSchema = productSchema(
+  z.record(z.string(), z.unknown()),
+  rateSchema(z.record(z.string(), z.unknown())) as unknown as z.ZodType<RateInput>,
+);
+
+export type ElectricityProductPayload = z.output<typeof electricityProductSchema>;
+export type GasProductPayload = z.output<typeof gasProductSchema>;
+/** One validated product of a products/ or validate-products/ request (unknown fields dropped). */
+export type ProductPayload = ElectricityProductPayload | GasProductPayload;
+
+export type ProductsValidation = { ok: true; data: ProductPayload[] } | { ok: false; errors: FieldError[] };
+
+const productListSchema = z.array(z.unknown()).min(1);
+
+function schemaFor(product: unknown) {
+  const market = typeof product === 'object' && product !== null ? (product as Record<string, unknown>)['market_name'] : undefined;
+  if (market === 'FRA_ELECTRICITY') return electricityProductSchema;
+  if (market === 'FRA_GAS') return gasProductSchema;
+  return unknownMarketProductSchema;
+}
+
+/**
+ * Validates a request body of products (a non-empty array). Every product is
+ * checked against its market's rules; every problem is reported, with an attr
+ * starting at the product's index (`0.rates.2.unit_type`).
+ */
+export function validateProducts(input: unknown): ProductsValidation {
+  const list = productListSchema.safeParse(input, { reportInput: true });
+  if (!list.success) return { ok: false, errors: fieldErrorsFromIssues(list.error.issues) };
+  const data: ProductPayload[] = [];
+  const issues: core.$ZodIssue[] = [];
+  list.data.forEach((product, index) => {
+    const result = schemaFor(product).safeParse(product, { reportInput: true });
+    if (result.success) data.push(result.data as ProductPayload);
+    else issues.push(...result.error.issues.map((issue) => ({ ...issue, path: [index, ...issue.path] })));
+  });
+  if (issues.length > 0) return { ok: false, errors: fieldErrorsFromIssues(issues) };
+  return { ok: true, data };
+}

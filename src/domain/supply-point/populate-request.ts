@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { isValidSupplyPointIdentifier, type SupplyType } from '../account-import-process/identifiers.js';
+import type { FieldError } from '../errors.js';
+
+/**
+ * Customer categories a populate request may name. The spec shows only
+ * `Domestic`; `Business` is the platform's other category. The operators are
+ * not told the category: it is recorded with the batch and on every supply
+ * point it stored.
+ */
+export const CUSTOMER_CATEGORIES = ['Domestic', 'Business'] as const;
+export type CustomerCategory = (typeof CUSTOMER_CATEGORIES)[number];
+
+/** Most identifiers (PRM and PCE together) one populate request may carry. */
+export const MAX_IDENTIFIERS_PER_BATCH = 1_000;
+
+/** Which list of the payload holds which supply type. */
+export const IDENTIFIER_LISTS = [
+  { field: 'prm_ids', supplyType: 'ELECTRICITY' },
+  { field: 'pce_ids', supplyType: 'GAS' },
+] as const satisfies readonly { field: string; supplyType: SupplyType }[];
+
+/**
+ * The identifier rules of a populate request, as field errors: each PRM and
+ * PCE well formed (the account rules: PRM 14 digits; PCE 14 digits or `GI` and
+ * 6 digits), none repeated within its list, at least one and at most
+ * MAX_IDENTIFIERS_PER_BATCH in all. The same identifier may appear in both
+ * lists: a PRM and a PCE are different supply points at different operators.
+ */
+export function populateIdentifierErrors(prmIds: readonly string[], pceIds: readonly string[]): FieldError[] {
+  const errors: FieldError[] = [];
+  const lists = { prm_ids: prmIds, pce_ids: pceIds };
+  for (const { field, supplyType } of IDENTIFIER_LISTS) {
+    const seen = new Set<string>();
+    lists[field].forEach((id, index) => {
+      const attr = `${field}.${index}`;
+      if (!isValidSupplyPointIdentifier(supplyType, id)) {
+        const expected = supplyType === 'ELECTRICITY' ? '14 digits' : '14 digits, or GI followed by 6 digits';
+        errors.push({ code: 'invalid_supply_point_identifier', attr, detail: `"${id}" is not a valid ${field === 'prm_ids' ? 'PRM' : 'PCE'} (${expected}).` });
+      } else if (seen.has(id)) {
+        errors.push({ code: 'duplicate_supply_point_identifier', attr, detail: `"${id}" is given more than once.` });
+      }
+      seen.add(id);
+    });
+  }
+  const total = prmIds.length + pceIds.length;
+  if (total === 0) {
+    errors.push({ code: 'no_supply_point_identifiers', attr: null, detail: 'Give at least one identifier in prm_ids or pce_ids.' });
+  }
+  if (total > MAX_IDENTIFIERS_PER_BATCH) {
+    errors.push({
+      code: 'too_many_supply_point_identifiers',
+      attr: null,
+      detail: `At most ${MAX_IDENTIFIERS_PER_BATCH} identifiers (prm_ids and pce_ids together) per request; ${total} were given.`,
+    });
+  }
+  return errors;
+}
+
+const identifierList = z.array(z.string()).max(MAX_IDENTIFIERS_PER_BATCH);
+
+/**
+ * POST supply-point/populate/ (spec 4.5). Either list may be omitted (it then
+ * counts as empty); unknown fields are dropped.
+ */
+export const populateRequestSchema = z
+  .object({
+    prm_ids: identifierList.optional().default([]),
+    pce_ids: identifierList.optional().default([]),
+    customer_category: z.enum(CUSTOMER_CATEGORIES),
+  })
+  .superRefine((value, ctx) => {
+    for (const error of populateIdentifierErrors(value.prm_ids, value.pce_ids)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: error.detail,
+        path: error.attr === null ? [] : error.attr.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+        params: { code: error.code },
+      });
+    }
+  });
+export type PopulateRequest = z.infer<typeof populateRequestSchema>;

@@ -1,0 +1,37 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { createBusiness } from '../../application/businesses.js';
+import type { LedgerContext } from '../../application/context.js';
+import { businessPayloadSchema, validateBusinessPayload } from '../../domain/business/business-payload.js';
+import { businessFailedValidation } from '../../domain/business/decider.js';
+import { httpActor, requireSupplierScope } from '../auth.js';
+import type { AppEnv } from '../env.js';
+
+/** POST business/ (spec 4.4): the business with all its contracts. */
+export const createBusinessRequestSchema = businessPayloadSchema;
+/** 201, for a new business and for the same business sent again (spec 2.4). */
+export const createBusinessResponseSchema = z.object({
+  platform_business_id: z.int(),
+  external_business_identifier: z.string(),
+});
+
+export function businessRoutes(ctx: LedgerContext) {
+  return new Hono<AppEnv>().post('/business/', async (c) => {
+    const body: unknown = await c.req.json();
+    // Scope first (403 before any detail of the payload is revealed), then the business rules.
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      const supplier = (body as Record<string, unknown>)['import_supplier_code'];
+      if (typeof supplier === 'string') requireSupplierScope(c, supplier);
+    }
+    const validation = validateBusinessPayload(body);
+    if (!validation.ok) throw businessFailedValidation(validation.errors);
+    const payload = validation.data;
+    requireSupplierScope(c, payload.import_supplier_code);
+    const result = await createBusiness(ctx, payload, httpActor(c));
+    const response: z.input<typeof createBusinessResponseSchema> = {
+      platform_business_id: result.platformBusinessId,
+      external_business_identifier: payload.external_business_identifier,
+    };
+    return c.json(response, 201);
+  });
+}

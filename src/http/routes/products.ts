@@ -1,0 +1,47 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import type { LedgerContext } from '../../application/context.js';
+import { importProducts } from '../../application/products.js';
+import { DomainError, type FieldError } from '../../domain/errors.js';
+import { electricityProductSchema, gasProductSchema, validateProducts } from '../../domain/product/product-payload.js';
+import { httpActor } from '../auth.js';
+import type { AppEnv } from '../env.js';
+
+/**
+ * POST validate-products/ and products/ (spec 4.2, 4.3): a non-empty array of
+ * products, each checked against its market's rules (validateProducts: the
+ * one parser; these schemas document the shape).
+ */
+export const productsRequestSchema = z.array(z.union([electricityProductSchema, gasProductSchema])).min(1);
+/** validate-products/ 200: the validated products (unknown fields dropped). */
+export const validateProductsResponseSchema = productsRequestSchema;
+/** products/ 201: one item per product of the request, in request order. */
+export const createProductsResponseSchema = z.object({
+  products: z.array(z.object({ code: z.string(), created: z.boolean(), rates_added: z.number().int().min(0) })),
+});
+
+export const productFailedValidation = (errors: readonly FieldError[]) =>
+  new DomainError('product_failed_validation', 'Product data could not be validated.', { errors });
+
+/**
+ * Products are the platform's shared catalogue: the payload names no import
+ * supplier, so any valid token may validate and create them.
+ */
+async function importRequest(ctx: LedgerContext, c: Context<AppEnv>, dryRun: boolean) {
+  const result = validateProducts(await c.req.json());
+  if (!result.ok) throw productFailedValidation(result.errors);
+  const outcomes = await importProducts(ctx, result.data, httpActor(c), { dryRun });
+  return { products: result.data, outcomes };
+}
+
+export function productRoutes(ctx: LedgerContext) {
+  return new Hono<AppEnv>()
+    .post('/validate-products/', async (c) => c.json((await importRequest(ctx, c, true)).products, 200))
+    .post('/products/', async (c) => {
+      const { outcomes } = await importRequest(ctx, c, false);
+      return c.json(
+        { products: outcomes.map((o) => ({ code: o.code, created: o.created, rates_added: o.ratesAdded })) },
+        201,
+      );
+    });
+}

@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+import { networkOperatorsFromConfig, OPERATOR_URL_ENV } from '../adapters/network-operators.js';
+import type { Actor, LedgerContext } from '../application/context.js';
+import type { LedgerConfig } from '../config.js';
+import { SUPPLY_TYPES } from '../domain/account-import-process/identifiers.js';
+import { leaseForTimeout, PopulateWorker, type PopulateProgress } from './worker.js';
+
+/** The populate worker the server and `import-ledger populate run` use: operators and timeouts from the environment. */
+export function populateWorkerFromConfig(
+  ctx: LedgerContext,
+  config: LedgerConfig,
+  logger: Logger,
+  actor: Actor,
+  onProgress?: (progress: PopulateProgress) => void,
+): PopulateWorker {
+  const operators = networkOperatorsFromConfig(config, ctx.clock);
+  const log = logger.child({ component: 'populate-worker' });
+  for (const supplyType of SUPPLY_TYPES) {
+    if (operators[supplyType].unavailableReason !== null) {
+      log.warn({ supplyType, env: OPERATOR_URL_ENV[supplyType] }, `${OPERATOR_URL_ENV[supplyType]} is not set: ${supplyType} populate requests will error`);
+    }
+  }
+  return new PopulateWorker({
+    ctx,
+    operators,
+    logger: log,
+    actor,
+    ...(onProgress ? { onProgress } : {}),
+    options: { leaseMs: leaseForTimeout(config.LEDGER_OPERATOR_TIMEOUT_MS) },
+  });
+}
