@@ -19,7 +19,6 @@ export function openLedger(file: string, options: { clock?: Clock; ids?: IdGener
   const ids = options.ids ?? randomIds;
   const store = new SqliteEventStore({
     sqlite: database.sqlite,
-    db: database.db,
     projections: inlineProjections,
     clock,
     newId: ids.uuid,

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 
-export type LedgerDb = BetterSQLite3Database<Record<string, never>>;
+export type LedgerDb = BetterSQLite3Database<Record<string, never>> & { $client: Database.Database };
 
 export interface OpenDatabase {
   readonly sqlite: Database.Database;

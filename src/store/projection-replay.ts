@@ -2,11 +2,11 @@ import type { StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
 import type { AnyRowProjection } from '../../projections/projection.js';
 import type { LedgerDb } from './database.js';
-import { applyRowProjection } from './sqlite-event-store.js';
+import { CachedProjectionTables, ProjectionTable } from './projection-writer.js';
 
 /**
  * Folds stored events, in global order, into the projection tables of `db`
- * (expected to be empty). The same code path as the inline projections, so a
+ * (expected to be empty), with the same keyOf/evolve as the inline path, so a
  * replay of the log must reproduce the live tables row for row.
  */
 export function replayProjections(
@@ -14,12 +14,15 @@ export function replayProjections(
   events: Iterable<StoredEvent<LedgerEvent>>,
   projections: readonly AnyRowProjection[],
 ): number {
+  const sqlite = db.$client;
+  const cache = new CachedProjectionTables(projections.map((projection) => new ProjectionTable(sqlite, projection)));
   let count = 0;
-  for (const stored of events) {
-    for (const projection of projections) {
-      if (projection.handles.includes(stored.event.type)) applyRowProjection(db, projection, stored);
+  sqlite.transaction(() => {
+    for (const stored of events) {
+      cache.apply(stored);
+      count++;
     }
-    count++;
-  }
+    cache.flush();
+  })();
   return count;
 }

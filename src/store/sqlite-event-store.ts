@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
-import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import type { CommandMetadata, EventMetadata, StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
-import type { LedgerDb } from './database.js';
 import type { Decider } from './decider.js';
 import { toStoredEvent, type EventRow } from './event-stream.js';
 import { GroupCommitRunner } from './group-commit.js';
+import { ProjectionTable } from './projection-writer.js';
 import {
   ConcurrencyError,
   type EventStore,
@@ -19,7 +18,6 @@ import {
 
 export interface SqliteEventStoreOptions {
   readonly sqlite: Database.Database;
-  readonly db: LedgerDb;
   readonly projections: readonly AnyRowProjection[];
   readonly clock: () => Date;
   readonly newId: () => string;
@@ -41,23 +39,22 @@ class DryRunRollback {
  */
 export class SqliteEventStore implements EventStore {
   private readonly sqlite: Database.Database;
-  private readonly db: LedgerDb;
   private readonly clock: () => Date;
   private readonly newId: () => string;
-  private readonly projectionsByType = new Map<string, AnyRowProjection[]>();
+  private readonly projectionsByType = new Map<string, ProjectionTable[]>();
   private readonly runner: GroupCommitRunner;
   private readonly statements;
 
   constructor(options: SqliteEventStoreOptions) {
     this.sqlite = options.sqlite;
-    this.db = options.db;
     this.clock = options.clock;
     this.newId = options.newId;
     this.runner = new GroupCommitRunner(this.sqlite, { maxBatch: options.maxBatch });
     for (const projection of options.projections) {
+      const table = new ProjectionTable(this.sqlite, projection);
       for (const type of projection.handles) {
         const list = this.projectionsByType.get(type) ?? [];
-        list.push(projection);
+        list.push(table);
         this.projectionsByType.set(type, list);
       }
     }
@@ -110,24 +107,10 @@ export class SqliteEventStore implements EventStore {
     command: C,
     options: HandleOptions,
   ): Promise<HandleResult<E, S>> {
-    const run = (): HandleResult<E, S> => {
-      this.checkGuards(options.guards ?? []);
-      const history = this.readStreamSync(streamId).map((stored) => stored.event as E);
-      const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
-      const newEvents = decider.decide(command, state);
-      const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<E>[];
-      const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
-      const result = { events: stored, state: next, streamVersion: history.length + newEvents.length };
-      if (options.dryRun) throw new DryRunRollback(result);
-      return result;
-    };
-    try {
-      return await this.runner.run(run);
-    } catch (error) {
-      if (error instanceof DryRunRollback) return error.result as HandleResult<E, S>;
-      throw error;
-    }
+    const [result] = await this.handleMany([{ streamId, decider, command }], options);
+    return result!;
   }
+
 
   /** One unit of work for the runner, so all the commands commit or roll back together. */
   async handleMany<C, E extends LedgerEvent, S>(
@@ -136,14 +119,7 @@ export class SqliteEventStore implements EventStore {
   ): Promise<HandleResult<E, S>[]> {
     const run = (): HandleResult<E, S>[] => {
       this.checkGuards(options.guards ?? []);
-      const results = commands.map(({ streamId, decider, command }) => {
-        const history = this.readStreamSync(streamId).map((stored) => stored.event as E);
-        const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
-        const newEvents = decider.decide(command, state);
-        const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<E>[];
-        const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
-        return { events: stored, state: next, streamVersion: history.length + newEvents.length };
-      });
+      const results = commands.map(({ streamId, decider, command }) => this.decideAndAppend(streamId, decider, command, options));
       if (options.dryRun) throw new DryRunRollback(results);
       return results;
     };
@@ -154,6 +130,22 @@ export class SqliteEventStore implements EventStore {
       throw error;
     }
   }
+
+  /** Read the stream, fold, decide, append and project: must run inside a unit of work. */
+  private decideAndAppend<C, E extends LedgerEvent, S>(
+    streamId: string,
+    decider: Decider<C, E, S>,
+    command: C,
+    options: HandleOptions,
+  ): HandleResult<E, S> {
+    const history = this.readStreamSync(streamId).map((stored) => stored.event as E);
+    const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
+    const newEvents = decider.decide(command, state);
+    const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<E>[];
+    const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
+    return { events: stored, state: next, streamVersion: history.length + newEvents.length };
+  }
+
 
   private checkGuards(guards: readonly StreamGuard[]): void {
     for (const guard of guards) {
@@ -207,30 +199,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private project(stored: StoredLedgerEvent): void {
-    for (const projection of this.projectionsByType.get(stored.event.type) ?? []) {
-      applyRowProjection(this.db, projection, stored);
-    }
+    for (const table of this.projectionsByType.get(stored.event.type) ?? []) table.apply(stored);
   }
 }
 
-/** Loads the row an event touches, evolves it and writes the result back (insert, update or delete). */
-export function applyRowProjection(db: LedgerDb, projection: AnyRowProjection, stored: StoredLedgerEvent): void {
-  const key = projection.keyOf(stored);
-  if (!key) return;
-  const columns = getTableColumns(projection.table);
-  const conditions: SQL[] = Object.entries(key).map(([name, value]) => {
-    const column = columns[name];
-    if (!column) throw new Error(`projection ${projection.name}: unknown key column ${name}`);
-    return eq(column, value);
-  });
-  const where = and(...conditions);
-  const row = db.select().from(projection.table).where(where).get() ?? null;
-  const next = projection.evolve(row, stored);
-  if (next === null) {
-    if (row) db.delete(projection.table).where(where).run();
-  } else if (row) {
-    db.update(projection.table).set(next).where(where).run();
-  } else {
-    db.insert(projection.table).values(next).run();
-  }
-}

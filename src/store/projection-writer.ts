@@ -1,0 +1,179 @@
+import type Database from 'better-sqlite3';
+import { getTableColumns, getTableName, type Column } from 'drizzle-orm';
+import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
+
+type Row = Record<string, unknown>;
+type Key = Record<string, unknown>;
+
+/**
+ * Reads and writes the rows of one row projection through prepared
+ * statements (drizzle's column mappings convert values: JSON, booleans), so
+ * the hot paths (every append, every rebuild) build no query per event.
+ * `tableName` lets a rebuild write into a scratch copy of the table.
+ */
+export class ProjectionTable {
+  private readonly columns: [string, Column][];
+  private readonly byProp: Map<string, Column>;
+  private readonly statements = new Map<string, Database.Statement>();
+  readonly tableName: string;
+
+  constructor(
+    private readonly sqlite: Database.Database,
+    readonly projection: AnyRowProjection,
+    tableName?: string,
+  ) {
+    this.tableName = tableName ?? getTableName(projection.table);
+    this.columns = Object.entries(getTableColumns(projection.table)) as [string, Column][];
+    this.byProp = new Map(this.columns);
+  }
+
+  load(key: Key): Row | null {
+    const raw = this.statement('select', key).get(...this.keyValues(key)) as Row | undefined;
+    return raw ? this.fromDriver(raw) : null;
+  }
+
+  insert(row: Row): void {
+    this.statement('insert').run(...this.rowValues(row));
+  }
+
+  update(key: Key, row: Row): void {
+    this.statement('update', key).run(...this.rowValues(row), ...this.keyValues(key));
+  }
+
+  /** Insert or replace by primary key: for scratch tables, which have no triggers or foreign keys. */
+  upsert(row: Row): void {
+    this.statement('upsert').run(...this.rowValues(row));
+  }
+
+  delete(key: Key): void {
+    this.statement('delete', key).run(...this.keyValues(key));
+  }
+
+  /** The inline path: load the row the event touches, evolve it, write the result back. */
+  apply(stored: StoredLedgerEvent): void {
+    const key = this.projection.keyOf(stored);
+    if (!key) return;
+    const row = this.load(key);
+    const next = this.projection.evolve(row, stored) as Row | null;
+    if (next === null) {
+      if (row) this.delete(key);
+    } else if (row) {
+      this.update(key, next);
+    } else {
+      this.insert(next);
+    }
+  }
+
+  private statement(kind: 'select' | 'insert' | 'update' | 'upsert' | 'delete', key: Key = {}): Database.Statement {
+    const keyProps = Object.keys(key);
+    const id = `${kind}:${keyProps.join(',')}`;
+    let statement = this.statements.get(id);
+    if (!statement) {
+      statement = this.sqlite.prepare(this.sql(kind, keyProps));
+      this.statements.set(id, statement);
+    }
+    return statement;
+  }
+
+  private sql(kind: string, keyProps: string[]): string {
+    const table = `"${this.tableName}"`;
+    const names = this.columns.map(([, column]) => `"${column.name}"`);
+    const where = keyProps.map((prop) => `"${this.column(prop).name}" = ?`).join(' AND ');
+    switch (kind) {
+      case 'select':
+        return `SELECT * FROM ${table} WHERE ${where}`;
+      case 'insert':
+        return `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      case 'upsert':
+        return `INSERT OR REPLACE INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
+      case 'update':
+        return `UPDATE ${table} SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`;
+      default:
+        return `DELETE FROM ${table} WHERE ${where}`;
+    }
+  }
+
+  private column(prop: string): Column {
+    const column = this.byProp.get(prop);
+    if (!column) throw new Error(`projection ${this.projection.name}: unknown column ${prop}`);
+    return column;
+  }
+
+  private keyValues(key: Key): unknown[] {
+    return Object.entries(key).map(([prop, value]) => toDriver(this.column(prop), value));
+  }
+
+  private rowValues(row: Row): unknown[] {
+    return this.columns.map(([prop, column]) => toDriver(column, row[prop]));
+  }
+
+  private fromDriver(raw: Row): Row {
+    const row: Row = {};
+    for (const [prop, column] of this.columns) {
+      const value = raw[column.name];
+      row[prop] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row;
+  }
+}
+
+function toDriver(column: Column, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  const mapped = column.mapToDriverValue(value);
+  return typeof mapped === 'boolean' ? (mapped ? 1 : 0) : mapped;
+}
+
+/**
+ * A write-back cache over ProjectionTables for replays: rows stay in memory
+ * while events evolve them and are written once per flush, so a replay does
+ * one statement per row per batch instead of two per event. Bounded: past
+ * `maxRows` the cache is flushed and emptied.
+ */
+export class CachedProjectionTables {
+  private readonly rows = new Map<string, { projection: ProjectionTable; key: Key; row: Row | null; dirty: boolean; existed: boolean }>();
+
+  constructor(
+    readonly tables: readonly ProjectionTable[],
+    private readonly maxRows = 100_000,
+  ) {
+    this.byType = new Map();
+    for (const table of tables) {
+      for (const type of table.projection.handles) {
+        this.byType.set(type, [...(this.byType.get(type) ?? []), table]);
+      }
+    }
+  }
+
+  private readonly byType: Map<string, ProjectionTable[]>;
+
+  apply(stored: StoredLedgerEvent): void {
+    for (const table of this.byType.get(stored.event.type) ?? []) {
+      const key = table.projection.keyOf(stored);
+      if (!key) continue;
+      const id = `${table.tableName}\u0000${JSON.stringify(key)}`;
+      let entry = this.rows.get(id);
+      if (!entry) {
+        const row = table.load(key);
+        entry = { projection: table, key, row, dirty: false, existed: row !== null };
+        this.rows.set(id, entry);
+      }
+      entry.row = table.projection.evolve(entry.row, stored) as Row | null;
+      entry.dirty = true;
+    }
+  }
+
+  /** Writes every changed row; must run inside the caller's transaction. */
+  flush(): void {
+    for (const entry of this.rows.values()) {
+      if (!entry.dirty) continue;
+      if (entry.row === null) {
+        if (entry.existed) entry.projection.delete(entry.key);
+      } else {
+        entry.projection.upsert(entry.row);
+      }
+      entry.existed = entry.row !== null;
+      entry.dirty = false;
+    }
+    if (this.rows.size > this.maxRows) this.rows.clear();
+  }
+}
