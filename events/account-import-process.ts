@@ -105,3 +105,28 @@ export type AccountImportProcessEvent =
   | AccountProcessed
   | AccountMarkedToSkip
   | AccountTransferStatusChanged;
+
+const accountImportProcessEventTypes: ReadonlySet<string> = new Set(
+  accountImportProcessEventSchemas.map((schema) => schema.shape.type.value),
+);
+
+/**
+ * Whether an event of the account stream is one of the lifecycle events above.
+ * The stream also holds what is recorded on the account after (or while) it is
+ * processed (notes, transactions, payment instructions, customer emails, ...);
+ * each decider over the stream folds only the events it needs.
+ */
+export function isAccountImportProcessEvent(event: { readonly type: string }): event is AccountImportProcessEvent {
+  return accountImportProcessEventTypes.has(event.type);
+}
+
+/**
+ * Fields a projection rebuild may leave out of these events (replacing them
+ * with `{}`) when none of the projections being rebuilt declares
+ * `readsElidedFields`: the staged payload is most of the log's bytes and no
+ * list or status reads it.
+ */
+export const elidableEventFields: Readonly<Record<string, readonly string[]>> = {
+  AccountStaged: ['payload'],
+  AccountRestaged: ['payload'],
+};

@@ -16,6 +16,12 @@ export interface RowProjection<TTable extends SQLiteTable, TRow extends Record<s
   readonly version: number;
   readonly table: TTable;
   readonly handles: readonly LedgerEventType[];
+  /**
+   * True when `evolve` reads a field a rebuild may elide (see
+   * `elidableEventFields`, e.g. the staged account payload); a rebuild then
+   * reads those events whole.
+   */
+  readonly readsElidedFields?: boolean;
   keyOf(event: StoredLedgerEvent): Partial<TRow> | null;
   evolve(row: TRow | null, event: StoredLedgerEvent): TRow | null;
 }

@@ -5,12 +5,14 @@ import { createApp } from './http/app.js';
 import { databaseReachable, openLedger, resolveTokenSecret } from './ledger.js';
 import { populateWorkerFromConfig } from './populate/worker-from-config.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
+import { rebuildStaleProjections } from './startup-rebuild.js';
 
 /** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
   const ledger = openLedger(config.LEDGER_DATABASE);
   logger.info({ database: ledger.database.file }, 'database opened');
   const tokenSecret = resolveTokenSecret(ledger, config.LEDGER_TOKEN_SECRET);
+  rebuildStaleProjections(ledger, logger);
   if (config.NODE_ENV !== 'production') {
     const demo = await seedDemoData(ledger);
     if (demo) printDemoKey(demo.key, config);

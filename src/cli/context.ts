@@ -40,3 +40,8 @@ export function table(rows: readonly Record<string, string>[]): string {
   const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(headers), ...rows.map((r) => line(headers.map((h) => r[h] ?? '')))].join('\n');
 }
+
+/** Bad usage found after parsing (e.g. an unknown projection name): printed, exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -6,6 +6,9 @@ import { runServer } from '../server.js';
 import { accountCommand } from './account-commands.js';
 import { apiKeyCommand, configCommand, supplierCommand, teamCommand } from './operator-commands.js';
 import { populateCommand } from './populate-commands.js';
+import { UsageError } from './context.js';
+import { eventsCommand } from './events-commands.js';
+import { projectionsCommand, VerifyFailed } from './projection-commands.js';
 
 /** Exit codes: 0 success, 1 a rule refused the change (or a runtime failure), 2 bad usage or configuration. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
@@ -22,7 +25,7 @@ export function buildProgram(): Command {
       const config = loadConfig();
       await runServer(config, createLogger(config.LOG_LEVEL));
     });
-  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand(), populateCommand()]) {
+  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand(), populateCommand(), projectionsCommand(), eventsCommand()]) {
     program.addCommand(command.exitOverride().showHelpAfterError());
     for (const sub of command.commands) sub.exitOverride().showHelpAfterError();
   }
@@ -41,7 +44,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`error: ${error.detail} (${error.code})\n`);
       return EXIT.refused;
     }
-    if (error instanceof ConfigError) {
+    if (error instanceof VerifyFailed) {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT.refused;
+    }
+    if (error instanceof ConfigError || error instanceof UsageError) {
       process.stderr.write(`error: ${error.message}\n`);
       return EXIT.usage;
     }

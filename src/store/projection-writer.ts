@@ -134,7 +134,7 @@ export class CachedProjectionTables {
 
   constructor(
     readonly tables: readonly ProjectionTable[],
-    private readonly maxRows = 100_000,
+    private readonly maxRows = 20_000,
   ) {
     this.byType = new Map();
     for (const table of tables) {

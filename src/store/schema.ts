@@ -35,3 +35,16 @@ export const serviceSecrets = sqliteTable('service_secrets', {
   value: text('value').notNull(),
   createdAt: text('created_at').notNull(),
 });
+
+/**
+ * The version of each projection its table was last built with. At start-up
+ * a projection whose declared version differs is rebuilt from the log before
+ * the server answers; `import-ledger projections rebuild` records it too.
+ */
+export const projectionVersions = sqliteTable('projection_versions', {
+  name: text('name').primaryKey(),
+  version: integer('version').notNull(),
+  /** Global position of the last event the table was rebuilt from (0 when it was only recorded). */
+  rebuiltThrough: integer('rebuilt_through').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
