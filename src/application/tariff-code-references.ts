@@ -26,16 +26,16 @@ export const tariffCodeReferenceCheck: AccountReferenceCheck = async (read, payl
     ),
   );
   if (agreements.length === 0) return [];
-  const products = await read.findProducts(agreements.map((agreement) => agreement.code));
+  const markets = await read.productMarkets(agreements.map((agreement) => agreement.code));
   const errors: FieldError[] = [];
   for (const { code, supplyType, attr } of agreements) {
-    const product = products.get(code);
+    const market = markets.get(code);
     const expected = MARKET_OF_SUPPLY_TYPE[supplyType];
-    if (!product) {
+    if (!market) {
       errors.push({ detail: `Product ${code} does not exist.`, code: 'product_code_does_not_exist', attr });
-    } else if (product.marketName !== expected) {
+    } else if (market !== expected) {
       errors.push({
-        detail: `Product ${code} is a ${product.marketName} product; a ${supplyType} supply point needs a ${expected} product.`,
+        detail: `Product ${code} is a ${market} product; a ${supplyType} supply point needs a ${expected} product.`,
         code: 'product_market_mismatch',
         attr,
       });

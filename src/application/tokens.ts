@@ -68,6 +68,28 @@ export async function authenticate(ctx: LedgerContext, secret: string, token: st
   return activeKey(ctx, claims.keyId);
 }
 
+/**
+ * `authenticate` with a bounded cache of tokens whose signature was already
+ * checked (an HMAC through WebCrypto on the thread pool for every request
+ * otherwise). Only the signature check is cached: expiry is compared with the
+ * clock and the key's status read on every request, so a revoked key stops at once.
+ */
+export function createAuthenticator(ctx: LedgerContext, secret: string, maxEntries = 10_000) {
+  const verified = new Map<string, { keyId: string; exp: number }>();
+  return async (token: string): Promise<Principal> => {
+    let claims = verified.get(token);
+    if (!claims) {
+      claims = await verifyToken(ctx, secret, token, 'access');
+      if (verified.size >= maxEntries) verified.clear();
+      verified.set(token, claims);
+    } else if (claims.exp <= Math.floor(ctx.clock().getTime() / 1000)) {
+      verified.delete(token);
+      throw authenticationFailed('Token has expired.');
+    }
+    return activeKey(ctx, claims.keyId);
+  };
+}
+
 async function principalForApiKey(ctx: LedgerContext, apiKey: string): Promise<Principal> {
   const hash = hashApiKey(apiKey);
   const row = await ctx.read.findApiKeyByHash(hash);

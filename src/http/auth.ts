@@ -1,7 +1,7 @@
 import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
 import type { LedgerContext } from '../application/context.js';
-import { authenticate } from '../application/tokens.js';
+import { createAuthenticator } from '../application/tokens.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './errors.js';
@@ -12,6 +12,7 @@ import { errorResponse } from './errors.js';
  * whose key was revoked: 401 authentication_failed.
  */
 export function tokenAuth(ctx: LedgerContext, tokenSecret: string) {
+  const authenticate = createAuthenticator(ctx, tokenSecret);
   return createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header('authorization');
     const match = header ? /^Token(?:\s+(.*))?$/i.exec(header.trim()) : null;
@@ -22,7 +23,7 @@ export function tokenAuth(ctx: LedgerContext, tokenSecret: string) {
     if (!token || /\s/.test(token)) {
       return errorResponse(c, new DomainError('authentication_failed', 'Invalid token header.'));
     }
-    c.set('principal', await authenticate(ctx, tokenSecret, token));
+    c.set('principal', await authenticate(token));
     c.set('logger', c.get('logger').child({ keyId: c.get('principal').keyId }));
     await next();
   });

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { ImportProcessState } from '../../projections/account-import-processes.js';
 import { accountImportProcesses, type AccountImportProcessRow } from '../../projections/account-import-processes.js';
 import { apiKeys, type ApiKeyRow } from '../../projections/api-keys.js';
@@ -23,41 +23,50 @@ export interface AccountReadModels {
 }
 
 export function createSqliteAccountReadModels(db: LedgerDb): AccountReadModels {
+  // The queries every request makes are prepared once.
+  const supplierByCode = db.select().from(importSuppliers).where(eq(importSuppliers.code, sql.placeholder('code'))).prepare();
+  const teamByName = db
+    .select({ name: operationsTeams.name })
+    .from(operationsTeams)
+    .where(eq(operationsTeams.name, sql.placeholder('name')))
+    .prepare();
+  const keyById = db.select().from(apiKeys).where(eq(apiKeys.keyId, sql.placeholder('keyId'))).prepare();
+  const keyByHash = db.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))).prepare();
+  const processByKey = db
+    .select()
+    .from(accountImportProcesses)
+    .where(
+      and(
+        eq(accountImportProcesses.importSupplier, sql.placeholder('importSupplier')),
+        eq(accountImportProcesses.externalAccountNumber, sql.placeholder('externalAccountNumber')),
+      ),
+    )
+    .prepare();
+  const configByKey = db.select({ value: serviceConfig.value }).from(serviceConfig).where(eq(serviceConfig.key, sql.placeholder('key'))).prepare();
   return {
     async findImportSupplier(code) {
-      return db.select().from(importSuppliers).where(eq(importSuppliers.code, code)).get() ?? null;
+      return supplierByCode.get({ code }) ?? null;
     },
     async listImportSuppliers() {
       return db.select().from(importSuppliers).orderBy(asc(importSuppliers.code)).all();
     },
     async operationsTeamExists(name) {
-      return db.select({ name: operationsTeams.name }).from(operationsTeams).where(eq(operationsTeams.name, name)).get() !== undefined;
+      return teamByName.get({ name }) !== undefined;
     },
     async listOperationsTeams() {
       return db.select({ name: operationsTeams.name }).from(operationsTeams).orderBy(asc(operationsTeams.name)).all().map((r) => r.name);
     },
     async findApiKey(keyId) {
-      return db.select().from(apiKeys).where(eq(apiKeys.keyId, keyId)).get() ?? null;
+      return keyById.get({ keyId }) ?? null;
     },
     async findApiKeyByHash(keyHash) {
-      return db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get() ?? null;
+      return keyByHash.get({ keyHash }) ?? null;
     },
     async listApiKeys() {
       return db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt)).all();
     },
     async findAccountImportProcess(importSupplier, externalAccountNumber) {
-      return (
-        db
-          .select()
-          .from(accountImportProcesses)
-          .where(
-            and(
-              eq(accountImportProcesses.importSupplier, importSupplier),
-              eq(accountImportProcesses.externalAccountNumber, externalAccountNumber),
-            ),
-          )
-          .get() ?? null
-      );
+      return processByKey.get({ importSupplier, externalAccountNumber }) ?? null;
     },
     async listAccountImportProcesses(importSupplier, states) {
       return db
@@ -68,7 +77,7 @@ export function createSqliteAccountReadModels(db: LedgerDb): AccountReadModels {
         .all();
     },
     async configValue(key) {
-      return db.select({ value: serviceConfig.value }).from(serviceConfig).where(eq(serviceConfig.key, key)).get()?.value ?? null;
+      return configByKey.get({ key })?.value ?? null;
     },
   };
 }

@@ -1,0 +1,200 @@
+// npm run bench [-- --quick]: starts the real service on a temp database and measures, in one run,
+// the echo reference, stage-account, process, projection rebuild over a generated log, start-up on
+// that log and stage throughput on it. Prints a table and writes bench/results/latest.json.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, peakRssMb, root, run, start, stop } from './lib.js';
+
+const quick = process.argv.includes('--quick');
+const DURATION = quick ? 4 : 12;
+const CONNECTIONS = 10;
+const LOG_EVENTS = quick ? 100_000 : 1_000_000;
+const tsx = join(root, 'node_modules/.bin/tsx');
+const bin = join(root, 'bin/import-ledger.js');
+
+interface Figure {
+  scenario: string;
+  rate: number;
+  unit: 'req/s' | 'events/s';
+  p50Ms: number | null;
+  p99Ms: number | null;
+  peakRssMb: number | null;
+  ratioToEcho: number | null;
+  note?: string;
+}
+const figures: Figure[] = [];
+const work = mkdtempSync(join(tmpdir(), 'import-ledger-bench-'));
+const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic.json'), 'utf8');
+const accountTemplate = example
+  .replace('"LEG-0000001"', '"__EXT__"')
+  .replace('"LEGACY_ENERGIE"', '"BENCH"')
+  // pad the ~3.5 KB example to a realistic ~5 KB payload with a longer metadata entry
+  .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
+const accountBody = (ext: string) => accountTemplate.replace('__EXT__', ext);
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+async function load(
+  url: string,
+  options: { headers?: Record<string, string>; body: (i: number) => string; amount?: number },
+): Promise<autocannon.Result> {
+  let i = 0;
+  return autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    ...(options.amount ? { amount: options.amount } : { duration: DURATION }),
+    headers: { 'content-type': 'application/json', ...options.headers },
+    requests: [{ setupRequest: (req) => ({ ...req, body: options.body(i++) }) }],
+  });
+}
+
+function record(scenario: string, result: autocannon.Result, pid: number | undefined, echo: number | null, note?: string) {
+  const ok = result.requests.total - result.non2xx - result.errors;
+  const rate = Math.round(ok / (result.duration || 1));
+  figures.push({
+    scenario,
+    rate,
+    unit: 'req/s',
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    peakRssMb: pid ? peakRssMb(pid) : null,
+    ratioToEcho: echo ? Math.round((rate / echo) * 1000) / 1000 : null,
+    note: note ?? (result.non2xx + result.errors > 0 ? `${result.non2xx} non-2xx, ${result.errors} errors` : undefined),
+  });
+  progress(`  ${scenario}: ${rate} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+  return ok;
+}
+
+async function startService(database: string) {
+  const port = await freePort();
+  const env = { LEDGER_DATABASE: database, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+  const startedAt = performance.now();
+  const child = await start(process.execPath, [bin, 'serve'], env);
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    const res = await fetch(`${base}/healthz`).catch(() => null);
+    if (res?.ok) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return { child, base, startupMs: Math.round(performance.now() - startedAt) };
+}
+
+/** A token for a new key scoped to BENCH, and the example products the accounts' agreements name. */
+async function tokenFor(base: string, database: string): Promise<string> {
+  const token = await keyToken(base, database);
+  const res = await fetch(`${base}/v1/data-import/products/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Token ${token}` },
+    body: readFileSync(join(root, 'test/fixtures/examples/products.json'), 'utf8'),
+  });
+  if (res.status !== 201) throw new Error(`creating the example products failed: ${res.status} ${await res.text()}`);
+  return token;
+}
+
+async function keyToken(base: string, database: string): Promise<string> {
+  const env = { LEDGER_DATABASE: database, NODE_ENV: 'production' };
+  const key = (await run(process.execPath, [bin, 'api-key', 'create', '--supplier', 'BENCH'], env)).trim();
+  const res = await fetch(`${base}/v1/graphql/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'mutation($k: String!) { obtainToken(input: {APIKey: $k}) { token } }', variables: { k: key } }),
+  });
+  const body = (await res.json()) as { data: { obtainToken: { token: string } } };
+  return body.data.obtainToken.token;
+}
+
+async function main() {
+  progress(`import-ledger bench (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${DURATION} s per HTTP scenario, ${LOG_EVENTS.toLocaleString()}-event log`);
+
+  // (1) the echo reference, same payload
+  const echoPort = await freePort();
+  const echo = await start(tsx, [join(root, 'bench/echo-server.ts')], { PORT: String(echoPort) }, /ready/);
+  const echoResult = await load(`http://127.0.0.1:${echoPort}/echo/`, { body: (i) => accountBody(`ECHO-${i}`) });
+  record('echo (bare Hono, 5 KB JSON)', echoResult, echo.pid, null);
+  const echoRate = figures[0]!.rate;
+  figures[0]!.ratioToEcho = 1;
+  await stop(echo);
+
+  // (2) stage-account, all unique accounts, and (3) process them
+  const database = join(work, 'ledger.db');
+  const setupEnv = { LEDGER_DATABASE: database, NODE_ENV: 'production' };
+  await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], setupEnv);
+  await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
+  const service = await startService(database);
+  const token = await tokenFor(service.base, database);
+  const auth = { authorization: `Token ${token}` };
+  const stageResult = await load(`${service.base}/v1/data-import/account-import-process/create-or-update/`, {
+    headers: auth,
+    body: (i) => accountBody(`BENCH-${i}`),
+  });
+  const staged = record('stage-account (synchronous=FULL)', stageResult, service.child.pid, echoRate);
+  const processResult = await load(`${service.base}/v1/data-import/account-import-process/process/`, {
+    headers: auth,
+    amount: Math.min(staged, 200_000),
+    body: (i) => JSON.stringify({ external_account_number: `BENCH-${i}`, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' }),
+  });
+  record('process', processResult, service.child.pid, echoRate);
+  await stop(service.child);
+
+  // (5) projection rebuild over a generated log, then start-up and stage throughput on that log
+  const big = join(work, 'big.db');
+  progress(`  generating a ${LOG_EVENTS.toLocaleString()}-event log ...`);
+  JSON.parse(await run(tsx, [join(root, 'bench/generate-log.ts'), big, '--events', String(LOG_EVENTS)], {}));
+  const rebuild = JSON.parse(await run(tsx, [join(root, 'bench/rebuild.ts'), big], {})) as {
+    eventsRead: number;
+    eventsPerSecond: number;
+    maxRssMb: number;
+  };
+  figures.push({
+    scenario: `projection rebuild (${rebuild.eventsRead.toLocaleString()} events)`,
+    rate: rebuild.eventsPerSecond,
+    unit: 'events/s',
+    p50Ms: null,
+    p99Ms: null,
+    peakRssMb: rebuild.maxRssMb,
+    ratioToEcho: null,
+  });
+  progress(`  rebuild: ${rebuild.eventsPerSecond} events/s, peak RSS ${rebuild.maxRssMb} MB`);
+
+  const onBig = await startService(big);
+  progress(`  start-up to first /healthz on the ${LOG_EVENTS.toLocaleString()}-event log: ${onBig.startupMs} ms`);
+  const bigToken = await tokenFor(onBig.base, big);
+  const bigStage = await load(`${onBig.base}/v1/data-import/account-import-process/create-or-update/`, {
+    headers: { authorization: `Token ${bigToken}` },
+    body: (i) => accountBody(`LATE-${i}`),
+  });
+  record(`stage-account on the ${LOG_EVENTS.toLocaleString()}-event log`, bigStage, onBig.child.pid, echoRate, `start-up to /healthz ${onBig.startupMs} ms`);
+  await stop(onBig.child);
+
+  printTable();
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, startupMs: onBig.startupMs };
+  writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  progress('written bench/results/latest.json');
+}
+
+function printTable() {
+  const rows = figures.map((f) => ({
+    scenario: f.scenario,
+    rate: `${f.rate.toLocaleString()} ${f.unit}`,
+    p50: f.p50Ms === null ? '' : `${f.p50Ms} ms`,
+    p99: f.p99Ms === null ? '' : `${f.p99Ms} ms`,
+    'peak RSS': f.peakRssMb === null ? '' : `${f.peakRssMb} MB`,
+    'vs echo': f.ratioToEcho === null ? '' : `${(f.ratioToEcho * 100).toFixed(1)}%`,
+    note: f.note ?? '',
+  }));
+  const headers = Object.keys(rows[0]!) as (keyof (typeof rows)[0])[];
+  const widths = headers.map((h) => Math.max(h.length, ...rows.map((r) => r[h].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  process.stdout.write(`\n${line(headers)}\n${rows.map((r) => line(headers.map((h) => r[h]))).join('\n')}\n\n`);
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(work, { recursive: true, force: true }));
