@@ -1,0 +1,49 @@
+import { Worker } from 'node:worker_threads';
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+
+export interface WalCheckpointer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves WAL checkpoints off the request path: the server's own connection
+ * stops checkpointing (wal_autocheckpoint=0) and a worker thread with its own
+ * connection runs PASSIVE checkpoints every `intervalMs`, truncating the WAL
+ * once it grows past `truncateAboveBytes`. If the worker dies, automatic
+ * checkpoints are switched back on so the WAL can never grow without bound.
+ */
+export function startWalCheckpointer(
+  sqlite: Database.Database,
+  logger: Logger,
+  options: { intervalMs?: number; truncateAboveBytes?: number } = {},
+): WalCheckpointer {
+  const worker = new Worker(new URL('./wal-checkpointer.worker.js', import.meta.url), {
+    workerData: {
+      file: sqlite.name,
+      intervalMs: options.intervalMs ?? 250,
+      truncateAboveBytes: options.truncateAboveBytes ?? 64 * 1024 * 1024,
+    },
+  });
+  sqlite.pragma('wal_autocheckpoint = 0');
+  let stopping = false;
+  worker.on('message', (message: { type: string; message?: string }) => {
+    if (message.type === 'error') logger.warn({ err: message.message }, 'WAL checkpoint failed');
+  });
+  worker.on('error', (error) => logger.error({ err: error }, 'WAL checkpointer crashed'));
+  worker.on('exit', () => {
+    if (stopping) return;
+    logger.warn('WAL checkpointer stopped: automatic checkpoints are back on the request path');
+    sqlite.pragma('wal_autocheckpoint = 1000');
+  });
+  worker.unref();
+  return {
+    stop: async () => {
+      stopping = true;
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      worker.postMessage('stop');
+      await exited;
+      sqlite.pragma('wal_autocheckpoint = 1000');
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// Runs WAL checkpoints on its own connection in a worker thread, so that the
+// request path never pays for copying WAL pages into the database file.
+// Plain JavaScript: worker threads load it without the TypeScript loader.
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+
+const { file, intervalMs, truncateAboveBytes } = workerData;
+const db = new Database(file);
+db.pragma('busy_timeout = 5000');
+let stopped = false;
+
+function checkpoint() {
+  if (stopped) return;
+  try {
+    // PASSIVE never waits for readers or writers: it copies what it can.
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    const walBytes = result.log * db.pragma('page_size', { simple: true });
+    // Past the bound, a TRUNCATE checkpoint resets the WAL file (it waits for readers, briefly).
+    if (walBytes > truncateAboveBytes) db.pragma('wal_checkpoint(TRUNCATE)');
+    parentPort.postMessage({ type: 'checkpoint', walFrames: result.log, checkpointed: result.checkpointed });
+  } catch (error) {
+    parentPort.postMessage({ type: 'error', message: String(error?.message ?? error) });
+  }
+  setTimeout(checkpoint, intervalMs);
+}
+
+parentPort.on('message', (message) => {
+  if (message === 'stop') {
+    stopped = true;
+    db.close();
+    parentPort.close();
+  }
+});
+setTimeout(checkpoint, intervalMs);
