@@ -1,7 +1,7 @@
 // npm run bench [-- --quick]: starts the real service on a temp database and measures, in one run,
 // the echo reference, stage-account, process, projection rebuild over a generated log, start-up on
 // that log and stage throughput on it. Prints a table and writes bench/results/latest.json.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -169,11 +169,44 @@ async function main() {
   record(`stage-account on the ${LOG_EVENTS.toLocaleString()}-event log`, bigStage, onBig.child.pid, echoRate, `start-up to /healthz ${onBig.startupMs} ms`);
   await stop(onBig.child);
 
+  const peers = await peerComparison();
+
   printTable();
+  if (peers) {
+    process.stdout.write('store append, 1 KB events, 1 event per append (WAL + synchronous=FULL):\n');
+    for (const f of peers.figures) {
+      process.stdout.write(
+        `  ${f.store.padEnd(22)} ${f.mode.padEnd(14)} ${String(f.appendsPerSecond).padStart(7)} appends/s` +
+          `${f.failed ? `, ${f.failed} failed` : ''}${f.notAttempted ? `, ${f.notAttempted} not done after ${Math.round(f.seconds)} s` : ''}\n`,
+      );
+    }
+    process.stdout.write(`  ratio import-ledger / emmett: sequential ${peers.ratioSequential}x, 10 concurrent ${peers.ratioConcurrent}x\n\n`);
+  }
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, startupMs: onBig.startupMs };
+  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, startupMs: onBig.startupMs, peers };
   writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   progress('written bench/results/latest.json');
+}
+
+interface PeerResult {
+  figures: { store: string; mode: string; appendsPerSecond: number; failed: number; notAttempted: number; seconds: number }[];
+  ratioSequential: number;
+  ratioConcurrent: number;
+}
+
+/** Emmett's SQLite store beside ours (bench/peers, its own install, kept out of the main one). */
+async function peerComparison(): Promise<PeerResult | null> {
+  const peers = join(root, 'bench/peers');
+  if (!existsSync(join(peers, 'node_modules/@event-driven-io/emmett-sqlite'))) {
+    if (quick) {
+      progress('  peer comparison skipped in --quick (install it once with: npm install --prefix bench/peers)');
+      return null;
+    }
+    progress('  installing the peer store (bench/peers, once) ...');
+    await run('npm', ['install', '--prefix', peers, '--no-audit', '--no-fund'], {});
+  }
+  progress('  store append beside emmett-sqlite ...');
+  return JSON.parse(await run(tsx, [join(peers, 'append.ts'), '--appends', quick ? '500' : '2000'], {})) as PeerResult;
 }
 
 function printTable() {
