@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { accountImportProcessEventSchemas, type AccountImportProcessEvent } from './account-import-process.js';
+import { accountRecordEventSchemas, type AccountRecordEvent } from './account-records.js';
 import { apiKeyEventSchemas, type ApiKeyEvent } from './api-key.js';
 import { businessEventSchemas, type BusinessEvent } from './business.js';
+import { customerEmailEventSchemas, type CustomerEmailEvent } from './customer-email.js';
+import { paymentInstructionEventSchemas, type PaymentInstructionEvent } from './payment-instruction.js';
+import { stagedAccountRecordEventSchemas, type StagedAccountRecordEvent } from './staged-account-records.js';
 import { importSupplierEventSchemas, type ImportSupplierEvent } from './import-supplier.js';
 import { operationsTeamEventSchemas, type OperationsTeamEvent } from './operations-team.js';
 import { productEventSchemas, type ProductEvent } from './product.js';
@@ -14,6 +18,10 @@ export type LedgerEvent =
   | OperationsTeamEvent
   | ApiKeyEvent
   | AccountImportProcessEvent
+  | AccountRecordEvent
+  | PaymentInstructionEvent
+  | CustomerEmailEvent
+  | StagedAccountRecordEvent
   | ProductEvent
   | ServiceConfigEvent
   | SupplyPointPopulateEvent
@@ -26,6 +34,10 @@ const currentSchemas = [
   ...operationsTeamEventSchemas,
   ...apiKeyEventSchemas,
   ...accountImportProcessEventSchemas,
+  ...accountRecordEventSchemas,
+  ...paymentInstructionEventSchemas,
+  ...customerEmailEventSchemas,
+  ...stagedAccountRecordEventSchemas,
   ...productEventSchemas,
   ...serviceConfigEventSchemas,
   ...supplyPointPopulateEventSchemas,

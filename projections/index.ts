@@ -1,8 +1,14 @@
+import { accountHistoricalStatementsProjection } from './account-historical-statements.js';
 import { accountImportProcessesProjection } from './account-import-processes.js';
+import { accountLedgerTransactionsProjection } from './account-ledger-transactions.js';
+import { accountLedgersProjection } from './account-ledgers.js';
+import { accountNotesProjection } from './account-notes.js';
 import { apiKeysProjection } from './api-keys.js';
 import { businessContractsProjection } from './business-contracts.js';
 import { businessesProjection } from './businesses.js';
+import { customerEmailsProjection } from './customer-emails.js';
 import { importSuppliersProjection } from './import-suppliers.js';
+import { paymentInstructionsProjection } from './payment-instructions.js';
 import { operationsTeamsProjection } from './operations-teams.js';
 import type { AnyRowProjection } from './projection.js';
 import { productsProjection } from './products.js';
@@ -24,4 +30,10 @@ export const inlineProjections: readonly AnyRowProjection[] = [
   supplyPointsProjection,
   businessesProjection,
   businessContractsProjection,
+  paymentInstructionsProjection,
+  customerEmailsProjection,
+  accountNotesProjection,
+  accountLedgerTransactionsProjection,
+  accountLedgersProjection,
+  accountHistoricalStatementsProjection,
 ];

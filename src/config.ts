@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_OPERATOR_TIMEOUT_MS } from './adapters/network-operators.js';
+import { DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS, parsePaymentVendors } from './adapters/payment-vendors.js';
+import { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './adapters/smtp-mail.js';
 import { DEFAULT_MAX_BODY_BYTES } from './http/app.js';
 
 /**
@@ -18,6 +20,22 @@ export const envSchema = z.object({
   LEDGER_ELECTRICITY_OPERATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
   LEDGER_GAS_OPERATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
   LEDGER_OPERATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_OPERATOR_TIMEOUT_MS),
+  // Payment instructions and customer emails (docs/payment-instructions-and-emails.md).
+  LEDGER_PAYMENT_VENDORS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const parsed = parsePaymentVendors(value);
+      if (parsed.ok) return parsed.vendors;
+      ctx.addIssue({ code: 'custom', message: `expected NAME=URL[,NAME=URL...]: ${parsed.problem}` });
+      return z.NEVER;
+    }),
+  LEDGER_PAYMENT_VENDOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS),
+  LEDGER_SMTP_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^smtps?$/ }).optional()),
+  LEDGER_MAIL_FROM: z.string().min(3).default(DEFAULT_MAIL_FROM),
+  LEDGER_SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_SMTP_TIMEOUT_MS),
+  // Notes' and statements' documents (docs/account-records.md): a local directory.
+  LEDGER_DOCUMENT_STORE: z.string().min(1).default('./data/documents'),
 });
 export type LedgerConfig = z.infer<typeof envSchema>;
 

@@ -1,11 +1,15 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { LedgerConfig } from './config.js';
+import { LocalDirectoryDocumentStore } from './adapters/document-store.js';
 import { createApp } from './http/app.js';
 import { databaseReachable, openLedger, resolveTokenSecret } from './ledger.js';
 import { populateWorkerFromConfig } from './populate/worker-from-config.js';
+import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
+import { mailerFromConfig } from './mailer/mailer-from-config.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
+import { startWalCheckpointer } from './store/wal-checkpointer.js';
 
 /** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
@@ -13,6 +17,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   logger.info({ database: ledger.database.file }, 'database opened');
   const tokenSecret = resolveTokenSecret(ledger, config.LEDGER_TOKEN_SECRET);
   rebuildStaleProjections(ledger, logger);
+  const checkpointer = startWalCheckpointer(ledger.database.sqlite, logger);
   if (config.NODE_ENV !== 'production') {
     const demo = await seedDemoData(ledger);
     if (demo) printDemoKey(demo.key, config);
@@ -23,6 +28,8 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     tokenSecret,
     maxBodyBytes: config.LEDGER_MAX_BODY_BYTES,
     databaseReachable: () => databaseReachable(ledger),
+    documents: new LocalDirectoryDocumentStore(config.LEDGER_DOCUMENT_STORE),
+    paymentVendors: paymentVendorsFromConfig(config),
   });
   const server = serve({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
     logger.info({ host: config.HOST, port: info.port }, `import-ledger listening on http://${config.HOST}:${info.port}`);
@@ -30,11 +37,15 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   // Supply point pre-population runs beside the HTTP service, on the same ledger (docs/supply-points.md).
   const populateWorker = populateWorkerFromConfig(ledger, config, logger, { actor: 'system:populate-worker', requestId: null });
   populateWorker.start();
+  // The customer-email outbox is delivered after commit, beside the HTTP service (docs/payment-instructions-and-emails.md).
+  const mailer = mailerFromConfig(ledger, config, logger, { actor: 'system:mailer', requestId: null });
+  mailer.start();
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    const workerStopped = populateWorker.stop();
+    const workerStopped = Promise.all([populateWorker.stop(), mailer.stop()]);
     server.close(() => {
-      void workerStopped.finally(() => {
+      void workerStopped.finally(async () => {
+        await checkpointer.stop();
         ledger.close();
         process.exit(0);
       });

@@ -20,6 +20,7 @@ async function supplierFact(ctx: LedgerContext, code: string) {
   }
   return {
     status: supplier.status,
+    sendEmails: supplier.sendEmails,
     guard: { streamId: importSupplierStreamId(code), expectedVersion: supplier.streamVersion },
   };
 }
@@ -85,6 +86,7 @@ export async function processAccount(
         referenceErrors,
         businessContract: contract && { identifier: contract.contractIdentifier, platformBusinessId: contract.platformBusinessId },
         platformAccountNumber,
+        sendEmails: supplier.sendEmails,
         now: ctx.clock().toISOString(),
       },
       {

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { transferStatuses, type TransferStatus } from '../../events/account-import-process.js';
 import { changeTransferStatus, markAccountToSkip } from '../application/account-import-processes.js';
 import { info, operatorActor, withLedger } from './context.js';
+import { historyCommand } from './history-commands.js';
 
 const settableStatuses = transferStatuses.filter((s) => s !== 'UNKNOWN');
 
@@ -31,5 +32,6 @@ export function accountCommand(): Command {
       await withLedger((ledger) => changeTransferStatus(ledger, supplier, ext, status, operatorActor()));
       info(`account ${supplier}/${ext} transfer status is now ${status}`);
     });
+  historyCommand(account);
   return account;
 }

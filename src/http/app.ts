@@ -10,10 +10,18 @@ import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
 import { accountImportProcessRoutes, PROCESS_PATH } from './routes/account-import-processes.js';
 import { accountStatusRoutes } from './routes/account-status.js';
+import { eventsFeedRoutes } from './routes/events-feed.js';
+import { accountHistoryRoutes } from './routes/account-history.js';
 import { businessRoutes } from './routes/businesses.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { productRoutes } from './routes/products.js';
 import { supplyPointPopulateRoutes } from './routes/supply-point-populate.js';
+import { historicalStatementRoutes } from './routes/historical-statements.js';
+import { notesRoutes } from './routes/notes.js';
+import { transactionRoutes } from './routes/transactions.js';
+import { emptyDocumentStore, type DocumentStore } from '../adapters/document-store.js';
+import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendors.js';
+import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 
 export interface AppDeps extends LedgerContext {
   readonly logger: Logger;
@@ -22,6 +30,10 @@ export interface AppDeps extends LedgerContext {
   readonly maxBodyBytes: number;
   /** True when the database answers; used by /healthz. */
   readonly databaseReachable: () => Promise<boolean>;
+  /** Where notes' and statements' documents are looked up (docs/account-records.md); none: every path is missing. */
+  readonly documents?: DocumentStore;
+  /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md); none: every vendor is not configured. */
+  readonly paymentVendors?: PaymentVendors;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -48,9 +60,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.use('*', tokenAuth(deps, deps.tokenSecret), jsonBody(deps.maxBodyBytes));
   api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
+  api.route('/', eventsFeedRoutes(deps));
+  api.route('/', accountHistoryRoutes(deps));
   api.route('/', businessRoutes(deps));
   api.route('/', productRoutes(deps));
   api.route('/', supplyPointPopulateRoutes(deps));
+  api.route('/', notesRoutes(deps, deps.documents ?? emptyDocumentStore));
+  api.route('/', transactionRoutes(deps));
+  api.route('/', historicalStatementRoutes(deps, deps.documents ?? emptyDocumentStore));
+  api.route('/', paymentInstructionRoutes(deps, deps.paymentVendors ?? noPaymentVendors));
   app.route('/v1/data-import', api);
 
   app.notFound((c) => errorResponse(c, new DomainError('not_found', 'Not found.')));

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z, type core } from 'zod';
 import { DomainError, type FieldError } from '../domain/errors.js';
+import { TRANSACTION_IMPORT_ERROR, TransactionImportError } from '../domain/ledger/transaction-import-error.js';
 import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
 import { ConcurrencyError } from '../store/event-store.js';
 
@@ -41,6 +42,8 @@ const statusByCode: Readonly<Record<string, ContentfulStatusCode>> = {
   unsupported_media_type: 415,
   throttled: 429,
   internal_error: 500,
+  // Spec 4.12: an intermittent payment-vendor failure is a 500 the caller retries as is.
+  payment_vendor_unavailable: 500,
 };
 
 export function statusOf(code: string): ContentfulStatusCode {
@@ -51,12 +54,28 @@ export function errorBody(error: DomainError): ErrorBody {
   return { detail: error.detail, code: error.code, errors: error.errors, ...error.extra };
 }
 
+/**
+ * Spec 4.10 and 7.4: a ledger rule broken by one transaction is answered with
+ * this distinct body instead of spec 7's, naming the first failing
+ * transaction; `code` is the stable machine code (docs/account-records.md).
+ */
+export const transactionImportErrorBodySchema = z.object({
+  status: z.literal(TRANSACTION_IMPORT_ERROR),
+  error_detail: z.string(),
+  transaction_data: z.record(z.string(), z.unknown()),
+  code: z.string(),
+});
+
+export function transactionImportErrorBody(error: TransactionImportError): z.infer<typeof transactionImportErrorBodySchema> {
+  return { status: TRANSACTION_IMPORT_ERROR, error_detail: error.detail, transaction_data: { ...error.transactionData }, code: error.code };
+}
+
 /** Responds with a DomainError in the spec's shape and the status its code maps to. */
 export function errorResponse(c: Context, error: DomainError, headers?: Record<string, string>): Response {
   const status = statusOf(error.code);
   if (status === 401) c.header('WWW-Authenticate', 'Token');
   for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
-  return c.json(errorBody(error), status);
+  return c.json(error instanceof TransactionImportError ? transactionImportErrorBody(error) : errorBody(error), status);
 }
 
 /** zod issues of a request body become one 400 with a top-level code. */

@@ -189,7 +189,7 @@ export function verifyProjections(
  * the elidable fields (the staged payloads, most of the log's bytes) are
  * replaced by `{}` inside SQLite, so they are neither copied out nor parsed.
  */
-function eventColumns(projections: readonly AnyRowProjection[]): string {
+export function eventColumns(projections: readonly AnyRowProjection[]): string {
   const elided = Object.entries(elidableEventFields);
   if (elided.length === 0 || projections.some((p) => p.readsElidedFields)) return '*';
   const cases = elided

@@ -76,7 +76,10 @@ describe('simultaneous process calls for one staged account', () => {
 
     const stream = await api.ledger.store.readStream(accountImportProcessStreamId(SUPPLIER, ext));
     expect(stream.filter((stored) => stored.event.type === 'AccountProcessed')).toHaveLength(1);
-    expect(stream.map((stored) => stored.streamPosition)).toEqual([1, 2]);
+    // Staged, processed, then the records the staged payload brings: contiguous, appended by one process only.
+    expect(stream.map((stored) => stored.streamPosition)).toEqual(stream.map((_, i) => i + 1));
+    const processedAt = stream.findIndex((stored) => stored.event.type === 'AccountProcessed');
+    expect(new Set(stream.slice(processedAt).map((stored) => stored.metadata.causationId)).size).toBe(1);
   });
 });
 

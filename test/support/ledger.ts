@@ -7,6 +7,8 @@ import type { Actor, IdGenerator } from '../../src/application/context.js';
 import { randomIds } from '../../src/application/context.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
 import { createApp } from '../../src/http/app.js';
+import type { DocumentStore } from '../../src/adapters/document-store.js';
+import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { openLedger, type Ledger } from '../../src/ledger.js';
 import { createExampleProducts } from './products.js';
 
@@ -74,7 +76,13 @@ export interface TestApi extends TestLedger {
  * and (unless `exampleProducts: false`) the products of products.json that the account examples name.
  */
 export async function createTestApi(
-  options: { maxBodyBytes?: number; ids?: IdGenerator; exampleProducts?: boolean } = {},
+  options: {
+    maxBodyBytes?: number;
+    ids?: IdGenerator;
+    exampleProducts?: boolean;
+    documents?: DocumentStore;
+    paymentVendors?: PaymentVendors;
+  } = {},
 ): Promise<TestApi> {
   const base = createTestLedger(options);
   const { ledger } = base;
@@ -90,6 +98,8 @@ export async function createTestApi(
     tokenSecret: TOKEN_SECRET,
     maxBodyBytes: options.maxBodyBytes ?? 5 * 1024 * 1024,
     databaseReachable: async () => true,
+    documents: options.documents,
+    paymentVendors: options.paymentVendors,
   });
   const api: TestApi = {
     ...base,

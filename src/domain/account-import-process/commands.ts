@@ -36,6 +36,11 @@ export interface ProcessAccount extends AccountRef {
   readonly businessContract?: { readonly identifier: string; readonly platformBusinessId: number } | null;
   /** Generated outside the decider (`A-` + 8 uppercase hex digits); uniqueness is enforced by the projection. */
   readonly platformAccountNumber: string;
+  /**
+   * Fact: the supplier's `sendEmails` configuration (spec 1.3), guarded with its status.
+   * When true, one welcome email per customer with an email address is queued. Absent: false.
+   */
+  readonly sendEmails?: boolean;
 }
 
 /** Operator: the staged account is not to be migrated. */

@@ -1,7 +1,11 @@
-import type { AccountImportProcessEvent, TransferStatus } from '../../../events/account-import-process.js';
+import type { TransferStatus } from '../../../events/account-import-process.js';
+import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../../store/decider.js';
 import { assertNever } from '../assert-never.js';
+import { welcomeEmailsQueued } from '../customer-email/welcome-emails.js';
 import { DomainError, type FieldError } from '../errors.js';
+import { accountRecordsImported } from '../staged-account-records/records-imported.js';
+import { stagedPayloadRecords } from '../account-records/staged-records.js';
 import { validateAccountPayload } from './account-payload.js';
 import type {
   AccountImportProcessCommand,
@@ -12,7 +16,11 @@ import type {
 } from './commands.js';
 import { evolveAccountImportProcess, initialAccountImportProcessState, type AccountImportProcessState } from './state.js';
 
-type Events = AccountImportProcessEvent[];
+/**
+ * Lifecycle events, and on process the records the staged payload brings,
+ * appended after AccountProcessed in the same transaction.
+ */
+type Events = LedgerEvent[];
 
 /** The allowed moves of the transfer status (spec 3.1 leaves them open; these are the issue's). */
 export const transferStatusTransitions: Readonly<Record<TransferStatus, readonly TransferStatus[]>> = {
@@ -92,6 +100,11 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
           : {}),
       },
     },
+    // The payload's notes and statements (docs/account-records.md).
+    ...stagedPayloadRecords(validation.data, command),
+    // The payload's other records, then the welcome-email outbox (docs/payment-instructions-and-emails.md).
+    ...accountRecordsImported(command, validation.data),
+    ...welcomeEmailsQueued(command, validation.data, command.sendEmails ?? false),
   ];
 }
 
@@ -148,7 +161,7 @@ function decide(command: AccountImportProcessCommand, state: AccountImportProces
   }
 }
 
-export const accountImportProcessDecider: Decider<AccountImportProcessCommand, AccountImportProcessEvent, AccountImportProcessState> = {
+export const accountImportProcessDecider: Decider<AccountImportProcessCommand, LedgerEvent, AccountImportProcessState> = {
   decide,
   evolve: evolveAccountImportProcess,
   initialState: initialAccountImportProcessState,

@@ -1,4 +1,5 @@
-import type { AccountImportProcessEvent, TransferStatus } from '../../../events/account-import-process.js';
+import { isAccountImportProcessEvent, type TransferStatus } from '../../../events/account-import-process.js';
+import type { LedgerEvent } from '../../../events/registry.js';
 import { assertNever } from '../assert-never.js';
 
 type Payload = Readonly<Record<string, unknown>>;
@@ -19,8 +20,11 @@ export const initialAccountImportProcessState: AccountImportProcessState = { sta
 
 export function evolveAccountImportProcess(
   state: AccountImportProcessState,
-  event: AccountImportProcessEvent,
+  event: LedgerEvent,
 ): AccountImportProcessState {
+  // The stream also holds the records kept on the account (notes, payment instructions, emails, ...):
+  // they leave the lifecycle as it is.
+  if (!isAccountImportProcessEvent(event)) return state;
   switch (event.type) {
     case 'AccountStaged':
     case 'AccountRestaged':

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { eventSchema } from './envelope.js';
+
+/**
+ * A payment instruction (a direct-debit mandate, a saved card, ...) held by a
+ * payment vendor was recorded on an imported account (spec 4.12), on the
+ * account's stream `account-import-process:<SUPPLIER>:<EXT>`. It is recorded
+ * only after the vendor confirmed, in the same request, that the instruction
+ * exists: `vendorDetails` is the vendor's JSON answer exactly as given
+ * (it holds at least `reference`, `type` and `status`). A reference is recorded
+ * at most once per account: sending it again appends nothing.
+ */
+export const paymentInstructionCreatedSchema = eventSchema(
+  'PaymentInstructionCreated',
+  1,
+  z.object({
+    importSupplier: z.string(),
+    externalAccountNumber: z.string(),
+    platformAccountNumber: z.string(),
+    /** The vendor name as the caller gave it (a key of LEDGER_PAYMENT_VENDORS). */
+    vendor: z.string(),
+    reference: z.string(),
+    /** The instruction type the caller gave (CARD, DIRECT_DEBIT, ...). */
+    type: z.string(),
+    vendorDetails: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+  }),
+);
+
+export const paymentInstructionEventSchemas = [paymentInstructionCreatedSchema] as const;
+
+export type PaymentInstructionCreated = z.infer<typeof paymentInstructionCreatedSchema>;
+export type PaymentInstructionEvent = PaymentInstructionCreated;

@@ -1,0 +1,54 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { defineProjection } from './projection.js';
+
+/**
+ * One row per historical statement of an imported account (spec 4.11, and the
+ * staged payload's statements at process time). statement_id is unique per
+ * account: it is part of the primary key.
+ */
+export const accountHistoricalStatements = sqliteTable(
+  'account_historical_statements',
+  {
+    importSupplier: text('import_supplier').notNull(),
+    externalAccountNumber: text('external_account_number').notNull(),
+    statementId: text('statement_id').notNull(),
+    billPeriodFromDate: text('bill_period_from_date').notNull(),
+    billPeriodToDate: text('bill_period_to_date').notNull(),
+    issuedDate: text('issued_date'),
+    number: text('number'),
+    grossAmountCents: integer('gross_amount_cents'),
+    statementPath: text('statement_path'),
+    source: text('source', { enum: ['import_request', 'staged_payload', 'transaction_import'] }).notNull(),
+    importedAt: text('imported_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.importSupplier, t.externalAccountNumber, t.statementId] })],
+);
+export type AccountHistoricalStatementRow = typeof accountHistoricalStatements.$inferSelect;
+
+export const accountHistoricalStatementsProjection = defineProjection<typeof accountHistoricalStatements, AccountHistoricalStatementRow>({
+  name: 'account_historical_statements',
+  version: 1,
+  table: accountHistoricalStatements,
+  handles: ['HistoricalStatementImported'],
+  keyOf: ({ event }) =>
+    event.type === 'HistoricalStatementImported'
+      ? { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, statementId: event.data.statementId }
+      : null,
+  evolve(row, { event }) {
+    if (event.type !== 'HistoricalStatementImported') return row;
+    if (row) return row;
+    return {
+      importSupplier: event.data.importSupplier,
+      externalAccountNumber: event.data.externalAccountNumber,
+      statementId: event.data.statementId,
+      billPeriodFromDate: event.data.billPeriodFromDate,
+      billPeriodToDate: event.data.billPeriodToDate,
+      issuedDate: event.data.issuedDate,
+      number: event.data.number,
+      grossAmountCents: event.data.grossAmountCents,
+      statementPath: event.data.statementPath,
+      source: event.data.source,
+      importedAt: event.data.importedAt,
+    };
+  },
+});

@@ -1,0 +1,43 @@
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { balanceEffectCents } from '../src/domain/ledger/ledger-transaction.js';
+import { defineProjection } from './projection.js';
+
+/**
+ * One row per account that has ledger transactions: the balance the customer
+ * owes (integer cents; negative is in credit), the signed sum of every
+ * transaction's balance effect, and how many transactions make it.
+ */
+export const accountLedgers = sqliteTable(
+  'account_ledgers',
+  {
+    importSupplier: text('import_supplier').notNull(),
+    externalAccountNumber: text('external_account_number').notNull(),
+    balanceCents: integer('balance_cents').notNull(),
+    transactionCount: integer('transaction_count').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.importSupplier, t.externalAccountNumber] })],
+);
+export type AccountLedgerRow = typeof accountLedgers.$inferSelect;
+
+export const accountLedgersProjection = defineProjection<typeof accountLedgers, AccountLedgerRow>({
+  name: 'account_ledgers',
+  version: 1,
+  table: accountLedgers,
+  handles: ['LedgerTransactionAdded'],
+  keyOf: ({ event }) =>
+    event.type === 'LedgerTransactionAdded'
+      ? { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber }
+      : null,
+  evolve(row, { event }) {
+    if (event.type !== 'LedgerTransactionAdded') return row;
+    const tx = event.data.transaction;
+    return {
+      importSupplier: event.data.importSupplier,
+      externalAccountNumber: event.data.externalAccountNumber,
+      balanceCents: (row?.balanceCents ?? 0) + balanceEffectCents(tx.type, tx.amountCents),
+      transactionCount: (row?.transactionCount ?? 0) + 1,
+      updatedAt: event.data.addedAt,
+    };
+  },
+});

@@ -1,0 +1,53 @@
+import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import type { AccountNoteCreated } from '../../events/account-records.js';
+import type { DocumentStore } from '../adapters/document-store.js';
+import { notesDecider } from '../domain/notes/decider.js';
+import type { ImportNotesRequest, NoteInput } from '../domain/notes/note-payload.js';
+import { noteResultStatuses, type NoteStatus } from '../domain/notes/note-results.js';
+import { existingDocumentPaths, supplierFacts } from './account-record-facts.js';
+import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { withRetry } from './retry.js';
+
+export interface NoteResult {
+  readonly note: NoteInput;
+  /** The note's created_at as given, or the server clock's time when none was given. */
+  readonly createdAt: string;
+  readonly status: NoteStatus;
+}
+
+/**
+ * Adds notes to an imported account (spec 4.9): every note of the request is
+ * decided in one command on the account's stream and appended in one
+ * transaction. The document paths are looked up in the supplier's document
+ * root before the command (a fact); the supplier's status is guarded.
+ */
+export async function importNotes(
+  ctx: LedgerContext,
+  documents: DocumentStore,
+  request: ImportNotesRequest,
+  actor: Actor,
+): Promise<NoteResult[]> {
+  return withRetry(async () => {
+    const supplier = await supplierFacts(ctx, request.import_supplier);
+    const paths = request.notes.flatMap((note) => (note.document_paths ?? []).map((d) => d.document_path));
+    const now = ctx.clock();
+    const result = await ctx.store.handle(
+      accountImportProcessStreamId(request.import_supplier, request.external_account_number),
+      notesDecider,
+      {
+        type: 'ImportNotes',
+        importSupplier: request.import_supplier,
+        externalAccountNumber: request.external_account_number,
+        supplierStatus: supplier.status,
+        notes: request.notes,
+        existingDocumentPaths: await existingDocumentPaths(documents, supplier.documentRoot, paths),
+        now: now.toISOString(),
+      },
+      { metadata: commandMetadata(ctx, actor), guards: supplier.guards },
+    );
+    const created = result.events.map((stored) => stored.event).filter((event): event is AccountNoteCreated => event.type === 'AccountNoteCreated');
+    const statuses = noteResultStatuses(request.notes, created);
+    const defaultCreatedAt = now.toISOString().replace(/\.\d+Z$/, 'Z');
+    return request.notes.map((note, i) => ({ note, createdAt: note.created_at ?? defaultCreatedAt, status: statuses[i] ?? 'NOTE_ALREADY_EXISTS' }));
+  });
+}

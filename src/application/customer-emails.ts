@@ -1,0 +1,76 @@
+import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import type { CommandMetadata } from '../../events/envelope.js';
+import type { LedgerEvent } from '../../events/registry.js';
+import {
+  customerEmailDecider,
+  type CustomerEmailCommand,
+  type CustomerEmailRef,
+  type MailDelivery,
+} from '../domain/customer-email/decider.js';
+import { emailRetryDelayMs, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
+import type { Actor, LedgerContext } from './context.js';
+
+/** Mailer events are correlated with their email, so an auditor can follow one email through the log. */
+function mailerMetadata(ctx: LedgerContext, actor: Actor, emailId: string): CommandMetadata {
+  return { actor: actor.actor, requestId: actor.requestId, correlationId: emailId, causationId: ctx.ids.uuid() };
+}
+
+async function handleEmail(ctx: LedgerContext, command: CustomerEmailCommand, actor: Actor): Promise<LedgerEvent | undefined> {
+  const { importSupplier, externalAccountNumber, emailId } = command.email;
+  const result = await ctx.store.handle(accountImportProcessStreamId(importSupplier, externalAccountNumber), customerEmailDecider, command, {
+    metadata: mailerMetadata(ctx, actor, emailId),
+  });
+  return result.events[0]?.event;
+}
+
+export type ClaimOutcome =
+  | { readonly kind: 'claimed'; readonly attempt: number }
+  /** A claim of a dead mailer ran out: the email was failed (outcome unknown) instead of being sent again. */
+  | { readonly kind: 'failed'; readonly reason: string };
+
+/**
+ * Records that this mailer takes the email, before any SMTP call. Throws a
+ * DomainError (`customer_email_claimed`, `_finished`, `_not_due`) when
+ * another mailer got there first.
+ */
+export async function claimCustomerEmail(
+  ctx: LedgerContext,
+  email: CustomerEmailRef,
+  leaseMs: number,
+  actor: Actor,
+): Promise<ClaimOutcome> {
+  const now = ctx.clock();
+  const event = await handleEmail(
+    ctx,
+    { type: 'ClaimCustomerEmail', email, now: now.toISOString(), leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString() },
+    actor,
+  );
+  if (event?.type === 'CustomerEmailFailed') return { kind: 'failed', reason: event.data.reason };
+  if (event?.type !== 'CustomerEmailSendClaimed') throw new Error(`unexpected claim outcome: ${event?.type}`);
+  return { kind: 'claimed', attempt: event.data.attempt };
+}
+
+/** Records what came of attempt `attempt`; returns the event written. */
+export async function recordCustomerEmailDelivery(
+  ctx: LedgerContext,
+  email: CustomerEmailRef,
+  attempt: number,
+  delivery: MailDelivery,
+  policy: EmailRetryPolicy,
+  actor: Actor,
+): Promise<LedgerEvent | undefined> {
+  const now = ctx.clock();
+  return handleEmail(
+    ctx,
+    {
+      type: 'RecordCustomerEmailDelivery',
+      email,
+      attempt,
+      delivery,
+      retryAt: new Date(now.getTime() + emailRetryDelayMs(policy, attempt)).toISOString(),
+      maxAttempts: policy.maxAttempts,
+      now: now.toISOString(),
+    },
+    actor,
+  );
+}

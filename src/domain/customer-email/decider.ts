@@ -1,0 +1,178 @@
+import type { CustomerEmailEvent } from '../../../events/customer-email.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { Decider } from '../../store/decider.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError } from '../errors.js';
+
+/** Which email a command is about (its account stream and id). */
+export interface CustomerEmailRef {
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  readonly emailId: string;
+}
+
+/** What came of handing one email to the SMTP server, as the mail adapter tells it. */
+export type MailDelivery =
+  | { readonly kind: 'sent'; readonly messageId: string; readonly response: string }
+  /** Certainly not accepted: the server refused it (`permanent` for 5xx) or was never reached. */
+  | { readonly kind: 'refused'; readonly permanent: boolean; readonly reason: string }
+  /** The session broke when the message may already have been handed over. */
+  | { readonly kind: 'unknown'; readonly reason: string };
+
+export type CustomerEmailCommand =
+  | {
+      readonly type: 'ClaimCustomerEmail';
+      readonly email: CustomerEmailRef;
+      readonly now: string;
+      readonly leaseExpiresAt: string;
+    }
+  | {
+      readonly type: 'RecordCustomerEmailDelivery';
+      readonly email: CustomerEmailRef;
+      readonly attempt: number;
+      readonly delivery: MailDelivery;
+      /** When a transient failure may be tried again (from the retry policy and the clock). */
+      readonly retryAt: string;
+      readonly maxAttempts: number;
+      readonly now: string;
+    };
+
+export type CustomerEmailStatus =
+  | { readonly status: 'queued'; readonly attemptsUsed: number; readonly dueAt: string | null }
+  | { readonly status: 'sending'; readonly attempt: number; readonly leaseExpiresAt: string }
+  | { readonly status: 'sent'; readonly attempt: number }
+  | { readonly status: 'failed'; readonly attempt: number };
+
+/** The emails of one account, by id. It folds only the outbox events of the account stream. */
+export interface CustomerEmailState {
+  readonly emails: ReadonlyMap<string, CustomerEmailStatus>;
+}
+
+const before = (a: string, b: string): boolean => Date.parse(a) < Date.parse(b);
+
+function withEmail(state: CustomerEmailState, emailId: string, status: CustomerEmailStatus): CustomerEmailState {
+  const emails = new Map(state.emails);
+  emails.set(emailId, status);
+  return { emails };
+}
+
+export function evolveCustomerEmails(state: CustomerEmailState, event: LedgerEvent): CustomerEmailState {
+  switch (event.type) {
+    case 'CustomerWelcomeEmailQueued':
+      return withEmail(state, event.data.emailId, { status: 'queued', attemptsUsed: 0, dueAt: null });
+    case 'CustomerEmailSendClaimed':
+      return withEmail(state, event.data.emailId, {
+        status: 'sending',
+        attempt: event.data.attempt,
+        leaseExpiresAt: event.data.leaseExpiresAt,
+      });
+    case 'CustomerEmailSendFailed':
+      return withEmail(state, event.data.emailId, { status: 'queued', attemptsUsed: event.data.attempt, dueAt: event.data.retryAt });
+    case 'CustomerEmailSent':
+      return withEmail(state, event.data.emailId, { status: 'sent', attempt: event.data.attempt });
+    case 'CustomerEmailFailed':
+      return withEmail(state, event.data.emailId, { status: 'failed', attempt: event.data.attempt });
+    default:
+      return state;
+  }
+}
+
+const ref = (email: CustomerEmailRef) => ({
+  importSupplier: email.importSupplier,
+  externalAccountNumber: email.externalAccountNumber,
+  emailId: email.emailId,
+});
+
+type UnfinishedEmail = Extract<CustomerEmailStatus, { status: 'queued' | 'sending' }>;
+
+/** The email's status, which must not be final (sent or failed). */
+function unfinished(state: CustomerEmailState, email: CustomerEmailRef): UnfinishedEmail {
+  const status = state.emails.get(email.emailId);
+  if (!status) throw new DomainError('customer_email_not_found', `No customer email ${email.emailId} is queued on this account.`);
+  if (status.status === 'sent' || status.status === 'failed') {
+    throw new DomainError('customer_email_finished', `Customer email ${email.emailId} is already ${status.status}.`);
+  }
+  return status;
+}
+
+function claim(command: Extract<CustomerEmailCommand, { type: 'ClaimCustomerEmail' }>, state: CustomerEmailState): CustomerEmailEvent[] {
+  const status = unfinished(state, command.email);
+  if (status.status === 'sending') {
+    if (before(command.now, status.leaseExpiresAt)) {
+      throw new DomainError('customer_email_claimed', `Customer email ${command.email.emailId} is being sent.`);
+    }
+    // The mailer holding the claim died during the SMTP call: the server may have accepted the message.
+    // Sending it again could deliver it twice, so it ends here (at most once).
+    return [
+      {
+        type: 'CustomerEmailFailed',
+        version: 1,
+        data: {
+          ...ref(command.email),
+          attempt: status.attempt,
+          outcome: 'unknown',
+          reason: `The mailer stopped during attempt ${status.attempt}: the email may or may not have been delivered, so it is not sent again.`,
+          failedAt: command.now,
+        },
+      },
+    ];
+  }
+  if (status.dueAt !== null && before(command.now, status.dueAt)) {
+    throw new DomainError('customer_email_not_due', `Customer email ${command.email.emailId} is not due before ${status.dueAt}.`);
+  }
+  return [
+    {
+      type: 'CustomerEmailSendClaimed',
+      version: 1,
+      data: { ...ref(command.email), attempt: status.attemptsUsed + 1, claimedAt: command.now, leaseExpiresAt: command.leaseExpiresAt },
+    },
+  ];
+}
+
+function record(
+  command: Extract<CustomerEmailCommand, { type: 'RecordCustomerEmailDelivery' }>,
+  state: CustomerEmailState,
+): CustomerEmailEvent[] {
+  const status = unfinished(state, command.email);
+  if (status.status !== 'sending' || status.attempt !== command.attempt) {
+    throw new DomainError('customer_email_claim_lost', `Attempt ${command.attempt} of ${command.email.emailId} no longer holds its claim.`);
+  }
+  const data = { ...ref(command.email), attempt: command.attempt };
+  const delivery = command.delivery;
+  switch (delivery.kind) {
+    case 'sent':
+      return [{ type: 'CustomerEmailSent', version: 1, data: { ...data, messageId: delivery.messageId, response: delivery.response, sentAt: command.now } }];
+    case 'unknown':
+      return [{ type: 'CustomerEmailFailed', version: 1, data: { ...data, outcome: 'unknown', reason: delivery.reason, failedAt: command.now } }];
+    case 'refused':
+      if (delivery.permanent) {
+        return [{ type: 'CustomerEmailFailed', version: 1, data: { ...data, outcome: 'rejected', reason: delivery.reason, failedAt: command.now } }];
+      }
+      if (command.attempt >= command.maxAttempts) {
+        const reason = `${delivery.reason} (gave up after ${command.attempt} attempts)`;
+        return [{ type: 'CustomerEmailFailed', version: 1, data: { ...data, outcome: 'gave_up', reason, failedAt: command.now } }];
+      }
+      return [
+        { type: 'CustomerEmailSendFailed', version: 1, data: { ...data, reason: delivery.reason, retryAt: command.retryAt, failedAt: command.now } },
+      ];
+    default:
+      return assertNever(delivery);
+  }
+}
+
+function decide(command: CustomerEmailCommand, state: CustomerEmailState): CustomerEmailEvent[] {
+  switch (command.type) {
+    case 'ClaimCustomerEmail':
+      return claim(command, state);
+    case 'RecordCustomerEmailDelivery':
+      return record(command, state);
+    default:
+      return assertNever(command);
+  }
+}
+
+export const customerEmailDecider: Decider<CustomerEmailCommand, LedgerEvent, CustomerEmailState> = {
+  decide,
+  evolve: evolveCustomerEmails,
+  initialState: { emails: new Map() },
+};

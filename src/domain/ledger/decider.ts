@@ -1,0 +1,154 @@
+import type {
+  AccountNoteCreated,
+  HistoricalStatementImported,
+  LedgerTransactionAdded,
+} from '../../../events/account-records.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { Decider } from '../../store/decider.js';
+import {
+  evolveAccountFacts,
+  foldingOnly,
+  initialAccountFacts,
+  requireImportedAccount,
+  type AccountFacts,
+  type AccountFactsEvent,
+  type AccountRecordCommandBase,
+} from '../account-records/account-stream.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError, type FieldError } from '../errors.js';
+import { addNotes, emptyNoteBook, evolveNoteBook, type NoteBook } from '../notes/note-book.js';
+import { ledgerTransaction, transactionData } from './ledger-transaction.js';
+import { laterDate, openPeriodStart } from './statement-period.js';
+import {
+  TRANSACTION_ALREADY_ADDED,
+  TRANSACTION_NOT_IN_OPEN_STATEMENT_PERIOD,
+  TransactionImportError,
+} from './transaction-import-error.js';
+import type { TransactionInput } from './transaction-payload.js';
+
+/** transactions/create/ (spec 4.10): the validated transactions, in request order, and the query options. */
+export interface ImportTransactions extends AccountRecordCommandBase {
+  readonly type: 'ImportTransactions';
+  readonly transactions: readonly TransactionInput[];
+  readonly checkPreviouslyAdded: boolean;
+  readonly forceAddToCurrentStatement: boolean;
+  /** Fact: the product codes named by these SUPPLY_CHARGEs that exist in the catalogue. */
+  readonly existingProductCodes: ReadonlySet<string>;
+}
+
+export interface LedgerState {
+  readonly account: AccountFacts;
+  readonly transactionIds: ReadonlySet<string>;
+  readonly latestStatementEnd: string | null;
+  /** The account's notes: the pinned note about moved transactions follows the notes' uniqueness rule too. */
+  readonly notes: NoteBook;
+}
+
+export const initialLedgerState: LedgerState = {
+  account: initialAccountFacts,
+  transactionIds: new Set(),
+  latestStatementEnd: null,
+  notes: emptyNoteBook,
+};
+
+type LedgerFolded = AccountFactsEvent | LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated;
+
+function evolve(state: LedgerState, event: LedgerFolded): LedgerState {
+  switch (event.type) {
+    case 'AccountStaged':
+    case 'AccountRestaged':
+    case 'AccountProcessed':
+      return { ...state, account: evolveAccountFacts(state.account, event) };
+    case 'LedgerTransactionAdded':
+      return { ...state, transactionIds: new Set(state.transactionIds).add(event.data.transaction.transactionId) };
+    case 'HistoricalStatementImported':
+      return { ...state, latestStatementEnd: laterDate(state.latestStatementEnd, event.data.billPeriodToDate) };
+    case 'AccountNoteCreated':
+      return { ...state, notes: evolveNoteBook(state.notes, event) };
+    default:
+      return assertNever(event);
+  }
+}
+
+export const transactionsFailedValidation = (errors: readonly FieldError[]) =>
+  new DomainError('transactions_failed_validation', 'Transaction data could not be validated.', { errors });
+
+/** Rules that need facts (the clock, the product catalogue): checked once the account is known to be there. */
+function factErrors(command: ImportTransactions): FieldError[] {
+  const today = command.now.slice(0, 10);
+  const errors: FieldError[] = [];
+  command.transactions.forEach((tx, i) => {
+    if (tx.transaction_date > today) {
+      errors.push({ detail: `The transaction date ${tx.transaction_date} is in the future.`, code: 'transaction_in_future', attr: `transactions.${i}.transaction_date` });
+    }
+    if (tx.type === 'SUPPLY_CHARGE' && !command.existingProductCodes.has(tx.product_code)) {
+      errors.push({ detail: `Product ${tx.product_code} does not exist.`, code: 'product_code_does_not_exist', attr: `transactions.${i}.product_code` });
+    }
+  });
+  return errors;
+}
+
+function movedTransactionsNote(periodStart: string, moved: readonly TransactionInput[]): string {
+  const list = moved.map((tx) => `${tx.transaction_id} (dated ${tx.transaction_date})`).join(', ');
+  return `Imported transactions dated before the open statement period were moved to its first day, ${periodStart}: ${list}.`;
+}
+
+function decide(command: ImportTransactions, state: LedgerState): LedgerEvent[] {
+  requireImportedAccount(state.account, command);
+  const errors = factErrors(command);
+  if (errors.length > 0) throw transactionsFailedValidation(errors);
+
+  const periodStart = openPeriodStart(state.account.lastBilledToDate, state.latestStatementEnd);
+  const ref = { importSupplier: command.importSupplier, externalAccountNumber: command.externalAccountNumber };
+  const added: LedgerTransactionAdded[] = [];
+  const moved: TransactionInput[] = [];
+  command.transactions.forEach((tx, i) => {
+    if (state.transactionIds.has(tx.transaction_id)) {
+      if (command.checkPreviouslyAdded) return; // TRANSACTION_ALREADY_EXISTS: skipped
+      throw new TransactionImportError(
+        TRANSACTION_ALREADY_ADDED,
+        `Transaction ${tx.transaction_id} was already added to account ${command.externalAccountNumber}; a transaction is never added twice.`,
+        transactionData(ledgerTransaction(tx)),
+        `transactions.${i}.transaction_id`,
+      );
+    }
+    const outside = periodStart !== null && tx.transaction_date < periodStart;
+    if (outside && !command.forceAddToCurrentStatement) {
+      throw new TransactionImportError(
+        TRANSACTION_NOT_IN_OPEN_STATEMENT_PERIOD,
+        `Unable to create transaction ${tx.transaction_id}: its date ${tx.transaction_date} is not within the open statement period, which starts ${periodStart}.`,
+        transactionData(ledgerTransaction(tx)),
+        `transactions.${i}.transaction_date`,
+      );
+    }
+    if (outside) moved.push(tx);
+    added.push({
+      type: 'LedgerTransactionAdded',
+      version: 1,
+      data: { ...ref, transaction: ledgerTransaction(tx, outside && periodStart ? { to: periodStart } : null), addedAt: command.now },
+    });
+  });
+  if (moved.length === 0 || periodStart === null) return added;
+  const note = addNotes(
+    state.notes,
+    [{ body: movedTransactionsNote(periodStart, moved), createdAt: null, isPinned: true, unpinAt: null, documentPaths: [], source: 'transaction_import' }],
+    command,
+  );
+  return [...added, ...note.events];
+}
+
+export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerState> = {
+  decide,
+  evolve: foldingOnly<LedgerState, LedgerFolded>(
+    {
+      AccountStaged: true,
+      AccountRestaged: true,
+      AccountProcessed: true,
+      LedgerTransactionAdded: true,
+      HistoricalStatementImported: true,
+      AccountNoteCreated: true,
+    },
+    evolve,
+  ),
+  initialState: initialLedgerState,
+};

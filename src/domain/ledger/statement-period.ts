@@ -1,0 +1,20 @@
+import { nextDay } from '../account-import-process/iso-dates.js';
+
+/**
+ * The first day of the account's currently-open statement period: the day
+ * after the latest of the staged payload's last_billed_to_date and the end of
+ * every historical statement recorded on the account (imported through
+ * historical-statements/create/ or brought by the staged payload at process
+ * time). The period is open-ended. Null when the account has neither: then no
+ * transaction is outside the open period.
+ */
+export function openPeriodStart(lastBilledToDate: string | null, latestStatementEnd: string | null): string | null {
+  const bounds = [lastBilledToDate, latestStatementEnd].filter((date): date is string => date !== null);
+  if (bounds.length === 0) return null;
+  // Valid YYYY-MM-DD dates compare as strings.
+  return nextDay(bounds.reduce((latest, date) => (date > latest ? date : latest)));
+}
+
+export function laterDate(a: string | null, b: string): string {
+  return a === null || b > a ? b : a;
+}

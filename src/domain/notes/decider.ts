@@ -1,0 +1,97 @@
+import type { AccountNoteCreated } from '../../../events/account-records.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { Decider } from '../../store/decider.js';
+import {
+  evolveAccountFacts,
+  foldingOnly,
+  initialAccountFacts,
+  requireImportedAccount,
+  type AccountFacts,
+  type AccountFactsEvent,
+  type AccountRecordCommandBase,
+} from '../account-records/account-stream.js';
+import { pathDoesNotExist } from '../account-records/documents.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError, type FieldError } from '../errors.js';
+import { addNotes, emptyNoteBook, evolveNoteBook, withoutFraction, type NoteBook, type NoteDraft } from './note-book.js';
+import { instantOf, NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE, type NoteInput } from './note-payload.js';
+
+/** notes/create/ (spec 4.9): the validated notes, in request order. */
+export interface ImportNotes extends AccountRecordCommandBase {
+  readonly type: 'ImportNotes';
+  readonly notes: readonly NoteInput[];
+  /** Fact: the document paths of these notes that exist in the supplier's document root. */
+  readonly existingDocumentPaths: ReadonlySet<string>;
+}
+
+export interface NotesState {
+  readonly account: AccountFacts;
+  readonly book: NoteBook;
+}
+
+export const initialNotesState: NotesState = { account: initialAccountFacts, book: emptyNoteBook };
+
+type NotesFolded = AccountFactsEvent | AccountNoteCreated;
+
+function evolve(state: NotesState, event: NotesFolded): NotesState {
+  switch (event.type) {
+    case 'AccountStaged':
+    case 'AccountRestaged':
+    case 'AccountProcessed':
+      return { ...state, account: evolveAccountFacts(state.account, event) };
+    case 'AccountNoteCreated':
+      return { ...state, book: evolveNoteBook(state.book, event) };
+    default:
+      return assertNever(event);
+  }
+}
+
+export const notesFailedValidation = (errors: readonly FieldError[]) =>
+  new DomainError('notes_failed_validation', 'Note data could not be validated.', { errors });
+
+/** The rules that need facts (the document store, the clock): checked once the account is known to be there. */
+function factErrors(command: ImportNotes): FieldError[] {
+  const errors: FieldError[] = [];
+  command.notes.forEach((note, i) => {
+    (note.document_paths ?? []).forEach(({ document_path }, j) => {
+      if (!command.existingDocumentPaths.has(document_path)) {
+        errors.push(pathDoesNotExist(document_path, `notes.${i}.document_paths.${j}.document_path`));
+      }
+    });
+    if (note.created_at === undefined && note.unpin_at !== undefined && instantOf(note.unpin_at) <= instantOf(withoutFraction(command.now))) {
+      errors.push({
+        detail: 'unpin_at must be later than created_at (the current time, as none was given).',
+        code: NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE,
+        attr: `notes.${i}.unpin_at`,
+      });
+    }
+  });
+  return errors;
+}
+
+export function noteDraft(note: NoteInput): NoteDraft {
+  return {
+    body: note.body ?? null,
+    createdAt: note.created_at ?? null,
+    isPinned: note.is_pinned ?? false,
+    unpinAt: note.unpin_at ?? null,
+    documentPaths: (note.document_paths ?? []).map((d) => d.document_path),
+    source: 'import_request',
+  };
+}
+
+function decide(command: ImportNotes, state: NotesState): AccountNoteCreated[] {
+  requireImportedAccount(state.account, command);
+  const errors = factErrors(command);
+  if (errors.length > 0) throw notesFailedValidation(errors);
+  return addNotes(state.book, command.notes.map(noteDraft), command).events;
+}
+
+export const notesDecider: Decider<ImportNotes, LedgerEvent, NotesState> = {
+  decide,
+  evolve: foldingOnly<NotesState, NotesFolded>(
+    { AccountStaged: true, AccountRestaged: true, AccountProcessed: true, AccountNoteCreated: true },
+    evolve,
+  ),
+  initialState: initialNotesState,
+};

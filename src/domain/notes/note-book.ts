@@ -1,0 +1,85 @@
+import type { AccountNoteCreated, RecordSource } from '../../../events/account-records.js';
+import { hasBody, instantOf } from './note-payload.js';
+
+/**
+ * The account's notes as far as the uniqueness rule needs them (spec 4.9.4): a
+ * note is created only when the account has no note with the same content and,
+ * when the new note gives a created_at, the same instant. A note's content is
+ * its body; a note without a body is known by its document paths.
+ */
+export interface NoteBook {
+  /** How many notes the account has: the next note gets `count + 1` as its sequence. */
+  readonly count: number;
+  /** Content key -> the instants (ms) of the account's notes with that content. */
+  readonly instantsByContent: ReadonlyMap<string, readonly number[]>;
+}
+
+export const emptyNoteBook: NoteBook = { count: 0, instantsByContent: new Map() };
+
+export function contentKey(body: string | null, documentPaths: readonly string[]): string {
+  return hasBody(body) ? `body:${body}` : `documents:${JSON.stringify(documentPaths)}`;
+}
+
+/** A note to add, before the uniqueness rule: `createdAt` null means "now" (the caller gave none). */
+export interface NoteDraft {
+  readonly body: string | null;
+  readonly createdAt: string | null;
+  readonly isPinned: boolean;
+  readonly unpinAt: string | null;
+  readonly documentPaths: readonly string[];
+  readonly source: RecordSource;
+}
+
+export function noteExists(book: NoteBook, draft: NoteDraft): boolean {
+  const instants = book.instantsByContent.get(contentKey(draft.body, draft.documentPaths));
+  if (!instants) return false;
+  return draft.createdAt === null || instants.includes(instantOf(draft.createdAt));
+}
+
+/** Spec 2.1 writes datetimes as YYYY-MM-DDTHH:MM:SSZ: a defaulted created_at drops the clock's milliseconds. */
+export function withoutFraction(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z');
+}
+
+export function evolveNoteBook(book: NoteBook, event: AccountNoteCreated): NoteBook {
+  const key = contentKey(event.data.body, event.data.documentPaths);
+  const instantsByContent = new Map(book.instantsByContent);
+  instantsByContent.set(key, [...(book.instantsByContent.get(key) ?? []), instantOf(event.data.createdAt)]);
+  return { count: book.count + 1, instantsByContent };
+}
+
+/**
+ * Applies the uniqueness rule to the drafts in order (a draft repeating an
+ * earlier one of the same batch is a duplicate too): the events of the notes
+ * to create, and the book after them.
+ */
+export function addNotes(
+  book: NoteBook,
+  drafts: readonly NoteDraft[],
+  account: { readonly importSupplier: string; readonly externalAccountNumber: string; readonly now: string },
+): { events: AccountNoteCreated[]; book: NoteBook } {
+  const events: AccountNoteCreated[] = [];
+  let current = book;
+  for (const draft of drafts) {
+    if (noteExists(current, draft)) continue;
+    const event: AccountNoteCreated = {
+      type: 'AccountNoteCreated',
+      version: 1,
+      data: {
+        importSupplier: account.importSupplier,
+        externalAccountNumber: account.externalAccountNumber,
+        sequence: current.count + 1,
+        body: draft.body,
+        createdAt: draft.createdAt ?? withoutFraction(account.now),
+        createdAtGiven: draft.createdAt !== null,
+        isPinned: draft.isPinned,
+        unpinAt: draft.unpinAt,
+        documentPaths: [...draft.documentPaths],
+        source: draft.source,
+      },
+    };
+    events.push(event);
+    current = evolveNoteBook(current, event);
+  }
+  return { events, book: current };
+}

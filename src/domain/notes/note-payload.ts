@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { isoDateTime } from '../account-import-process/iso-dates.js';
+import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateWith, type Validation } from '../account-records/request-fields.js';
+
+export const NOTE_BODY_OR_DOCUMENT_PATH_NOT_FOUND = 'note_body_or_document_path_not_found';
+export const NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE = 'note_unpin_at_earlier_than_creation_date';
+
+/** The instant a datetime names, in milliseconds (both are valid ISO 8601 with an offset). */
+export function instantOf(datetime: string): number {
+  return Date.parse(datetime);
+}
+
+export function hasBody(body: string | undefined | null): body is string {
+  return body !== undefined && body !== null && body.trim() !== '';
+}
+
+/** One note of notes/create/ (spec 4.9). */
+export const noteInputSchema = z
+  .object({
+    body: z.string().optional(),
+    created_at: isoDateTime().optional(),
+    is_pinned: z.boolean().optional(),
+    unpin_at: isoDateTime().optional(),
+    document_paths: z.array(z.object({ document_path: requiredText(1024) })).optional(),
+  })
+  .superRefine((note, ctx) => {
+    if (!hasBody(note.body) && (note.document_paths ?? []).length === 0) {
+      addDomainIssue(ctx, NOTE_BODY_OR_DOCUMENT_PATH_NOT_FOUND, 'A note needs a body or at least one document path.', []);
+    }
+  }, whenClean(['body'], ['document_paths']))
+  .superRefine((note, ctx) => {
+    // With no created_at the note is created "now": the decider checks unpin_at against the clock.
+    if (note.created_at !== undefined && note.unpin_at !== undefined && instantOf(note.unpin_at) <= instantOf(note.created_at)) {
+      addDomainIssue(ctx, NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE, 'unpin_at must be later than created_at.', ['unpin_at']);
+    }
+  }, whenClean(['created_at'], ['unpin_at']));
+export type NoteInput = z.output<typeof noteInputSchema>;
+
+/** POST notes/create/ (spec 4.9). Unknown fields are dropped. */
+export const importNotesRequestSchema = z.object({
+  ...accountEnvelopeFields,
+  notes: z.array(noteInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
+});
+export type ImportNotesRequest = z.output<typeof importNotesRequestSchema>;
+
+export function validateImportNotesRequest(input: unknown): Validation<ImportNotesRequest> {
+  return validateWith(importNotesRequestSchema, input);
+}

@@ -1,0 +1,36 @@
+import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
+
+/**
+ * What the payment vendor said about an instruction reference, asked before
+ * the command is decided (the call is I/O, so its answer arrives as a fact).
+ */
+export type VendorAnswer =
+  /** The vendor knows the instruction; `details` is its JSON answer as given. */
+  | { readonly kind: 'found'; readonly details: Readonly<Record<string, unknown>> }
+  /** No base URL is configured for this vendor name: the vendor was not called. */
+  | { readonly kind: 'not-configured' }
+  /** The vendor answered 4xx: the instruction does not exist or is invalid. Persistent: do not retry. */
+  | { readonly kind: 'rejected'; readonly status: number; readonly message: string }
+  /** Unreachable, timed out, 5xx (or 408/429), or an answer that is not an instruction: retry as is. */
+  | { readonly kind: 'unavailable'; readonly reason: string };
+
+/** The caller's request (spec 4.12), already parsed. */
+export interface PaymentInstructionRequest {
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  readonly vendor: string;
+  readonly reference: string;
+  /** The instruction type (CARD, DIRECT_DEBIT, ...). */
+  readonly instructionType: string;
+}
+
+/** Record a vendor-verified payment instruction on an imported account. */
+export interface CreatePaymentInstruction extends PaymentInstructionRequest {
+  readonly type: 'CreatePaymentInstruction';
+  /** Fact: the supplier's status (guarded by the supplier stream version); null when the supplier is unknown. */
+  readonly supplierStatus: ImportSupplierStatus | null;
+  /** Fact: the vendor's answer for `reference`. */
+  readonly vendorAnswer: VendorAnswer;
+  /** ISO timestamp from the injected clock. */
+  readonly now: string;
+}

@@ -1,0 +1,95 @@
+import type { HistoricalStatementImported } from '../../../events/account-records.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { Decider } from '../../store/decider.js';
+import {
+  evolveAccountFacts,
+  foldingOnly,
+  initialAccountFacts,
+  requireImportedAccount,
+  type AccountFacts,
+  type AccountFactsEvent,
+  type AccountRecordCommandBase,
+} from '../account-records/account-stream.js';
+import { pathDoesNotExist } from '../account-records/documents.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError, type FieldError } from '../errors.js';
+import type { StatementInput } from './statement-payload.js';
+
+export const HISTORICAL_STATEMENT_ALREADY_EXISTS = 'historical_statement_already_exists';
+
+/** historical-statements/create/ (spec 4.11): the validated statements, in request order. */
+export interface ImportHistoricalStatements extends AccountRecordCommandBase {
+  readonly type: 'ImportHistoricalStatements';
+  readonly statements: readonly StatementInput[];
+  /** Fact: the statement paths of these statements that exist in the supplier's document root. */
+  readonly existingDocumentPaths: ReadonlySet<string>;
+}
+
+export interface StatementsState {
+  readonly account: AccountFacts;
+  readonly statementIds: ReadonlySet<string>;
+}
+
+export const initialStatementsState: StatementsState = { account: initialAccountFacts, statementIds: new Set() };
+
+type StatementsFolded = AccountFactsEvent | HistoricalStatementImported;
+
+function evolve(state: StatementsState, event: StatementsFolded): StatementsState {
+  switch (event.type) {
+    case 'AccountStaged':
+    case 'AccountRestaged':
+    case 'AccountProcessed':
+      return { ...state, account: evolveAccountFacts(state.account, event) };
+    case 'HistoricalStatementImported':
+      return { ...state, statementIds: new Set(state.statementIds).add(event.data.statementId) };
+    default:
+      return assertNever(event);
+  }
+}
+
+export const historicalStatementsFailedValidation = (errors: readonly FieldError[]) =>
+  new DomainError('historical_statements_failed_validation', 'Historical statement data could not be validated.', { errors });
+
+function decide(command: ImportHistoricalStatements, state: StatementsState): HistoricalStatementImported[] {
+  requireImportedAccount(state.account, command);
+  const errors: FieldError[] = [];
+  command.statements.forEach((statement, i) => {
+    if (state.statementIds.has(statement.statement_id)) {
+      errors.push({
+        detail: `Statement ${statement.statement_id} already exists on account ${command.externalAccountNumber}.`,
+        code: HISTORICAL_STATEMENT_ALREADY_EXISTS,
+        attr: `statements.${i}.statement_id`,
+      });
+    }
+    if (statement.statement_path !== undefined && !command.existingDocumentPaths.has(statement.statement_path)) {
+      errors.push(pathDoesNotExist(statement.statement_path, `statements.${i}.statement_path`));
+    }
+  });
+  if (errors.length > 0) throw historicalStatementsFailedValidation(errors);
+  return command.statements.map((statement) => ({
+    type: 'HistoricalStatementImported',
+    version: 1,
+    data: {
+      importSupplier: command.importSupplier,
+      externalAccountNumber: command.externalAccountNumber,
+      statementId: statement.statement_id,
+      billPeriodFromDate: statement.bill_period_from_date,
+      billPeriodToDate: statement.bill_period_to_date,
+      issuedDate: statement.issued_date,
+      number: statement.number,
+      grossAmountCents: statement.gross_amount,
+      statementPath: statement.statement_path ?? null,
+      source: 'import_request',
+      importedAt: command.now,
+    },
+  }));
+}
+
+export const statementsDecider: Decider<ImportHistoricalStatements, LedgerEvent, StatementsState> = {
+  decide,
+  evolve: foldingOnly<StatementsState, StatementsFolded>(
+    { AccountStaged: true, AccountRestaged: true, AccountProcessed: true, HistoricalStatementImported: true },
+    evolve,
+  ),
+  initialState: initialStatementsState,
+};

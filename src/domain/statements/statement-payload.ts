@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { isoDate } from '../account-import-process/iso-dates.js';
+import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
+import { centsAmount } from '../account-records/money.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateWith, type Validation } from '../account-records/request-fields.js';
+
+export const DUPLICATE_STATEMENT_IDS = 'duplicate_statement_ids';
+
+/** One statement of historical-statements/create/ (spec 4.11): every field but statement_path is required. */
+export const statementInputSchema = z
+  .object({
+    bill_period_from_date: isoDate(),
+    bill_period_to_date: isoDate(),
+    statement_id: requiredText(128),
+    issued_date: isoDate(),
+    number: requiredText(128),
+    /** Major units in the request (the spec's example sends 71.4), cents inside; a credit statement may be negative. */
+    gross_amount: centsAmount(),
+    statement_path: requiredText(1024).optional(),
+  })
+  .superRefine((statement, ctx) => {
+    if (statement.bill_period_from_date > statement.bill_period_to_date) {
+      addDomainIssue(ctx, 'start_date_later_than_end_date', 'bill_period_to_date is before bill_period_from_date.', ['bill_period_to_date']);
+    }
+  }, whenClean(['bill_period_from_date'], ['bill_period_to_date']));
+export type StatementInput = z.output<typeof statementInputSchema>;
+
+export const importHistoricalStatementsRequestSchema = z
+  .object({
+    ...accountEnvelopeFields,
+    statements: z.array(statementInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
+  })
+  .superRefine(
+    (request, ctx) => {
+      const seen = new Set<string>();
+      request.statements.forEach((statement, index) => {
+        if (seen.has(statement.statement_id)) {
+          addDomainIssue(ctx, DUPLICATE_STATEMENT_IDS, `Duplicate statement_id "${statement.statement_id}" in this request.`, [
+            'statements',
+            index,
+            'statement_id',
+          ]);
+        }
+        seen.add(statement.statement_id);
+      });
+    },
+    whenClean(['statements']),
+  );
+export type ImportHistoricalStatementsRequest = z.output<typeof importHistoricalStatementsRequestSchema>;
+
+export function validateImportHistoricalStatementsRequest(input: unknown): Validation<ImportHistoricalStatementsRequest> {
+  return validateWith(importHistoricalStatementsRequestSchema, input);
+}
+

@@ -1,0 +1,97 @@
+import type { StoredEvent } from '../../events/envelope.js';
+import type { LedgerEvent, LedgerEventType } from '../../events/registry.js';
+
+/**
+ * The public event catalogue of the feed (`GET /v1/data-import/events/`):
+ * integration events derived from the stored domain events. They are a
+ * contract of their own, deliberately smaller than the log: no payloads, no
+ * secrets, no internal bookkeeping (claims, retries, key hashes).
+ */
+export interface IntegrationEvent {
+  readonly position: number;
+  readonly type: string;
+  readonly occurred_at: string;
+  /** The import supplier the event belongs to; null for the shared product catalogue. */
+  readonly import_supplier: string | null;
+  readonly external_account_number?: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** Who may see an event: one supplier, the suppliers of a populate batch (looked up), or everyone (catalogue). */
+export type Scope = { readonly supplier: string } | { readonly batchId: string } | { readonly everyone: true };
+
+interface Mapped {
+  readonly type: string;
+  readonly scope: Scope;
+  readonly externalAccountNumber?: string;
+  readonly data: Record<string, unknown>;
+}
+
+type Mappers = { readonly [T in LedgerEventType]?: (event: Extract<LedgerEvent, { type: T }>) => Mapped };
+
+const account = (data: { importSupplier: string; externalAccountNumber: string }) => ({
+  scope: { supplier: data.importSupplier },
+  externalAccountNumber: data.externalAccountNumber,
+});
+
+const mappers: Mappers = {
+  AccountStaged: (e) => ({ type: 'import_process.staged', ...account(e.data), data: {} }),
+  AccountRestaged: (e) => ({ type: 'import_process.restaged', ...account(e.data), data: {} }),
+  AccountProcessed: (e) => ({
+    type: 'import_process.imported',
+    ...account(e.data),
+    data: { platform_account_number: e.data.platformAccountNumber, operations_team_name: e.data.operationsTeamName },
+  }),
+  AccountMarkedToSkip: (e) => ({ type: 'import_process.marked_to_skip', ...account(e.data), data: {} }),
+  AccountTransferStatusChanged: (e) => ({
+    type: 'transfer_status.changed',
+    ...account(e.data),
+    data: { from: e.data.from, to: e.data.to },
+  }),
+  ImportSupplierStatusChanged: (e) => ({
+    type: 'import_supplier.status_changed',
+    scope: { supplier: e.data.code },
+    data: { from: e.data.from, to: e.data.to },
+  }),
+  BusinessCreated: (e) => ({
+    type: 'business.created',
+    scope: { supplier: e.data.importSupplier },
+    data: { external_business_identifier: e.data.externalBusinessIdentifier },
+  }),
+  ProductCreated: (e) => ({ type: 'product.created', scope: { everyone: true }, data: { code: e.data.code, market_name: e.data.marketName } }),
+  RatesAdded: (e) => ({ type: 'product.rates_added', scope: { everyone: true }, data: { code: e.data.code, rates_added: e.data.rates.length } }),
+  SupplyPointImported: (e) => ({
+    type: 'supply_point.imported',
+    scope: { batchId: e.data.batchId },
+    data: { batch_id: e.data.batchId, supply_type: e.data.supplyType, identifier: e.data.identifier },
+  }),
+  SupplyPointPopulateRequestErrored: (e) => ({
+    type: 'supply_point.errored',
+    scope: { batchId: e.data.batchId },
+    data: { batch_id: e.data.batchId, supply_type: e.data.supplyType, identifier: e.data.identifier, reason: e.data.reason },
+  }),
+};
+
+/** Registers the mapping of more domain events (features add their own to the catalogue). */
+export function integrationMapper<T extends LedgerEventType>(type: T): ((event: Extract<LedgerEvent, { type: T }>) => Mapped) | undefined {
+  return mappers[type] as ((event: Extract<LedgerEvent, { type: T }>) => Mapped) | undefined;
+}
+
+/** The domain event types that appear in the feed. */
+export const feedEventTypes = Object.keys(mappers) as LedgerEventType[];
+
+/** The integration event of a stored event with its visibility scope, or null when it is not part of the catalogue. */
+export function toIntegrationEvent(stored: StoredEvent<LedgerEvent>): { event: IntegrationEvent; scope: Scope } | null {
+  const mapper = mappers[stored.event.type] as ((event: LedgerEvent) => Mapped) | undefined;
+  if (!mapper) return null;
+  const mapped = mapper(stored.event);
+  const event: IntegrationEvent = {
+    position: stored.globalPosition,
+    type: mapped.type,
+    occurred_at: stored.recordedAt.replace(/\.\d+Z$/, 'Z'),
+    import_supplier: 'supplier' in mapped.scope ? mapped.scope.supplier : null,
+    ...(mapped.externalAccountNumber === undefined ? {} : { external_account_number: mapped.externalAccountNumber }),
+    data: mapped.data,
+  };
+  return { event, scope: mapped.scope };
+}

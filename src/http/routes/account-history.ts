@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { LedgerContext } from '../../application/context.js';
+import { accountHistory, accountHistoryAsOf } from '../../audit/account-history.js';
+import { requireSupplierScope } from '../auth.js';
+import type { AppEnv } from '../env.js';
+import { validationError } from '../errors.js';
+
+/** GET account-history/<code>/<ext>/ (beyond the spec): the account's events, or its state as of an instant. */
+export const accountHistoryQuerySchema = z.object({
+  after: z.string().regex(/^\d{1,15}$/).optional().transform((v) => (v === undefined ? 0 : Number(v))),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/)
+    .optional()
+    .transform((v) => (v === undefined ? 100 : Number(v)))
+    .refine((v) => v >= 1 && v <= 1000, 'limit is 1 to 1000'),
+  as_of: z.iso.datetime({ offset: true }).optional(),
+});
+
+export const historyEntrySchema = z.object({
+  position: z.number().int(),
+  stream_position: z.number().int(),
+  type: z.string(),
+  schema_version: z.number().int(),
+  recorded_at: z.string(),
+  actor: z.string(),
+  request_id: z.string().nullable(),
+  data: z.unknown(),
+});
+export const accountHistoryResponseSchema = z.object({ events: z.array(historyEntrySchema), next_after: z.number().int().nullable() });
+export const accountHistoryAsOfResponseSchema = z.object({
+  as_of: z.string(),
+  state: z.record(z.string(), z.unknown()),
+  events: z.array(historyEntrySchema),
+});
+
+export function accountHistoryRoutes(ctx: LedgerContext) {
+  return new Hono<AppEnv>().get('/account-history/:supplier/:ext/', async (c) => {
+    const supplier = c.req.param('supplier');
+    requireSupplierScope(c, supplier);
+    const query = accountHistoryQuerySchema.safeParse(c.req.query(), { reportInput: true });
+    if (!query.success) throw validationError(query.error.issues);
+    const ext = c.req.param('ext');
+    if (query.data.as_of !== undefined) {
+      return c.json(await accountHistoryAsOf(ctx, supplier, ext, new Date(query.data.as_of)));
+    }
+    return c.json(await accountHistory(ctx, supplier, ext, { after: query.data.after, limit: query.data.limit }));
+  });
+}

@@ -1,0 +1,67 @@
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { AppEnv } from '../env.js';
+import { DomainError } from '../../domain/errors.js';
+import type { LedgerContext } from '../../application/context.js';
+import { validationError } from '../errors.js';
+
+/** GET events/?after=&limit= (beyond the spec): the integration event feed, scoped to the token's suppliers. */
+export const eventsFeedQuerySchema = z.object({
+  after: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .optional()
+    .transform((v) => (v === undefined ? 0 : Number(v))),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/)
+    .optional()
+    .transform((v) => (v === undefined ? 100 : Number(v)))
+    .refine((v) => v >= 1 && v <= 1000, 'limit is 1 to 1000'),
+});
+
+export const integrationEventSchema = z.object({
+  position: z.number().int(),
+  type: z.string(),
+  occurred_at: z.string(),
+  import_supplier: z.string().nullable(),
+  external_account_number: z.string().optional(),
+  data: z.record(z.string(), z.unknown()),
+});
+export const eventsFeedResponseSchema = z.object({ events: z.array(integrationEventSchema), next_after: z.number().int() });
+
+/** How often a live SSE stream looks for new events. */
+const POLL_MS = 250;
+
+export function eventsFeedRoutes(ctx: LedgerContext) {
+  return new Hono<AppEnv>().get('/events/', async (c) => {
+    const query = eventsFeedQuerySchema.safeParse(c.req.query(), { reportInput: true });
+    if (!query.success) throw validationError(query.error.issues);
+    const suppliers = c.get('principal').suppliers;
+    const { limit } = query.data;
+
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
+      const page = await ctx.read.feedPage(query.data.after, limit, suppliers);
+      return c.json({ events: page.events, next_after: page.nextAfter });
+    }
+
+    // Server-sent events: from `after`, or from Last-Event-ID when a client reconnects.
+    const lastEventId = c.req.header('last-event-id');
+    if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId)) {
+      throw new DomainError('invalid', 'Last-Event-ID must be an event position.', { attr: 'Last-Event-ID' });
+    }
+    let after = lastEventId !== undefined ? Number(lastEventId) : query.data.after;
+    return streamSSE(c, async (stream) => {
+      while (!stream.aborted && !stream.closed) {
+        const page = await ctx.read.feedPage(after, limit, suppliers);
+        for (const event of page.events) {
+          await stream.writeSSE({ id: String(event.position), event: event.type, data: JSON.stringify(event) });
+        }
+        const moved = page.nextAfter > after;
+        after = page.nextAfter;
+        if (!moved || page.events.length === 0) await stream.sleep(POLL_MS);
+      }
+    });
+  });
+}

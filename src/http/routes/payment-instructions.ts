@@ -1,0 +1,82 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { PaymentVendors } from '../../adapters/payment-vendors.js';
+import type { LedgerContext } from '../../application/context.js';
+import { createPaymentInstruction } from '../../application/payment-instructions.js';
+import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/account-payload-supply.js';
+import { MAX_LINE, choice, requiredText } from '../../domain/account-import-process/payload-fields.js';
+import { isDomainError } from '../../domain/errors.js';
+import { httpActor, requireSupplierScope } from '../auth.js';
+import type { AppEnv } from '../env.js';
+import { errorBodySchema } from '../errors.js';
+import { jsonBody } from '../validation.js';
+
+/** POST payment-instruction/create/ (spec 4.12). */
+export const createPaymentInstructionRequestSchema = z.object({
+  import_supplier: requiredText(64),
+  external_account_number: requiredText(128),
+  /** A vendor name configured in LEDGER_PAYMENT_VENDORS (e.g. STRIPE). */
+  vendor: requiredText(64),
+  reference: requiredText(MAX_LINE),
+  type: choice(PAYMENT_INSTRUCTION_TYPES),
+});
+
+/** 201, for a new instruction and for a reference already recorded on the account. */
+export const createPaymentInstructionResponseSchema = z.object({
+  platform_account_number: z.string(),
+  reference: z.string(),
+});
+
+/**
+ * The body of the vendor errors (400 `payment_vendor_not_configured`,
+ * `payment_instruction_rejected`; 500 `payment_vendor_unavailable`): spec 7's
+ * shape plus the platform's four fields.
+ */
+export const paymentInstructionErrorBodySchema = errorBodySchema.extend({
+  error_detail: z.string(),
+  external_account_number: z.string(),
+  import_supplier: z.string(),
+  reference: z.string(),
+});
+
+export function paymentInstructionRoutes(ctx: LedgerContext, vendors: PaymentVendors) {
+  return new Hono<AppEnv>().post(
+    '/payment-instruction/create/',
+    // Scope first: a caller learns nothing about the body's other fields for a supplier it cannot act for.
+    async (c, next) => {
+      const body: unknown = await c.req.json();
+      const supplier = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['import_supplier'] : undefined;
+      if (typeof supplier === 'string') requireSupplierScope(c, supplier);
+      await next();
+    },
+    jsonBody(createPaymentInstructionRequestSchema),
+    async (c) => {
+      const request = c.req.valid('json');
+      requireSupplierScope(c, request.import_supplier);
+      try {
+        const result = await createPaymentInstruction(
+          ctx,
+          vendors,
+          {
+            importSupplier: request.import_supplier,
+            externalAccountNumber: request.external_account_number,
+            vendor: request.vendor,
+            reference: request.reference,
+            instructionType: request.type,
+          },
+          httpActor(c),
+        );
+        const response: z.input<typeof createPaymentInstructionResponseSchema> = {
+          platform_account_number: result.platformAccountNumber,
+          reference: result.reference,
+        };
+        return c.json(response, 201);
+      } catch (error) {
+        if (isDomainError(error) && error.code === 'payment_vendor_unavailable') {
+          c.get('logger').warn({ vendor: request.vendor, reference: request.reference, detail: error.detail }, 'payment vendor unavailable');
+        }
+        throw error;
+      }
+    },
+  );
+}

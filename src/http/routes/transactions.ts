@@ -1,0 +1,47 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { importTransactions, transactionResultStatuses } from '../../application/account-transactions.js';
+import type { LedgerContext } from '../../application/context.js';
+import { transactionsFailedValidation } from '../../domain/ledger/decider.js';
+import { transactionData } from '../../domain/ledger/ledger-transaction.js';
+import { importTransactionsRequestSchema, validateImportTransactionsRequest } from '../../domain/ledger/transaction-payload.js';
+import { DomainError } from '../../domain/errors.js';
+import { httpActor, requireSupplierScope } from '../auth.js';
+import type { AppEnv } from '../env.js';
+import { scopedBody } from './record-requests.js';
+
+/** POST transactions/create/ (spec 4.10); query parameters below. */
+export const createTransactionsRequestSchema = importTransactionsRequestSchema;
+/** 201: one result per transaction of the request, in order. */
+export const createTransactionsResponseSchema = z.object({
+  results: z.array(z.object({ status: z.enum(transactionResultStatuses), transaction_data: z.record(z.string(), z.unknown()) })),
+});
+export const transactionQueryParameters = ['check_previously_added', 'force_add_to_current_statement'] as const;
+
+/** A boolean query parameter: absent is its default; present exactly once as `true` or `false`; anything else is a 400. */
+function booleanQuery(c: Context<AppEnv>, name: (typeof transactionQueryParameters)[number], fallback: boolean): boolean {
+  const values = c.req.queries(name);
+  if (values === undefined) return fallback;
+  if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
+  throw new DomainError('invalid_query_parameter', 'A query parameter is not valid.', {
+    errors: [{ detail: `${name} must be given once, as "true" or "false".`, code: 'invalid', attr: name }],
+  });
+}
+
+export function transactionRoutes(ctx: LedgerContext) {
+  return new Hono<AppEnv>().post('/transactions/create/', async (c) => {
+    const body = await scopedBody(c);
+    const options = {
+      checkPreviouslyAdded: booleanQuery(c, 'check_previously_added', true),
+      forceAddToCurrentStatement: booleanQuery(c, 'force_add_to_current_statement', true),
+    };
+    const validation = validateImportTransactionsRequest(body);
+    if (!validation.ok) throw transactionsFailedValidation(validation.errors);
+    requireSupplierScope(c, validation.data.import_supplier);
+    const results = await importTransactions(ctx, validation.data, options, httpActor(c));
+    const response: z.input<typeof createTransactionsResponseSchema> = {
+      results: results.map(({ status, transaction }) => ({ status, transaction_data: transactionData(transaction) })),
+    };
+    return c.json(response, 201);
+  });
+}

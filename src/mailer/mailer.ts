@@ -1,0 +1,213 @@
+import type { Logger } from 'pino';
+import type { CustomerEmailFailureOutcome } from '../../events/customer-email.js';
+import type { LedgerEvent } from '../../events/registry.js';
+import type { CustomerEmailRow } from '../../projections/customer-emails.js';
+import type { MailTransport } from '../adapters/smtp-mail.js';
+import type { Actor, LedgerContext } from '../application/context.js';
+import { claimCustomerEmail, recordCustomerEmailDelivery } from '../application/customer-emails.js';
+import type { CustomerEmailRef } from '../domain/customer-email/decider.js';
+import { DEFAULT_EMAIL_RETRY_POLICY, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
+import { DomainError } from '../domain/errors.js';
+import { realSleep, type Sleep } from '../populate/sleep.js';
+
+export interface MailerOptions {
+  readonly retry: EmailRetryPolicy;
+  /** How long a claim holds: longer than one SMTP delivery can take (its timeouts), with a margin. */
+  readonly leaseMs: number;
+  /** How often an idle mailer looks at the outbox again. */
+  readonly idlePollMs: number;
+  /** Emails read from the outbox per query. */
+  readonly batchSize: number;
+}
+
+/** A lease long enough for a delivery whose every phase runs to `timeoutMs`, and the write after it. */
+export function mailerLeaseFor(timeoutMs: number): number {
+  return 4 * timeoutMs + 5_000;
+}
+
+export const DEFAULT_MAILER_OPTIONS: MailerOptions = {
+  retry: DEFAULT_EMAIL_RETRY_POLICY,
+  leaseMs: mailerLeaseFor(30_000),
+  idlePollMs: 1_000,
+  batchSize: 20,
+};
+
+export type MailerProgress =
+  | { readonly kind: 'sent'; readonly emailId: string; readonly to: string; readonly attempt: number }
+  | { readonly kind: 'retrying'; readonly emailId: string; readonly to: string; readonly attempt: number; readonly retryAt: string; readonly reason: string }
+  | {
+      readonly kind: 'failed';
+      readonly emailId: string;
+      readonly to: string;
+      readonly attempt: number;
+      readonly outcome: CustomerEmailFailureOutcome;
+      readonly reason: string;
+    };
+
+export interface MailerDeps {
+  readonly ctx: LedgerContext;
+  /** Null when no SMTP server is configured: emails stay queued and are logged. */
+  readonly transport: MailTransport | null;
+  readonly logger: Logger;
+  /** Recorded as the actor of the mailer's events. */
+  readonly actor: Actor;
+  readonly sleep?: Sleep;
+  readonly onProgress?: (progress: MailerProgress) => void;
+  readonly options?: Partial<MailerOptions>;
+}
+
+/**
+ * Delivers the customer-email outbox after commit. For each due email it
+ * records a claim, calls the SMTP server, and records the outcome: sent,
+ * failed for now (retried with backoff) or failed for good. Never twice: an
+ * email is sent only under a claim this mailer recorded, a claim is taken only
+ * from the queue, and a claim that ran out without an outcome (the mailer died
+ * during the call) ends the email as failed with outcome `unknown` instead of
+ * sending it again. At most once, by choice (docs/payment-instructions-and-emails.md).
+ */
+export class CustomerMailer {
+  private readonly options: MailerOptions;
+  private readonly sleep: Sleep;
+  private stopping = new AbortController();
+  private running: Promise<void> | null = null;
+  /** Without SMTP: the queue position up to which queued emails have been logged. */
+  private loggedUpTo = 0;
+
+  constructor(private readonly deps: MailerDeps) {
+    this.options = { ...DEFAULT_MAILER_OPTIONS, ...deps.options };
+    this.sleep = deps.sleep ?? realSleep;
+  }
+
+  /** Runs in the background until `stop()`, looking at the outbox every `idlePollMs` when it is idle. */
+  start(): void {
+    if (this.running) return;
+    this.stopping = new AbortController();
+    this.running = this.serve(this.stopping.signal).finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Stops taking emails; a delivery in flight is finished and recorded first. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  /**
+   * One pass over what is due now, each email at most once (what
+   * `import-ledger emails send` runs). Emails waiting for a retry later stay
+   * queued. Without SMTP it only logs the queued emails.
+   */
+  async sendDue(): Promise<{ readonly handled: number }> {
+    return { handled: await this.pass(this.stopping.signal) };
+  }
+
+  private async serve(signal: AbortSignal): Promise<void> {
+    if (!this.deps.transport) {
+      this.deps.logger.warn('LEDGER_SMTP_URL is not set: customer emails stay queued (logged here) and are not sent');
+    }
+    while (!signal.aborted) {
+      try {
+        const handled = await this.pass(signal);
+        if (handled === 0) await this.sleep(this.options.idlePollMs, signal);
+      } catch (error) {
+        // The store failed (disk, lock timeout): keep the mailer alive and look again later.
+        this.deps.logger.error({ err: error }, 'mailer: could not read or record; retrying');
+        await this.sleep(this.options.idlePollMs, signal);
+      }
+    }
+  }
+
+  private async pass(signal: AbortSignal): Promise<number> {
+    const transport = this.deps.transport;
+    if (!transport) return this.logQueued();
+    const seen = new Set<string>();
+    let handled = 0;
+    while (!signal.aborted) {
+      const due = await this.deps.ctx.read.dueCustomerEmails(this.deps.ctx.clock().toISOString(), this.options.batchSize + seen.size);
+      const fresh = due.filter((row) => !seen.has(row.emailId));
+      if (fresh.length === 0) break;
+      for (const row of fresh) {
+        if (signal.aborted) break;
+        seen.add(row.emailId);
+        if (await this.deliver(transport, row)) handled++;
+      }
+    }
+    return handled;
+  }
+
+  private async logQueued(): Promise<number> {
+    const queued = await this.deps.ctx.read.listCustomerEmails({ status: 'QUEUED', afterQueuePosition: this.loggedUpTo, limit: 100 });
+    for (const row of queued) {
+      this.deps.logger.info(
+        { emailId: row.emailId, to: row.recipient, importSupplier: row.importSupplier, externalAccountNumber: row.externalAccountNumber },
+        'customer email queued, not sent: LEDGER_SMTP_URL is not set',
+      );
+      this.loggedUpTo = Math.max(this.loggedUpTo, row.queuePosition);
+    }
+    return 0;
+  }
+
+  /** Claims, sends and records one email; false when it was not ours to send. */
+  private async deliver(transport: MailTransport, row: CustomerEmailRow): Promise<boolean> {
+    const { ctx, actor, logger } = this.deps;
+    const email: CustomerEmailRef = {
+      importSupplier: row.importSupplier,
+      externalAccountNumber: row.externalAccountNumber,
+      emailId: row.emailId,
+    };
+    const log = logger.child({ emailId: row.emailId });
+    let claim;
+    try {
+      claim = await claimCustomerEmail(ctx, email, this.options.leaseMs, actor);
+    } catch (error) {
+      // Another mailer claimed, sent or failed it between our read and our write: not an error.
+      if (error instanceof DomainError) return false;
+      throw error;
+    }
+    if (claim.kind === 'failed') {
+      log.warn({ reason: claim.reason }, 'mailer: a claim ran out during a delivery; the email is failed, not sent again');
+      this.deps.onProgress?.({ kind: 'failed', emailId: row.emailId, to: row.recipient, attempt: row.attempt, outcome: 'unknown', reason: claim.reason });
+      return true;
+    }
+    const delivery = await transport.send({
+      messageId: `${row.emailId}@import-ledger`,
+      to: row.recipient,
+      subject: row.subject,
+      text: row.body,
+    });
+    try {
+      const event = await recordCustomerEmailDelivery(ctx, email, claim.attempt, delivery, this.options.retry, actor);
+      this.report(row, event);
+    } catch (error) {
+      if (error instanceof DomainError) {
+        // The lease ran out during the call and another mailer ended the email (outcome unknown) meanwhile.
+        log.warn({ code: error.code, delivery: delivery.kind }, 'mailer: outcome not recorded, the claim was lost');
+      } else {
+        // The claim stays: when its lease runs out the email ends as failed (outcome unknown), never sent twice.
+        log.error({ err: error, delivery: delivery.kind }, 'mailer: could not record the outcome of a delivery');
+      }
+    }
+    return true;
+  }
+
+  private report(row: CustomerEmailRow, event: LedgerEvent | undefined): void {
+    const base = { emailId: row.emailId, to: row.recipient };
+    switch (event?.type) {
+      case 'CustomerEmailSent':
+        this.deps.logger.info({ ...base, attempt: event.data.attempt }, 'customer email sent');
+        this.deps.onProgress?.({ kind: 'sent', ...base, attempt: event.data.attempt });
+        return;
+      case 'CustomerEmailSendFailed':
+        this.deps.logger.warn({ ...base, attempt: event.data.attempt, retryAt: event.data.retryAt, reason: event.data.reason }, 'customer email not sent; will retry');
+        this.deps.onProgress?.({ kind: 'retrying', ...base, attempt: event.data.attempt, retryAt: event.data.retryAt, reason: event.data.reason });
+        return;
+      case 'CustomerEmailFailed':
+        this.deps.logger.error({ ...base, attempt: event.data.attempt, outcome: event.data.outcome, reason: event.data.reason }, 'customer email failed');
+        this.deps.onProgress?.({ kind: 'failed', ...base, attempt: event.data.attempt, outcome: event.data.outcome, reason: event.data.reason });
+        return;
+      default:
+        return;
+    }
+  }
+}

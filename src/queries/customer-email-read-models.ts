@@ -1,0 +1,73 @@
+import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
+import { customerEmails, type CustomerEmailRow, type CustomerEmailStatusName } from '../../projections/customer-emails.js';
+import type { LedgerDb } from '../store/database.js';
+
+/** What is left in the outbox: emails not ended yet, and when the next one becomes due. */
+export interface CustomerEmailQueueState {
+  readonly queued: number;
+  readonly sending: number;
+  /** ISO time; null when nothing is queued. A time in the past means "due now". */
+  readonly nextDueAt: string | null;
+}
+
+export interface CustomerEmailFilter {
+  readonly importSupplier?: string;
+  readonly externalAccountNumber?: string;
+  readonly status?: CustomerEmailStatusName;
+  /** Only emails queued after this queue position (the global position of their queuing event). */
+  readonly afterQueuePosition?: number;
+  readonly limit?: number;
+}
+
+/** Queries over the customer-email outbox projection. */
+export interface CustomerEmailReadModels {
+  /**
+   * Emails a mailer should take at `now`, oldest first: queued ones whose
+   * retry time (if any) has come, and ones being sent whose claim ran out.
+   */
+  dueCustomerEmails(now: string, limit: number): Promise<CustomerEmailRow[]>;
+  customerEmailQueueState(): Promise<CustomerEmailQueueState>;
+  /** Emails in queue order, optionally of one account or one status. */
+  listCustomerEmails(filter?: CustomerEmailFilter): Promise<CustomerEmailRow[]>;
+}
+
+export function createSqliteCustomerEmailReadModels(db: LedgerDb): CustomerEmailReadModels {
+  const e = customerEmails;
+  return {
+    async dueCustomerEmails(now, limit) {
+      return db
+        .select()
+        .from(e)
+        .where(
+          sql`((${e.status} = 'QUEUED' AND (${e.dueAt} IS NULL OR ${e.dueAt} <= ${now}))
+            OR (${e.status} = 'SENDING' AND ${e.leaseExpiresAt} <= ${now}))`,
+        )
+        .orderBy(asc(e.queuePosition))
+        .limit(limit)
+        .all();
+    },
+    async customerEmailQueueState() {
+      // The unfinished part of the outbox is small (sent and failed emails are left out).
+      const rows = db
+        .select({ status: e.status, dueAt: e.dueAt, leaseExpiresAt: e.leaseExpiresAt, queuedAt: e.queuedAt })
+        .from(e)
+        .where(inArray(e.status, ['QUEUED', 'SENDING']))
+        .all();
+      const dueTimes = rows.map((row) => (row.status === 'QUEUED' ? (row.dueAt ?? row.queuedAt) : (row.leaseExpiresAt ?? row.queuedAt)));
+      return {
+        queued: rows.filter((row) => row.status === 'QUEUED').length,
+        sending: rows.filter((row) => row.status === 'SENDING').length,
+        nextDueAt: dueTimes.length === 0 ? null : dueTimes.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a)),
+      };
+    },
+    async listCustomerEmails(filter = {}) {
+      const conditions: SQL[] = [];
+      if (filter.importSupplier !== undefined) conditions.push(eq(e.importSupplier, filter.importSupplier));
+      if (filter.externalAccountNumber !== undefined) conditions.push(eq(e.externalAccountNumber, filter.externalAccountNumber));
+      if (filter.status !== undefined) conditions.push(eq(e.status, filter.status));
+      if (filter.afterQueuePosition !== undefined) conditions.push(gt(e.queuePosition, filter.afterQueuePosition));
+      const query = db.select().from(e).where(and(...conditions)).orderBy(asc(e.queuePosition));
+      return filter.limit === undefined ? query.all() : query.limit(filter.limit).all();
+    },
+  };
+}

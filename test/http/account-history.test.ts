@@ -1,0 +1,122 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { accessToken, expectErrorBody } from '../support/http.js';
+import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
+import { runCli } from '../cli/run-cli.js';
+
+interface Entry {
+  position: number;
+  stream_position: number;
+  type: string;
+  schema_version: number;
+  recorded_at: string;
+  actor: string;
+  request_id: string | null;
+  data: Record<string, unknown>;
+}
+
+let api: TestApi;
+let token: string;
+beforeEach(async () => {
+  api = await createTestApi();
+  token = await accessToken(api);
+});
+afterEach(() => api.close());
+
+const HISTORY = `/v1/data-import/account-history/${SUPPLIER}/LEG-0000001/`;
+
+async function stage(overrides: Record<string, unknown> = {}) {
+  const res = await api.post('/v1/data-import/account-import-process/create-or-update/', { ...loadExample('account-domestic.json'), ...overrides }, token, {
+    'x-request-id': `stage-${api.clock.now.getTime()}`,
+  });
+  expect([200, 201]).toContain(res.status);
+}
+
+async function history(query = ''): Promise<{ events: Entry[]; next_after: number | null }> {
+  const res = await api.get(`${HISTORY}${query}`, token);
+  expect(res.status).toBe(200);
+  return (await res.json()) as { events: Entry[]; next_after: number | null };
+}
+
+describe('GET account-history/<code>/<ext>/', () => {
+  it('lists every event of the account in order with position, type, version, time, actor, request id and data', async () => {
+    await stage();
+    api.clock.advanceSeconds(60);
+    await stage({ sales_channel: 'PHONE' });
+    api.clock.advanceSeconds(60);
+    const processed = await api.post('/v1/data-import/account-import-process/process/', {
+      external_account_number: 'LEG-0000001', import_supplier_code: SUPPLIER, operations_team_name: TEAM,
+    }, token);
+    expect(processed.status).toBe(201);
+    const { events } = await history();
+    expect(events.slice(0, 3).map((e) => [e.type, e.stream_position])).toEqual([
+      ['AccountStaged', 1],
+      ['AccountRestaged', 2],
+      ['AccountProcessed', 3],
+    ]);
+    expect(events[0]).toMatchObject({ schema_version: 1, actor: api.keyId, request_id: expect.stringMatching(/^stage-/) });
+    expect(events[1]!.data['payload']).toMatchObject({ sales_channel: 'PHONE' });
+    const positions = events.map((e) => e.position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+
+  it('pages with after and limit', async () => {
+    await stage();
+    await stage({ sales_channel: 'A' });
+    await stage({ sales_channel: 'B' });
+    const first = await history('?limit=2');
+    expect(first.events).toHaveLength(2);
+    const rest = await history(`?after=${first.next_after}&limit=2`);
+    expect(rest.events.map((e) => e.stream_position)).toEqual([3]);
+    expect(rest.next_after).toBeNull();
+  });
+
+  it('as_of folds the events recorded up to that instant: before and after a re-stage, after process', async () => {
+    await stage();
+    const afterStage = api.clock.now.toISOString();
+    api.clock.advanceSeconds(60);
+    await stage({ sales_channel: 'PHONE' });
+    const afterRestage = api.clock.now.toISOString();
+    api.clock.advanceSeconds(60);
+    await api.post('/v1/data-import/account-import-process/process/', {
+      external_account_number: 'LEG-0000001', import_supplier_code: SUPPLIER, operations_team_name: TEAM,
+    }, token);
+
+    const at = async (instant: string) => {
+      const res = await api.get(`${HISTORY}?as_of=${encodeURIComponent(instant)}`, token);
+      expect(res.status).toBe(200);
+      return (await res.json()) as { state: Record<string, unknown>; events: Entry[] };
+    };
+    const one = await at(afterStage);
+    expect(one.state).toMatchObject({ import_state: 'staged', stage_count: 1, platform_account_number: null, transfer_status: 'UNKNOWN' });
+    expect((one.state['staged_payload'] as Record<string, unknown>)['sales_channel']).toBe('DIRECT');
+    expect(one.events).toHaveLength(1);
+    const two = await at(afterRestage);
+    expect(two.state).toMatchObject({ stage_count: 2 });
+    expect((two.state['staged_payload'] as Record<string, unknown>)['sales_channel']).toBe('PHONE');
+    const now = await at(api.clock.now.toISOString());
+    expect(now.state).toMatchObject({ import_state: 'imported', transfer_status: 'PENDING', balance: '0.00' });
+    expect(now.state['platform_account_number']).toMatch(/^A-[0-9A-F]{8}$/);
+  });
+
+  it('is scoped like the rest: another supplier’s key gets 403, an unknown account 404, a bad as_of 400', async () => {
+    await stage();
+    await expectErrorBody(await api.get(HISTORY, await accessToken(api, api.otherKey)), 403, 'permission_denied');
+    await expectErrorBody(await api.get(`/v1/data-import/account-history/${SUPPLIER}/NOPE/`, token), 404, 'account_not_found');
+    await expectErrorBody(await api.get(`/v1/data-import/account-history/${OTHER_SUPPLIER}/LEG-0000001/`, token), 403, 'permission_denied');
+    await expectErrorBody(await api.get(`${HISTORY}?as_of=yesterday`, token), 400, 'validation_error');
+  });
+
+  it('the CLI prints a timeline, JSON lines, the state as of an instant, and the payload diff between stagings', async () => {
+    await stage();
+    api.clock.advanceSeconds(60);
+    await stage({ sales_channel: 'PHONE' });
+    const timeline = await runCli(api.file, ['account', 'history', SUPPLIER, 'LEG-0000001', '--diff']);
+    expect(timeline.code).toBe(0);
+    expect(timeline.stdout).toMatch(/AccountStaged/);
+    expect(timeline.stdout).toMatch(/~ sales_channel: "DIRECT" -> "PHONE"/);
+    const json = await runCli(api.file, ['account', 'history', SUPPLIER, 'LEG-0000001', '--json', '--as-of', api.clock.now.toISOString()]);
+    const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ state: { import_state: 'staged', stage_count: 2 } });
+    expect(lines.slice(1).map((l) => l['type'])).toEqual(['AccountStaged', 'AccountRestaged']);
+  });
+});

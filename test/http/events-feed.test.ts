@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { changeTransferStatus } from '../../src/application/account-import-processes.js';
+import { accessToken, expectErrorBody } from '../support/http.js';
+import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
+
+interface FeedEvent {
+  position: number;
+  type: string;
+  import_supplier: string | null;
+  external_account_number?: string;
+  data: Record<string, unknown>;
+}
+
+let api: TestApi;
+let token: string;
+let otherToken: string;
+
+beforeEach(async () => {
+  api = await createTestApi();
+  token = await accessToken(api);
+  otherToken = await accessToken(api, api.otherKey);
+});
+afterEach(() => api.close());
+
+async function stage(ext: string, supplier = SUPPLIER, tok = token) {
+  const res = await api.post(
+    '/v1/data-import/account-import-process/create-or-update/',
+    { ...loadExample('account-domestic.json'), external_account_number: ext, import_supplier: supplier },
+    tok,
+  );
+  expect(res.status).toBe(201);
+}
+
+async function feed(after: number, limit: number, tok = token): Promise<{ events: FeedEvent[]; next_after: number }> {
+  const res = await api.get(`/v1/data-import/events/?after=${after}&limit=${limit}`, tok);
+  expect(res.status).toBe(200);
+  return (await res.json()) as { events: FeedEvent[]; next_after: number };
+}
+
+async function all(tok = token, limit = 1000): Promise<FeedEvent[]> {
+  const events: FeedEvent[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await feed(after, limit, tok);
+    events.push(...page.events);
+    if (page.next_after === after) return events;
+    after = page.next_after;
+  }
+}
+
+async function populate() {
+  await stage('ACC-1');
+  await stage('ACC-2');
+  await stage('OTHER-1', OTHER_SUPPLIER, otherToken);
+  const processed = await api.post(
+    '/v1/data-import/account-import-process/process/',
+    { external_account_number: 'ACC-1', import_supplier_code: SUPPLIER, operations_team_name: TEAM },
+    token,
+  );
+  expect(processed.status).toBe(201);
+  await changeTransferStatus(api.ledger, SUPPLIER, 'ACC-1', 'IN_PROGRESS', operator);
+}
+
+describe('GET /v1/data-import/events/', () => {
+  it('returns integration events in order, scoped to the token’s suppliers, without payloads', async () => {
+    await populate();
+    const events = await all();
+    const mine = events.filter((e) => e.import_supplier !== null);
+    expect(mine.map((e) => [e.type, e.external_account_number])).toEqual([
+      ['import_process.staged', 'ACC-1'],
+      ['import_process.staged', 'ACC-2'],
+      ['import_process.imported', 'ACC-1'],
+      ['transfer_status.changed', 'ACC-1'],
+    ]);
+    expect(mine.every((e) => e.import_supplier === SUPPLIER)).toBe(true);
+    expect(mine[2]!.data).toMatchObject({ operations_team_name: TEAM });
+    expect(mine[3]!.data).toEqual({ from: 'PENDING', to: 'IN_PROGRESS' });
+    expect(JSON.stringify(events)).not.toContain('Claire'); // no staged payload leaks
+    expect(events.some((e) => e.type === 'product.created' && e.import_supplier === null)).toBe(true);
+    const positions = events.map((e) => e.position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    const others = (await all(otherToken)).filter((e) => e.import_supplier !== null);
+    expect(others.map((e) => e.external_account_number)).toEqual(['OTHER-1']);
+  });
+
+  it('pages with after/limit give the same events as one page, with nothing missed or repeated', async () => {
+    await populate();
+    const whole = await all(token, 1000);
+    const paged = await all(token, 2);
+    expect(paged).toEqual(whole);
+  });
+
+  it('refuses bad query parameters with 400 in the error shape', async () => {
+    await expectErrorBody(await api.get('/v1/data-import/events/?after=-1', token), 400, 'validation_error');
+    await expectErrorBody(await api.get('/v1/data-import/events/?limit=0', token), 400, 'validation_error');
+    await expectErrorBody(await api.get('/v1/data-import/events/?limit=abc', token), 400, 'validation_error');
+  });
+
+  it('streams server-sent events; a client that reconnects with Last-Event-ID misses and repeats nothing', async () => {
+    await populate();
+    const expected = await all();
+
+    /** Reads `count` SSE frames from a stream, then disconnects. */
+    async function readFrames(count: number, lastEventId?: string): Promise<{ id: string; event: FeedEvent }[]> {
+      const res = await api.app.request('/v1/data-import/events/?limit=2', {
+        headers: { authorization: `Token ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      });
+      expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      const frames: { id: string; event: FeedEvent }[] = [];
+      while (frames.length < count) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0 && frames.length < count) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const id = /^id: (.*)$/m.exec(frame)?.[1];
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (id && data) frames.push({ id, event: JSON.parse(data) as FeedEvent });
+        }
+      }
+      await reader.cancel();
+      return frames;
+    }
+
+    const first = await readFrames(3);
+    const rest = await readFrames(expected.length - 3, first[2]!.id);
+    // events appended while disconnected arrive too
+    await stage('ACC-3');
+    const late = await readFrames(1, rest[rest.length - 1]!.id);
+    const received = [...first, ...rest, ...late].map((f) => f.event);
+    expect(received.slice(0, expected.length)).toEqual(expected);
+    expect(late[0]!.event).toMatchObject({ type: 'import_process.staged', external_account_number: 'ACC-3' });
+    expect(new Set(received.map((e) => e.position)).size).toBe(received.length);
+  });
+});

@@ -1,0 +1,285 @@
+import { loadExample, SUPPLIER } from './ledger.js';
+
+/**
+ * THE table of endpoints. Every generic hardening test (auth failures, tenant
+ * isolation, limits, fuzzing, rate limit, Idempotency-Key) iterates it, so an
+ * endpoint added later is covered by adding one entry here.
+ *
+ * What the endpoint world (test/support/endpoint-world.ts) provides, for each
+ * of the two suppliers (SUPPLIER and OTHER_SUPPLIER), is what `needs` may name:
+ * - `imported-account`: LEG-0000001 staged and processed (documents of the
+ *   examples under the supplier's document root; no staged statements);
+ * - `staged-account`: LEG-0000002 staged, not processed;
+ * - `business-contract`: the business holding contract CTR-2025-000123 that
+ *   account-business.json names;
+ * - `populate-batch`: a supply point populate batch created with the supplier's key;
+ * - `payment-vendor`: a vendor STRIPE that knows every reference.
+ * The example products (products.json) always exist.
+ */
+
+/** Values the path and payload builders fill in for one supplier. */
+export interface EndpointParams {
+  readonly supplier: string;
+  /** The account the endpoint works on: LEG-0000001 (imported) or LEG-0000002 (staged), per `needs`. */
+  readonly ext: string;
+  /** A populate batch created with the supplier's key. */
+  readonly batchId: string;
+  /** An API key scoped to the supplier (GraphQL's payload names it). */
+  readonly apiKey: string;
+}
+
+export type EndpointNeed = 'imported-account' | 'staged-account' | 'business-contract' | 'populate-batch' | 'payment-vendor';
+
+/**
+ * Where the request names the import supplier it acts for. `none` says why a
+ * request names none: the shared product catalogue; populate batches, which
+ * are scoped to the caller's key (its suppliers); GraphQL, which takes no token.
+ */
+export type SupplierField =
+  | { readonly in: 'body'; readonly field: string }
+  | { readonly in: 'path'; readonly param: 'supplier' }
+  | { readonly in: 'none'; readonly why: 'shared-catalogue' | 'caller-scoped' | 'unauthenticated' }
+  /** Named by an id whose owner is the creator's key's suppliers (populate batch status). */
+  | { readonly in: 'owned-id'; readonly param: 'batchId' };
+
+export interface Endpoint {
+  /** `METHOD path-template`, used as the test name. */
+  readonly name: string;
+  readonly method: 'GET' | 'POST';
+  readonly path: (p: EndpointParams) => string;
+  /** The example payload files (test/fixtures/examples/) the payloads come from. */
+  readonly examples: readonly string[];
+  /** The example payloads, rewritten for `p` (supplier, account); empty for GET. */
+  readonly payloads: (p: EndpointParams) => unknown[];
+  readonly supplier: SupplierField;
+  readonly needs: readonly EndpointNeed[];
+  /** False only for /v1/graphql/ (it hands out tokens). */
+  readonly auth: boolean;
+  /** Whether a successful request appends events. */
+  readonly writes: boolean;
+  /** The success statuses of the example payloads. */
+  readonly success: readonly number[];
+  /** Spec-documented answers that are not in spec 7's error shape (the transactions endpoint's TRANSACTION_IMPORT_ERROR). */
+  readonly transactionImportError?: true;
+}
+
+const IMPORTED = 'LEG-0000001';
+const STAGED = 'LEG-0000002';
+
+type Json = Record<string, unknown>;
+
+/** The example with its supplier field (and account number, when it has one) set for `p`. */
+function example(name: string, supplierField: string | null, p: EndpointParams, ext: string | null = p.ext): Json {
+  const body = structuredClone(loadExample(name));
+  if (supplierField) body[supplierField] = p.supplier;
+  if (ext !== null && 'external_account_number' in body) body['external_account_number'] = ext;
+  return body;
+}
+
+/** Products examples are arrays; loadExample types every example as an object. */
+const productExamples = () => ['products.json', 'product-rate-update.json'].map((name) => structuredClone(loadExample(name)) as unknown);
+
+const obtainTokenQuery =
+  'mutation($input: ObtainTokenInput!) { obtainToken(input: $input) { token refreshToken refreshExpiresIn } }';
+
+export const DATA_IMPORT = '/v1/data-import';
+
+export const endpoints: readonly Endpoint[] = [
+  {
+    name: 'POST validate-account/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/validate-account/`,
+    examples: ['account-domestic.json', 'account-business.json'],
+    // account-domestic.json keeps LEG-0000001 (validation does not look at the log); account-business.json keeps its own number.
+    payloads: (p) => [example('account-domestic.json', 'import_supplier', p, null), example('account-business.json', 'import_supplier', p, null)],
+    supplier: { in: 'body', field: 'import_supplier' },
+    needs: ['business-contract'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'POST account-import-process/create-or-update/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/account-import-process/create-or-update/`,
+    examples: ['account-domestic.json', 'account-business.json'],
+    payloads: (p) => [example('account-domestic.json', 'import_supplier', p), example('account-business.json', 'import_supplier', p, null)],
+    supplier: { in: 'body', field: 'import_supplier' },
+    needs: ['staged-account', 'business-contract'],
+    auth: true,
+    writes: true,
+    success: [200, 201],
+  },
+  {
+    name: 'POST account-import-process/process/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/account-import-process/process/`,
+    examples: ['process.json'],
+    payloads: (p) => [{ ...example('process.json', 'import_supplier_code', p) }],
+    supplier: { in: 'body', field: 'import_supplier_code' },
+    needs: ['staged-account'],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
+    name: 'POST validate-products/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/validate-products/`,
+    examples: ['products.json', 'product-rate-update.json'],
+    payloads: productExamples,
+    supplier: { in: 'none', why: 'shared-catalogue' },
+    needs: [],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'POST products/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/products/`,
+    examples: ['products.json', 'product-rate-update.json'],
+    payloads: productExamples,
+    supplier: { in: 'none', why: 'shared-catalogue' },
+    needs: [],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
+    name: 'POST business/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/business/`,
+    examples: ['business.json'],
+    payloads: (p) => [example('business.json', 'import_supplier_code', p)],
+    supplier: { in: 'body', field: 'import_supplier_code' },
+    needs: [],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
+    name: 'POST supply-point/populate/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/supply-point/populate/`,
+    examples: ['supply-point-populate.json'],
+    payloads: () => [structuredClone(loadExample('supply-point-populate.json'))],
+    supplier: { in: 'none', why: 'caller-scoped' },
+    needs: [],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
+    name: 'GET supply-point/populate/<batch_id>/',
+    method: 'GET',
+    path: (p) => `${DATA_IMPORT}/supply-point/populate/${encodeURIComponent(p.batchId)}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'owned-id', param: 'batchId' },
+    needs: ['populate-batch'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'GET account-transfer-status/<code>/<ext>/',
+    method: 'GET',
+    path: (p) => `${DATA_IMPORT}/account-transfer-status/${encodeURIComponent(p.supplier)}/${encodeURIComponent(p.ext)}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'path', param: 'supplier' },
+    needs: ['imported-account'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  ...(['all', 'pending', 'imported'] as const).map(
+    (list): Endpoint => ({
+      name: `GET ${list}-account-import-processes/<code>/`,
+      method: 'GET',
+      path: (p) => `${DATA_IMPORT}/${list}-account-import-processes/${encodeURIComponent(p.supplier)}/`,
+      examples: [],
+      payloads: () => [],
+      supplier: { in: 'path', param: 'supplier' },
+      needs: ['imported-account', 'staged-account'],
+      auth: true,
+      writes: false,
+      success: [200],
+    }),
+  ),
+  {
+    name: 'POST notes/create/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/notes/create/`,
+    examples: ['notes.json'],
+    payloads: (p) => [example('notes.json', 'import_supplier', p)],
+    supplier: { in: 'body', field: 'import_supplier' },
+    needs: ['imported-account'],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
+    name: 'POST transactions/create/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/transactions/create/`,
+    examples: ['transactions.json'],
+    payloads: (p) => [example('transactions.json', 'import_supplier', p)],
+    supplier: { in: 'body', field: 'import_supplier' },
+    needs: ['imported-account'],
+    auth: true,
+    writes: true,
+    success: [201],
+    transactionImportError: true,
+  },
+  {
+    name: 'POST historical-statements/create/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/historical-statements/create/`,
+    examples: ['historical-statements.json'],
+    payloads: (p) => [example('historical-statements.json', 'import_supplier', p)],
+    supplier: { in: 'body', field: 'import_supplier' },
+    needs: ['imported-account'],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
+    name: 'POST payment-instruction/create/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/payment-instruction/create/`,
+    examples: ['payment-instruction.json'],
+    payloads: (p) => [example('payment-instruction.json', 'import_supplier', p)],
+    supplier: { in: 'body', field: 'import_supplier' },
+    needs: ['imported-account', 'payment-vendor'],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
+    name: 'POST /v1/graphql/ (obtainToken)',
+    method: 'POST',
+    path: () => '/v1/graphql/',
+    examples: [],
+    payloads: (p) => [{ query: obtainTokenQuery, variables: { input: { APIKey: p.apiKey } } }],
+    supplier: { in: 'none', why: 'unauthenticated' },
+    needs: [],
+    auth: false,
+    writes: false,
+    success: [200],
+  },
+];
+
+/** The endpoints that take a token: everything under /v1/data-import/. */
+export const authenticatedEndpoints = endpoints.filter((e) => e.auth);
+/** Every POST under /v1/data-import/: the ones Idempotency-Key applies to. */
+export const dataImportPosts = authenticatedEndpoints.filter((e) => e.method === 'POST');
+
+/** Which account an endpoint works on. */
+export function accountFor(endpoint: Endpoint): string {
+  return endpoint.needs.includes('imported-account') ? IMPORTED : STAGED;
+}
+
+export const ENDPOINT_ACCOUNTS = { imported: IMPORTED, staged: STAGED } as const;
+export { SUPPLIER };
