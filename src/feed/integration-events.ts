@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent, LedgerEventType } from '../../events/registry.js';
+import { formatCents } from '../domain/account-records/money.js';
 
 /**
  * The public event catalogue of the feed (`GET /v1/data-import/events/`):
@@ -47,6 +48,31 @@ const mappers: Mappers = {
     type: 'transfer_status.changed',
     ...account(e.data),
     data: { from: e.data.from, to: e.data.to },
+  }),
+  AccountNoteCreated: (e) => ({
+    type: 'note.created',
+    ...account(e.data),
+    data: { created_at: e.data.createdAt, is_pinned: e.data.isPinned, source: e.data.source },
+  }),
+  LedgerTransactionAdded: (e) => ({
+    type: 'transaction.added',
+    ...account(e.data),
+    data: {
+      transaction_id: e.data.transaction.transactionId,
+      type: e.data.transaction.type,
+      transaction_date: e.data.transaction.transactionDate,
+      amount: formatCents(e.data.transaction.amountCents),
+    },
+  }),
+  HistoricalStatementImported: (e) => ({
+    type: 'historical_statement.imported',
+    ...account(e.data),
+    data: { statement_id: e.data.statementId, bill_period_from_date: e.data.billPeriodFromDate, bill_period_to_date: e.data.billPeriodToDate },
+  }),
+  PaymentInstructionCreated: (e) => ({
+    type: 'payment_instruction.created',
+    ...account(e.data),
+    data: { vendor: e.data.vendor, reference: e.data.reference, type: e.data.type },
   }),
   ImportSupplierStatusChanged: (e) => ({
     type: 'import_supplier.status_changed',

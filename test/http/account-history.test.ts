@@ -93,9 +93,26 @@ describe('GET account-history/<code>/<ext>/', () => {
     const two = await at(afterRestage);
     expect(two.state).toMatchObject({ stage_count: 2 });
     expect((two.state['staged_payload'] as Record<string, unknown>)['sales_channel']).toBe('PHONE');
-    const now = await at(api.clock.now.toISOString());
+    const afterProcess = api.clock.now.toISOString();
+    const now = await at(afterProcess);
     expect(now.state).toMatchObject({ import_state: 'imported', transfer_status: 'PENDING', balance: '0.00' });
     expect(now.state['platform_account_number']).toMatch(/^A-[0-9A-F]{8}$/);
+
+    // after transactions: a charge of 120.50 and a payment of 20.00 leave 100.50 owed
+    api.clock.advanceSeconds(60);
+    const tx = await api.post('/v1/data-import/transactions/create/', {
+      import_supplier: SUPPLIER,
+      external_account_number: 'LEG-0000001',
+      transactions: [
+        { transaction_id: 'TX-1', transaction_date: '2026-11-01', amount: 120.5, type: 'CHARGE', reason: 'IMPORTED_CHARGE' },
+        { transaction_id: 'TX-2', transaction_date: '2026-11-02', amount: 20, type: 'PAYMENT' },
+      ],
+    }, token);
+    expect(tx.status).toBe(201);
+    const later = await at(api.clock.now.toISOString());
+    expect(later.state).toMatchObject({ balance: '100.50' });
+    expect((later.state['transactions'] as unknown[]).length).toBe(2);
+    expect((await at(afterProcess)).state).toMatchObject({ balance: '0.00', transactions: [] });
   });
 
   it('is scoped like the rest: another supplier’s key gets 403, an unknown account 404, a bad as_of 400', async () => {

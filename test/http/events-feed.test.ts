@@ -59,6 +59,12 @@ async function populate() {
   );
   expect(processed.status).toBe(201);
   await changeTransferStatus(api.ledger, SUPPLIER, 'ACC-1', 'IN_PROGRESS', operator);
+  const tx = await api.post('/v1/data-import/transactions/create/', {
+    import_supplier: SUPPLIER,
+    external_account_number: 'ACC-1',
+    transactions: [{ transaction_id: 'TX-1', transaction_date: '2026-11-01', amount: 12.5, type: 'CHARGE', reason: 'IMPORTED_CHARGE' }],
+  }, token);
+  expect(tx.status).toBe(201);
 }
 
 describe('GET /v1/data-import/events/', () => {
@@ -66,15 +72,20 @@ describe('GET /v1/data-import/events/', () => {
     await populate();
     const events = await all();
     const mine = events.filter((e) => e.import_supplier !== null);
+    // process also records the staged payload's note and statement (docs/account-records.md)
     expect(mine.map((e) => [e.type, e.external_account_number])).toEqual([
       ['import_process.staged', 'ACC-1'],
       ['import_process.staged', 'ACC-2'],
       ['import_process.imported', 'ACC-1'],
+      ['note.created', 'ACC-1'],
+      ['historical_statement.imported', 'ACC-1'],
       ['transfer_status.changed', 'ACC-1'],
+      ['transaction.added', 'ACC-1'],
     ]);
     expect(mine.every((e) => e.import_supplier === SUPPLIER)).toBe(true);
     expect(mine[2]!.data).toMatchObject({ operations_team_name: TEAM });
-    expect(mine[3]!.data).toEqual({ from: 'PENDING', to: 'IN_PROGRESS' });
+    expect(mine[5]!.data).toEqual({ from: 'PENDING', to: 'IN_PROGRESS' });
+    expect(mine[6]!.data).toEqual({ transaction_id: 'TX-1', type: 'CHARGE', transaction_date: '2026-11-01', amount: '12.50' });
     expect(JSON.stringify(events)).not.toContain('Claire'); // no staged payload leaks
     expect(events.some((e) => e.type === 'product.created' && e.import_supplier === null)).toBe(true);
     const positions = events.map((e) => e.position);

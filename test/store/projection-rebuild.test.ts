@@ -7,6 +7,11 @@ import { changeTransferStatus, markAccountToSkip, processAccount, stageAccount }
 import { createApiKey, createImportSupplier, createOperationsTeam, revokeApiKey, setImportSupplierStatus } from '../../src/application/operator.js';
 import { validateAccountPayload, type AccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { DomainError } from '../../src/domain/errors.js';
+import { emptyDocumentStore } from '../../src/adapters/document-store.js';
+import { importNotes } from '../../src/application/account-notes.js';
+import { importTransactions } from '../../src/application/account-transactions.js';
+import { validateImportNotesRequest } from '../../src/domain/notes/note-payload.js';
+import { validateImportTransactionsRequest } from '../../src/domain/ledger/transaction-payload.js';
 import { openLedger } from '../../src/ledger.js';
 import { rebuildStaleProjections } from '../../src/startup-rebuild.js';
 import { rebuildProjections, verifyProjections } from '../../src/store/projection-rebuild.js';
@@ -41,7 +46,9 @@ type Step =
   | { kind: 'skip'; account: number }
   | { kind: 'transfer'; account: number; to: 'IN_PROGRESS' | 'REJECTED' | 'COMPLETED' }
   | { kind: 'supplier'; to: 'Ongoing' | 'Paused' }
-  | { kind: 'key' };
+  | { kind: 'key' }
+  | { kind: 'note'; account: number; body: number }
+  | { kind: 'tx'; account: number; id: number; cents: number };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('stage' as const), account: fc.nat(3), variant: fc.nat(3) }),
@@ -50,6 +57,8 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('transfer' as const), account: fc.nat(3), to: fc.constantFrom('IN_PROGRESS' as const, 'REJECTED' as const, 'COMPLETED' as const) }),
   fc.record({ kind: fc.constant('supplier' as const), to: fc.constantFrom('Ongoing' as const, 'Paused' as const) }),
   fc.record({ kind: fc.constant('key' as const) }),
+  fc.record({ kind: fc.constant('note' as const), account: fc.nat(3), body: fc.nat(3) }),
+  fc.record({ kind: fc.constant('tx' as const), account: fc.nat(3), id: fc.nat(5), cents: fc.integer({ min: 1, max: 100_000 }) }),
 );
 
 async function runStep(t: TestLedger, step: Step): Promise<void> {
@@ -62,6 +71,20 @@ async function runStep(t: TestLedger, step: Step): Promise<void> {
     if (step.kind === 'skip') await markAccountToSkip(t.ledger, SUPPLIER, ext, operator);
     if (step.kind === 'transfer') await changeTransferStatus(t.ledger, SUPPLIER, ext, step.to, operator);
     if (step.kind === 'supplier') await setImportSupplierStatus(t.ledger, SUPPLIER, step.to, operator);
+    if (step.kind === 'note') {
+      const request = validateImportNotesRequest({ import_supplier: SUPPLIER, external_account_number: ext, notes: [{ body: `note ${step.body}` }] });
+      if (!request.ok) throw new Error('note request must validate');
+      await importNotes(t.ledger, emptyDocumentStore, request.data, operator);
+    }
+    if (step.kind === 'tx') {
+      const request = validateImportTransactionsRequest({
+        import_supplier: SUPPLIER,
+        external_account_number: ext,
+        transactions: [{ transaction_id: `TX-${step.id}`, transaction_date: '2026-11-01', amount: step.cents / 100, type: 'CHARGE', reason: 'IMPORTED_CHARGE' }],
+      });
+      if (!request.ok) throw new Error('transaction request must validate');
+      await importTransactions(t.ledger, request.data, { checkPreviouslyAdded: true, forceAddToCurrentStatement: true }, operator);
+    }
     if (step.kind === 'key') {
       const { keyId } = await createApiKey(t.ledger, { suppliers: [SUPPLIER], label: null }, operator);
       await revokeApiKey(t.ledger, keyId, operator);
