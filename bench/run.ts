@@ -136,7 +136,36 @@ async function main() {
     amount: Math.min(staged, 200_000),
     body: (i) => JSON.stringify({ external_account_number: `BENCH-${i}`, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' }),
   });
-  record('process', processResult, service.child.pid, echoRate);
+  const imported = record('process', processResult, service.child.pid, echoRate);
+
+  // (4) notes and transactions in batches, on the imported accounts
+  const accounts = Math.max(imported, 1);
+  const notesResult = await load(`${service.base}/v1/data-import/notes/create/`, {
+    headers: auth,
+    body: (i) =>
+      JSON.stringify({
+        import_supplier: 'BENCH',
+        external_account_number: `BENCH-${i % accounts}`,
+        notes: Array.from({ length: 5 }, (_, n) => ({ body: `Bench note ${i}-${n}: customer called about their first bill.` })),
+      }),
+  });
+  record('notes (5 per request)', notesResult, service.child.pid, echoRate);
+  const transactionsResult = await load(`${service.base}/v1/data-import/transactions/create/`, {
+    headers: auth,
+    body: (i) =>
+      JSON.stringify({
+        import_supplier: 'BENCH',
+        external_account_number: `BENCH-${i % accounts}`,
+        transactions: Array.from({ length: 10 }, (_, n) => ({
+          transaction_id: `TX-${i}-${n}`,
+          transaction_date: '2025-07-15',
+          amount: 12.34 + n,
+          type: n % 3 === 0 ? 'PAYMENT' : 'CHARGE',
+          ...(n % 3 === 0 ? {} : { reason: 'IMPORTED_CHARGE' }),
+        })),
+      }),
+  });
+  record('transactions (10 per request)', transactionsResult, service.child.pid, echoRate);
   await stop(service.child);
 
   // (5) projection rebuild over a generated log, then start-up and stage throughput on that log
