@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../application/context.js';
 import type { SupplyType } from '../domain/account-import-process/identifiers.js';
+import { networkCause, parseJson } from './http-helpers.js';
 
 /**
  * The electricity and gas distribution operators, as the populate worker sees
@@ -158,19 +159,4 @@ export function networkOperatorsFromConfig(
     }),
     GAS: createNetworkOperator('GAS', { baseUrl: config.LEDGER_GAS_OPERATOR_URL, timeoutMs: config.LEDGER_OPERATOR_TIMEOUT_MS, clock }),
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function networkCause(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
 }

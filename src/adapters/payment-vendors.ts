@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { VendorAnswer } from '../domain/payment-instruction/commands.js';
+import { networkCause, parseJson } from './http-helpers.js';
 
 /**
  * The payment vendors (Stripe, GoCardless, ...) as the payment-instruction
@@ -109,20 +110,6 @@ export function paymentVendorsFromConfig(config: {
   return createPaymentVendors({ baseUrls: config.LEDGER_PAYMENT_VENDORS, timeoutMs: config.LEDGER_PAYMENT_VENDOR_TIMEOUT_MS });
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function networkCause(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** No vendor configured: every request is `payment_vendor_not_configured`. */
 export const noPaymentVendors: PaymentVendors = createPaymentVendors({ baseUrls: {}, timeoutMs: DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS });

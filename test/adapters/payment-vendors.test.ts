@@ -1,21 +1,9 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPaymentVendors, noPaymentVendors, parsePaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { loadConfig } from '../../src/config.js';
 import { instructionBody, startFakeVendor, type FakeVendor } from '../support/fake-vendor.js';
+import { freePort as closedPort } from '../support/net.js';
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 describe('payment vendor adapter against a fake vendor on 127.0.0.1', () => {
   let fake: FakeVendor;

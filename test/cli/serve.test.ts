@@ -1,20 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDatabaseFile } from '../support/ledger.js';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv, readDatabase } from './run-cli.js';
+import { freePort } from '../support/net.js';
 
-/** A port free right now: bind to 0, read it, let it go (PORT=0 would not tell us which port the server took). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 interface Served {
   readonly child: ChildProcess;

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { inlineProjections } from '../../projections/index.js';
@@ -10,6 +9,7 @@ import { verifyProjections } from '../../src/store/projection-rebuild.js';
 import { BIN, PROJECT_ROOT, cliEnv } from '../cli/run-cli.js';
 import { loadExample, operator, tempDatabaseFile } from '../support/ledger.js';
 import { createExampleProducts } from '../support/products.js';
+import { freePort } from '../support/net.js';
 
 /** Crash cycles: a few in the default run, more with LEDGER_CRASH_CYCLES=50. */
 const CYCLES = Number(process.env['LEDGER_CRASH_CYCLES'] ?? 3);
@@ -17,15 +17,6 @@ const SUPPLIER = 'LEGACY_ENERGIE';
 const SECRET = 'crash-test-secret-0123456789-0123456789';
 const account = JSON.stringify(loadExample('account-domestic.json'));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function startServer(file: string): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();

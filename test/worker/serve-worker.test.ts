@@ -1,20 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv, readDatabase } from '../cli/run-cli.js';
 import { startFakeOperator, type FakeOperator } from '../support/fake-operator.js';
 import { tempDatabaseFile } from '../support/ledger.js';
+import { freePort } from '../support/net.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 async function until<T>(what: string, child: ChildProcess, output: () => string, check: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 30_000;

@@ -5,16 +5,11 @@ import { accountHistory, accountHistoryAsOf } from '../../audit/account-history.
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { validationError } from '../errors.js';
+import { positionPageQuery } from '../pagination.js';
 
 /** GET account-history/<code>/<ext>/ (beyond the spec): the account's events, or its state as of an instant. */
 export const accountHistoryQuerySchema = z.object({
-  after: z.string().regex(/^\d{1,15}$/).optional().transform((v) => (v === undefined ? 0 : Number(v))),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/)
-    .optional()
-    .transform((v) => (v === undefined ? 100 : Number(v)))
-    .refine((v) => v >= 1 && v <= 1000, 'limit is 1 to 1000'),
+  ...positionPageQuery,
   as_of: z.iso.datetime({ offset: true }).optional(),
 });
 

@@ -5,21 +5,10 @@ import type { AppEnv } from '../env.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LedgerContext } from '../../application/context.js';
 import { validationError } from '../errors.js';
+import { positionPageQuery } from '../pagination.js';
 
 /** GET events/?after=&limit= (beyond the spec): the integration event feed, scoped to the token's suppliers. */
-export const eventsFeedQuerySchema = z.object({
-  after: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .optional()
-    .transform((v) => (v === undefined ? 0 : Number(v))),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/)
-    .optional()
-    .transform((v) => (v === undefined ? 100 : Number(v)))
-    .refine((v) => v >= 1 && v <= 1000, 'limit is 1 to 1000'),
-});
+export const eventsFeedQuerySchema = z.object(positionPageQuery);
 
 export const integrationEventSchema = z.object({
   position: z.number().int(),
