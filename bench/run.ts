@@ -235,7 +235,11 @@ async function peerComparison(): Promise<PeerResult | null> {
     await run('npm', ['install', '--prefix', peers, '--no-audit', '--no-fund'], {});
   }
   progress('  store append beside emmett-sqlite ...');
-  return JSON.parse(await run(tsx, [join(peers, 'append.ts'), '--appends', quick ? '500' : '2000'], {})) as PeerResult;
+  // Emmett logs its failures to stdout: the result is the last line.
+  const output = await run(tsx, [join(peers, 'append.ts'), '--appends', quick ? '500' : '2000'], {});
+  const line = output.trim().split('\n').reverse().find((l) => l.startsWith('{"figures"'));
+  if (!line) throw new Error(`the peer comparison printed no result: ${output.slice(-500)}`);
+  return JSON.parse(line) as PeerResult;
 }
 
 function printTable() {
