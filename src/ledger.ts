@@ -5,10 +5,13 @@ import { generateTokenSecret } from './application/tokens.js';
 import { createSqliteReadModels } from './queries/read-models.js';
 import { openDatabase, type OpenDatabase } from './store/database.js';
 import { serviceSecrets } from './store/schema.js';
+import { IdempotencyRecords } from './store/idempotency-records.js';
 import { SqliteEventStore } from './store/sqlite-event-store.js';
 
 export interface Ledger extends LedgerContext {
   readonly database: OpenDatabase;
+  /** Idempotency-Key records, written in the same transaction as the events a request appends. */
+  readonly idempotency: IdempotencyRecords;
   close(): void;
 }
 
@@ -17,13 +20,15 @@ export function openLedger(file: string, options: { clock?: Clock; ids?: IdGener
   const database = openDatabase(file);
   const clock = options.clock ?? (() => new Date());
   const ids = options.ids ?? randomIds;
+  const idempotency = new IdempotencyRecords(database.sqlite, clock);
   const store = new SqliteEventStore({
     sqlite: database.sqlite,
     projections: inlineProjections,
     clock,
     newId: ids.uuid,
+    unitOfWorkHook: idempotency.unitOfWorkHook,
   });
-  return { store, read: createSqliteReadModels(database.db), clock, ids, database, close: () => database.close() };
+  return { store, read: createSqliteReadModels(database.db), clock, ids, database, idempotency, close: () => database.close() };
 }
 
 /**

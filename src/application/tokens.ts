@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sign, verify } from 'hono/jwt';
 import { DomainError } from '../domain/errors.js';
 import { hashApiKey, type LedgerContext } from './context.js';
@@ -77,13 +77,16 @@ export async function authenticate(ctx: LedgerContext, secret: string, token: st
 export function createAuthenticator(ctx: LedgerContext, secret: string, maxEntries = 10_000) {
   const verified = new Map<string, { keyId: string; exp: number }>();
   return async (token: string): Promise<Principal> => {
-    let claims = verified.get(token);
+    // Keyed by the token's SHA-256, so the lookup never compares a caller's string with a valid token's
+    // characters (which could leak a prefix through timing); the signature check is WebCrypto's, constant-time.
+    const cacheKey = createHash('sha256').update(token, 'utf8').digest('base64');
+    let claims = verified.get(cacheKey);
     if (!claims) {
       claims = await verifyToken(ctx, secret, token, 'access');
       if (verified.size >= maxEntries) verified.clear();
-      verified.set(token, claims);
+      verified.set(cacheKey, claims);
     } else if (claims.exp <= Math.floor(ctx.clock().getTime() / 1000)) {
-      verified.delete(token);
+      verified.delete(cacheKey);
       throw authenticationFailed('Token has expired.');
     }
     return activeKey(ctx, claims.keyId);

@@ -4,6 +4,9 @@ import type { LedgerContext } from '../application/context.js';
 import { DomainError } from '../domain/errors.js';
 import { tokenAuth } from './auth.js';
 import { ConcurrencyLimiter, processConcurrencyLimit } from './concurrency-limiter.js';
+import { RequestRateLimiter, requestRateLimit } from './request-rate-limiter.js';
+import { idempotency } from './idempotency.js';
+import type { IdempotencyRecords } from '../store/idempotency-records.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { jsonBody } from './json-body.js';
@@ -32,6 +35,8 @@ export interface AppDeps extends LedgerContext {
   readonly databaseReachable: () => Promise<boolean>;
   /** Where notes' and statements' documents are looked up (docs/account-records.md); none: every path is missing. */
   readonly documents?: DocumentStore;
+  /** Idempotency-Key records (openLedger's `idempotency`); without them the header is ignored. */
+  readonly idempotency?: IdempotencyRecords;
   /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md); none: every vendor is not configured. */
   readonly paymentVendors?: PaymentVendors;
 }
@@ -57,7 +62,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use(PROCESS_PATH, processConcurrencyLimit(new ConcurrencyLimiter(deps.read)));
 
   const api = new Hono<AppEnv>({ strict: true });
-  api.use('*', tokenAuth(deps, deps.tokenSecret), jsonBody(deps.maxBodyBytes));
+  // The rate limit counts every authenticated request, before its body is read (docs/reliability.md).
+  const rateLimit = requestRateLimit(deps.read, new RequestRateLimiter(deps.clock));
+  api.use('*', tokenAuth(deps, deps.tokenSecret), rateLimit, jsonBody(deps.maxBodyBytes));
+  // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
+  if (deps.idempotency) api.use('*', idempotency(deps.idempotency, deps.store));
   api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
   api.route('/', eventsFeedRoutes(deps));

@@ -23,7 +23,17 @@ export interface SqliteEventStoreOptions {
   readonly newId: () => string;
   /** Most commands committed in one group-commit transaction. */
   readonly maxBatch?: number;
+  /**
+   * Called when a unit of work is submitted, in the caller's (async) context.
+   * The function it returns, if any, runs inside the unit's savepoint right
+   * after the unit appended its events (never for a dry run), so whatever it
+   * writes commits or rolls back with them (Idempotency-Key records).
+   */
+  readonly unitOfWorkHook?: () => UnitOfWorkHook | undefined;
 }
+
+/** Runs inside a unit of work, after its events were appended: see `SqliteEventStoreOptions.unitOfWorkHook`. */
+export type UnitOfWorkHook = (appended: readonly StoredEvent<LedgerEvent>[]) => void;
 
 /** Thrown inside a dry-run transaction to roll it back while carrying the result out. */
 class DryRunRollback {
@@ -44,9 +54,11 @@ export class SqliteEventStore implements EventStore {
   private readonly projectionsByType = new Map<string, ProjectionTable[]>();
   private readonly runner: GroupCommitRunner;
   private readonly statements;
+  private readonly unitOfWorkHook: () => UnitOfWorkHook | undefined;
 
   constructor(options: SqliteEventStoreOptions) {
     this.sqlite = options.sqlite;
+    this.unitOfWorkHook = options.unitOfWorkHook ?? (() => undefined);
     this.clock = options.clock;
     this.newId = options.newId;
     this.runner = new GroupCommitRunner(this.sqlite, { maxBatch: options.maxBatch });
@@ -98,7 +110,12 @@ export class SqliteEventStore implements EventStore {
     events: readonly LedgerEvent[],
     metadata: CommandMetadata,
   ): Promise<readonly StoredEvent<LedgerEvent>[]> {
-    return this.runner.run(() => this.appendSync(streamId, expectedVersion, events, metadata));
+    const hook = this.unitOfWorkHook();
+    return this.runner.run(() => {
+      const appended = this.appendSync(streamId, expectedVersion, events, metadata);
+      hook?.(appended);
+      return appended;
+    });
   }
 
   async handle<C, E extends LedgerEvent, S>(
@@ -117,10 +134,12 @@ export class SqliteEventStore implements EventStore {
     commands: readonly StreamCommand<C, E, S>[],
     options: HandleOptions,
   ): Promise<HandleResult<E, S>[]> {
+    const hook = this.unitOfWorkHook();
     const run = (): HandleResult<E, S>[] => {
       this.checkGuards(options.guards ?? []);
       const results = commands.map(({ streamId, decider, command }) => this.decideAndAppend(streamId, decider, command, options));
       if (options.dryRun) throw new DryRunRollback(results);
+      hook?.(results.flatMap((result) => result.events));
       return results;
     };
     try {

@@ -49,9 +49,13 @@ export interface EndpointWorld {
  * vendor) with, for both SUPPLIER and OTHER_SUPPLIER, everything an endpoint
  * of the table may need (see test/support/endpoints.ts).
  */
-export async function createEndpointWorld(options: { maxBodyBytes?: number } = {}): Promise<EndpointWorld> {
+export async function createEndpointWorld(options: { maxBodyBytes?: number; paymentVendors?: PaymentVendors } = {}): Promise<EndpointWorld> {
   const documents: TempDocumentStore = tempDocumentStore([]);
-  const api = await createTestApi({ documents: documents.store, paymentVendors: knowingVendors, maxBodyBytes: options.maxBodyBytes });
+  const api = await createTestApi({
+    documents: documents.store,
+    paymentVendors: options.paymentVendors ?? knowingVendors,
+    maxBodyBytes: options.maxBodyBytes,
+  });
   const keys: Record<string, string> = { [SUPPLIER]: api.key, [OTHER_SUPPLIER]: api.otherKey };
   const tokens: Record<string, string> = {};
   const batches: Record<string, string> = {};

@@ -61,7 +61,16 @@ export interface Endpoint {
   readonly success: readonly number[];
   /** Spec-documented answers that are not in spec 7's error shape (the transactions endpoint's TRANSACTION_IMPORT_ERROR). */
   readonly transactionImportError?: true;
+  /**
+   * For endpoints whose examples the world already holds (products, the business): a payload
+   * that writes something new, different for each `n`. Others write with their first example.
+   */
+  readonly fresh?: (p: EndpointParams, n: number) => unknown;
 }
+
+/** The example's JSON with each `from` replaced by its `to`. */
+const renamed = (value: unknown, names: Record<string, string>): unknown =>
+  JSON.parse(Object.entries(names).reduce((text, [from, to]) => text.split(`"${from}"`).join(`"${to}"`), JSON.stringify(value)));
 
 const IMPORTED = 'LEG-0000001';
 const STAGED = 'LEG-0000002';
@@ -145,6 +154,7 @@ export const endpoints: readonly Endpoint[] = [
     auth: true,
     writes: true,
     success: [201],
+    fresh: (_p, n) => renamed(productExamples()[0], { 'ELEC-FIXE-2025': `ELEC-NEW-${n}`, 'GAZ-FIXE-2025': `GAZ-NEW-${n}` }),
   },
   {
     name: 'POST business/',
@@ -157,6 +167,7 @@ export const endpoints: readonly Endpoint[] = [
     auth: true,
     writes: true,
     success: [201],
+    fresh: (p, n) => renamed(example('business.json', 'import_supplier_code', p), { 'BIZ-000123': `BIZ-NEW-${n}`, 'CTR-2025-000123': `CTR-NEW-${n}` }),
   },
   {
     name: 'POST supply-point/populate/',
@@ -208,6 +219,31 @@ export const endpoints: readonly Endpoint[] = [
       success: [200],
     }),
   ),
+  {
+    name: 'GET account-history/<code>/<ext>/',
+    method: 'GET',
+    path: (p) => `${DATA_IMPORT}/account-history/${encodeURIComponent(p.supplier)}/${encodeURIComponent(p.ext)}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'path', param: 'supplier' },
+    needs: ['imported-account'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    // Filtered to the events of the token's suppliers (JSON page; `Accept: text/event-stream` streams).
+    name: 'GET events/',
+    method: 'GET',
+    path: () => `${DATA_IMPORT}/events/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'none', why: 'caller-scoped' },
+    needs: [],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
   {
     name: 'POST notes/create/',
     method: 'POST',

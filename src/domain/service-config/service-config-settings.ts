@@ -16,6 +16,8 @@ export const serviceConfigSettings: Readonly<Record<ServiceConfigKey, ServiceCon
   'process-concurrency-limit': { defaultValue: null, offAllowed: true },
   // Outbound requests a second to each network operator (supply point pre-population); a throttle cannot be "off".
   'populate-rate-per-second': { defaultValue: 5, offAllowed: false },
+  // Requests a second each API key may make to /v1/data-import/ (docs/reliability.md); off by default.
+  'request-rate-per-second': { defaultValue: null, offAllowed: true },
 };
 
 /** The value in effect: the stored one, else the key's default. */

@@ -1,5 +1,6 @@
 import { graphqlServer } from '@hono/graphql-server';
 import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import { buildSchema, GraphQLError } from 'graphql';
 import type { LedgerContext } from '../../application/context.js';
 import { obtainToken } from '../../application/tokens.js';
@@ -54,5 +55,17 @@ export function graphqlRoutes(ctx: LedgerContext, tokenSecret: string) {
       }
     },
   });
-  return new Hono<AppEnv>().post('/', graphqlServer({ schema, rootResolver }));
+  return new Hono<AppEnv>().post('/', requestErrorsAre400, graphqlServer({ schema, rootResolver }));
 }
+
+/**
+ * @hono/graphql-server answers 500 when execution returns no `data` at all,
+ * which (our schema being valid and obtainToken nullable) only happens for a
+ * request error: variables missing or of the wrong type, an unknown operation
+ * name. Those are the caller's mistakes: 400, with GraphQL's `errors` body.
+ */
+const requestErrorsAre400 = createMiddleware<AppEnv>(async (c, next) => {
+  await next();
+  // c.error is set when something threw: that 500 is ours and stays one.
+  if (c.res.status === 500 && !c.error) c.res = new Response(c.res.body, { status: 400, headers: c.res.headers });
+});

@@ -1,0 +1,148 @@
+import { DomainError } from '../domain/errors.js';
+
+/**
+ * Structural limits on every JSON request body, checked on the raw text right
+ * after it parsed and before any schema sees it (docs/reliability.md):
+ *
+ * - nesting deeper than MAX_JSON_DEPTH: 400 `nesting_too_deep` (schema
+ *   validation and error reporting recurse; a bounded depth keeps them safe);
+ * - an array of more than MAX_JSON_ARRAY_ITEMS: 400 `array_too_long` (the
+ *   endpoints' own limits are lower; this bounds the work of reporting errors);
+ * - a number a double cannot hold: 400 `number_out_of_range` when it is not
+ *   finite (`1e400`), `number_precision_lost` when it would read as another
+ *   value (`9007199254740993`, `0.1000000000000000001`, `1e-400`): the service
+ *   never stores a value other than the one sent;
+ * - a string or key longer than MAX_JSON_STRING_LENGTH characters: 400
+ *   `string_too_long` (fields have their own, lower `max_length` where the
+ *   platform has one; free text such as a note's body is bounded here);
+ * - a string or key holding a lone UTF-16 surrogate (`"\ud800"`): 400
+ *   `invalid_unicode` (SQLite would store it as U+FFFD, so two different
+ *   identifiers could end up as the same one).
+ *
+ * Duplicate keys are allowed, the last one wins (JSON.parse), and that one
+ * value is what every later step (scope check, validation, storage) reads.
+ */
+export const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_ARRAY_ITEMS = 10_000;
+export const MAX_JSON_STRING_LENGTH = 65_536;
+
+type Frame = { kind: 'object'; key: string | null } | { kind: 'array'; index: number };
+
+const pathOf = (stack: readonly Frame[]): string | null => {
+  const parts: string[] = [];
+  for (const frame of stack) {
+    if (frame.kind === 'array') parts.push(String(Math.max(frame.index, 0)));
+    else if (frame.key !== null) parts.push(frame.key);
+  }
+  return parts.length > 0 ? parts.join('.') : null;
+};
+
+const problem = (code: string, detail: string, attr: string | null) =>
+  new DomainError(code, detail, { errors: [{ detail, code, attr }] });
+
+/** Significant digits and decimal point position of a number's text; null for zero. */
+function decimalForm(text: string): { digits: string; point: number } | null {
+  const match = /^-?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!match) return null;
+  const whole = match[1] ?? '';
+  let digits = whole + (match[2] ?? '');
+  let point = whole.length + Number(match[3] ?? '0');
+  const leading = /^0*/.exec(digits)?.[0].length ?? 0;
+  digits = digits.slice(leading).replace(/0+$/, '');
+  point -= leading;
+  return digits.length === 0 ? null : { digits, point };
+}
+
+/** The first problem with one number literal, or null. */
+function numberProblem(literal: string, attr: string | null): DomainError | null {
+  const value = Number(literal);
+  if (!Number.isFinite(value)) {
+    return problem('number_out_of_range', `The number ${literal.slice(0, 40)} is out of range.`, attr);
+  }
+  const sent = decimalForm(literal);
+  const read = decimalForm(String(value));
+  const same = sent === null || read === null ? sent === read : sent.digits === read.digits && sent.point === read.point;
+  if (!same) {
+    return problem(
+      'number_precision_lost',
+      `The number ${literal.slice(0, 40)} cannot be represented exactly; send at most 15 significant digits.`,
+      attr,
+    );
+  }
+  return null;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Checks the text of a body that JSON.parse accepted. One pass, no recursion:
+ * the depth of the input never reaches the call stack.
+ */
+export function jsonLimitProblem(text: string): DomainError | null {
+  const stack: Frame[] = [];
+  let expectKey = false;
+  const beginValue = (): DomainError | null => {
+    const top = stack[stack.length - 1];
+    if (top?.kind === 'array') {
+      top.index++;
+      if (top.index >= MAX_JSON_ARRAY_ITEMS) {
+        return problem('array_too_long', `Arrays may hold at most ${MAX_JSON_ARRAY_ITEMS} items.`, pathOf(stack.slice(0, -1)));
+      }
+    }
+    return null;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x22 /* " */) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c === 0x5c /* \ */) {
+          escaped = true;
+          i++;
+        } else if (c === 0x22) break;
+      }
+      const raw = text.slice(start, i + 1);
+      const decoded = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      if (decoded.length > MAX_JSON_STRING_LENGTH) {
+        if (!expectKey) beginValue();
+        const what = expectKey ? 'Keys' : 'Strings';
+        return problem('string_too_long', `${what} may be at most ${MAX_JSON_STRING_LENGTH} characters long.`, pathOf(stack));
+      }
+      if (expectKey) {
+        const top = stack[stack.length - 1];
+        if (top?.kind === 'object') top.key = decoded;
+        expectKey = false;
+        if (LONE_SURROGATE.test(decoded)) return problem('invalid_unicode', 'A key holds an unpaired UTF-16 surrogate.', pathOf(stack));
+      } else {
+        const failure = beginValue();
+        if (failure) return failure;
+        if (LONE_SURROGATE.test(decoded)) return problem('invalid_unicode', 'A string holds an unpaired UTF-16 surrogate.', pathOf(stack));
+      }
+    } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
+      const failure = beginValue();
+      if (failure) return failure;
+      if (stack.length >= MAX_JSON_DEPTH) {
+        return problem('nesting_too_deep', `JSON nesting may be at most ${MAX_JSON_DEPTH} levels deep.`, pathOf(stack));
+      }
+      stack.push(ch === 0x7b ? { kind: 'object', key: null } : { kind: 'array', index: -1 });
+      expectKey = ch === 0x7b;
+    } else if (ch === 0x7d /* } */ || ch === 0x5d /* ] */) {
+      stack.pop();
+      expectKey = false;
+    } else if (ch === 0x2c /* , */) {
+      expectKey = stack[stack.length - 1]?.kind === 'object';
+    } else if (ch === 0x2d /* - */ || (ch >= 0x30 && ch <= 0x39)) {
+      const start = i;
+      while (i + 1 < text.length && /[0-9eE+\-.]/.test(text[i + 1]!)) i++;
+      const failure = beginValue() ?? numberProblem(text.slice(start, i + 1), pathOf(stack));
+      if (failure) return failure;
+    } else if (ch === 0x74 /* t */ || ch === 0x66 /* f */ || ch === 0x6e /* n */) {
+      const failure = beginValue();
+      if (failure) return failure;
+      i += ch === 0x66 ? 4 : 3;
+    }
+  }
+  return null;
+}

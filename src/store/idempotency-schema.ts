@@ -1,0 +1,31 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/**
+ * Idempotency-Key records (docs/reliability.md): one row per (API key,
+ * idempotency key). The row is first written inside the transaction that
+ * appends the events the request produced (`event_positions`), so it commits
+ * or rolls back with them; the response (`status`, `response_body`) is written
+ * on it once rendered. A request that produced no events gets its row, response
+ * included, when it completes. Operational state, not events: rows older than
+ * the retention are deleted.
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    keyId: text('key_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    /** SHA-256 of method, path, query and body: a retry must send the same request. */
+    fingerprint: text('fingerprint').notNull(),
+    /** The route path, to answer from the events if the response was never stored. */
+    requestPath: text('request_path').notNull(),
+    /** JSON array of the global positions of the events the request appended. */
+    eventPositions: text('event_positions').notNull(),
+    status: integer('status'),
+    responseBody: text('response_body'),
+    responseContentType: text('response_content_type'),
+    createdAt: text('created_at').notNull(),
+    completedAt: text('completed_at'),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] }), index('idempotency_keys_created_at_idx').on(t.createdAt)],
+);
+export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
