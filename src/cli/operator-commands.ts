@@ -6,6 +6,7 @@ import {
   createImportSupplier,
   createOperationsTeam,
   revokeApiKey,
+  setImportSupplierConfig,
   setImportSupplierStatus,
   setServiceConfig,
 } from '../application/operator.js';
@@ -48,6 +49,21 @@ export function supplierCommand(): Command {
     .action(async (code: string, status: ImportSupplierStatus) => {
       const changed = await withLedger((ledger) => setImportSupplierStatus(ledger, code, status, operatorActor()));
       info(changed ? `import supplier ${code} is now ${status}` : `import supplier ${code} was already ${status}`);
+    });
+  supplier
+    .command('set-config')
+    .description("change an import supplier's data-import configuration (only the options given change)")
+    .argument('<CODE>', 'supplier code')
+    .option('--send-emails', 'send automated customer emails on migration')
+    .option('--no-send-emails', 'do not send them')
+    .option('--document-root <path>', "root of this supplier's documents inside the document store")
+    .option('--no-document-root', 'the supplier has no documents')
+    .action(async (code: string, opts: { sendEmails?: boolean; documentRoot?: string | false }) => {
+      const change: { sendEmails?: boolean; documentRoot?: string | null } = {};
+      if (opts.sendEmails !== undefined) change.sendEmails = opts.sendEmails;
+      if (opts.documentRoot !== undefined) change.documentRoot = opts.documentRoot === false ? null : opts.documentRoot;
+      const changed = await withLedger((ledger) => setImportSupplierConfig(ledger, code, change, operatorActor()));
+      info(changed ? `import supplier ${code} configuration changed` : `import supplier ${code} configuration unchanged`);
     });
   supplier
     .command('list')

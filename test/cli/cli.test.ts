@@ -12,6 +12,7 @@ const COMMANDS = [
   ['supplier', 'create'],
   ['supplier', 'set-status'],
   ['supplier', 'list'],
+  ['supplier', 'set-config'],
   ['team', 'create'],
   ['api-key', 'create'],
   ['api-key', 'revoke'],
@@ -90,6 +91,27 @@ describe('import-ledger supplier', () => {
       const events = storedEvents(db.file);
       expect(events.map((e) => e.type)).toEqual(['ImportSupplierCreated', 'ImportSupplierCreated', 'ImportSupplierStatusChanged']);
       for (const event of events) expect(event.metadata['actor']).toBe(expectedOperatorActor());
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'set-config changes only the options given, and refuses an unknown supplier',
+    async () => {
+      expect(await runCli(db.file, ['supplier', 'create', 'ACME'])).toMatchObject({ code: 0 });
+      expect(await runCli(db.file, ['supplier', 'set-config', 'ACME', '--send-emails', '--document-root', 'acme-docs'])).toMatchObject({ code: 0 });
+      const unchanged = await runCli(db.file, ['supplier', 'set-config', 'ACME', '--no-document-root']);
+      expect(unchanged.code).toBe(0);
+      const row = readDatabase(db.file, (sqlite) => sqlite.prepare("SELECT send_emails, document_root FROM import_suppliers WHERE code = 'ACME'").get());
+      expect(row).toEqual({ send_emails: 1, document_root: null });
+      const events = storedEvents(db.file).filter((e) => e.type === 'ImportSupplierConfigChanged');
+      expect(events.map((e) => e.data)).toEqual([
+        expect.objectContaining({ sendEmails: true, documentRoot: 'acme-docs' }),
+        expect.not.objectContaining({ sendEmails: expect.anything() }),
+      ]);
+      const unknown = await runCli(db.file, ['supplier', 'set-config', 'NOPE', '--send-emails']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('import_supplier_not_found');
     },
     CLI_TEST_TIMEOUT_MS,
   );
