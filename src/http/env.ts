@@ -7,5 +7,7 @@ export interface AppEnv {
     requestId: string;
     logger: Logger;
     principal: Principal;
+    /** The request body as read by json-body.ts, before it is decoded and parsed. */
+    jsonBodyBytes: Uint8Array;
   };
 }

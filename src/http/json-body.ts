@@ -1,3 +1,6 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { every } from 'hono/combine';
 import { DomainError } from '../domain/errors.js';
@@ -7,12 +10,70 @@ import { jsonLimitProblem } from './json-limits.js';
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const BODY_BYTES = 'jsonBodyBytes' as const;
+
+/** The Node request behind a request served by @hono/node-server (absent under `app.request()` in tests). */
+function nodeIncoming(c: Context<AppEnv>): IncomingMessage | undefined {
+  const env = c.env as { incoming?: unknown } | undefined;
+  return env?.incoming instanceof Readable ? (env.incoming as IncomingMessage) : undefined;
+}
+
+/** The whole body, or null as soon as it passes `maxBytes` (the rest is discarded, not buffered). */
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (result: Uint8Array | null, error?: unknown) => {
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (error) reject(error);
+      else resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBytes) {
+        incoming.resume(); // drain the rest so the connection can answer 413
+        done(null);
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    const onError = (error: unknown) => done(null, error);
+    const onClose = () => (incoming.readableEnded ? onEnd() : done(null, new Error('Client connection closed before the body was read.')));
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    if (incoming.readableEnded) onEnd();
+  });
+}
+
+async function readWebStream(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | null> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
 /**
  * For requests with a body: 415 unless the content type is JSON, 413 past
  * `maxBytes` (counted on the stream, so chunked bodies and bodies with a wrong
  * Content-Length are caught too), 400 parse_error for malformed JSON, 400 for
  * a body past the structural limits of json-limits.ts. The body text is
- * cached by Hono for the route's `c.req.json()` and validator. `parse: false`
+ * parsed once and cached for the route's `c.req.json()`, its validator and
+ * `c.req.text()`; bytes that are not UTF-8 are a parse_error. `parse: false`
  * checks a copy and leaves the request's body unread, for handlers that read
  * the raw request themselves (GraphQL).
  */
@@ -26,47 +87,48 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
     await next();
   });
   const limit = createMiddleware<AppEnv>(async (c, next) => {
-    const body = c.req.raw.body;
-    if (!body) return next();
     const tooLarge = () => errorResponse(c, new DomainError('payload_too_large', `Request body is larger than ${maxBytes} bytes.`));
     const declared = c.req.header('content-length');
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) return tooLarge();
-    // Counted on the stream whatever Content-Length says: chunked bodies, and a header that understates the body.
-    const reader = body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return tooLarge();
-      }
-      chunks.push(value);
+    // Counted as it arrives whatever Content-Length says: chunked bodies, and a header that understates the body.
+    const incoming = nodeIncoming(c);
+    if (incoming && options.parse) {
+      // Served by @hono/node-server: read the Node stream itself, so no WHATWG Request and stream are built per request.
+      const bytes = await readIncoming(incoming, maxBytes);
+      if (bytes === null) return tooLarge();
+      c.set(BODY_BYTES, bytes);
+      return next();
     }
-    const bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    c.req.raw = new Request(c.req.raw, { body: bytes });
+    const body = c.req.raw.body;
+    if (!body) return next();
+    const bytes = await readWebStream(body, maxBytes);
+    if (bytes === null) return tooLarge();
+    if (options.parse) c.set(BODY_BYTES, bytes);
+    else c.req.raw = new Request(c.req.raw, { body: bytes });
     await next();
   });
   const parse = createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     let text: string;
+    let value: unknown;
     try {
+      const bytes = c.get(BODY_BYTES);
       // A handler that parses the body itself (GraphQL) reads the raw request: check a copy, leave it unread.
-      text = options.parse ? await c.req.text() : await c.req.raw.clone().text();
-      JSON.parse(text);
+      text = bytes ? utf8.decode(bytes) : options.parse ? await c.req.text() : await c.req.raw.clone().text();
+      value = JSON.parse(text);
     } catch {
       return errorResponse(c, new DomainError('parse_error', 'JSON parse error: the request body is not valid JSON.'));
     }
     // Limits on the parsed structure, before any schema sees it (json-limits.ts).
     const problem = jsonLimitProblem(text);
     if (problem) return errorResponse(c, problem);
+    if (options.parse) {
+      // Parsed once: the routes' c.req.json(), their validators and Idempotency-Key's c.req.text() read these.
+      // (Hono keeps promises in its body cache, although its type names the values.)
+      const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
+      cache['text'] = Promise.resolve(text);
+      cache['json'] = Promise.resolve(value);
+    }
     await next();
   });
   return every(requireJson, limit, parse);

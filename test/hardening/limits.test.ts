@@ -1,3 +1,6 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH } from '../../src/http/json-limits.js';
 import { createEndpointWorld, type EndpointWorld } from '../support/endpoint-world.js';
@@ -88,5 +91,62 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
         throw new Error(`${JSON.stringify(body.slice(0, 20))}: ${error.message}`);
       });
     }
+  });
+});
+
+/**
+ * Served by @hono/node-server, json-body.ts reads the Node request stream itself (no WHATWG Request
+ * per request): the same limits hold there, over a real socket.
+ */
+describe('bodies through the real HTTP server', () => {
+  let server: ServerType;
+  let port: number;
+  beforeAll(async () => {
+    server = serve({ fetch: world.api.app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const stage = dataImportPosts.find((e) => e.name === 'POST account-import-process/create-or-update/')!;
+
+  /** POSTs `chunks` one write at a time (chunked transfer encoding unless a length is given). */
+  async function post(endpoint: Endpoint, chunks: (string | Buffer)[], headers: Record<string, string> = {}): Promise<Response> {
+    const token = await world.token();
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(
+        { port, host: '127.0.0.1', method: 'POST', path: endpoint.path(world.params(endpoint)), headers: { 'content-type': 'application/json', authorization: `Token ${token}`, ...headers } },
+        (res) => {
+          const body: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => body.push(chunk));
+          res.on('end', () => resolve(new Response(Buffer.concat(body), { status: res.statusCode ?? 0, headers: res.headers as Record<string, string> })));
+        },
+      );
+      req.on('error', reject);
+      for (const chunk of chunks) req.write(chunk);
+      req.end();
+    });
+  }
+
+  it('a valid body in several chunks is read whole and staged', async () => {
+    const text = JSON.stringify(stage.payloads(world.params(stage))[0]);
+    const res = await post(stage, [text.slice(0, 100), text.slice(100, 2000), text.slice(2000)]);
+    expect(stage.success).toContain(res.status);
+  });
+
+  it('over the limit in chunks without Content-Length: 413, nothing written', async () => {
+    const before = world.eventCount();
+    const over = jsonOfSize(LIMIT * 2);
+    const chunks = Array.from({ length: Math.ceil(over.length / 8192) }, (_, i) => over.slice(i * 8192, (i + 1) * 8192));
+    await expectErrorBody(await post(stage, chunks), 413, 'payload_too_large');
+    expect(world.eventCount()).toBe(before);
+  });
+
+  it('bytes that are not UTF-8, malformed JSON and structural limits: 400 in the error shape, nothing written', async () => {
+    const before = world.eventCount();
+    await expectErrorBody(await post(stage, [Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])]), 400, 'parse_error');
+    await expectErrorBody(await post(stage, ['{"a":']), 400, 'parse_error');
+    await expectErrorBody(await post(stage, ['['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1)]), 400, 'nesting_too_deep');
+    expect(world.eventCount()).toBe(before);
   });
 });
