@@ -72,6 +72,9 @@ function numberProblem(literal: string, attr: string | null): DomainError | null
   return null;
 }
 
+/** 0-9 e E + - . */
+const isNumberChar = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d || c === 0x2e;
+
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
@@ -95,15 +98,15 @@ export function jsonLimitProblem(text: string): DomainError | null {
     const ch = text.charCodeAt(i);
     if (ch === 0x22 /* " */) {
       const start = i;
-      let escaped = false;
-      for (i++; i < text.length; i++) {
-        const c = text.charCodeAt(i);
-        if (c === 0x5c /* \ */) {
-          escaped = true;
-          i++;
-        } else if (c === 0x22) break;
+      // The text parsed, so every string is closed: jump from quote to quote (natively), stepping over escaped ones.
+      for (;;) {
+        i = text.indexOf('"', i + 1);
+        let backslashes = 0;
+        while (text.charCodeAt(i - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+        if (backslashes % 2 === 0) break;
       }
       const raw = text.slice(start, i + 1);
+      const escaped = raw.includes('\\');
       const decoded = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
       if (decoded.length > MAX_JSON_STRING_LENGTH) {
         if (!expectKey) beginValue();
@@ -135,7 +138,7 @@ export function jsonLimitProblem(text: string): DomainError | null {
       expectKey = stack[stack.length - 1]?.kind === 'object';
     } else if (ch === 0x2d /* - */ || (ch >= 0x30 && ch <= 0x39)) {
       const start = i;
-      while (i + 1 < text.length && /[0-9eE+\-.]/.test(text[i + 1]!)) i++;
+      while (i + 1 < text.length && isNumberChar(text.charCodeAt(i + 1))) i++;
       const failure = beginValue() ?? numberProblem(text.slice(start, i + 1), pathOf(stack));
       if (failure) return failure;
     } else if (ch === 0x74 /* t */ || ch === 0x66 /* f */ || ch === 0x6e /* n */) {

@@ -64,6 +64,17 @@ describe('jsonLimitProblem', () => {
     expect(check('{"s":"[[[{\\"","t":[1e999]}')).toEqual({ code: 'number_out_of_range', attr: 't.0' });
   });
 
+  it('for any key and string made of quotes, backslashes and escapes, the path names the decoded key', () => {
+    const tricky = fc.string({ unit: fc.constantFrom('"', '\\', '\\"', 'a', '/', '\n', '\u00e9', '[', '{', ','), maxLength: 12 });
+    fc.assert(
+      fc.property(tricky, tricky, (key, before) => {
+        const text = `{"s":${JSON.stringify(before)},${JSON.stringify(key)}:[${JSON.stringify(before)},1e400]}`;
+        expect(check(text)).toEqual({ code: 'number_out_of_range', attr: `${key}.1` });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('for any JSON value: no exception, and a value within the limits built from doubles passes', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 10 }), (value) => {
