@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { accountImportProcessEventSchemas, type AccountImportProcessEvent } from './account-import-process.js';
+import { accountProcessDryRunEventSchemas, type AccountProcessDryRunEvent } from './account-process-dry-run.js';
 import { accountRecordEventSchemas, type AccountRecordEvent } from './account-records.js';
 import { apiKeyEventSchemas, type ApiKeyEvent } from './api-key.js';
 import { businessEventSchemas, type BusinessEvent } from './business.js';
@@ -18,6 +19,7 @@ export type LedgerEvent =
   | OperationsTeamEvent
   | ApiKeyEvent
   | AccountImportProcessEvent
+  | AccountProcessDryRunEvent
   | AccountRecordEvent
   | PaymentInstructionEvent
   | CustomerEmailEvent
@@ -34,6 +36,7 @@ const currentSchemas = [
   ...operationsTeamEventSchemas,
   ...apiKeyEventSchemas,
   ...accountImportProcessEventSchemas,
+  ...accountProcessDryRunEventSchemas,
   ...accountRecordEventSchemas,
   ...paymentInstructionEventSchemas,
   ...customerEmailEventSchemas,

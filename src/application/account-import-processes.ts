@@ -3,6 +3,8 @@ import {
   type AccountImportProcessEvent,
   type TransferStatus,
 } from '../../events/account-import-process.js';
+import { accountProcessDryRunStreamId, type AccountProcessDryRunSucceeded } from '../../events/account-process-dry-run.js';
+import type { CommandMetadata } from '../../events/envelope.js';
 import { importSupplierStreamId } from '../../events/import-supplier.js';
 import { validateAccountPayload, type AccountPayload } from '../domain/account-import-process/account-payload.js';
 import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
@@ -55,7 +57,8 @@ export interface ProcessAccountRequest {
 
 /**
  * Creates the platform account from the staged data. A dry run decides,
- * appends and projects exactly as a real run would, then rolls back.
+ * appends and projects exactly as a real run would, then rolls back; when it
+ * succeeded, it is recorded on its own audit stream (`recordDryRun`).
  */
 export async function processAccount(
   ctx: LedgerContext,
@@ -63,7 +66,7 @@ export async function processAccount(
   actor: Actor,
 ): Promise<{ platformAccountNumber: string; dryRun: boolean }> {
   const streamId = accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber);
-  return withRetry(async () => {
+  const run = await withRetry(async () => {
     const supplier = await supplierFact(ctx, request.importSupplier);
     const platformAccountNumber = ctx.ids.platformAccountNumber();
     // The references of the staged payload are checked against the read models before the transaction;
@@ -73,6 +76,8 @@ export async function processAccount(
     const staged = state.status === 'none' ? null : validateAccountPayload(state.payload);
     const referenceErrors = staged?.ok ? await checkAccountReferences(ctx.read, staged.data) : [];
     const contract = staged?.ok ? await findNamedBusinessContract(ctx.read, staged.data) : null;
+    const metadata = commandMetadata(ctx, actor);
+    const now = ctx.clock().toISOString();
     await ctx.store.handle(
       streamId,
       accountImportProcessDecider,
@@ -87,16 +92,44 @@ export async function processAccount(
         businessContract: contract && { identifier: contract.contractIdentifier, platformBusinessId: contract.platformBusinessId },
         platformAccountNumber,
         sendEmails: supplier.sendEmails,
-        now: ctx.clock().toISOString(),
+        now,
       },
-      {
-        metadata: commandMetadata(ctx, actor),
-        guards: [supplier.guard, { streamId, expectedVersion: history.length }],
-        dryRun: request.dryRun,
-      },
+      { metadata, guards: [supplier.guard, { streamId, expectedVersion: history.length }], dryRun: request.dryRun },
     );
-    return { platformAccountNumber, dryRun: request.dryRun };
+    return { platformAccountNumber, metadata, now, accountStreamVersion: history.length };
   });
+  if (request.dryRun) await recordDryRun(ctx, request, run);
+  return { platformAccountNumber: run.platformAccountNumber, dryRun: request.dryRun };
+}
+
+/**
+ * Appends the record of a successful dry run to the account's dry-run audit
+ * stream, in a transaction of its own after the run was rolled back (the
+ * account stream stays untouched), with the run's metadata. The expected
+ * version is read just before appending: a concurrent dry run of the same
+ * account that got in between makes it a ConcurrencyError and the append is
+ * retried. Under an Idempotency-Key it is the event the key is recorded with
+ * (see idempotency-recovery.ts).
+ */
+async function recordDryRun(
+  ctx: LedgerContext,
+  request: ProcessAccountRequest,
+  run: { platformAccountNumber: string; metadata: CommandMetadata; now: string; accountStreamVersion: number },
+): Promise<void> {
+  const auditStreamId = accountProcessDryRunStreamId(request.importSupplier, request.externalAccountNumber);
+  const event: AccountProcessDryRunSucceeded = {
+    type: 'AccountProcessDryRunSucceeded',
+    version: 1,
+    data: {
+      importSupplier: request.importSupplier,
+      externalAccountNumber: request.externalAccountNumber,
+      operationsTeamName: request.operationsTeamName,
+      platformAccountNumber: run.platformAccountNumber,
+      accountStreamVersion: run.accountStreamVersion,
+      ranAt: run.now,
+    },
+  };
+  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.metadata));
 }
 
 /** Operator: mark a staged account to be skipped. Returns false when it already was. */

@@ -1,4 +1,5 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
 import type { StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
 import type { LedgerContext } from '../application/context.js';
@@ -30,17 +31,21 @@ export function historyEntry(stored: StoredEvent<LedgerEvent>): HistoryEntry {
   };
 }
 
+/** The streams of an account: its own, and the audit record of its process dry runs. */
+const accountStreamIds = [accountImportProcessStreamId, accountProcessDryRunStreamId] as const;
+
 /**
- * Every event of the account's stream (its import process and everything
+ * Every event of the account's streams (its import process and everything
  * recorded on it after: notes, transactions, statements, payment
- * instructions, emails), in order. Auditing reads the log itself.
+ * instructions, emails; and its successful process dry runs), in global
+ * order. Auditing reads the log itself.
  */
 async function accountEvents(ctx: LedgerContext, importSupplier: string, externalAccountNumber: string) {
-  const events = await ctx.store.readStream(accountImportProcessStreamId(importSupplier, externalAccountNumber));
-  if (events.length === 0) {
+  const streams = await Promise.all(accountStreamIds.map((streamId) => ctx.store.readStream(streamId(importSupplier, externalAccountNumber))));
+  if ((streams[0] ?? []).length === 0) {
     throw new DomainError('account_not_found', `No account import process found for ${importSupplier} / ${externalAccountNumber}.`);
   }
-  return events;
+  return streams.flat().sort((a, b) => a.globalPosition - b.globalPosition);
 }
 
 export async function accountHistory(

@@ -60,6 +60,9 @@ export function foldAccountState(state: AccountStateView, stored: StoredEvent<Le
       };
     case 'AccountTransferStatusChanged':
       return { ...state, transfer_status: event.data.to };
+    case 'AccountProcessDryRunSucceeded':
+      // Listed in the history, but a dry run changed nothing of the account.
+      return state;
     case 'AccountNoteCreated':
       return {
         ...state,

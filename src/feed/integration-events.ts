@@ -43,6 +43,11 @@ const mappers: Mappers = {
     ...account(e.data),
     data: { platform_account_number: e.data.platformAccountNumber, operations_team_name: e.data.operationsTeamName },
   }),
+  AccountProcessDryRunSucceeded: (e) => ({
+    type: 'import_process.dry_run_succeeded',
+    ...account(e.data),
+    data: { platform_account_number: e.data.platformAccountNumber, operations_team_name: e.data.operationsTeamName },
+  }),
   AccountMarkedToSkip: (e) => ({ type: 'import_process.marked_to_skip', ...account(e.data), data: {} }),
   AccountTransferStatusChanged: (e) => ({
     type: 'transfer_status.changed',

@@ -2,6 +2,7 @@ import type { StoredEvent } from '../../events/envelope.js';
 import { productStreamId } from '../../events/product.js';
 import type { LedgerEvent } from '../../events/registry.js';
 import { validateAccountPayload } from '../domain/account-import-process/account-payload.js';
+import { dryRunRolledBack } from '../domain/account-import-process/decider.js';
 import { centsToNumber } from '../domain/account-records/money.js';
 import { validateBusinessPayload } from '../domain/business/business-payload.js';
 import { ledgerTransaction, transactionData } from '../domain/ledger/ledger-transaction.js';
@@ -10,6 +11,7 @@ import { validateImportNotesRequest } from '../domain/notes/note-payload.js';
 import { noteResultStatuses } from '../domain/notes/note-results.js';
 import { validateProducts } from '../domain/product/product-payload.js';
 import { validateImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
+import { errorBody, statusOf } from './errors.js';
 
 /** A response rebuilt from the events a request appended. */
 export interface RecoveredResponse {
@@ -42,6 +44,11 @@ export const recoveries: Readonly<Record<string, Recover>> = {
     return { status: ofType(events, 'AccountStaged').length > 0 ? 201 : 200, body };
   },
   '/v1/data-import/account-import-process/process/': (_request, events) => {
+    // A successful dry run appends only its audit record; its answer is the dry_run_rollback error.
+    if (ofType(events, 'AccountProcessDryRunSucceeded').length > 0) {
+      const error = dryRunRolledBack();
+      return { status: statusOf(error.code), body: errorBody(error) };
+    }
     const processed = ofType(events, 'AccountProcessed')[0];
     return processed ? { status: 201, body: { platform_account_number: processed.event.data.platformAccountNumber } } : null;
   },

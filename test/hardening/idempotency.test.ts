@@ -149,16 +149,38 @@ describe('Idempotency-Key rules', () => {
     expect((await world.request(stage, { headers: key('quoted-1') })).headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('a dry run or a refused command leaves no key in the log transaction; a GET ignores the header', async () => {
+  it('a refused command leaves no key in the log transaction; a GET ignores the header', async () => {
     const before = rows(world).length;
-    const dry = { ...(process.payloads(world.params(process))[0] as object), dry_run: true };
-    const first = await world.request(process, { body: dry, headers: key('dry') });
-    expect(first.status).toBe(400);
-    const [row] = rows(world).filter((r) => r.idempotency_key === 'dry');
+    const refused = { ...(process.payloads(world.params(process))[0] as object), dry_run: true, operations_team_name: 'Nobody' };
+    await expectErrorBody(await world.request(process, { body: refused, headers: key('refused') }), 400, 'operations_team_not_found');
+    const [row] = rows(world).filter((r) => r.idempotency_key === 'refused');
     expect(row).toMatchObject({ event_positions: '[]', status: 400 });
     const get = endpoints.find((e) => e.method === 'GET')!;
     expect((await world.request(get, { headers: key('on-a-get') })).status).toBe(200);
     expect(rows(world).length).toBe(before + 1);
+  });
+
+  it('a successful dry run records the key with its audit event only; after a crash the retry gets the 400 rebuilt', async () => {
+    const dry = { ...(process.payloads(world.params(process))[0] as object), dry_run: true };
+    const count = world.eventCount();
+    const first = await answer(await world.request(process, { body: dry, headers: key('dry') }));
+    expect({ status: first.status, code: (JSON.parse(first.body) as { code: string }).code }).toEqual({ status: 400, code: 'dry_run_rollback' });
+    expect(world.eventCount()).toBe(count + 1);
+    const last = world.api.ledger.database.sqlite.prepare('SELECT global_position AS p, stream_id, type FROM events ORDER BY global_position DESC LIMIT 1').get() as {
+      p: number;
+      stream_id: string;
+      type: string;
+    };
+    expect(last).toMatchObject({ stream_id: expect.stringMatching(/^dry-run:/), type: 'AccountProcessDryRunSucceeded' });
+    const [row] = rows(world).filter((r) => r.idempotency_key === 'dry');
+    expect(row).toMatchObject({ event_positions: `[${last.p}]`, status: 400 });
+    // The process died after COMMIT and before the response was stored on the row.
+    world.api.ledger.database.sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'dry'").run();
+    const retry = await world.request(process, { body: dry, headers: key('dry') });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const recovered = await answer(retry);
+    expect({ status: recovered.status, body: JSON.parse(recovered.body) as unknown }).toEqual({ status: 400, body: JSON.parse(first.body) });
+    expect(world.eventCount()).toBe(count + 1);
   });
 
   it('kept at least 24 hours: replayed just before, forgotten after', async () => {

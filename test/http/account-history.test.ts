@@ -115,6 +115,49 @@ describe('GET account-history/<code>/<ext>/', () => {
     expect((await at(afterProcess)).state).toMatchObject({ balance: '0.00', transactions: [] });
   });
 
+  it('lists successful process dry runs from their audit stream, in order; as_of shows them but folds no state from them', async () => {
+    await stage();
+    api.clock.advanceSeconds(60);
+    const dryRun = (team: string) =>
+      api.post('/v1/data-import/account-import-process/process/', {
+        external_account_number: 'LEG-0000001', import_supplier_code: SUPPLIER, operations_team_name: team, dry_run: true,
+      }, token, { 'x-request-id': `dry-${team}` });
+    await expectErrorBody(await dryRun(TEAM), 400, 'dry_run_rollback');
+    await expectErrorBody(await dryRun('Nobody'), 400, 'operations_team_not_found');
+    const afterDryRun = api.clock.now.toISOString();
+    api.clock.advanceSeconds(60);
+    await stage({ sales_channel: 'PHONE' });
+
+    const { events } = await history();
+    expect(events.map((e) => [e.type, e.stream_position])).toEqual([
+      ['AccountStaged', 1],
+      ['AccountProcessDryRunSucceeded', 1],
+      ['AccountRestaged', 2],
+    ]);
+    expect(events[1]).toMatchObject({
+      schema_version: 1,
+      actor: api.keyId,
+      request_id: `dry-${TEAM}`,
+      data: { importSupplier: SUPPLIER, externalAccountNumber: 'LEG-0000001', operationsTeamName: TEAM, accountStreamVersion: 1 },
+    });
+    expect(events[1]!.data['platformAccountNumber']).toMatch(/^A-[0-9A-F]{8}$/);
+    const page = await history(`?after=${events[0]!.position}&limit=1`);
+    expect(page.events.map((e) => e.type)).toEqual(['AccountProcessDryRunSucceeded']);
+
+    const res = await api.get(`${HISTORY}?as_of=${encodeURIComponent(afterDryRun)}`, token);
+    expect(res.status).toBe(200);
+    const asOf = (await res.json()) as { state: Record<string, unknown>; events: Entry[] };
+    expect(asOf.events.map((e) => e.type)).toEqual(['AccountStaged', 'AccountProcessDryRunSucceeded']);
+    expect(asOf.state).toMatchObject({
+      import_state: 'staged',
+      stage_count: 1,
+      platform_account_number: null,
+      account_created_at: null,
+      operations_team_name: null,
+      transfer_status: 'UNKNOWN',
+    });
+  });
+
   it('is scoped like the rest: another supplier’s key gets 403, an unknown account 404, a bad as_of 400', async () => {
     await stage();
     await expectErrorBody(await api.get(HISTORY, await accessToken(api, api.otherKey)), 403, 'permission_denied');

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
 import { markAccountToSkip } from '../../src/application/account-import-processes.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { createBusinessWithContract } from '../support/business.js';
@@ -343,6 +344,7 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
 
 describe('POST account-import-process/process/ (spec 4.8)', () => {
   const streamId = accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT);
+  const dryRunStreamId = accountProcessDryRunStreamId(SUPPLIER, DOMESTIC_EXT);
 
   it('answers 201 {platform_account_number} and the transfer status becomes PENDING', async () => {
     await stage(domestic(), 201);
@@ -405,7 +407,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     await expectErrorBody(await api.post(PROCESS, processRequest(DOMESTIC_EXT), token), 400, 'account_marked_to_skip');
   });
 
-  it('with dry_run true answers 400 dry_run_rollback and appends nothing', async () => {
+  it('with dry_run true answers 400 dry_run_rollback, leaves the account untouched and records the run on its audit stream', async () => {
     await stage(domestic(), 201);
     const before = await api.ledger.store.streamVersion(streamId);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { dry_run: true }), token);
@@ -414,6 +416,24 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     expect(body.detail).toMatch(/roll(ed)? ?back/i);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(before);
 
+    const audit = await api.ledger.store.readStream(dryRunStreamId);
+    expect(audit.map((stored) => stored.event)).toEqual([
+      {
+        type: 'AccountProcessDryRunSucceeded',
+        version: 1,
+        data: {
+          importSupplier: SUPPLIER,
+          externalAccountNumber: DOMESTIC_EXT,
+          operationsTeamName: TEAM,
+          platformAccountNumber: expect.stringMatching(/^A-[0-9A-F]{8}$/),
+          accountStreamVersion: before,
+          ranAt: api.clock.read().toISOString(),
+        },
+      },
+    ]);
+    expect(res.headers.get('x-request-id')).toEqual(expect.any(String));
+    expect(audit[0]!.metadata).toMatchObject({ actor: api.keyId, requestId: res.headers.get('x-request-id') });
+
     const pending = await api.get(PENDING, token);
     expect(await pending.json()).toStrictEqual([
       { external_account_number: DOMESTIC_EXT, platform_account_number: null, account_created_at: null },
@@ -421,14 +441,17 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     const status = await api.get(`/v1/data-import/account-transfer-status/${SUPPLIER}/${DOMESTIC_EXT}/`, token);
     expect(await status.json()).toStrictEqual({ status: 'UNKNOWN', platform_account_number: '' });
 
-    // The account still imports for real afterwards.
+    // The account still imports for real afterwards; the real run is not a dry run.
     await processOk(DOMESTIC_EXT);
+    expect(await api.ledger.store.streamVersion(dryRunStreamId)).toBe(1);
   });
 
-  it('with dry_run true still reports the errors a real run would (unknown team)', async () => {
+  it('with dry_run true still reports the errors a real run would (unknown team), and records no dry run', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { dry_run: true, operations_team_name: 'Nobody' }), token);
     await expectErrorBody(res, 400, 'operations_team_not_found');
+    expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
+    expect(await api.ledger.store.streamVersion(dryRunStreamId)).toBe(0);
   });
 
   it('answers 400 with errors code required at attr operations_team_name when the team is missing', async () => {

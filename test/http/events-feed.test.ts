@@ -94,6 +94,30 @@ describe('GET /v1/data-import/events/', () => {
     expect(others.map((e) => e.external_account_number)).toEqual(['OTHER-1']);
   });
 
+  it('a successful process dry run is import_process.dry_run_succeeded, seen only by its supplier; a failing one is not there', async () => {
+    await stage('ACC-1');
+    await stage('OTHER-1', OTHER_SUPPLIER, otherToken);
+    const dryRun = (ext: string, supplier: string, tok: string, team = TEAM) =>
+      api.post(
+        '/v1/data-import/account-import-process/process/',
+        { external_account_number: ext, import_supplier_code: supplier, operations_team_name: team, dry_run: true },
+        tok,
+      );
+    await expectErrorBody(await dryRun('ACC-1', SUPPLIER, token), 400, 'dry_run_rollback');
+    await expectErrorBody(await dryRun('ACC-1', SUPPLIER, token, 'Nobody'), 400, 'operations_team_not_found');
+    await expectErrorBody(await dryRun('OTHER-1', OTHER_SUPPLIER, otherToken, 'Nobody'), 400, 'operations_team_not_found');
+
+    const mine = (await all()).filter((e) => e.import_supplier !== null);
+    expect(mine.map((e) => [e.type, e.external_account_number])).toEqual([
+      ['import_process.staged', 'ACC-1'],
+      ['import_process.dry_run_succeeded', 'ACC-1'],
+    ]);
+    expect(mine[1]).toMatchObject({ import_supplier: SUPPLIER, data: { platform_account_number: expect.stringMatching(/^A-[0-9A-F]{8}$/), operations_team_name: TEAM } });
+    expect(Object.keys(mine[1]!.data).sort()).toEqual(['operations_team_name', 'platform_account_number']);
+    const others = (await all(otherToken)).filter((e) => e.import_supplier !== null);
+    expect(others.map((e) => [e.type, e.external_account_number])).toEqual([['import_process.staged', 'OTHER-1']]);
+  });
+
   it('pages with after/limit give the same events as one page, with nothing missed or repeated', async () => {
     await populate();
     const whole = await all(token, 1000);

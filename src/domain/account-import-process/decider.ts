@@ -39,6 +39,9 @@ export function alreadyImported(externalAccountNumber: string, platformAccountNu
   );
 }
 
+/** The answer to a process dry run that passed every check: the run was rolled back (spec 4.8). */
+export const dryRunRolledBack = () => new DomainError('dry_run_rollback', 'Account would successfully import. Rolled back due to Dry Run.');
+
 export const accountFailedValidation = (errors: readonly FieldError[]) =>
   new DomainError('account_failed_validation', 'Account data could not be validated.', { errors });
 

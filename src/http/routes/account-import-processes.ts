@@ -4,8 +4,7 @@ import { processAccount, stageAccount } from '../../application/account-import-p
 import type { LedgerContext } from '../../application/context.js';
 import { accountPayloadSchema, validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
 import { checkAccountReferences } from '../../application/account-references.js';
-import { accountFailedValidation } from '../../domain/account-import-process/decider.js';
-import { DomainError } from '../../domain/errors.js';
+import { accountFailedValidation, dryRunRolledBack } from '../../domain/account-import-process/decider.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { jsonBody } from '../validation.js';
@@ -68,9 +67,7 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
         },
         httpActor(c),
       );
-      if (result.dryRun) {
-        throw new DomainError('dry_run_rollback', 'Account would successfully import. Rolled back due to Dry Run.');
-      }
+      if (result.dryRun) throw dryRunRolledBack();
       return c.json({ platform_account_number: result.platformAccountNumber }, 201);
     });
 }

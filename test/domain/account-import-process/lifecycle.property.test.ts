@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId, transferStatuses } from '../../../events/account-import-process.js';
+import { accountProcessDryRunStreamId } from '../../../events/account-process-dry-run.js';
 import { inlineProjections } from '../../../projections/index.js';
 import { changeTransferStatus, markAccountToSkip, processAccount, stageAccount } from '../../../src/application/account-import-processes.js';
 import { randomIds, type IdGenerator } from '../../../src/application/context.js';
@@ -62,7 +63,8 @@ async function run(t: TestLedger, cmd: Command): Promise<void> {
         await stageAccount(t.ledger, payloadFor(ext, cmd.variant), operator);
         break;
       case 'process':
-        await processAccount(t.ledger, { importSupplier: SUPPLIER, externalAccountNumber: ext, operationsTeamName: cmd.team, dryRun: cmd.dryRun }, operator);
+        if (cmd.dryRun) await dryRun(t, ext, cmd.team);
+        else await processAccount(t.ledger, { importSupplier: SUPPLIER, externalAccountNumber: ext, operationsTeamName: cmd.team, dryRun: false }, operator);
         break;
       case 'skip':
         await markAccountToSkip(t.ledger, SUPPLIER, ext, operator);
@@ -77,6 +79,29 @@ async function run(t: TestLedger, cmd: Command): Promise<void> {
   } catch (error) {
     // Refusals are part of the lifecycle; anything else is a bug.
     if (!(error instanceof DomainError)) throw error;
+  }
+}
+
+/**
+ * A dry run leaves the account's stream and the projections as they were; a
+ * successful one appends exactly one event to the account's dry-run audit
+ * stream, a refused one nothing.
+ */
+async function dryRun(t: TestLedger, ext: string, team: string): Promise<void> {
+  const { store } = t.ledger;
+  const accountStream = accountImportProcessStreamId(SUPPLIER, ext);
+  const auditStream = accountProcessDryRunStreamId(SUPPLIER, ext);
+  const before = { account: await store.streamVersion(accountStream), audit: await store.streamVersion(auditStream), rows: tableRows(t, 'account_import_processes') };
+  let succeeded = false;
+  try {
+    await processAccount(t.ledger, { importSupplier: SUPPLIER, externalAccountNumber: ext, operationsTeamName: team, dryRun: true }, operator);
+    succeeded = true;
+  } finally {
+    expect(await store.streamVersion(accountStream)).toBe(before.account);
+    expect(tableRows(t, 'account_import_processes')).toEqual(before.rows);
+    const audit = await store.readStream(auditStream);
+    expect(audit.length).toBe(before.audit + (succeeded ? 1 : 0));
+    if (succeeded) expect(audit[audit.length - 1]!.event).toMatchObject({ type: 'AccountProcessDryRunSucceeded', data: { operationsTeamName: team, accountStreamVersion: before.account } });
   }
 }
 
