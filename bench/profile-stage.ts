@@ -8,7 +8,8 @@ import autocannon from 'autocannon';
 import { freePort, root, run, start, stop } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 8);
-const bin = join(root, 'bin/import-ledger.js');
+// The service runs as `npm start` runs it: bundled (scripts/build.mjs), without the TypeScript loader.
+const bin = join(root, 'dist/import-ledger.mjs');
 const work = mkdtempSync(join(tmpdir(), 'import-ledger-profile-'));
 const database = join(work, 'ledger.db');
 const env = { LEDGER_DATABASE: database, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
@@ -16,6 +17,7 @@ const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic
   .replace('"LEGACY_ENERGIE"', '"BENCH"')
   .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
 
+await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
 await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
 await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
 const port = await freePort();

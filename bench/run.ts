@@ -12,7 +12,8 @@ const DURATION = quick ? 4 : 12;
 const CONNECTIONS = 10;
 const LOG_EVENTS = quick ? 100_000 : 1_000_000;
 const tsx = join(root, 'node_modules/.bin/tsx');
-const bin = join(root, 'bin/import-ledger.js');
+// The service runs as `npm start` runs it: bundled (scripts/build.mjs), without the TypeScript loader.
+const bin = join(root, 'dist/import-ledger.mjs');
 
 interface Figure {
   scenario: string;
@@ -107,6 +108,7 @@ async function keyToken(base: string, database: string): Promise<string> {
 }
 
 async function main() {
+  await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
   progress(`import-ledger bench (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${DURATION} s per HTTP scenario, ${LOG_EVENTS.toLocaleString()}-event log`);
 
   // (1) the echo reference, same payload

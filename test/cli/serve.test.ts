@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { once } from 'node:events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempDatabaseFile } from '../support/ledger.js';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv, readDatabase } from './run-cli.js';
 import { freePort } from '../support/net.js';
@@ -13,8 +14,11 @@ interface Served {
   stderr(): string;
 }
 
-function startServe(file: string, port: number, nodeEnv: string | undefined): Served {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+/** What `npm start` runs: the bundle scripts/build.mjs writes. */
+const BUNDLE = join(PROJECT_ROOT, 'dist', 'import-ledger.mjs');
+
+function startServe(entry: string, file: string, port: number, nodeEnv: string | undefined): Served {
+  const child = spawn(process.execPath, [entry, 'serve'], {
     cwd: PROJECT_ROOT,
     env: cliEnv({ LEDGER_DATABASE: file, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: nodeEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,7 +54,14 @@ async function stop(served: Served | undefined): Promise<void> {
   clearTimeout(timer);
 }
 
-describe('import-ledger serve', () => {
+beforeAll(() => {
+  execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build.mjs')], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+});
+
+describe.each([
+  ['npx import-ledger serve (TypeScript through tsx)', BIN],
+  ['npm start (the bundle, dist/import-ledger.mjs)', BUNDLE],
+])('%s', (_name, entry) => {
   let db: { file: string; cleanup: () => void };
   let served: Served | undefined;
   beforeEach(() => {
@@ -66,7 +77,7 @@ describe('import-ledger serve', () => {
     'on a fresh database outside production prints a working demo key and a curl line, once',
     async () => {
       const port = await freePort();
-      const s = (served = startServe(db.file, port, undefined));
+      const s = (served = startServe(entry, db.file, port, undefined));
       await waitFor(s, '/healthz to answer 200', healthy(s));
       await waitFor(s, 'the curl line on stdout', async () => s.stdout().includes('curl'));
 
@@ -101,7 +112,7 @@ describe('import-ledger serve', () => {
 
       // Once: a restart on the same database prints no new key.
       await stop(s);
-      const again = (served = startServe(db.file, await freePort(), undefined));
+      const again = (served = startServe(entry, db.file, await freePort(), undefined));
       await waitFor(again, '/healthz to answer 200 after a restart', healthy(again));
       expect(again.stdout()).not.toContain('ilk_');
     },
@@ -112,7 +123,7 @@ describe('import-ledger serve', () => {
     'with NODE_ENV=production prints no demo key and creates no demo data',
     async () => {
       const port = await freePort();
-      const s = (served = startServe(db.file, port, 'production'));
+      const s = (served = startServe(entry, db.file, port, 'production'));
       await waitFor(s, '/healthz to answer 200', healthy(s));
       expect(s.stdout()).not.toContain('ilk_');
       expect(s.stdout()).not.toContain('curl');

@@ -1,0 +1,18 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The project directory (where package.json, drizzle/ and the worker scripts
+ * are), found by walking up from this module: the same answer whether the
+ * sources run through tsx (src/package-root.ts) or bundled (dist/import-ledger.mjs).
+ */
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'import-ledger') return dir;
+    if (dirname(dir) === dir) throw new Error(`import-ledger's package.json not found above ${from}`);
+  }
+}
+
+export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
