@@ -15,16 +15,12 @@ export interface EventRow {
 
 /** Parses one row of the events table (stored JSON is a trust boundary: zod parses it, upcasters lift it). */
 export function toStoredEvent(row: EventRow): StoredEvent<LedgerEvent> {
-  let metadata: StoredEvent<LedgerEvent>['metadata'] | undefined;
   return {
     globalPosition: row.global_position,
     streamId: row.stream_id,
     streamPosition: row.stream_position,
     event: parseLedgerEvent(row.type, row.schema_version, JSON.parse(row.data)),
-    // Parsed when first read: no projection reads it, so a rebuild never pays for it.
-    get metadata() {
-      return (metadata ??= eventMetadataSchema.parse(JSON.parse(row.metadata)));
-    },
+    metadata: eventMetadataSchema.parse(JSON.parse(row.metadata)),
     recordedAt: row.recorded_at,
   };
 }
