@@ -87,6 +87,7 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
     await next();
   });
   const limit = createMiddleware<AppEnv>(async (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const tooLarge = () => errorResponse(c, new DomainError('payload_too_large', `Request body is larger than ${maxBytes} bytes.`));
     const declared = c.req.header('content-length');
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) return tooLarge();
