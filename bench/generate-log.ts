@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { openLedger } from '../src/ledger.js';
+import { splitEventData } from '../src/store/event-stream.js';
 
 const file = process.argv[2];
 const total = Number(process.argv[process.argv.indexOf('--events') + 1] ?? 1_000_000);
@@ -14,8 +15,8 @@ const example = JSON.parse(readFileSync(new URL('../test/fixtures/examples/accou
 const ledger = openLedger(file);
 const { sqlite } = ledger.database;
 const insert = sqlite.prepare(
-  `INSERT INTO events (stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at)
-   VALUES (?, ?, ?, 1, ?, ?, ?, ?)`,
+  `INSERT INTO events (stream_id, stream_position, type, schema_version, data, bulk, metadata, event_id, recorded_at)
+   VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)`,
 );
 const metadata = (actor: string) => JSON.stringify({ eventId: randomUUID(), actor, requestId: null, correlationId: null, causationId: null });
 let written = 0;
@@ -24,7 +25,8 @@ const now = () => new Date((clock += 7)).toISOString();
 
 function append(stream: string, position: number, type: string, data: unknown, actor = 'key_bench') {
   const meta = metadata(actor);
-  insert.run(stream, position, type, JSON.stringify(data), meta, JSON.parse(meta).eventId, now());
+  const stored = splitEventData(type, data); // stored the way the event store stores it
+  insert.run(stream, position, type, stored.data, stored.bulk, meta, JSON.parse(meta).eventId, now());
   written++;
 }
 

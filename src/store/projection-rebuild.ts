@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
-import { elidableEventFields } from '../../events/account-import-process.js';
+import type Database from 'better-sqlite3';
 import type { AnyRowProjection } from '../../projections/projection.js';
-import { toStoredEvent, type EventRow } from './event-stream.js';
+import { toReplayedEvent, type EventRow } from './event-stream.js';
+import { openLogReader } from './log-reader.js';
 import { CachedProjectionTables, ProjectionTable } from './projection-writer.js';
 import { getTableName } from 'drizzle-orm';
 
@@ -15,6 +15,9 @@ export interface RebuildOptions {
   readonly batchSize?: number;
   readonly onProgress?: (progress: RebuildProgress) => void;
   readonly now?: () => Date;
+  /** Read the log in a worker thread (default: when the log holds `workerFromEvents` events or more, see log-reader.ts). */
+  readonly readInWorker?: boolean;
+  readonly workerFromEvents?: number;
 }
 
 export interface RebuildSummary {
@@ -76,25 +79,25 @@ function buildScratch(sqlite: Database.Database, projections: readonly AnyRowPro
   const columns = eventColumns(projections);
   const batchSize = options.batchSize ?? 20_000;
 
-  const reader = new Database(sqlite.name, { readonly: true, fileMustExist: true });
+  const reader = openLogReader(sqlite.name, {
+    types,
+    withBulk: columns === '*',
+    inWorker: options.readInWorker,
+    workerFromEvents: options.workerFromEvents,
+  });
   let eventsRead = 0;
   let through = 0;
   try {
-    reader.exec('BEGIN'); // one snapshot for the whole read
-    through = reader.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events').get()?.p ?? 0;
-    const eventsTotal =
-      types.length === 0
-        ? 0
-        : (reader.prepare(`SELECT COUNT(*) AS n FROM events WHERE type IN (${typeList})`).get(...types) as { n: number }).n;
-    const rows = types.length === 0 ? [][Symbol.iterator]() : reader
-      .prepare<unknown[], EventRow>(`SELECT ${columns} FROM events WHERE +type IN (${typeList}) ORDER BY global_position`)
-      .iterate(...types);
+    through = reader.through;
+    const eventsTotal = reader.total;
+    // One write transaction per `batchSize` events, fed by the reader's (smaller) batches.
     const replayBatch = sqlite.transaction(() => {
       let n = 0;
-      for (; n < batchSize; n++) {
-        const next = rows.next();
-        if (next.done) break;
-        cache.apply(toStoredEvent(next.value));
+      while (n < batchSize) {
+        const events = reader.next();
+        if (events === null) break;
+        for (const event of events) cache.apply(event);
+        n += events.length;
       }
       cache.flush();
       return n;
@@ -105,7 +108,6 @@ function buildScratch(sqlite: Database.Database, projections: readonly AnyRowPro
       options.onProgress?.({ eventsRead, eventsTotal });
       if (n < batchSize) break;
     }
-    reader.exec('COMMIT');
   } finally {
     reader.close();
   }
@@ -116,7 +118,7 @@ function buildScratch(sqlite: Database.Database, projections: readonly AnyRowPro
     const later = sqlite
       .prepare<unknown[], EventRow>(`SELECT ${columns} FROM events WHERE global_position > ? AND +type IN (${typeList}) ORDER BY global_position`)
       .all(through, ...types);
-    for (const row of later) cache.apply(toStoredEvent(row));
+    for (const row of later) cache.apply(toReplayedEvent(row));
     cache.flush();
     through = sqlite.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events').get()?.p ?? through;
     eventsRead += later.length;
@@ -186,16 +188,13 @@ export function verifyProjections(
 
 /**
  * The events columns to read. Unless a projection being rebuilt reads them,
- * the elidable fields (the staged payloads, most of the log's bytes) are
- * replaced by `{}` inside SQLite, so they are neither copied out nor parsed.
+ * the bulk fields (the staged payloads, most of the log's bytes, kept in the
+ * last column) are not selected, so SQLite never loads them and
+ * `toStoredEvent` reads them as `{}`.
  */
 export function eventColumns(projections: readonly AnyRowProjection[]): string {
-  const elided = Object.entries(elidableEventFields);
-  if (elided.length === 0 || projections.some((p) => p.readsElidedFields)) return '*';
-  const cases = elided
-    .map(([type, fields]) => `WHEN '${type}' THEN json_set(data, ${fields.map((f) => `'$.${f}', json('{}')`).join(', ')})`)
-    .join(' ');
-  return `global_position, stream_id, stream_position, type, schema_version, CASE type ${cases} ELSE data END AS data, metadata, recorded_at`;
+  if (projections.some((p) => p.readsElidedFields)) return '*';
+  return 'global_position, stream_id, stream_position, type, schema_version, data, metadata, recorded_at';
 }
 
 function recordVersion(sqlite: Database.Database, projection: AnyRowProjection, through: number, now: string): void {

@@ -150,7 +150,7 @@ export class CachedProjectionTables {
     for (const table of this.byType.get(stored.event.type) ?? []) {
       const key = table.projection.keyOf(stored);
       if (!key) continue;
-      const id = `${table.tableName}\u0000${JSON.stringify(key)}`;
+      const id = `${table.tableName}\u0000${Object.values(key).join('\u0000')}`;
       let entry = this.rows.get(id);
       if (!entry) {
         const row = table.load(key);

@@ -4,6 +4,13 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
  * The event log: the single source of truth. Rows are only ever inserted.
  * `global_position` orders the whole log; `(stream_id, stream_position)` is
  * contiguous from 1 within a stream.
+ *
+ * An event's data is stored in two columns: `bulk` holds its bulk fields (the
+ * staged account payload, see `elidableEventFields`) as one JSON object, and
+ * `data` everything else; `bulk` is null for events without bulk fields. Being
+ * the last column, `bulk` is never loaded by a reader that does not select it
+ * (projection rebuilds, the event feed). Readers merge the two
+ * (`toStoredEvent`); an event whose `bulk` is null is read from `data` alone.
  */
 export const events = sqliteTable(
   'events',
@@ -17,6 +24,7 @@ export const events = sqliteTable(
     metadata: text('metadata').notNull(),
     eventId: text('event_id').notNull(),
     recordedAt: text('recorded_at').notNull(),
+    bulk: text('bulk'),
   },
   (t) => [
     uniqueIndex('events_stream_id_stream_position_unique').on(t.streamId, t.streamPosition),

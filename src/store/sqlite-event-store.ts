@@ -3,7 +3,7 @@ import type { CommandMetadata, EventMetadata, StoredEvent } from '../../events/e
 import type { LedgerEvent } from '../../events/registry.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
 import type { Decider } from './decider.js';
-import { toStoredEvent, type EventRow } from './event-stream.js';
+import { splitEventData, toStoredEvent, type EventRow } from './event-stream.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { ProjectionTable } from './projection-writer.js';
 import {
@@ -78,8 +78,8 @@ export class SqliteEventStore implements EventStore {
         'SELECT MAX(stream_position) AS v FROM events WHERE stream_id = ?',
       ),
       insert: this.sqlite.prepare(
-        `INSERT INTO events (stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at)
-         VALUES (@streamId, @streamPosition, @type, @schemaVersion, @data, @metadata, @eventId, @recordedAt)`,
+        `INSERT INTO events (stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk)
+         VALUES (@streamId, @streamPosition, @type, @schemaVersion, @data, @metadata, @eventId, @recordedAt, @bulk)`,
       ),
       readAll: this.sqlite.prepare<[number, number], EventRow>(
         'SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?',
@@ -199,7 +199,7 @@ export class SqliteEventStore implements EventStore {
         streamPosition,
         type: event.type,
         schemaVersion: event.version,
-        data: JSON.stringify(event.data),
+        ...splitEventData(event.type, event.data),
         metadata: JSON.stringify(full),
         eventId: full.eventId,
         recordedAt,
