@@ -73,11 +73,11 @@ function buildScratch(sqlite: Database.Database, projections: readonly AnyRowPro
   })();
 
   const tables = plans.map((plan) => new ProjectionTable(sqlite, plan.projection, plan.scratch));
-  const cache = new CachedProjectionTables(tables);
+  const cache = new CachedProjectionTables(tables, 10_000);
   const types = [...new Set(projections.flatMap((p) => p.handles))];
   const typeList = types.map(() => '?').join(', ');
   const columns = eventColumns(projections);
-  const batchSize = options.batchSize ?? 20_000;
+  const batchSize = options.batchSize ?? 10_000;
 
   const reader = openLogReader(sqlite.name, {
     types,
