@@ -36,19 +36,16 @@ export interface LogReaderOptions {
 
 const COLUMNS = 'global_position, stream_id, stream_position, type, schema_version, data, metadata, recorded_at';
 
-/** Opens a reader on the log of the database file `file` (never the caller's connection: it keeps its own snapshot). */
-export function openLogReader(file: string, options: LogReaderOptions): LogSnapshotReader {
-  const inWorker = options.inWorker ?? estimateEvents(file) >= (options.workerFromEvents ?? 50_000);
-  return inWorker ? new WorkerLogReader(file, options) : new InlineLogReader(file, options);
-}
-
-function estimateEvents(file: string): number {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('SELECT MAX(global_position) AS p FROM events').get() as { p: number | null }).p ?? 0;
-  } finally {
-    db.close();
-  }
+/**
+ * Opens a reader on the log of `sqlite`'s database file. It reads through a
+ * connection of its own, with its own snapshot; `sqlite` is only asked how
+ * long the log is, to choose between reading inline and in a worker.
+ */
+export function openLogReader(sqlite: Database.Database, options: LogReaderOptions): LogSnapshotReader {
+  const inWorker =
+    options.inWorker ??
+    ((sqlite.prepare('SELECT MAX(global_position) AS p FROM events').get() as { p: number | null }).p ?? 0) >= (options.workerFromEvents ?? 50_000);
+  return inWorker ? new WorkerLogReader(sqlite.name, options) : new InlineLogReader(sqlite.name, options);
 }
 
 /** Reads on a second connection in this thread: for small logs, where starting a worker costs more than it saves. */

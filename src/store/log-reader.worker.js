@@ -29,7 +29,7 @@ try {
     `SELECT json_group_array(json_array(global_position, stream_id, stream_position, type, schema_version, json(data),
               ${withBulk ? 'json(bulk)' : 'NULL'}, metadata, recorded_at) ORDER BY global_position) AS events,
             MAX(global_position) AS last, COUNT(*) AS n
-       FROM (SELECT global_position, stream_id, stream_position, type, schema_version, data, ${withBulk ? 'bulk' : 'NULL AS bulk'}, metadata, recorded_at
+       FROM (SELECT global_position, stream_id, stream_position, type, schema_version, data, metadata, recorded_at${withBulk ? ', bulk' : ''}
                FROM events WHERE global_position > ? AND +type IN (${list}) ORDER BY global_position LIMIT ?)`,
   );
   let after = 0;

@@ -79,7 +79,7 @@ function buildScratch(sqlite: Database.Database, projections: readonly AnyRowPro
   const columns = eventColumns(projections);
   const batchSize = options.batchSize ?? 10_000;
 
-  const reader = openLogReader(sqlite.name, {
+  const reader = openLogReader(sqlite, {
     types,
     withBulk: columns === '*',
     inWorker: options.readInWorker,

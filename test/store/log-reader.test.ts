@@ -42,8 +42,8 @@ const allEvents = (t: TestLedger) => t.ledger.store.readAll(0, 1_000_000);
 const plain = (events: readonly StoredEvent<LedgerEvent>[]) =>
   events.map((e) => ({ globalPosition: e.globalPosition, streamId: e.streamId, streamPosition: e.streamPosition, event: e.event, metadata: e.metadata, recordedAt: e.recordedAt }));
 
-function readAllThrough(file: string, options: { withBulk: boolean; inWorker: boolean; types: readonly string[] }): StoredEvent<LedgerEvent>[] {
-  const reader = openLogReader(file, { ...options, batchSize: 4 });
+function readAllThrough(t: TestLedger, options: { withBulk: boolean; inWorker: boolean; types: readonly string[] }): StoredEvent<LedgerEvent>[] {
+  const reader = openLogReader(t.ledger.database.sqlite, { ...options, batchSize: 4 });
   try {
     const events: StoredEvent<LedgerEvent>[] = [];
     for (let batch = reader.next(); batch !== null; batch = reader.next()) {
@@ -88,7 +88,7 @@ describe('event storage: bulk fields in their own column', () => {
     const rewritten = sqlite.prepare("UPDATE events SET data = json_set(data, '$.payload', json(json_extract(bulk, '$.payload'))), bulk = NULL WHERE bulk IS NOT NULL").run();
     expect(rewritten.changes).toBe(9);
     expect(await allEvents(t)).toEqual(before);
-    expect(readAllThrough(t.file, { withBulk: true, inWorker: true, types: ['AccountStaged'] }).map((e) => e.event)).toEqual(
+    expect(readAllThrough(t, { withBulk: true, inWorker: true, types: ['AccountStaged'] }).map((e) => e.event)).toEqual(
       before.filter((e) => e.event.type === 'AccountStaged').map((e) => e.event),
     );
 
@@ -109,9 +109,9 @@ describe('log reader', () => {
     it(`${inWorker ? 'in a worker thread' : 'inline'}: reads the snapshot in order, whole with bulk, payloads as {} without`, async () => {
       const t = (open = await seededLedger());
       const expected = (await allEvents(t)).filter((e) => types.includes(e.event.type));
-      expect(plain(readAllThrough(t.file, { withBulk: true, inWorker, types }))).toEqual(plain(expected));
+      expect(plain(readAllThrough(t, { withBulk: true, inWorker, types }))).toEqual(plain(expected));
 
-      const elided = plain(readAllThrough(t.file, { withBulk: false, inWorker, types }));
+      const elided = plain(readAllThrough(t, { withBulk: false, inWorker, types }));
       const withoutPayloads = plain(expected).map((e) =>
         e.event.type === 'AccountStaged' || e.event.type === 'AccountRestaged' ? { ...e, event: { ...e.event, data: { ...e.event.data, payload: {} } } } : e,
       );
@@ -121,7 +121,7 @@ describe('log reader', () => {
 
   it('in a worker thread: keeps to its snapshot while the log grows', async () => {
     const t = (open = await seededLedger());
-    const reader = openLogReader(t.file, { types, withBulk: false, inWorker: true, batchSize: 2 });
+    const reader = openLogReader(t.ledger.database.sqlite, { types, withBulk: false, inWorker: true, batchSize: 2 });
     try {
       const through = reader.through;
       await stageAccount(t.ledger, payloadFor('ACC-LATE', 'WEB'), operator);
