@@ -3,8 +3,8 @@
 // the log holds exactly `--events` events. Usage: tsx bench/generate-log.ts <file> --events N
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { openLedger } from '../src/ledger.js';
-import { splitEventData } from '../src/store/event-stream.js';
+import { splitEventData } from '../src/store/event-codec.js';
+import { openDatabase } from '../src/store/sqlite/database.js';
 
 const file = process.argv[2];
 const total = Number(process.argv[process.argv.indexOf('--events') + 1] ?? 1_000_000);
@@ -12,8 +12,9 @@ if (!file || !Number.isFinite(total)) throw new Error('usage: generate-log.ts <f
 
 const SUPPLIER = 'BENCH';
 const example = JSON.parse(readFileSync(new URL('../test/fixtures/examples/account-domestic.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-const ledger = openLedger(file);
-const { sqlite } = ledger.database;
+// Straight into the SQLite file (created and migrated as the service would), bypassing the event store for speed.
+const database = openDatabase(file);
+const { sqlite } = database;
 const insert = sqlite.prepare(
   `INSERT INTO events (stream_id, stream_position, type, schema_version, data, bulk, metadata, event_id, recorded_at)
    VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)`,
@@ -63,5 +64,5 @@ for (let account = 0; written < total; account += 5_000) {
 }
 if (process.stderr.isTTY) process.stderr.write('\n');
 sqlite.pragma('wal_checkpoint(TRUNCATE)');
-ledger.close();
+database.close();
 process.stdout.write(`${JSON.stringify({ events: written, seconds: (performance.now() - started) / 1000 })}\n`);

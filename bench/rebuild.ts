@@ -3,11 +3,10 @@
 // Usage: tsx bench/rebuild.ts <ledger.db>
 import { inlineProjections } from '../projections/index.js';
 import { openLedger } from '../src/ledger.js';
-import { rebuildProjections } from '../src/store/projection-rebuild.js';
 
 const [file] = process.argv.slice(2);
 if (!file) throw new Error('usage: rebuild.ts <ledger.db>');
-const ledger = openLedger(file);
-const summary = rebuildProjections(ledger.database.sqlite, inlineProjections);
-ledger.close();
+const ledger = await openLedger({ sqliteFile: file });
+const summary = await ledger.projections.rebuild(inlineProjections);
+await ledger.close();
 process.stdout.write(`${JSON.stringify({ ...summary, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);

@@ -119,14 +119,3 @@ const accountImportProcessEventTypes: ReadonlySet<string> = new Set(
 export function isAccountImportProcessEvent(event: { readonly type: string }): event is AccountImportProcessEvent {
   return accountImportProcessEventTypes.has(event.type);
 }
-
-/**
- * Fields a projection rebuild may leave out of these events (replacing them
- * with `{}`) when none of the projections being rebuilt declares
- * `readsElidedFields`: the staged payload is most of the log's bytes and no
- * list or status reads it.
- */
-export const elidableEventFields: Readonly<Record<string, readonly string[]>> = {
-  AccountStaged: ['payload'],
-  AccountRestaged: ['payload'],
-};

@@ -1,4 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -25,17 +26,18 @@ export const accountHistoricalStatements = sqliteTable(
 );
 export type AccountHistoricalStatementRow = typeof accountHistoricalStatements.$inferSelect;
 
-export const accountHistoricalStatementsProjection = defineProjection<typeof accountHistoricalStatements, AccountHistoricalStatementRow>({
+export const accountHistoricalStatementsProjection = defineProjection({
   name: 'account_historical_statements',
   version: 1,
   table: accountHistoricalStatements,
   handles: ['HistoricalStatementImported'],
-  keyOf: ({ event }) =>
-    event.type === 'HistoricalStatementImported'
-      ? { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, statementId: event.data.statementId }
-      : null,
+  keyOf: ({ event }) => ({
+    importSupplier: event.data.importSupplier,
+    externalAccountNumber: event.data.externalAccountNumber,
+    statementId: event.data.statementId,
+  }),
   evolve(row, { event }) {
-    if (event.type !== 'HistoricalStatementImported') return row;
+    if (event.type !== 'HistoricalStatementImported') return assertNever(event.type);
     if (row) return row;
     return {
       importSupplier: event.data.importSupplier,

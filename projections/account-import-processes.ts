@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 export const importProcessStates = ['STAGED', 'SKIPPED', 'IMPORTED'] as const;
@@ -36,10 +37,7 @@ export const accountImportProcesses = sqliteTable(
 );
 export type AccountImportProcessRow = typeof accountImportProcesses.$inferSelect;
 
-export const accountImportProcessesProjection = defineProjection<
-  typeof accountImportProcesses,
-  AccountImportProcessRow
->({
+export const accountImportProcessesProjection = defineProjection({
   name: 'account_import_processes',
   // 2: business contract link columns (issue 3).
   version: 2,
@@ -54,10 +52,10 @@ export const accountImportProcessesProjection = defineProjection<
       case 'AccountTransferStatusChanged':
         return { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber };
       default:
-        return null;
+        return assertNever(event);
     }
   },
-  evolve(row, { event }) {
+  evolve(row, { event }): AccountImportProcessRow | null {
     switch (event.type) {
       case 'AccountStaged':
         return {
@@ -96,7 +94,7 @@ export const accountImportProcessesProjection = defineProjection<
       case 'AccountTransferStatusChanged':
         return row && { ...row, transferStatus: event.data.to, updatedAt: event.data.changedAt };
       default:
-        return row;
+        return assertNever(event);
     }
   },
 });

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { balanceEffectCents } from '../src/domain/ledger/ledger-transaction.js';
 import { defineProjection } from './projection.js';
 
@@ -34,21 +35,18 @@ export const accountLedgerTransactions = sqliteTable(
 );
 export type AccountLedgerTransactionRow = typeof accountLedgerTransactions.$inferSelect;
 
-export const accountLedgerTransactionsProjection = defineProjection<typeof accountLedgerTransactions, AccountLedgerTransactionRow>({
+export const accountLedgerTransactionsProjection = defineProjection({
   name: 'account_ledger_transactions',
   version: 1,
   table: accountLedgerTransactions,
   handles: ['LedgerTransactionAdded'],
-  keyOf: ({ event }) =>
-    event.type === 'LedgerTransactionAdded'
-      ? {
-          importSupplier: event.data.importSupplier,
-          externalAccountNumber: event.data.externalAccountNumber,
-          transactionId: event.data.transaction.transactionId,
-        }
-      : null,
+  keyOf: ({ event }) => ({
+    importSupplier: event.data.importSupplier,
+    externalAccountNumber: event.data.externalAccountNumber,
+    transactionId: event.data.transaction.transactionId,
+  }),
   evolve(row, { event, globalPosition }) {
-    if (event.type !== 'LedgerTransactionAdded') return row;
+    if (event.type !== 'LedgerTransactionAdded') return assertNever(event.type);
     // The decider never adds an id twice; should the log ever hold it twice, the first one stands.
     if (row) return row;
     const tx = event.data.transaction;

@@ -1,4 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { balanceEffectCents } from '../src/domain/ledger/ledger-transaction.js';
 import { defineProjection } from './projection.js';
 
@@ -20,17 +21,14 @@ export const accountLedgers = sqliteTable(
 );
 export type AccountLedgerRow = typeof accountLedgers.$inferSelect;
 
-export const accountLedgersProjection = defineProjection<typeof accountLedgers, AccountLedgerRow>({
+export const accountLedgersProjection = defineProjection({
   name: 'account_ledgers',
   version: 1,
   table: accountLedgers,
   handles: ['LedgerTransactionAdded'],
-  keyOf: ({ event }) =>
-    event.type === 'LedgerTransactionAdded'
-      ? { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber }
-      : null,
+  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber }),
   evolve(row, { event }) {
-    if (event.type !== 'LedgerTransactionAdded') return row;
+    if (event.type !== 'LedgerTransactionAdded') return assertNever(event.type);
     const tx = event.data.transaction;
     return {
       importSupplier: event.data.importSupplier,

@@ -1,4 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -29,17 +30,18 @@ export const accountNotes = sqliteTable(
 );
 export type AccountNoteRow = typeof accountNotes.$inferSelect;
 
-export const accountNotesProjection = defineProjection<typeof accountNotes, AccountNoteRow>({
+export const accountNotesProjection = defineProjection({
   name: 'account_notes',
   version: 1,
   table: accountNotes,
   handles: ['AccountNoteCreated'],
-  keyOf: ({ event }) =>
-    event.type === 'AccountNoteCreated'
-      ? { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, sequence: event.data.sequence }
-      : null,
+  keyOf: ({ event }) => ({
+    importSupplier: event.data.importSupplier,
+    externalAccountNumber: event.data.externalAccountNumber,
+    sequence: event.data.sequence,
+  }),
   evolve(row, { event, recordedAt }) {
-    if (event.type !== 'AccountNoteCreated') return row;
+    if (event.type !== 'AccountNoteCreated') return assertNever(event.type);
     return {
       importSupplier: event.data.importSupplier,
       externalAccountNumber: event.data.externalAccountNumber,

@@ -1,4 +1,5 @@
 import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /** API keys by hash, with the import suppliers each one is scoped to. The keys themselves are never stored. */
@@ -16,13 +17,12 @@ export const apiKeys = sqliteTable(
 );
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export const apiKeysProjection = defineProjection<typeof apiKeys, ApiKeyRow>({
+export const apiKeysProjection = defineProjection({
   name: 'api_keys',
   version: 1,
   table: apiKeys,
   handles: ['ApiKeyCreated', 'ApiKeyRevoked'],
-  keyOf: ({ event }) =>
-    event.type === 'ApiKeyCreated' || event.type === 'ApiKeyRevoked' ? { keyId: event.data.keyId } : null,
+  keyOf: ({ event }) => ({ keyId: event.data.keyId }),
   evolve(row, { event }) {
     switch (event.type) {
       case 'ApiKeyCreated':
@@ -37,7 +37,7 @@ export const apiKeysProjection = defineProjection<typeof apiKeys, ApiKeyRow>({
       case 'ApiKeyRevoked':
         return row && { ...row, revokedAt: row.revokedAt ?? event.data.revokedAt };
       default:
-        return row;
+        return assertNever(event);
     }
   },
 });

@@ -1,4 +1,5 @@
 import { index, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -29,19 +30,16 @@ export const businessContracts = sqliteTable(
 );
 export type BusinessContractRow = typeof businessContracts.$inferSelect;
 
-export const businessContractsProjection = defineProjection<typeof businessContracts, BusinessContractRow>({
+export const businessContractsProjection = defineProjection({
   name: 'business_contracts',
   version: 1,
   table: businessContracts,
   handles: ['BusinessContractAdded'],
-  keyOf: ({ event }) =>
-    event.type === 'BusinessContractAdded'
-      ? {
-          importSupplier: event.data.importSupplier,
-          contractIdentifier: event.data.identifier,
-          externalBusinessIdentifier: event.data.externalBusinessIdentifier,
-        }
-      : null,
+  keyOf: ({ event }) => ({
+    importSupplier: event.data.importSupplier,
+    contractIdentifier: event.data.identifier,
+    externalBusinessIdentifier: event.data.externalBusinessIdentifier,
+  }),
   evolve(row, { event }) {
     switch (event.type) {
       case 'BusinessContractAdded': {
@@ -55,7 +53,7 @@ export const businessContractsProjection = defineProjection<typeof businessContr
         };
       }
       default:
-        return row;
+        return assertNever(event.type);
     }
   },
 });

@@ -1,4 +1,5 @@
 import { integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -25,15 +26,12 @@ export const businesses = sqliteTable(
 );
 export type BusinessRow = typeof businesses.$inferSelect;
 
-export const businessesProjection = defineProjection<typeof businesses, BusinessRow>({
+export const businessesProjection = defineProjection({
   name: 'businesses',
   version: 1,
   table: businesses,
   handles: ['BusinessCreated'],
-  keyOf: ({ event }) =>
-    event.type === 'BusinessCreated'
-      ? { importSupplier: event.data.importSupplier, externalBusinessIdentifier: event.data.externalBusinessIdentifier }
-      : null,
+  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalBusinessIdentifier: event.data.externalBusinessIdentifier }),
   evolve(row, { event, globalPosition }) {
     switch (event.type) {
       case 'BusinessCreated':
@@ -47,7 +45,7 @@ export const businessesProjection = defineProjection<typeof businesses, Business
           createdAt: event.data.createdAt,
         };
       default:
-        return row;
+        return assertNever(event.type);
     }
   },
 });

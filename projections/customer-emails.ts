@@ -1,5 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { customerEmailFailureOutcomes } from '../events/customer-email.js';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 export const customerEmailStatuses = ['QUEUED', 'SENDING', 'SENT', 'FAILED'] as const;
@@ -45,7 +46,7 @@ export const customerEmails = sqliteTable(
 );
 export type CustomerEmailRow = typeof customerEmails.$inferSelect;
 
-export const customerEmailsProjection = defineProjection<typeof customerEmails, CustomerEmailRow>({
+export const customerEmailsProjection = defineProjection({
   name: 'customer_emails',
   version: 1,
   table: customerEmails,
@@ -59,10 +60,10 @@ export const customerEmailsProjection = defineProjection<typeof customerEmails, 
       case 'CustomerEmailFailed':
         return { emailId: event.data.emailId };
       default:
-        return null;
+        return assertNever(event);
     }
   },
-  evolve(row, { event, globalPosition }) {
+  evolve(row, { event, globalPosition }): CustomerEmailRow | null {
     switch (event.type) {
       case 'CustomerWelcomeEmailQueued':
         return {
@@ -133,7 +134,7 @@ export const customerEmailsProjection = defineProjection<typeof customerEmails, 
           }
         );
       default:
-        return row;
+        return assertNever(event);
     }
   },
 });

@@ -1,4 +1,5 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /** Import suppliers with their status and data-import configuration. */
@@ -14,12 +15,12 @@ export const importSuppliers = sqliteTable('import_suppliers', {
 });
 export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
 
-export const importSuppliersProjection = defineProjection<typeof importSuppliers, ImportSupplierRow>({
+export const importSuppliersProjection = defineProjection({
   name: 'import_suppliers',
   version: 1,
   table: importSuppliers,
   handles: ['ImportSupplierCreated', 'ImportSupplierStatusChanged', 'ImportSupplierConfigChanged'],
-  keyOf: ({ event }) => ('code' in event.data && typeof event.data.code === 'string' ? { code: event.data.code } : null),
+  keyOf: ({ event }) => ({ code: event.data.code }),
   evolve(row, { event, streamPosition }) {
     switch (event.type) {
       case 'ImportSupplierCreated':
@@ -45,7 +46,7 @@ export const importSuppliersProjection = defineProjection<typeof importSuppliers
           }
         );
       default:
-        return row;
+        return assertNever(event);
     }
   },
 });

@@ -1,4 +1,5 @@
 import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /** Operations teams that processed accounts can be assigned to. */
@@ -8,18 +9,18 @@ export const operationsTeams = sqliteTable('operations_teams', {
 });
 export type OperationsTeamRow = typeof operationsTeams.$inferSelect;
 
-export const operationsTeamsProjection = defineProjection<typeof operationsTeams, OperationsTeamRow>({
+export const operationsTeamsProjection = defineProjection({
   name: 'operations_teams',
   version: 1,
   table: operationsTeams,
   handles: ['OperationsTeamCreated'],
-  keyOf: ({ event }) => (event.type === 'OperationsTeamCreated' ? { name: event.data.name } : null),
+  keyOf: ({ event }) => ({ name: event.data.name }),
   evolve(row, { event }) {
     switch (event.type) {
       case 'OperationsTeamCreated':
         return { name: event.data.name, createdAt: event.data.createdAt };
       default:
-        return row;
+        return assertNever(event.type);
     }
   },
 });

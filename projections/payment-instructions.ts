@@ -1,4 +1,5 @@
 import { primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -23,17 +24,18 @@ export const paymentInstructions = sqliteTable(
 );
 export type PaymentInstructionRow = typeof paymentInstructions.$inferSelect;
 
-export const paymentInstructionsProjection = defineProjection<typeof paymentInstructions, PaymentInstructionRow>({
+export const paymentInstructionsProjection = defineProjection({
   name: 'payment_instructions',
   version: 1,
   table: paymentInstructions,
   handles: ['PaymentInstructionCreated'],
-  keyOf: ({ event }) =>
-    event.type === 'PaymentInstructionCreated'
-      ? { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, reference: event.data.reference }
-      : null,
+  keyOf: ({ event }) => ({
+    importSupplier: event.data.importSupplier,
+    externalAccountNumber: event.data.externalAccountNumber,
+    reference: event.data.reference,
+  }),
   evolve(row, { event }) {
-    if (event.type !== 'PaymentInstructionCreated') return row;
+    if (event.type !== 'PaymentInstructionCreated') return assertNever(event.type);
     const status = event.data.vendorDetails['status'];
     return {
       importSupplier: event.data.importSupplier,

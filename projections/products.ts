@@ -1,5 +1,6 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { applyRatesAdded, productMarkets, type ProductParams, type ProductRate } from '../events/product.js';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -29,7 +30,7 @@ export const products = sqliteTable('products', {
 });
 export type ProductRow = typeof products.$inferSelect;
 
-export const productsProjection = defineProjection<typeof products, ProductRow>({
+export const productsProjection = defineProjection({
   name: 'products',
   version: 1,
   table: products,
@@ -40,7 +41,7 @@ export const productsProjection = defineProjection<typeof products, ProductRow>(
       case 'RatesAdded':
         return { code: event.data.code };
       default:
-        return null;
+        return assertNever(event);
     }
   },
   evolve(row, { event }) {
@@ -66,7 +67,7 @@ export const productsProjection = defineProjection<typeof products, ProductRow>(
       case 'RatesAdded':
         return row && { ...row, rates: applyRatesAdded(row.rates, event), updatedAt: event.data.addedAt };
       default:
-        return row;
+        return assertNever(event);
     }
   },
 });

@@ -1,36 +1,61 @@
-import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Table } from 'drizzle-orm';
 import type { StoredEvent } from '../events/envelope.js';
 import type { LedgerEvent, LedgerEventType } from '../events/registry.js';
 
 export type StoredLedgerEvent = StoredEvent<LedgerEvent>;
 
+/** The events of the given types. */
+export type EventOf<T extends LedgerEventType> = Extract<LedgerEvent, { type: T }>;
+
 /**
  * A row-per-key read model kept up to date inline, in the transaction that
  * appends the events. `keyOf` names the row an event touches; `evolve` is pure
  * and total (it never throws): given the current row (or null) and the event,
- * it returns the next row, or null to delete it. Bump `version` whenever
- * `evolve` or the table changes meaning, so the projection is rebuilt from the log.
+ * it returns the next row, or null to delete it. Both only ever see the event
+ * types the projection `handles`. Bump `version` whenever `evolve` or the
+ * table changes meaning, so the projection is rebuilt from the log.
+ *
+ * No dialect here: `table` is the canonical definition of the rows (drizzle
+ * has no dialect-neutral schema, so it is written with the SQLite builders);
+ * each store derives its own table from it (the SQLite store uses it as is),
+ * and drizzle-kit generates each dialect's DDL from that.
  */
-export interface RowProjection<TTable extends SQLiteTable, TRow extends Record<string, unknown>> {
+export interface RowProjection<TRow extends Record<string, unknown>, T extends LedgerEventType = LedgerEventType> {
   readonly name: string;
   readonly version: number;
-  readonly table: TTable;
-  readonly handles: readonly LedgerEventType[];
+  readonly table: Table;
+  readonly handles: readonly T[];
   /**
-   * True when `evolve` reads a field a rebuild may elide (see
-   * `elidableEventFields`, e.g. the staged account payload); a rebuild then
-   * reads those events whole.
+   * True when `evolve` reads an event's bulk fields (the staged account
+   * payload), which a rebuild otherwise does not read; a rebuild then reads
+   * those events whole.
    */
   readonly readsElidedFields?: boolean;
-  keyOf(event: StoredLedgerEvent): Partial<TRow> | null;
-  evolve(row: TRow | null, event: StoredLedgerEvent): TRow | null;
+  keyOf(stored: StoredEvent<EventOf<T>>): Partial<TRow> | null;
+  evolve(row: TRow | null, stored: StoredEvent<EventOf<T>>): TRow | null;
 }
 
+/**
+ * Any projection, for the code that runs them (the stores): it only hands a
+ * projection the events it handles, so its narrower parameter is safe.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRowProjection = RowProjection<any, any>;
 
-export function defineProjection<TTable extends SQLiteTable, TRow extends Record<string, unknown>>(
-  projection: RowProjection<TTable, TRow>,
-): RowProjection<TTable, TRow> {
+/**
+ * Declares a projection: the handled types are inferred as a tuple, so
+ * `keyOf` and `evolve` receive exactly those events and a switch over
+ * `event.type` is checked for exhaustiveness (a type added to `handles`
+ * fails to compile until both handle it).
+ */
+export function defineProjection<TTable extends Table, const Types extends readonly LedgerEventType[]>(projection: {
+  readonly name: string;
+  readonly version: number;
+  readonly table: TTable;
+  readonly handles: Types;
+  readonly readsElidedFields?: boolean;
+  keyOf(stored: StoredEvent<EventOf<Types[number]>>): Partial<TTable['$inferSelect']> | null;
+  evolve(row: TTable['$inferSelect'] | null, stored: StoredEvent<EventOf<Types[number]>>): TTable['$inferSelect'] | null;
+}): RowProjection<TTable['$inferSelect'], Types[number]> {
   return projection;
 }

@@ -1,4 +1,5 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -23,7 +24,7 @@ export const supplyPointPopulateBatches = sqliteTable('supply_point_populate_bat
 });
 export type SupplyPointPopulateBatchRow = typeof supplyPointPopulateBatches.$inferSelect;
 
-export const supplyPointPopulateBatchesProjection = defineProjection<typeof supplyPointPopulateBatches, SupplyPointPopulateBatchRow>({
+export const supplyPointPopulateBatchesProjection = defineProjection({
   name: 'supply_point_populate_batches',
   version: 1,
   table: supplyPointPopulateBatches,
@@ -41,7 +42,7 @@ export const supplyPointPopulateBatchesProjection = defineProjection<typeof supp
       case 'SupplyPointPopulateRequestErrored':
         return { batchId: event.data.batchId };
       default:
-        return null;
+        return assertNever(event);
     }
   },
   evolve(row, { event }) {
@@ -69,7 +70,7 @@ export const supplyPointPopulateBatchesProjection = defineProjection<typeof supp
       case 'SupplyPointPopulateRequestErrored':
         return row && ended(row, 'erroredCount', event.data.erroredAt);
       default:
-        return row;
+        return assertNever(event);
     }
   },
 });

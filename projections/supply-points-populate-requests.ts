@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 export const populateRequestStatuses = ['PENDING', 'CLAIMED', 'IMPORTED', 'ERRORED'] as const;
@@ -37,10 +38,7 @@ export const supplyPointPopulateRequests = sqliteTable(
 );
 export type SupplyPointPopulateRequestRow = typeof supplyPointPopulateRequests.$inferSelect;
 
-export const supplyPointPopulateRequestsProjection = defineProjection<
-  typeof supplyPointPopulateRequests,
-  SupplyPointPopulateRequestRow
->({
+export const supplyPointPopulateRequestsProjection = defineProjection({
   name: 'supply_point_populate_requests',
   version: 1,
   table: supplyPointPopulateRequests,
@@ -62,10 +60,10 @@ export const supplyPointPopulateRequestsProjection = defineProjection<
       case 'SupplyPointPopulateRequestErrored':
         return { batchId: event.data.batchId, sequence: event.data.sequence };
       default:
-        return null;
+        return assertNever(event);
     }
   },
-  evolve(row, { event, globalPosition }) {
+  evolve(row, { event, globalPosition }): SupplyPointPopulateRequestRow | null {
     switch (event.type) {
       case 'SupplyPointPopulateRequested':
         return {
@@ -130,7 +128,7 @@ export const supplyPointPopulateRequestsProjection = defineProjection<
           }
         );
       default:
-        return row;
+        return assertNever(event);
     }
   },
 });

@@ -1,4 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -26,13 +27,12 @@ export const supplyPoints = sqliteTable(
 );
 export type SupplyPointRow = typeof supplyPoints.$inferSelect;
 
-export const supplyPointsProjection = defineProjection<typeof supplyPoints, SupplyPointRow>({
+export const supplyPointsProjection = defineProjection({
   name: 'supply_points',
   version: 1,
   table: supplyPoints,
   handles: ['SupplyPointImported'],
-  keyOf: ({ event }) =>
-    event.type === 'SupplyPointImported' ? { supplyType: event.data.supplyType, identifier: event.data.identifier } : null,
+  keyOf: ({ event }) => ({ supplyType: event.data.supplyType, identifier: event.data.identifier }),
   evolve(row, { event }) {
     switch (event.type) {
       case 'SupplyPointImported':
@@ -50,7 +50,7 @@ export const supplyPointsProjection = defineProjection<typeof supplyPoints, Supp
           lastImportedAt: event.data.importedAt,
         };
       default:
-        return row;
+        return assertNever(event.type);
     }
   },
 });

@@ -1,59 +1,31 @@
-import { eq } from 'drizzle-orm';
-import { inlineProjections } from '../projections/index.js';
-import { randomIds, type Clock, type IdGenerator, type LedgerContext } from './application/context.js';
-import { generateTokenSecret } from './application/tokens.js';
-import { createSqliteReadModels } from './queries/read-models.js';
-import { openDatabase, type OpenDatabase } from './store/database.js';
-import { serviceSecrets } from './store/schema.js';
-import { IdempotencyRecords } from './store/idempotency-records.js';
-import { SqliteEventStore } from './store/sqlite-event-store.js';
+import { randomIds, type Clock, type IdGenerator } from './application/context.js';
+import type { LedgerConfig } from './config.js';
+import type { Ledger } from './store/ledger.js';
+import { openSqliteLedger } from './store/sqlite/open-sqlite-ledger.js';
 
-export interface Ledger extends LedgerContext {
-  readonly database: OpenDatabase;
-  /** Idempotency-Key records, written in the same transaction as the events a request appends. */
-  readonly idempotency: IdempotencyRecords;
-  close(): void;
+export type { Ledger } from './store/ledger.js';
+
+/** Where the ledger lives: what the configuration says (LEDGER_DATABASE). */
+export interface LedgerLocation {
+  /** The SQLite file (created and migrated if needed). */
+  readonly sqliteFile: string;
 }
 
-/** Opens the SQLite ledger (file created and migrated if needed) and wires the store and read models. */
-export function openLedger(file: string, options: { clock?: Clock; ids?: IdGenerator } = {}): Ledger {
-  const database = openDatabase(file);
-  const clock = options.clock ?? (() => new Date());
-  const ids = options.ids ?? randomIds;
-  const idempotency = new IdempotencyRecords(database.sqlite, clock);
-  const store = new SqliteEventStore({
-    sqlite: database.sqlite,
-    projections: inlineProjections,
-    clock,
-    newId: ids.uuid,
-    unitOfWorkHook: idempotency.unitOfWorkHook,
-  });
-  return { store, read: createSqliteReadModels(database.db), clock, ids, database, idempotency, close: () => database.close() };
+/** The location the configuration names. */
+export function ledgerLocation(config: Pick<LedgerConfig, 'LEDGER_DATABASE'>): LedgerLocation {
+  return { sqliteFile: config.LEDGER_DATABASE };
+}
+
+export interface OpenLedgerOptions {
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
 }
 
 /**
- * The token signing secret: LEDGER_TOKEN_SECRET when set, else one generated
- * on first use and kept in the database (never in the event log), so tokens
- * survive restarts and are shared by every process on the same file.
+ * The composition root of the storage: the one place that knows which
+ * adapter runs. The server, the CLI and the tests open the ledger here and
+ * see only the ports. Asynchronous: a store may have to connect and migrate.
  */
-export function resolveTokenSecret(ledger: Ledger, fromEnv: string | undefined): string {
-  if (fromEnv) return fromEnv;
-  const { db } = ledger.database;
-  db.insert(serviceSecrets)
-    .values({ name: 'token_secret', value: generateTokenSecret(), createdAt: ledger.clock().toISOString() })
-    .onConflictDoNothing()
-    .run();
-  const row = db.select().from(serviceSecrets).where(eq(serviceSecrets.name, 'token_secret')).get();
-  if (!row) throw new Error('token secret could not be stored');
-  return row.value;
-}
-
-/** A cheap query that proves the database file answers. */
-export async function databaseReachable(ledger: Ledger): Promise<boolean> {
-  try {
-    ledger.database.sqlite.prepare('SELECT 1').get();
-    return true;
-  } catch {
-    return false;
-  }
+export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
+  return openSqliteLedger(location.sqliteFile, { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds });
 }

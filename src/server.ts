@@ -3,21 +3,20 @@ import type { Logger } from 'pino';
 import type { LedgerConfig } from './config.js';
 import { LocalDirectoryDocumentStore } from './adapters/document-store.js';
 import { createApp } from './http/app.js';
-import { databaseReachable, openLedger, resolveTokenSecret } from './ledger.js';
+import { ledgerLocation, openLedger } from './ledger.js';
 import { populateWorkerFromConfig } from './populate/worker-from-config.js';
 import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
 import { mailerFromConfig } from './mailer/mailer-from-config.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
-import { startWalCheckpointer } from './store/wal-checkpointer.js';
 
 /** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
-  const ledger = openLedger(config.LEDGER_DATABASE);
-  logger.info({ database: ledger.database.file }, 'database opened');
-  const tokenSecret = resolveTokenSecret(ledger, config.LEDGER_TOKEN_SECRET);
-  rebuildStaleProjections(ledger, logger);
-  const checkpointer = startWalCheckpointer(ledger.database.sqlite, logger);
+  const ledger = await openLedger(ledgerLocation(config));
+  logger.info({ database: ledger.location }, 'database opened');
+  const tokenSecret = await ledger.tokenSecret(config.LEDGER_TOKEN_SECRET);
+  await rebuildStaleProjections(ledger, logger);
+  const upkeep = ledger.startUpkeep(logger);
   if (config.NODE_ENV !== 'production') {
     const demo = await seedDemoData(ledger);
     if (demo) printDemoKey(demo.key, config);
@@ -27,7 +26,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     logger,
     tokenSecret,
     maxBodyBytes: config.LEDGER_MAX_BODY_BYTES,
-    databaseReachable: () => databaseReachable(ledger),
+    databaseReachable: () => ledger.healthCheck(),
     documents: new LocalDirectoryDocumentStore(config.LEDGER_DOCUMENT_STORE),
     paymentVendors: paymentVendorsFromConfig(config),
   });
@@ -45,8 +44,8 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     const workerStopped = Promise.all([populateWorker.stop(), mailer.stop()]);
     server.close(() => {
       void workerStopped.finally(async () => {
-        await checkpointer.stop();
-        ledger.close();
+        await upkeep.stop();
+        await ledger.close();
         process.exit(0);
       });
     });

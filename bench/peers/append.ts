@@ -55,19 +55,19 @@ async function measure(store: string, mode: string, callers: number, append: (ca
 async function main() {
   const figures: Figure[] = [];
 
-  const ours = openLedger(join(work, 'ours.db'));
+  const ours = await openLedger({ sqliteFile: join(work, 'ours.db') });
   const event = (i: number) => ({
     type: 'ImportSupplierConfigChanged' as const,
     version: 1 as const,
     data: { code: 'PEER', documentRoot: `${payload}${i}`, changedAt: '2026-01-01T00:00:00.000Z' },
   });
-  figures.push(await measure('import-ledger', 'sequential', 1, (c, i) => ours.store.appendToStream(`peer:seq`, i, [event(i)], metadata).then(() => undefined)));
+  figures.push(await measure('import-ledger', 'sequential', 1, (c, i) => ours.store.appendToStream(`peer:seq`, i, [event(i)], { metadata }).then(() => undefined)));
   figures.push(
     await measure('import-ledger', `${CALLERS} concurrent`, CALLERS, (c, i) =>
-      ours.store.appendToStream(`peer:${c}`, i, [event(i)], metadata).then(() => undefined),
+      ours.store.appendToStream(`peer:${c}`, i, [event(i)], { metadata }).then(() => undefined),
     ),
   );
-  ours.close();
+  await ours.close();
 
   const emmett = getSQLiteEventStore({ fileName: join(work, 'emmett.db'), schema: { autoMigration: 'CreateOrUpdate' } });
   const emmettEvent = (i: number) => ({ type: 'PeerConfigChanged', data: { code: 'PEER', documentRoot: `${payload}${i}` } });

@@ -1,19 +1,18 @@
 import {
   accountImportProcessStreamId,
-  type AccountImportProcessEvent,
   type TransferStatus,
 } from '../../events/account-import-process.js';
 import { accountProcessDryRunStreamId, type AccountProcessDryRunSucceeded } from '../../events/account-process-dry-run.js';
-import type { CommandMetadata } from '../../events/envelope.js';
 import { importSupplierStreamId } from '../../events/import-supplier.js';
 import { validateAccountPayload, type AccountPayload } from '../domain/account-import-process/account-payload.js';
 import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
 import { DomainError } from '../domain/errors.js';
-import { fold } from '../store/decider.js';
+import { fold } from '../domain/decider.js';
 import { checkAccountReferences } from './account-references.js';
 import { findNamedBusinessContract } from './business-contract-references.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
+import type { WriteOptions } from '../store/event-store.js';
 
 async function supplierFact(ctx: LedgerContext, code: string) {
   const supplier = await ctx.read.findImportSupplier(code);
@@ -42,7 +41,7 @@ export async function stageAccount(ctx: LedgerContext, payload: AccountPayload, 
         supplierStatus: supplier.status,
         now: ctx.clock().toISOString(),
       },
-      { metadata: commandMetadata(ctx, actor), guards: [supplier.guard] },
+      { ...writeOptions(ctx, actor), guards: [supplier.guard] },
     );
     return { created: result.events.some((stored) => stored.event.type === 'AccountStaged') };
   });
@@ -72,11 +71,11 @@ export async function processAccount(
     // The references of the staged payload are checked against the read models before the transaction;
     // the guard on the account stream makes sure the payload checked is the one processed.
     const history = await ctx.store.readStream(streamId);
-    const state = fold(accountImportProcessDecider, history.map((stored) => stored.event as AccountImportProcessEvent));
+    const state = fold(accountImportProcessDecider, history.map((stored) => stored.event));
     const staged = state.status === 'none' ? null : validateAccountPayload(state.payload);
     const referenceErrors = staged?.ok ? await checkAccountReferences(ctx.read, staged.data) : [];
     const contract = staged?.ok ? await findNamedBusinessContract(ctx.read, staged.data) : null;
-    const metadata = commandMetadata(ctx, actor);
+    const options = writeOptions(ctx, actor);
     const now = ctx.clock().toISOString();
     await ctx.store.handle(
       streamId,
@@ -94,9 +93,9 @@ export async function processAccount(
         sendEmails: supplier.sendEmails,
         now,
       },
-      { metadata, guards: [supplier.guard, { streamId, expectedVersion: history.length }], dryRun: request.dryRun },
+      { ...options, guards: [supplier.guard, { streamId, expectedVersion: history.length }], dryRun: request.dryRun },
     );
-    return { platformAccountNumber, metadata, now, accountStreamVersion: history.length };
+    return { platformAccountNumber, options, now, accountStreamVersion: history.length };
   });
   if (request.dryRun) await recordDryRun(ctx, request, run);
   return { platformAccountNumber: run.platformAccountNumber, dryRun: request.dryRun };
@@ -114,7 +113,7 @@ export async function processAccount(
 async function recordDryRun(
   ctx: LedgerContext,
   request: ProcessAccountRequest,
-  run: { platformAccountNumber: string; metadata: CommandMetadata; now: string; accountStreamVersion: number },
+  run: { platformAccountNumber: string; options: WriteOptions; now: string; accountStreamVersion: number },
 ): Promise<void> {
   const auditStreamId = accountProcessDryRunStreamId(request.importSupplier, request.externalAccountNumber);
   const event: AccountProcessDryRunSucceeded = {
@@ -129,7 +128,7 @@ async function recordDryRun(
       ranAt: run.now,
     },
   };
-  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.metadata));
+  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.options));
 }
 
 /** Operator: mark a staged account to be skipped. Returns false when it already was. */
@@ -143,7 +142,7 @@ export async function markAccountToSkip(
     accountImportProcessStreamId(importSupplier, externalAccountNumber),
     accountImportProcessDecider,
     { type: 'MarkAccountToSkip', importSupplier, externalAccountNumber, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
   return result.events.length > 0;
 }
@@ -160,6 +159,6 @@ export async function changeTransferStatus(
     accountImportProcessStreamId(importSupplier, externalAccountNumber),
     accountImportProcessDecider,
     { type: 'ChangeTransferStatus', importSupplier, externalAccountNumber, to, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
 }

@@ -5,7 +5,7 @@ import { notesDecider } from '../domain/notes/decider.js';
 import type { ImportNotesRequest, NoteInput } from '../domain/notes/note-payload.js';
 import { noteResultStatuses, type NoteStatus } from '../domain/notes/note-results.js';
 import { existingDocumentPaths, supplierFacts } from './account-record-facts.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export interface NoteResult {
@@ -43,7 +43,7 @@ export async function importNotes(
         existingDocumentPaths: await existingDocumentPaths(documents, supplier.documentRoot, paths),
         now: now.toISOString(),
       },
-      { metadata: commandMetadata(ctx, actor), guards: supplier.guards },
+      { ...writeOptions(ctx, actor), guards: supplier.guards },
     );
     const created = result.events.map((stored) => stored.event).filter((event): event is AccountNoteCreated => event.type === 'AccountNoteCreated');
     const statuses = noteResultStatuses(request.notes, created);

@@ -4,7 +4,7 @@ import { ledgerDecider } from '../domain/ledger/decider.js';
 import { ledgerTransaction } from '../domain/ledger/ledger-transaction.js';
 import type { ImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
 import { supplierFacts } from './account-record-facts.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export const transactionResultStatuses = ['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS'] as const;
@@ -52,7 +52,7 @@ export async function importTransactions(
         existingProductCodes: new Set(products.keys()),
         now: ctx.clock().toISOString(),
       },
-      { metadata: commandMetadata(ctx, actor), guards: supplier.guards },
+      { ...writeOptions(ctx, actor), guards: supplier.guards },
     );
     const added = new Map<string, LedgerTransaction>();
     for (const { event } of result.events) {

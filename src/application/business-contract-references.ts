@@ -2,7 +2,7 @@ import type { AccountPayload } from '../domain/account-import-process/account-pa
 import type { FieldError } from '../domain/errors.js';
 import type { BusinessContractLink } from '../queries/business-read-models.js';
 import type { ReadModels } from '../queries/read-models.js';
-import type { AccountReferenceCheck } from './account-references.js';
+import type { AccountReferenceCheck } from './account-reference-check.js';
 
 export const BUSINESS_CONTRACT_ATTR = 'business.business_contract_identifier';
 

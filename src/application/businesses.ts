@@ -2,7 +2,7 @@ import { businessStreamId } from '../../events/business.js';
 import type { BusinessPayload } from '../domain/business/business-payload.js';
 import { contractIdentifierReferences, productCodeReferences } from '../domain/business/business-references.js';
 import { businessDecider } from '../domain/business/decider.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export interface CreateBusinessResult {
@@ -35,7 +35,7 @@ export async function createBusiness(ctx: LedgerContext, payload: BusinessPayloa
         takenContractIdentifiers: await ctx.read.takenContractIdentifiers(importSupplier, contractIdentifiers),
         now: ctx.clock().toISOString(),
       },
-      { metadata: commandMetadata(ctx, actor) },
+      { ...writeOptions(ctx, actor) },
     );
     const created = result.events.find((stored) => stored.event.type === 'BusinessCreated');
     if (created) return { platformBusinessId: created.globalPosition, created: true };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { CommandMetadata } from '../../events/envelope.js';
 import type { ReadModels } from '../queries/read-models.js';
-import type { EventStore } from '../store/event-store.js';
+import type { BeforeCommit, EventStore, WriteOptions } from '../store/event-store.js';
 
 export type Clock = () => Date;
 
@@ -31,10 +31,20 @@ export interface LedgerContext {
   readonly ids: IdGenerator;
 }
 
-/** Who is acting, for the event metadata. */
+/** Who is acting, for the event metadata, and what the request needs done with each of its writes. */
 export interface Actor {
   readonly actor: string;
   readonly requestId: string | null;
+  /**
+   * Runs inside the transaction of every write made for this actor's request
+   * (the HTTP layer records the request's Idempotency-Key with its events).
+   */
+  readonly beforeCommit?: BeforeCommit;
+}
+
+/** The options of a write made for `actor`: its metadata, and the request's `beforeCommit` hook. */
+export function writeOptions(ctx: LedgerContext, actor: Actor): WriteOptions {
+  return actor.beforeCommit ? { metadata: commandMetadata(ctx, actor), beforeCommit: actor.beforeCommit } : { metadata: commandMetadata(ctx, actor) };
 }
 
 export function commandMetadata(ctx: LedgerContext, actor: Actor): CommandMetadata {

@@ -3,7 +3,7 @@ import type { DocumentStore } from '../adapters/document-store.js';
 import { statementsDecider } from '../domain/statements/decider.js';
 import type { ImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
 import { existingDocumentPaths, supplierFacts } from './account-record-facts.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
@@ -33,7 +33,7 @@ export async function importHistoricalStatements(
         existingDocumentPaths: await existingDocumentPaths(documents, supplier.documentRoot, paths),
         now: ctx.clock().toISOString(),
       },
-      { metadata: commandMetadata(ctx, actor), guards: supplier.guards },
+      { ...writeOptions(ctx, actor), guards: supplier.guards },
     );
   });
 }

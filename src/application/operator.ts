@@ -6,7 +6,7 @@ import { apiKeyDecider } from '../domain/api-key/api-key-decider.js';
 import { importSupplierDecider } from '../domain/import-supplier/import-supplier-decider.js';
 import { operationsTeamDecider } from '../domain/operations-team/operations-team-decider.js';
 import { serviceConfigDecider } from '../domain/service-config/service-config-decider.js';
-import { commandMetadata, hashApiKey, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, hashApiKey, type Actor, type LedgerContext } from './context.js';
 
 export interface CreateImportSupplierInput {
   readonly code: string;
@@ -20,7 +20,7 @@ export async function createImportSupplier(ctx: LedgerContext, input: CreateImpo
     importSupplierStreamId(input.code),
     importSupplierDecider,
     { type: 'CreateImportSupplier', ...input, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
 }
 
@@ -35,7 +35,7 @@ export async function setImportSupplierStatus(
     importSupplierStreamId(code),
     importSupplierDecider,
     { type: 'ChangeImportSupplierStatus', code, to, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
   return result.events.length > 0;
 }
@@ -50,7 +50,7 @@ export async function setImportSupplierConfig(
     importSupplierStreamId(code),
     importSupplierDecider,
     { type: 'ChangeImportSupplierConfig', code, ...change, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
   return result.events.length > 0;
 }
@@ -60,7 +60,7 @@ export async function createOperationsTeam(ctx: LedgerContext, name: string, act
     operationsTeamStreamId(name),
     operationsTeamDecider,
     { type: 'CreateOperationsTeam', name, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
 }
 
@@ -87,7 +87,7 @@ export async function createApiKey(
       label: input.label,
       now: ctx.clock().toISOString(),
     },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
   return { keyId, key };
 }
@@ -98,7 +98,7 @@ export async function revokeApiKey(ctx: LedgerContext, keyId: string, actor: Act
     apiKeyStreamId(keyId),
     apiKeyDecider,
     { type: 'RevokeApiKey', keyId, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
   return result.events.length > 0;
 }
@@ -113,7 +113,7 @@ export async function setServiceConfig(
     serviceConfigStreamId,
     serviceConfigDecider,
     { type: 'SetServiceConfig', key, value, now: ctx.clock().toISOString() },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
   return result.events.length > 0;
 }

@@ -3,8 +3,8 @@ import { importSupplierStreamId } from '../../events/import-supplier.js';
 import type { PaymentVendors } from '../adapters/payment-vendors.js';
 import type { PaymentInstructionRequest } from '../domain/payment-instruction/commands.js';
 import { checkPaymentInstruction, paymentInstructionDecider } from '../domain/payment-instruction/decider.js';
-import { fold } from '../store/decider.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { fold } from '../domain/decider.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export interface CreatePaymentInstructionResult {
@@ -52,7 +52,7 @@ export async function createPaymentInstruction(
         now: ctx.clock().toISOString(),
       },
       {
-        metadata: commandMetadata(ctx, actor),
+        ...writeOptions(ctx, actor),
         guards: supplier ? [{ streamId: importSupplierStreamId(request.importSupplier), expectedVersion: supplier.streamVersion }] : [],
       },
     );

@@ -2,7 +2,7 @@ import { productStreamId } from '../../events/product.js';
 import { productDraftFrom } from '../domain/product/commands.js';
 import { productDecider } from '../domain/product/decider.js';
 import type { ProductPayload } from '../domain/product/product-payload.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 
 /** What products/ reports for each product of the request, in request order. */
 export interface ProductImportOutcome {
@@ -33,7 +33,7 @@ export async function importProducts(
       decider: productDecider,
       command: { type: 'ImportProduct' as const, index, product: productDraftFrom(payload), now },
     })),
-    { metadata: commandMetadata(ctx, actor), dryRun: options.dryRun },
+    { ...writeOptions(ctx, actor), dryRun: options.dryRun },
   );
   return results.map((result, index) => ({
     code: products[index]!.code,

@@ -1,4 +1,4 @@
-import { ConcurrencyError } from '../store/event-store.js';
+import { ConcurrencyError, UniqueConstraintError } from '../store/event-store.js';
 
 /**
  * Re-runs `attempt` when the facts it decided on went stale between reading
@@ -10,14 +10,7 @@ export async function withRetry<T>(attempt: () => Promise<T>, tries = 5): Promis
     try {
       return await attempt();
     } catch (error) {
-      if (i >= tries || !(error instanceof ConcurrencyError || isUniqueViolation(error))) throw error;
+      if (i >= tries || !(error instanceof ConcurrencyError || error instanceof UniqueConstraintError)) throw error;
     }
   }
-}
-
-/** SQLite (better-sqlite3) and PostgreSQL (23505) unique-constraint violations. */
-export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return false;
-  const code = (error as { code: unknown }).code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }

@@ -12,7 +12,7 @@ import {
   type PopulateRequestCommand,
   type PopulateRequestRef,
 } from '../domain/supply-point/populate-request-decider.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
 
 /**
  * Records a populate batch and one request per identifier, in one
@@ -37,7 +37,7 @@ export async function createPopulateBatch(
       pceIds: input.request.pce_ids,
       now: ctx.clock().toISOString(),
     },
-    { metadata: commandMetadata(ctx, actor) },
+    { ...writeOptions(ctx, actor) },
   );
   return { batchId };
 }

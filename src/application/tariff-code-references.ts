@@ -1,7 +1,7 @@
 import type { ProductMarket } from '../../events/product.js';
 import type { SupplyType } from '../domain/account-import-process/identifiers.js';
 import type { FieldError } from '../domain/errors.js';
-import type { AccountReferenceCheck } from './account-references.js';
+import type { AccountReferenceCheck } from './account-reference-check.js';
 
 /** The product market that serves each supply type. */
 export const MARKET_OF_SUPPLY_TYPE: Readonly<Record<SupplyType, ProductMarket>> = {

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Actor } from '../application/context.js';
 import { loadConfig } from '../config.js';
-import { openLedger, type Ledger } from '../ledger.js';
+import { ledgerLocation, openLedger, type Ledger } from '../ledger.js';
 
 /** Every CLI change is recorded with actor `operator:<os user>`. */
 export function operatorActor(): Actor {
@@ -14,13 +14,13 @@ export function operatorActor(): Actor {
   return { actor: `operator:${user}`, requestId: null };
 }
 
-/** Opens the ledger named by LEDGER_DATABASE for one command and closes it afterwards. */
+/** Opens the ledger the configuration names for one command and closes it afterwards. */
 export async function withLedger<T>(work: (ledger: Ledger) => Promise<T>): Promise<T> {
-  const ledger = openLedger(loadConfig().LEDGER_DATABASE);
+  const ledger = await openLedger(ledgerLocation(loadConfig()));
   try {
     return await work(ledger);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 

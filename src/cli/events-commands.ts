@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { streamEvents } from '../store/event-stream.js';
 import { out, withLedger } from './context.js';
 
 const position = (value: string): number => {
@@ -16,20 +15,23 @@ export function eventsCommand(): Command {
     .option('--type <type>', 'only events of this type (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .action(async (opts: { from: number; type?: string[] }) => {
       await withLedger(async (ledger) => {
-        for (const stored of streamEvents(ledger.database.sqlite, opts.from)) {
-          if (opts.type && !opts.type.includes(stored.event.type)) continue;
-          out(
-            JSON.stringify({
-              position: stored.globalPosition,
-              stream: stored.streamId,
-              streamPosition: stored.streamPosition,
-              type: stored.event.type,
-              version: stored.event.version,
-              recordedAt: stored.recordedAt,
-              metadata: stored.metadata,
-              data: stored.event.data,
-            }),
-          );
+        const log = await ledger.log.open({ after: opts.from });
+        for await (const batch of log) {
+          for (const stored of batch) {
+            if (opts.type && !opts.type.includes(stored.event.type)) continue;
+            out(
+              JSON.stringify({
+                position: stored.globalPosition,
+                stream: stored.streamId,
+                streamPosition: stored.streamPosition,
+                type: stored.event.type,
+                version: stored.event.version,
+                recordedAt: stored.recordedAt,
+                metadata: stored.metadata,
+                data: stored.event.data,
+              }),
+            );
+          }
         }
       });
     });

@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { inlineProjections } from '../../projections/index.js';
 import type { AnyRowProjection } from '../../projections/projection.js';
-import { rebuildProjections, verifyProjections } from '../store/projection-rebuild.js';
 import { info, out, UsageError, withLedger } from './context.js';
 import { progressReporter } from './progress.js';
 
@@ -29,7 +28,7 @@ export function projectionsCommand(): Command {
       const selected = select(opts.name);
       const progress = progressReporter('rebuild');
       const summary = await withLedger(async (ledger) =>
-        rebuildProjections(ledger.database.sqlite, selected, { onProgress: (p) => progress.update(p.eventsRead, p.eventsTotal) }),
+        ledger.projections.rebuild(selected, { onProgress: (p) => progress.update(p.eventsRead, p.eventsTotal) }),
       );
       progress.done();
       info(
@@ -46,7 +45,7 @@ export function projectionsCommand(): Command {
       const selected = select(opts.name);
       const progress = progressReporter('verify');
       const result = await withLedger(async (ledger) =>
-        verifyProjections(ledger.database.sqlite, selected, { onProgress: (p) => progress.update(p.eventsRead, p.eventsTotal) }),
+        ledger.projections.verify(selected, { onProgress: (p) => progress.update(p.eventsRead, p.eventsTotal) }),
       );
       progress.done();
       if (result.differences.length === 0) {

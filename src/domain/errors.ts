@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes.js';
+
 /**
  * One field-level problem, exactly as the API reports it (spec section 7):
  * `attr` is the dot path into the input with zero-based indexes, or null for
@@ -20,15 +22,16 @@ export interface DomainErrorOptions {
 
 /**
  * A rule broken by the caller. `code` is the stable machine code the API
- * documents; the HTTP status is chosen in exactly one place (src/http/errors.ts).
+ * documents, one of error-codes.ts (a misspelt code does not compile); the
+ * HTTP status is chosen in exactly one place (src/http/errors.ts).
  * Deciders throw it; evolve functions and projections never do.
  */
 export class DomainError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly errors: readonly FieldError[];
   readonly extra: Readonly<Record<string, unknown>>;
 
-  constructor(code: string, detail: string, options: DomainErrorOptions = {}) {
+  constructor(code: ErrorCode, detail: string, options: DomainErrorOptions = {}) {
     super(detail);
     this.name = 'DomainError';
     this.code = code;

@@ -1,7 +1,5 @@
 import type { SupplyPointPopulateBatchRow } from '../../projections/supply-points-populate-batches.js';
-import type { LedgerDb } from '../store/database.js';
-import { toStoredEvent, type EventRow } from '../store/event-stream.js';
-import { eventColumns } from '../store/projection-rebuild.js';
+import type { EventLog } from '../store/event-log.js';
 import { feedEventTypes, toIntegrationEvent, type IntegrationEvent, type Scope } from './integration-events.js';
 
 export interface FeedPage {
@@ -21,20 +19,13 @@ export interface FeedReadModels {
 /**
  * Reads the feed from the log: the catalogue's event types after `after`, in
  * global order, filtered to what the caller's suppliers may see. Staged
- * payloads stay inside SQLite (the feed never shows them). Populate batches'
+ * payloads are never read (the feed never shows them). Populate batches'
  * suppliers are looked up with `findBatch`.
  */
-export function createSqliteFeedReadModels(
-  db: LedgerDb,
+export function createFeedReadModels(
+  log: EventLog,
   findBatch: (batchId: string) => Promise<Pick<SupplyPointPopulateBatchRow, 'importSuppliers'> | null>,
 ): FeedReadModels {
-  const sqlite = db.$client;
-  const types = feedEventTypes;
-  const statement = sqlite.prepare<unknown[], EventRow>(
-    `SELECT ${eventColumns([])} FROM events WHERE global_position > ? AND +type IN (${types.map(() => '?').join(', ')}) AND global_position <= ? ORDER BY global_position LIMIT ?`,
-  );
-  const lastPosition = sqlite.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events');
-
   async function visible(scope: Scope, suppliers: ReadonlySet<string>, batches: Map<string, boolean>): Promise<boolean> {
     if ('everyone' in scope) return true;
     if ('supplier' in scope) return suppliers.has(scope.supplier);
@@ -51,17 +42,25 @@ export function createSqliteFeedReadModels(
     async feedPage(after, limit, suppliers) {
       const allowed = new Set(suppliers);
       const batches = new Map<string, boolean>();
-      // Every position up to the last committed one is visible (SQLite has one writer at a time), so the
-      // window (after, end] can be marked as read even where nothing in it matched.
-      const end = Math.min(after + SCAN_LIMIT, lastPosition.get()?.p ?? 0);
-      const rows = end > after ? statement.all(after, ...types, end, limit) : [];
+      // Every position up to the last committed one is visible (positions are assigned in commit order), so
+      // the window (after, end] can be marked as read even where nothing in it matched.
+      const end = Math.min(after + SCAN_LIMIT, await log.lastPosition());
       const events: IntegrationEvent[] = [];
-      for (const row of rows) {
-        const mapped = toIntegrationEvent(toStoredEvent(row));
-        if (mapped && (await visible(mapped.scope, allowed, batches))) events.push(mapped.event);
+      let read = 0;
+      let lastRead = after;
+      if (end > after) {
+        const page = await log.open({ after, through: end, types: feedEventTypes, limit, withBulkFields: false });
+        for await (const batch of page) {
+          for (const stored of batch) {
+            read++;
+            lastRead = stored.globalPosition;
+            const mapped = toIntegrationEvent(stored);
+            if (mapped && (await visible(mapped.scope, allowed, batches))) events.push(mapped.event);
+          }
+        }
       }
-      // A full page continues after its last row; otherwise the whole window was looked at.
-      const nextAfter = rows.length === limit ? rows[rows.length - 1]!.global_position : Math.max(after, end);
+      // A full page continues after its last event; otherwise the whole window was looked at.
+      const nextAfter = read === limit ? lastRead : Math.max(after, end);
       return { events, nextAfter };
     },
   };

@@ -6,7 +6,7 @@ import { tokenAuth } from './auth.js';
 import { ConcurrencyLimiter, processConcurrencyLimit } from './concurrency-limiter.js';
 import { RequestRateLimiter, requestRateLimit } from './request-rate-limiter.js';
 import { idempotency } from './idempotency.js';
-import type { IdempotencyRecords } from '../store/idempotency-records.js';
+import type { IdempotencyRecords } from '../store/idempotency.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { jsonBody } from './json-body.js';
@@ -40,8 +40,6 @@ export interface AppDeps extends LedgerContext {
   /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md); none: every vendor is not configured. */
   readonly paymentVendors?: PaymentVendors;
 }
-
-export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /** The composition root of the HTTP service: everything it uses arrives in `deps`. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -80,7 +78,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', paymentInstructionRoutes(deps, deps.paymentVendors ?? noPaymentVendors));
   app.route('/v1/data-import', api);
 
+  // No route answered: nothing threw, so this answers directly.
   app.notFound((c) => errorResponse(c, new DomainError('not_found', 'Not found.')));
+  // The one place where errors become responses: middleware and routes throw a DomainError (anything else is
+  // a 500). Hono calls this at the layer that threw, inside the mounted sub-app too, so middleware further
+  // out (request log, concurrency slot, Idempotency-Key) sees the answer as c.res after `await next()`.
   app.onError((error, c) => {
     const mapped = toDomainError(error);
     if (mapped.code === 'internal_error') {

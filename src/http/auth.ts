@@ -1,15 +1,15 @@
 import { createMiddleware } from 'hono/factory';
 import type { Context } from 'hono';
-import type { LedgerContext } from '../application/context.js';
+import type { Actor, LedgerContext } from '../application/context.js';
 import { createAuthenticator } from '../application/tokens.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
 
 /**
  * `Authorization: Token <token>` (spec 5.2). No header or another scheme:
  * 401 not_authenticated; a token that is malformed, badly signed, expired or
- * whose key was revoked: 401 authentication_failed.
+ * whose key was revoked: 401 authentication_failed. Thrown, answered by
+ * `app.onError` (with `WWW-Authenticate: Token`, as every 401).
  */
 export function tokenAuth(ctx: LedgerContext, tokenSecret: string) {
   const authenticate = createAuthenticator(ctx, tokenSecret);
@@ -17,11 +17,11 @@ export function tokenAuth(ctx: LedgerContext, tokenSecret: string) {
     const header = c.req.header('authorization');
     const match = header ? /^Token(?:\s+(.*))?$/i.exec(header.trim()) : null;
     if (!match) {
-      return errorResponse(c, new DomainError('not_authenticated', 'Authentication credentials were not provided.'));
+      throw new DomainError('not_authenticated', 'Authentication credentials were not provided.');
     }
     const token = match[1]?.trim();
     if (!token || /\s/.test(token)) {
-      return errorResponse(c, new DomainError('authentication_failed', 'Invalid token header.'));
+      throw new DomainError('authentication_failed', 'Invalid token header.');
     }
     c.set('principal', await authenticate(token));
     c.set('logger', c.get('logger').child({ keyId: c.get('principal').keyId }));
@@ -37,6 +37,8 @@ export function requireSupplierScope(c: Context<AppEnv>, importSupplier: string)
 }
 
 /** The actor recorded in event metadata for an HTTP caller. */
-export function httpActor(c: Context<AppEnv>) {
-  return { actor: c.get('principal').keyId, requestId: c.get('requestId') };
+export function httpActor(c: Context<AppEnv>): Actor {
+  const beforeCommit = c.get('beforeCommit');
+  const actor = { actor: c.get('principal').keyId, requestId: c.get('requestId') };
+  return beforeCommit ? { ...actor, beforeCommit } : actor;
 }

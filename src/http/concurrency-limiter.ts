@@ -1,8 +1,7 @@
 import { createMiddleware } from 'hono/factory';
-import { DomainError } from '../domain/errors.js';
 import type { ReadModels } from '../queries/read-models.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
+import { throttled } from './errors.js';
 
 export interface ConcurrencySlot {
   release(): void;
@@ -17,7 +16,7 @@ export class ConcurrencyLimiter {
   private inFlight = 0;
   readonly retryAfterSeconds = 1;
 
-  constructor(private readonly read: ReadModels) {}
+  constructor(private readonly read: Pick<ReadModels, 'configValue'>) {}
 
   async tryAcquire(): Promise<ConcurrencySlot | null> {
     const limit = await this.read.configValue('process-concurrency-limit');
@@ -40,11 +39,7 @@ export function processConcurrencyLimit(limiter: ConcurrencyLimiter) {
     if (c.req.method !== 'POST') return next();
     const slot = await limiter.tryAcquire();
     if (!slot) {
-      return errorResponse(
-        c,
-        new DomainError('throttled', 'Too many accounts are being processed at once; retry once other accounts finish processing.'),
-        { 'Retry-After': String(limiter.retryAfterSeconds) },
-      );
+      throw throttled('Too many accounts are being processed at once; retry once other accounts finish processing.', limiter.retryAfterSeconds);
     }
     try {
       await next();

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../application/tokens.js';
+import type { BeforeCommit } from '../store/event-store.js';
 
 /** Variables every request carries through the middleware chain. */
 export interface AppEnv {
@@ -9,5 +10,7 @@ export interface AppEnv {
     principal: Principal;
     /** The request body as read by json-body.ts, before it is decoded and parsed. */
     jsonBodyBytes: Uint8Array;
+    /** Set under an Idempotency-Key: records the key with every write the request makes (idempotency.ts). */
+    beforeCommit: BeforeCommit | undefined;
   };
 }

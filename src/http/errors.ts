@@ -2,7 +2,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z, type core } from 'zod';
-import { DomainError, type FieldError } from '../domain/errors.js';
+import type { ErrorCode } from '../domain/error-codes.js';
+import { DomainError, type DomainErrorOptions, type FieldError } from '../domain/errors.js';
 import { TRANSACTION_IMPORT_ERROR, TransactionImportError } from '../domain/ledger/transaction-import-error.js';
 import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
 import { ConcurrencyError } from '../store/event-store.js';
@@ -25,32 +26,94 @@ export interface ErrorBody {
 }
 
 /**
- * The one place where error codes become HTTP statuses. Every code not listed
- * is a validation or business-rule failure: 400.
+ * The one place where error codes become HTTP statuses. The codes are the
+ * domain's (src/domain/error-codes.ts); the statuses are HTTP's, so they live
+ * here. `satisfies Record<ErrorCode, ...>` makes the compiler check both ways:
+ * a code without a status, or a status for a code that does not exist, does
+ * not compile, so no code can fall through to a default.
  */
-const statusByCode: Readonly<Record<string, ContentfulStatusCode>> = {
-  not_authenticated: 401,
-  authentication_failed: 401,
-  permission_denied: 403,
+const statusByCode = {
+  // The request itself.
   not_found: 404,
-  account_not_found: 404,
-  import_process_does_not_exist: 404,
-  populate_batch_not_found: 404,
   method_not_allowed: 405,
-  concurrency_conflict: 409,
-  idempotency_key_in_progress: 409,
-  idempotency_response_lost: 409,
-  idempotency_key_reused: 422,
+  parse_error: 400,
+  validation_error: 400,
+  invalid: 400,
+  invalid_query_parameter: 400,
   payload_too_large: 413,
   unsupported_media_type: 415,
   throttled: 429,
+  concurrency_conflict: 409,
   internal_error: 500,
-  // Spec 4.12: an intermittent payment-vendor failure is a 500 the caller retries as is.
+  nesting_too_deep: 400,
+  array_too_long: 400,
+  string_too_long: 400,
+  number_out_of_range: 400,
+  number_precision_lost: 400,
+  invalid_unicode: 400,
+  invalid_idempotency_key: 400,
+  idempotency_key_in_progress: 409,
+  idempotency_response_lost: 409,
+  idempotency_key_reused: 422,
+  // Tokens and keys.
+  not_authenticated: 401,
+  authentication_failed: 401,
+  permission_denied: 403,
+  invalid_input: 400,
+  // Account import processes.
+  account_failed_validation: 400,
+  account_already_imported: 400,
+  account_marked_to_skip: 400,
+  import_supplier_migration_not_ongoing: 400,
+  operations_team_not_found: 400,
+  dry_run_rollback: 400,
+  import_process_does_not_exist: 404,
+  account_not_found: 404,
+  // Products, businesses, supply points.
+  product_failed_validation: 400,
+  no_matching_rate: 400,
+  rate_not_continuous: 400,
+  business_failed_validation: 400,
+  business_already_exists: 400,
+  populate_batch_not_found: 404,
+  // After import.
+  notes_failed_validation: 400,
+  transactions_failed_validation: 400,
+  transaction_not_in_open_statement_period: 400,
+  transaction_already_added: 400,
+  historical_statements_failed_validation: 400,
+  // Payment instructions. Spec 4.12: an intermittent payment-vendor failure is a 500 the caller retries as is.
+  payment_vendor_not_configured: 400,
+  payment_instruction_rejected: 400,
   payment_vendor_unavailable: 500,
-};
+  // Operator commands: the CLI's; over HTTP (import_supplier_not_found on stage) a broken rule, 400.
+  import_supplier_already_exists: 400,
+  import_supplier_not_found: 400,
+  invalid_import_supplier_code: 400,
+  operations_team_already_exists: 400,
+  invalid_operations_team_name: 400,
+  api_key_already_exists: 400,
+  api_key_not_found: 400,
+  api_key_requires_supplier: 400,
+  account_not_imported: 400,
+  invalid_transfer_status_transition: 400,
+  invalid_config_value: 400,
+  // Between workers and the store: never answered over HTTP; 400 as every rule broken.
+  populate_batch_already_exists: 400,
+  populate_request_finished: 400,
+  populate_request_claimed: 400,
+  populate_request_not_due: 400,
+  populate_claim_lost: 400,
+  customer_email_not_found: 400,
+  customer_email_finished: 400,
+  customer_email_claimed: 400,
+  customer_email_not_due: 400,
+  customer_email_claim_lost: 400,
+} as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
-export function statusOf(code: string): ContentfulStatusCode {
-  return statusByCode[code] ?? 400;
+/** The status a code is answered with. The code is typed, so there is no fallback: every code has its status. */
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  return statusByCode[code];
 }
 
 export function errorBody(error: DomainError): ErrorBody {
@@ -73,16 +136,44 @@ export function transactionImportErrorBody(error: TransactionImportError): z.inf
   return { status: TRANSACTION_IMPORT_ERROR, error_detail: error.detail, transaction_data: { ...error.transactionData }, code: error.code };
 }
 
-/** Responds with a DomainError in the spec's shape and the status its code maps to. */
+/**
+ * A DomainError raised by the HTTP layer itself that also sets response
+ * headers (`Retry-After` on a 429). Headers are an HTTP concern, so they ride
+ * on this subclass rather than on the domain's DomainError; middleware throws
+ * it like any error and errorResponse applies them.
+ */
+export class DomainErrorWithHeaders extends DomainError {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    readonly headers: Readonly<Record<string, string>>,
+    options: DomainErrorOptions = {},
+  ) {
+    super(code, detail, options);
+    this.name = 'DomainErrorWithHeaders';
+  }
+}
+
+/** 429 `throttled`: the caller may retry after `retryAfterSeconds` (the concurrency and the request-rate limits). */
+export const throttled = (detail: string, retryAfterSeconds: number): DomainErrorWithHeaders =>
+  new DomainErrorWithHeaders('throttled', detail, { 'Retry-After': String(retryAfterSeconds) });
+
+/**
+ * Responds with a DomainError in the spec's shape and the status its code maps
+ * to; every 401 names the `Token` scheme, and headers the error carries are set.
+ * `app.onError` calls it for everything thrown; `headers` is for callers that
+ * answer without throwing.
+ */
 export function errorResponse(c: Context, error: DomainError, headers?: Record<string, string>): Response {
   const status = statusOf(error.code);
   if (status === 401) c.header('WWW-Authenticate', 'Token');
-  for (const [name, value] of Object.entries(headers ?? {})) c.header(name, value);
+  const carried = error instanceof DomainErrorWithHeaders ? error.headers : {};
+  for (const [name, value] of Object.entries({ ...carried, ...headers })) c.header(name, value);
   return c.json(error instanceof TransactionImportError ? transactionImportErrorBody(error) : errorBody(error), status);
 }
 
 /** zod issues of a request body become one 400 with a top-level code. */
-export function validationError(issues: readonly core.$ZodIssue[], code = 'validation_error', detail = 'Invalid input.'): DomainError {
+export function validationError(issues: readonly core.$ZodIssue[], code: ErrorCode = 'validation_error', detail = 'Invalid input.'): DomainError {
   return new DomainError(code, detail, { errors: fieldErrorsFromIssues(issues) });
 }
 
@@ -93,7 +184,7 @@ export function toDomainError(error: unknown): DomainError {
     return new DomainError('concurrency_conflict', 'The resource was changed concurrently; retry the request.');
   }
   if (error instanceof HTTPException) {
-    const code = error.status === 413 ? 'payload_too_large' : error.status === 415 ? 'unsupported_media_type' : 'parse_error';
+    const code: ErrorCode = error.status === 413 ? 'payload_too_large' : error.status === 415 ? 'unsupported_media_type' : 'parse_error';
     return new DomainError(code, error.message || 'Bad request.');
   }
   return new DomainError('internal_error', 'An unexpected error occurred.');

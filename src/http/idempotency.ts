@@ -4,10 +4,8 @@ import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError } from '../domain/errors.js';
 import type { EventStore } from '../store/event-store.js';
-import type { IdempotencyRecords, IdempotentRequest } from '../store/idempotency-records.js';
-import type { IdempotencyKeyRow } from '../store/idempotency-schema.js';
+import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest } from '../store/idempotency.js';
 import type { AppEnv } from './env.js';
-import { errorResponse, toDomainError } from './errors.js';
 import { recoveries } from './idempotency-recovery.js';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -33,9 +31,16 @@ const PURGE_EVERY = 100;
  * Idempotency-Key HTTP Header Field"; docs/reliability.md). Runs after
  * authentication (keys are per API key) and after the body was read and
  * checked (the fingerprint covers method, path, query and body).
+ *
+ * The key is reserved in the store before the request runs (atomically, for
+ * every process on the database); every write the request makes records the
+ * key with its events in their transaction (the `beforeCommit` hook the
+ * request's actor carries); the response is stored once rendered. A request
+ * that finds the key held gets the stored answer, 409 while the first is still
+ * running, 422 if it is another request, or the response rebuilt from the
+ * events when the first died between committing them and storing its answer.
  */
 export function idempotency(records: IdempotencyRecords, store: EventStore) {
-  const inFlight = new Set<string>();
   let completions = 0;
   return createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method !== 'POST') return next();
@@ -43,12 +48,9 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
     if (header === undefined) return next();
     const key = parseIdempotencyKey(header);
     if (key === null) {
-      return errorResponse(
-        c,
-        new DomainError('invalid_idempotency_key', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters.`, {
-          attr: 'Idempotency-Key',
-        }),
-      );
+      throw new DomainError('invalid_idempotency_key', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters.`, {
+        attr: 'Idempotency-Key',
+      });
     }
     const url = new URL(c.req.url);
     const text = await c.req.text();
@@ -58,39 +60,27 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
       fingerprint: createHash('sha256').update(`POST ${url.pathname}${url.search}\n${text}`, 'utf8').digest('hex'),
       requestPath: url.pathname,
     };
-    const row = records.find(request.keyId, key);
-    if (row && row.fingerprint !== request.fingerprint) {
-      return errorResponse(c, new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { attr: 'Idempotency-Key' }));
+    const reservation = await records.reserve(request);
+    if (!reservation.held) {
+      const record = reservation.record;
+      // Reserved, nothing recorded yet: the first request is still running (its body is not compared: nothing of it is known yet).
+      if (record.response === null && record.eventPositions.length === 0) throw keyInProgress();
+      if (record.fingerprint !== request.fingerprint) {
+        throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request.', { attr: 'Idempotency-Key' });
+      }
+      if (record.response) return replay(c, record.response.status, record.response.body, record.response.contentType);
+      return recover(c, records, store, request, record, text);
     }
-    const slot = `${request.keyId}\n${key}`;
-    if (inFlight.has(slot)) {
-      return errorResponse(
-        c,
-        new DomainError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being handled; retry later.', { attr: 'Idempotency-Key' }),
-      );
-    }
-    if (row?.status !== null && row?.status !== undefined) return replay(c, row.status, row.responseBody ?? '', row.responseContentType);
-    if (row) return recover(c, records, store, request, row, text);
 
-    inFlight.add(slot);
-    try {
-      await records.run(request, async () => {
-        try {
-          await next();
-        } catch (error) {
-          // Caller errors are answered (and kept) here; anything else goes on to the app's error handler, a 500.
-          const mapped = toDomainError(error);
-          if (mapped.code === 'internal_error') throw error;
-          c.res = errorResponse(c, mapped);
-        }
-      });
-    } finally {
-      inFlight.delete(slot);
+    // An error inside is answered by app.onError before this line sees it: `c.res` is always the answer.
+    c.set('beforeCommit', reservation.beforeCommit);
+    await next();
+    if (isTransient(c.res.status)) {
+      await reservation.release();
+      return;
     }
-    if (!isTransient(c.res.status)) {
-      records.complete(request, { status: c.res.status, body: await c.res.clone().text(), contentType: c.res.headers.get('content-type') });
-      if (++completions % PURGE_EVERY === 0) records.purgeExpired();
-    }
+    await reservation.complete({ status: c.res.status, body: await c.res.clone().text(), contentType: c.res.headers.get('content-type') });
+    if (++completions % PURGE_EVERY === 0) await records.purgeExpired();
   });
 }
 
@@ -110,25 +100,22 @@ async function recover(
   records: IdempotencyRecords,
   store: EventStore,
   request: IdempotentRequest,
-  row: IdempotencyKeyRow,
+  record: IdempotencyRecord,
   text: string,
 ): Promise<Response> {
-  const positions = (JSON.parse(row.eventPositions) as number[]).sort((a, b) => a - b);
+  const positions = [...record.eventPositions].sort((a, b) => a - b);
   const wanted = new Set(positions);
   const first = positions[0] ?? 1;
   const last = positions[positions.length - 1] ?? 0;
   const events = (await store.readAll(first - 1, Math.max(1, last - first + 1))).filter((stored) => wanted.has(stored.globalPosition));
-  const recovered = recoveries[row.requestPath]?.(JSON.parse(text) as unknown, events, row.createdAt) ?? null;
+  const recovered = recoveries[record.requestPath]?.(JSON.parse(text) as unknown, events, record.createdAt) ?? null;
   if (!recovered) {
-    return errorResponse(
-      c,
-      new DomainError('idempotency_response_lost', 'The request with this Idempotency-Key was applied, but its response could not be rebuilt.', {
-        attr: 'Idempotency-Key',
-      }),
-    );
+    throw new DomainError('idempotency_response_lost', 'The request with this Idempotency-Key was applied, but its response could not be rebuilt.', {
+      attr: 'Idempotency-Key',
+    });
   }
   const body = JSON.stringify(recovered.body);
   const contentType = 'application/json';
-  records.complete(request, { status: recovered.status, body, contentType });
+  await records.complete(request, { status: recovered.status, body, contentType });
   return replay(c, recovered.status, body, contentType);
 }

@@ -5,7 +5,6 @@ import { createMiddleware } from 'hono/factory';
 import { every } from 'hono/combine';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
 import { jsonLimitProblem } from './json-limits.js';
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -75,35 +74,36 @@ async function readWebStream(body: ReadableStream<Uint8Array>, maxBytes: number)
  * parsed once and cached for the route's `c.req.json()`, its validator and
  * `c.req.text()`; bytes that are not UTF-8 are a parse_error. `parse: false`
  * checks a copy and leaves the request's body unread, for handlers that read
- * the raw request themselves (GraphQL).
+ * the raw request themselves (GraphQL). Each refusal is a thrown DomainError,
+ * answered by `app.onError`.
  */
 export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse: true }) {
   const requireJson = createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const type = c.req.header('content-type') ?? '';
     if (!JSON_CONTENT_TYPE.test(type)) {
-      return errorResponse(c, new DomainError('unsupported_media_type', `Unsupported media type "${type}": send application/json.`));
+      throw new DomainError('unsupported_media_type', `Unsupported media type "${type}": send application/json.`);
     }
     await next();
   });
   const limit = createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    const tooLarge = () => errorResponse(c, new DomainError('payload_too_large', `Request body is larger than ${maxBytes} bytes.`));
+    const tooLarge = () => new DomainError('payload_too_large', `Request body is larger than ${maxBytes} bytes.`);
     const declared = c.req.header('content-length');
-    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) return tooLarge();
+    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge();
     // Counted as it arrives whatever Content-Length says: chunked bodies, and a header that understates the body.
     const incoming = nodeIncoming(c);
     if (incoming && options.parse) {
       // Served by @hono/node-server: read the Node stream itself, so no WHATWG Request and stream are built per request.
       const bytes = await readIncoming(incoming, maxBytes);
-      if (bytes === null) return tooLarge();
+      if (bytes === null) throw tooLarge();
       c.set(BODY_BYTES, bytes);
       return next();
     }
     const body = c.req.raw.body;
     if (!body) return next();
     const bytes = await readWebStream(body, maxBytes);
-    if (bytes === null) return tooLarge();
+    if (bytes === null) throw tooLarge();
     if (options.parse) c.set(BODY_BYTES, bytes);
     else c.req.raw = new Request(c.req.raw, { body: bytes });
     await next();
@@ -118,11 +118,11 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
       text = bytes ? utf8.decode(bytes) : options.parse ? await c.req.text() : await c.req.raw.clone().text();
       value = JSON.parse(text);
     } catch {
-      return errorResponse(c, new DomainError('parse_error', 'JSON parse error: the request body is not valid JSON.'));
+      throw new DomainError('parse_error', 'JSON parse error: the request body is not valid JSON.');
     }
     // Limits on the parsed structure, before any schema sees it (json-limits.ts).
     const problem = jsonLimitProblem(text);
-    if (problem) return errorResponse(c, problem);
+    if (problem) throw problem;
     if (options.parse) {
       // Parsed once: the routes' c.req.json(), their validators and Idempotency-Key's c.req.text() read these.
       // (Hono keeps promises in its body cache, although its type names the values.)

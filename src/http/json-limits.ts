@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../domain/error-codes.js';
 import { DomainError } from '../domain/errors.js';
 
 /**
@@ -37,7 +38,7 @@ const pathOf = (stack: readonly Frame[]): string | null => {
   return parts.length > 0 ? parts.join('.') : null;
 };
 
-const problem = (code: string, detail: string, attr: string | null) =>
+const problem = (code: ErrorCode, detail: string, attr: string | null) =>
   new DomainError(code, detail, { errors: [{ detail, code, attr }] });
 
 /** Significant digits and decimal point position of a number's text; null for zero. */

@@ -1,9 +1,8 @@
 import { createMiddleware } from 'hono/factory';
 import { effectiveConfigValue } from '../domain/service-config/service-config-settings.js';
-import { DomainError } from '../domain/errors.js';
 import type { ReadModels } from '../queries/read-models.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
+import { throttled } from './errors.js';
 
 interface Bucket {
   tokens: number;
@@ -42,17 +41,13 @@ export class RequestRateLimiter {
  * a change applies at once. Past it: 429 `throttled` with `Retry-After`.
  * Runs after authentication (the key is the principal's) and before the body is read.
  */
-export function requestRateLimit(read: ReadModels, limiter: RequestRateLimiter) {
+export function requestRateLimit(read: Pick<ReadModels, 'configValue'>, limiter: RequestRateLimiter) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const rate = effectiveConfigValue('request-rate-per-second', await read.configValue('request-rate-per-second'));
     if (rate === null) return next();
     const wait = limiter.take(c.get('principal').keyId, rate);
     if (wait !== null) {
-      return errorResponse(
-        c,
-        new DomainError('throttled', `Too many requests for this API key (at most ${rate} a second); retry after ${wait} s.`),
-        { 'Retry-After': String(wait) },
-      );
+      throw throttled(`Too many requests for this API key (at most ${rate} a second); retry after ${wait} s.`, wait);
     }
     await next();
   });

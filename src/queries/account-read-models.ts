@@ -6,7 +6,7 @@ import { importSuppliers, type ImportSupplierRow } from '../../projections/impor
 import { operationsTeams } from '../../projections/operations-teams.js';
 import { serviceConfig } from '../../projections/service-config.js';
 import type { ServiceConfigKey } from '../../events/service-config.js';
-import type { LedgerDb } from '../store/database.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** Queries over the walking-skeleton projections: suppliers, teams, API keys, account import processes, config. */
 export interface AccountReadModels {
@@ -22,62 +22,34 @@ export interface AccountReadModels {
   configValue(key: ServiceConfigKey): Promise<number | null>;
 }
 
-export function createSqliteAccountReadModels(db: LedgerDb): AccountReadModels {
+export function createAccountReadModels(q: ProjectionQueries): AccountReadModels {
   // The queries every request makes are prepared once.
-  const supplierByCode = db.select().from(importSuppliers).where(eq(importSuppliers.code, sql.placeholder('code'))).prepare();
-  const teamByName = db
-    .select({ name: operationsTeams.name })
-    .from(operationsTeams)
-    .where(eq(operationsTeams.name, sql.placeholder('name')))
-    .prepare();
-  const keyById = db.select().from(apiKeys).where(eq(apiKeys.keyId, sql.placeholder('keyId'))).prepare();
-  const keyByHash = db.select().from(apiKeys).where(eq(apiKeys.keyHash, sql.placeholder('keyHash'))).prepare();
-  const processByKey = db
-    .select()
-    .from(accountImportProcesses)
-    .where(
-      and(
-        eq(accountImportProcesses.importSupplier, sql.placeholder('importSupplier')),
-        eq(accountImportProcesses.externalAccountNumber, sql.placeholder('externalAccountNumber')),
-      ),
-    )
-    .prepare();
-  const configByKey = db.select({ value: serviceConfig.value }).from(serviceConfig).where(eq(serviceConfig.key, sql.placeholder('key'))).prepare();
+  const supplierByCode = q.prepareOne(importSuppliers, eq(importSuppliers.code, sql.placeholder('code')));
+  const teamByName = q.prepareOne(operationsTeams, eq(operationsTeams.name, sql.placeholder('name')));
+  const keyById = q.prepareOne(apiKeys, eq(apiKeys.keyId, sql.placeholder('keyId')));
+  const keyByHash = q.prepareOne(apiKeys, eq(apiKeys.keyHash, sql.placeholder('keyHash')));
+  const processByKey = q.prepareOne(
+    accountImportProcesses,
+    and(
+      eq(accountImportProcesses.importSupplier, sql.placeholder('importSupplier')),
+      eq(accountImportProcesses.externalAccountNumber, sql.placeholder('externalAccountNumber')),
+    )!,
+  );
+  const configByKey = q.prepareOne(serviceConfig, eq(serviceConfig.key, sql.placeholder('key')));
   return {
-    async findImportSupplier(code) {
-      return supplierByCode.get({ code }) ?? null;
-    },
-    async listImportSuppliers() {
-      return db.select().from(importSuppliers).orderBy(asc(importSuppliers.code)).all();
-    },
-    async operationsTeamExists(name) {
-      return teamByName.get({ name }) !== undefined;
-    },
-    async listOperationsTeams() {
-      return db.select({ name: operationsTeams.name }).from(operationsTeams).orderBy(asc(operationsTeams.name)).all().map((r) => r.name);
-    },
-    async findApiKey(keyId) {
-      return keyById.get({ keyId }) ?? null;
-    },
-    async findApiKeyByHash(keyHash) {
-      return keyByHash.get({ keyHash }) ?? null;
-    },
-    async listApiKeys() {
-      return db.select().from(apiKeys).orderBy(asc(apiKeys.createdAt)).all();
-    },
-    async findAccountImportProcess(importSupplier, externalAccountNumber) {
-      return processByKey.get({ importSupplier, externalAccountNumber }) ?? null;
-    },
-    async listAccountImportProcesses(importSupplier, states) {
-      return db
-        .select()
-        .from(accountImportProcesses)
-        .where(and(eq(accountImportProcesses.importSupplier, importSupplier), inArray(accountImportProcesses.state, [...states])))
-        .orderBy(asc(accountImportProcesses.firstStagedAt), asc(accountImportProcesses.externalAccountNumber))
-        .all();
-    },
-    async configValue(key) {
-      return configByKey.get({ key })?.value ?? null;
-    },
+    findImportSupplier: (code) => supplierByCode({ code }),
+    listImportSuppliers: () => q.list(importSuppliers, { orderBy: [asc(importSuppliers.code)] }),
+    operationsTeamExists: async (name) => (await teamByName({ name })) !== null,
+    listOperationsTeams: async () => (await q.list(operationsTeams, { orderBy: [asc(operationsTeams.name)] })).map((r) => r.name),
+    findApiKey: (keyId) => keyById({ keyId }),
+    findApiKeyByHash: (keyHash) => keyByHash({ keyHash }),
+    listApiKeys: () => q.list(apiKeys, { orderBy: [asc(apiKeys.createdAt)] }),
+    findAccountImportProcess: (importSupplier, externalAccountNumber) => processByKey({ importSupplier, externalAccountNumber }),
+    listAccountImportProcesses: (importSupplier, states) =>
+      q.list(accountImportProcesses, {
+        where: and(eq(accountImportProcesses.importSupplier, importSupplier), inArray(accountImportProcesses.state, [...states])),
+        orderBy: [asc(accountImportProcesses.firstStagedAt), asc(accountImportProcesses.externalAccountNumber)],
+      }),
+    configValue: async (key) => (await configByKey({ key }))?.value ?? null,
   };
 }

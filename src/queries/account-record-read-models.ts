@@ -4,7 +4,7 @@ import { accountHistoricalStatements, type AccountHistoricalStatementRow } from 
 import { accountLedgerTransactions } from '../../projections/account-ledger-transactions.js';
 import { accountLedgers } from '../../projections/account-ledgers.js';
 import { accountNotes, type AccountNoteRow } from '../../projections/account-notes.js';
-import type { LedgerDb } from '../store/database.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** One line of an account ledger: the transaction, what it did to the balance, and the balance after it. */
 export interface LedgerLine {
@@ -28,33 +28,24 @@ export interface AccountRecordReadModels {
   listHistoricalStatements(importSupplier: string, externalAccountNumber: string): Promise<AccountHistoricalStatementRow[]>;
 }
 
-export function createSqliteAccountRecordReadModels(db: LedgerDb): AccountRecordReadModels {
+export function createAccountRecordReadModels(q: ProjectionQueries): AccountRecordReadModels {
+  const t = accountLedgerTransactions;
+  const s = accountHistoricalStatements;
   return {
-    async listAccountNotes(importSupplier, externalAccountNumber) {
-      return db
-        .select()
-        .from(accountNotes)
-        .where(and(eq(accountNotes.importSupplier, importSupplier), eq(accountNotes.externalAccountNumber, externalAccountNumber)))
-        .orderBy(asc(accountNotes.sequence))
-        .all();
-    },
+    listAccountNotes: (importSupplier, externalAccountNumber) =>
+      q.list(accountNotes, {
+        where: and(eq(accountNotes.importSupplier, importSupplier), eq(accountNotes.externalAccountNumber, externalAccountNumber)),
+        orderBy: [asc(accountNotes.sequence)],
+      }),
     async accountLedger(importSupplier, externalAccountNumber) {
-      const rows = db
-        .select()
-        .from(accountLedgerTransactions)
-        .where(
-          and(
-            eq(accountLedgerTransactions.importSupplier, importSupplier),
-            eq(accountLedgerTransactions.externalAccountNumber, externalAccountNumber),
-          ),
-        )
-        .orderBy(asc(accountLedgerTransactions.transactionDate), asc(accountLedgerTransactions.position))
-        .all();
-      const summary = db
-        .select({ balanceCents: accountLedgers.balanceCents })
-        .from(accountLedgers)
-        .where(and(eq(accountLedgers.importSupplier, importSupplier), eq(accountLedgers.externalAccountNumber, externalAccountNumber)))
-        .get();
+      const rows = await q.list(t, {
+        where: and(eq(t.importSupplier, importSupplier), eq(t.externalAccountNumber, externalAccountNumber)),
+        orderBy: [asc(t.transactionDate), asc(t.position)],
+      });
+      const summary = await q.one(
+        accountLedgers,
+        and(eq(accountLedgers.importSupplier, importSupplier), eq(accountLedgers.externalAccountNumber, externalAccountNumber))!,
+      );
       let running = 0;
       const lines = rows.map((row) => {
         running += row.balanceEffectCents;
@@ -68,18 +59,10 @@ export function createSqliteAccountRecordReadModels(db: LedgerDb): AccountRecord
       });
       return { balanceCents: summary?.balanceCents ?? 0, lines };
     },
-    async listHistoricalStatements(importSupplier, externalAccountNumber) {
-      return db
-        .select()
-        .from(accountHistoricalStatements)
-        .where(
-          and(
-            eq(accountHistoricalStatements.importSupplier, importSupplier),
-            eq(accountHistoricalStatements.externalAccountNumber, externalAccountNumber),
-          ),
-        )
-        .orderBy(asc(accountHistoricalStatements.billPeriodFromDate), asc(accountHistoricalStatements.statementId))
-        .all();
-    },
+    listHistoricalStatements: (importSupplier, externalAccountNumber) =>
+      q.list(s, {
+        where: and(eq(s.importSupplier, importSupplier), eq(s.externalAccountNumber, externalAccountNumber)),
+        orderBy: [asc(s.billPeriodFromDate), asc(s.statementId)],
+      }),
   };
 }

@@ -1,8 +1,8 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { businessContracts } from '../../projections/business-contracts.js';
 import { businesses, type BusinessRow } from '../../projections/businesses.js';
 import { products } from '../../projections/products.js';
-import type { LedgerDb } from '../store/database.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** A business contract with the business that holds it. */
 export interface BusinessContractLink {
@@ -22,60 +22,36 @@ export interface BusinessReadModels {
   existingProductCodes(codes: readonly string[]): Promise<string[]>;
 }
 
-export function createSqliteBusinessReadModels(db: LedgerDb): BusinessReadModels {
+export function createBusinessReadModels(q: ProjectionQueries): BusinessReadModels {
+  const c = businessContracts;
   return {
-    async findBusiness(importSupplier, externalBusinessIdentifier) {
-      return (
-        db
-          .select()
-          .from(businesses)
-          .where(and(eq(businesses.importSupplier, importSupplier), eq(businesses.externalBusinessIdentifier, externalBusinessIdentifier)))
-          .get() ?? null
-      );
-    },
+    findBusiness: (importSupplier, externalBusinessIdentifier) =>
+      q.one(businesses, and(eq(businesses.importSupplier, importSupplier), eq(businesses.externalBusinessIdentifier, externalBusinessIdentifier))!),
     async findBusinessContract(importSupplier, contractIdentifier) {
-      return (
-        db
-          .select({
-            contractIdentifier: businessContracts.contractIdentifier,
-            externalBusinessIdentifier: businessContracts.externalBusinessIdentifier,
-            platformBusinessId: businesses.platformBusinessId,
-          })
-          .from(businessContracts)
-          .innerJoin(
-            businesses,
-            and(
-              eq(businesses.importSupplier, businessContracts.importSupplier),
-              eq(businesses.externalBusinessIdentifier, businessContracts.externalBusinessIdentifier),
-            ),
-          )
-          .where(and(eq(businessContracts.importSupplier, importSupplier), eq(businessContracts.contractIdentifier, contractIdentifier)))
-          .get() ?? null
+      const [link] = await q.select(
+        { contractIdentifier: c.contractIdentifier, externalBusinessIdentifier: c.externalBusinessIdentifier, platformBusinessId: businesses.platformBusinessId },
+        sql`FROM ${c} INNER JOIN ${businesses}
+              ON ${businesses.importSupplier} = ${c.importSupplier} AND ${businesses.externalBusinessIdentifier} = ${c.externalBusinessIdentifier}
+            WHERE ${and(eq(c.importSupplier, importSupplier), eq(c.contractIdentifier, contractIdentifier))} LIMIT 1`,
       );
+      return link ?? null;
     },
-    async takenContractIdentifiers(importSupplier, identifiers) {
-      return inChunks(identifiers, (chunk) =>
-        db
-          .select({ identifier: businessContracts.contractIdentifier })
-          .from(businessContracts)
-          .where(and(eq(businessContracts.importSupplier, importSupplier), inArray(businessContracts.contractIdentifier, chunk)))
-          .all()
-          .map((row) => row.identifier),
-      );
-    },
-    async existingProductCodes(codes) {
-      // Only the codes: the products' rate timelines are not needed here.
-      return inChunks(codes, (chunk) =>
-        db.select({ code: products.code }).from(products).where(inArray(products.code, chunk)).all().map((row) => row.code),
-      );
-    },
+    takenContractIdentifiers: (importSupplier, identifiers) =>
+      inChunks(identifiers, async (chunk) =>
+        (await q.select({ identifier: c.contractIdentifier }, sql`FROM ${c} WHERE ${and(eq(c.importSupplier, importSupplier), inArray(c.contractIdentifier, chunk))}`)).map(
+          (row) => row.identifier,
+        ),
+      ),
+    // Only the codes: the products' rate timelines are not needed here.
+    existingProductCodes: (codes) =>
+      inChunks(codes, async (chunk) => (await q.select({ code: products.code }, sql`FROM ${products} WHERE ${inArray(products.code, chunk)}`)).map((row) => row.code)),
   };
 }
 
-/** Runs an `IN (...)` query over bounded chunks: SQLite caps the number of bound parameters. */
-export function inChunks<T>(values: readonly string[], query: (chunk: string[]) => T[], size = 500): T[] {
+/** Runs an `IN (...)` query over bounded chunks: databases cap the number of bound parameters. */
+export async function inChunks<T>(values: readonly string[], query: (chunk: string[]) => Promise<T[]>, size = 500): Promise<T[]> {
   const unique = [...new Set(values)];
   const results: T[] = [];
-  for (let i = 0; i < unique.length; i += size) results.push(...query(unique.slice(i, i + size)));
+  for (let i = 0; i < unique.length; i += size) results.push(...(await query(unique.slice(i, i + size))));
   return results;
 }

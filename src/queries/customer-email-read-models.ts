@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import { customerEmails, type CustomerEmailRow, type CustomerEmailStatusName } from '../../projections/customer-emails.js';
-import type { LedgerDb } from '../store/database.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** What is left in the outbox: emails not ended yet, and when the next one becomes due. */
 export interface CustomerEmailQueueState {
@@ -31,28 +31,22 @@ export interface CustomerEmailReadModels {
   listCustomerEmails(filter?: CustomerEmailFilter): Promise<CustomerEmailRow[]>;
 }
 
-export function createSqliteCustomerEmailReadModels(db: LedgerDb): CustomerEmailReadModels {
+export function createCustomerEmailReadModels(q: ProjectionQueries): CustomerEmailReadModels {
   const e = customerEmails;
   return {
-    async dueCustomerEmails(now, limit) {
-      return db
-        .select()
-        .from(e)
-        .where(
-          sql`((${e.status} = 'QUEUED' AND (${e.dueAt} IS NULL OR ${e.dueAt} <= ${now}))
+    dueCustomerEmails: (now, limit) =>
+      q.list(e, {
+        where: sql`((${e.status} = 'QUEUED' AND (${e.dueAt} IS NULL OR ${e.dueAt} <= ${now}))
             OR (${e.status} = 'SENDING' AND ${e.leaseExpiresAt} <= ${now}))`,
-        )
-        .orderBy(asc(e.queuePosition))
-        .limit(limit)
-        .all();
-    },
+        orderBy: [asc(e.queuePosition)],
+        limit,
+      }),
     async customerEmailQueueState() {
       // The unfinished part of the outbox is small (sent and failed emails are left out).
-      const rows = db
-        .select({ status: e.status, dueAt: e.dueAt, leaseExpiresAt: e.leaseExpiresAt, queuedAt: e.queuedAt })
-        .from(e)
-        .where(inArray(e.status, ['QUEUED', 'SENDING']))
-        .all();
+      const rows = await q.select(
+        { status: e.status, dueAt: e.dueAt, leaseExpiresAt: e.leaseExpiresAt, queuedAt: e.queuedAt },
+        sql`FROM ${e} WHERE ${inArray(e.status, ['QUEUED', 'SENDING'])}`,
+      );
       const dueTimes = rows.map((row) => (row.status === 'QUEUED' ? (row.dueAt ?? row.queuedAt) : (row.leaseExpiresAt ?? row.queuedAt)));
       return {
         queued: rows.filter((row) => row.status === 'QUEUED').length,
@@ -60,14 +54,13 @@ export function createSqliteCustomerEmailReadModels(db: LedgerDb): CustomerEmail
         nextDueAt: dueTimes.length === 0 ? null : dueTimes.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a)),
       };
     },
-    async listCustomerEmails(filter = {}) {
+    listCustomerEmails(filter = {}) {
       const conditions: SQL[] = [];
       if (filter.importSupplier !== undefined) conditions.push(eq(e.importSupplier, filter.importSupplier));
       if (filter.externalAccountNumber !== undefined) conditions.push(eq(e.externalAccountNumber, filter.externalAccountNumber));
       if (filter.status !== undefined) conditions.push(eq(e.status, filter.status));
       if (filter.afterQueuePosition !== undefined) conditions.push(gt(e.queuePosition, filter.afterQueuePosition));
-      const query = db.select().from(e).where(and(...conditions)).orderBy(asc(e.queuePosition));
-      return filter.limit === undefined ? query.all() : query.limit(filter.limit).all();
+      return q.list(e, { where: and(...conditions), orderBy: [asc(e.queuePosition)], limit: filter.limit });
     },
   };
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { paymentInstructions, type PaymentInstructionRow } from '../../projections/payment-instructions.js';
-import type { LedgerDb } from '../store/database.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** Queries over the payment instructions projection. */
 export interface PaymentInstructionReadModels {
@@ -8,16 +8,13 @@ export interface PaymentInstructionReadModels {
   listPaymentInstructions(importSupplier: string, externalAccountNumber: string): Promise<PaymentInstructionRow[]>;
 }
 
-export function createSqlitePaymentInstructionReadModels(db: LedgerDb): PaymentInstructionReadModels {
+export function createPaymentInstructionReadModels(q: ProjectionQueries): PaymentInstructionReadModels {
   const p = paymentInstructions;
   return {
-    async listPaymentInstructions(importSupplier, externalAccountNumber) {
-      return db
-        .select()
-        .from(p)
-        .where(and(eq(p.importSupplier, importSupplier), eq(p.externalAccountNumber, externalAccountNumber)))
-        .orderBy(asc(p.createdAt), asc(p.reference))
-        .all();
-    },
+    listPaymentInstructions: (importSupplier, externalAccountNumber) =>
+      q.list(p, {
+        where: and(eq(p.importSupplier, importSupplier), eq(p.externalAccountNumber, externalAccountNumber)),
+        orderBy: [asc(p.createdAt), asc(p.reference)],
+      }),
   };
 }

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { products, type ProductRow } from '../../projections/products.js';
-import type { LedgerDb } from '../store/database.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** Queries over the products projection (the shared catalogue). */
 export interface ProductReadModels {
@@ -11,22 +11,16 @@ export interface ProductReadModels {
   productMarkets(codes: readonly string[]): Promise<Map<string, ProductRow['marketName']>>;
 }
 
-export function createSqliteProductReadModels(db: LedgerDb): ProductReadModels {
+export function createProductReadModels(q: ProjectionQueries): ProductReadModels {
   // Prepared once: these run on every account validation.
-  const byCode = db.select().from(products).where(eq(products.code, sql.placeholder('code'))).prepare();
-  const marketByCode = db
-    .select({ marketName: products.marketName })
-    .from(products)
-    .where(eq(products.code, sql.placeholder('code')))
-    .prepare();
+  const byCode = q.prepareOne(products, eq(products.code, sql.placeholder('code')));
+  const marketByCode = q.prepareSelect({ marketName: products.marketName }, sql`FROM ${products} WHERE ${eq(products.code, sql.placeholder('code'))}`);
   return {
-    async findProduct(code) {
-      return byCode.get({ code }) ?? null;
-    },
+    findProduct: (code) => byCode({ code }),
     async findProducts(codes) {
       const found = new Map<string, ProductRow>();
       for (const code of new Set(codes)) {
-        const row = byCode.get({ code });
+        const row = await byCode({ code });
         if (row) found.set(code, row);
       }
       return found;
@@ -34,7 +28,7 @@ export function createSqliteProductReadModels(db: LedgerDb): ProductReadModels {
     async productMarkets(codes) {
       const found = new Map<string, ProductRow['marketName']>();
       for (const code of new Set(codes)) {
-        const row = marketByCode.get({ code });
+        const [row] = await marketByCode({ code });
         if (row) found.set(code, row.marketName);
       }
       return found;

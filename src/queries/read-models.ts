@@ -1,16 +1,18 @@
-import { createSqliteFeedReadModels, type FeedReadModels } from '../feed/event-feed.js';
-import type { LedgerDb } from '../store/database.js';
-import { createSqliteAccountReadModels, type AccountReadModels } from './account-read-models.js';
-import { createSqliteAccountRecordReadModels, type AccountRecordReadModels } from './account-record-read-models.js';
-import { createSqliteBusinessReadModels, type BusinessReadModels } from './business-read-models.js';
-import { createSqliteCustomerEmailReadModels, type CustomerEmailReadModels } from './customer-email-read-models.js';
-import { createSqlitePaymentInstructionReadModels, type PaymentInstructionReadModels } from './payment-instruction-read-models.js';
-import { createSqliteProductReadModels, type ProductReadModels } from './product-read-models.js';
-import { createSqliteSupplyPointReadModels, type SupplyPointReadModels } from './supply-point-read-models.js';
+import { createFeedReadModels, type FeedReadModels } from '../feed/event-feed.js';
+import type { EventLog } from '../store/event-log.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
+import { createAccountReadModels, type AccountReadModels } from './account-read-models.js';
+import { createAccountRecordReadModels, type AccountRecordReadModels } from './account-record-read-models.js';
+import { createBusinessReadModels, type BusinessReadModels } from './business-read-models.js';
+import { createCustomerEmailReadModels, type CustomerEmailReadModels } from './customer-email-read-models.js';
+import { createPaymentInstructionReadModels, type PaymentInstructionReadModels } from './payment-instruction-read-models.js';
+import { createProductReadModels, type ProductReadModels } from './product-read-models.js';
+import { createSupplyPointReadModels, type SupplyPointReadModels } from './supply-point-read-models.js';
 
 /**
  * Queries over the projections: what the API and the CLI read. They never
- * fold streams. Asynchronous so that a PostgreSQL implementation can follow.
+ * fold streams. Written once against the store's ports (`ProjectionQueries`
+ * for the tables, `EventLog` for the feed); every store runs the same ones.
  * One module per feature; this interface is their union.
  */
 export interface ReadModels
@@ -23,16 +25,16 @@ export interface ReadModels
     AccountRecordReadModels,
     FeedReadModels {}
 
-export function createSqliteReadModels(db: LedgerDb): ReadModels {
-  const supplyPoints = createSqliteSupplyPointReadModels(db);
+export function createReadModels(queries: ProjectionQueries, log: EventLog): ReadModels {
+  const supplyPoints = createSupplyPointReadModels(queries);
   return {
-    ...createSqliteFeedReadModels(db, supplyPoints.findPopulateBatch),
-    ...createSqliteAccountReadModels(db),
-    ...createSqliteBusinessReadModels(db),
+    ...createFeedReadModels(log, supplyPoints.findPopulateBatch),
+    ...createAccountReadModels(queries),
+    ...createBusinessReadModels(queries),
     ...supplyPoints,
-    ...createSqliteProductReadModels(db),
-    ...createSqlitePaymentInstructionReadModels(db),
-    ...createSqliteCustomerEmailReadModels(db),
-    ...createSqliteAccountRecordReadModels(db),
+    ...createProductReadModels(queries),
+    ...createPaymentInstructionReadModels(queries),
+    ...createCustomerEmailReadModels(queries),
+    ...createAccountRecordReadModels(queries),
   };
 }

@@ -9,7 +9,7 @@ import {
   type SupplyPointPopulateRequestRow,
 } from '../../projections/supply-points-populate-requests.js';
 import type { SupplyType } from '../domain/account-import-process/identifiers.js';
-import type { LedgerDb } from '../store/database.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** A request the worker may take now, with the batch's customer category. */
 export interface DuePopulateRequest {
@@ -44,64 +44,47 @@ export interface SupplyPointReadModels {
   listSupplyPoints(): Promise<SupplyPointRow[]>;
 }
 
-export function createSqliteSupplyPointReadModels(db: LedgerDb): SupplyPointReadModels {
+export function createSupplyPointReadModels(q: ProjectionQueries): SupplyPointReadModels {
   const r = supplyPointPopulateRequests;
+  const b = supplyPointPopulateBatches;
   return {
-    async findPopulateBatch(batchId) {
-      return db.select().from(supplyPointPopulateBatches).where(eq(supplyPointPopulateBatches.batchId, batchId)).get() ?? null;
-    },
-    async listPopulateRequests(batchId) {
-      return db.select().from(r).where(eq(r.batchId, batchId)).orderBy(asc(r.sequence)).all();
-    },
+    findPopulateBatch: (batchId) => q.one(b, eq(b.batchId, batchId)),
+    listPopulateRequests: (batchId) => q.list(r, { where: eq(r.batchId, batchId), orderBy: [asc(r.sequence)] }),
     async duePopulateRequests(supplyType, now, limit) {
-      return db
-        .select({
+      const rows = await q.select(
+        {
           batchId: r.batchId,
           sequence: r.sequence,
           supplyType: r.supplyType,
           identifier: r.identifier,
-          customerCategory: supplyPointPopulateBatches.customerCategory,
+          customerCategory: b.customerCategory,
           status: r.status,
           attempt: r.attempt,
-        })
-        .from(r)
-        .innerJoin(supplyPointPopulateBatches, eq(supplyPointPopulateBatches.batchId, r.batchId))
-        .where(
-          and(
-            eq(r.supplyType, supplyType),
-            sql`((${r.status} = 'PENDING' AND (${r.dueAt} IS NULL OR ${r.dueAt} <= ${now}))
-              OR (${r.status} = 'CLAIMED' AND ${r.leaseExpiresAt} <= ${now}))`,
-          ),
-        )
-        .orderBy(asc(r.queuePosition))
-        .limit(limit)
-        .all() as DuePopulateRequest[];
+        },
+        sql`FROM ${r} INNER JOIN ${b} ON ${b.batchId} = ${r.batchId}
+            WHERE ${r.supplyType} = ${supplyType}
+              AND ((${r.status} = 'PENDING' AND (${r.dueAt} IS NULL OR ${r.dueAt} <= ${now}))
+                OR (${r.status} = 'CLAIMED' AND ${r.leaseExpiresAt} <= ${now}))
+            ORDER BY ${r.queuePosition} LIMIT ${limit}`,
+      );
+      // The WHERE clause keeps only pending and claimed requests.
+      return rows as DuePopulateRequest[];
     },
     async populateQueueState(supplyType) {
-      const row = db
-        .select({
+      const [row] = await q.select(
+        {
           unfinished: sql<number>`count(*)`,
           // A pending request without a retry time is due at once: '' sorts before any ISO time.
           nextDueAt: sql<string | null>`min(CASE ${r.status} WHEN 'PENDING' THEN coalesce(${r.dueAt}, '') ELSE ${r.leaseExpiresAt} END)`,
-        })
-        .from(r)
-        .where(and(eq(r.supplyType, supplyType), inArray(r.status, ['PENDING', 'CLAIMED'])))
-        .get();
-      const unfinished = row?.unfinished ?? 0;
+        },
+        sql`FROM ${r} WHERE ${and(eq(r.supplyType, supplyType), inArray(r.status, ['PENDING', 'CLAIMED']))}`,
+      );
+      const unfinished = Number(row?.unfinished ?? 0);
       if (unfinished === 0) return { unfinished: 0, nextDueAt: null };
       return { unfinished, nextDueAt: row?.nextDueAt || new Date(0).toISOString() };
     },
-    async findSupplyPoint(supplyType, identifier) {
-      return (
-        db
-          .select()
-          .from(supplyPoints)
-          .where(and(eq(supplyPoints.supplyType, supplyType), eq(supplyPoints.identifier, identifier)))
-          .get() ?? null
-      );
-    },
-    async listSupplyPoints() {
-      return db.select().from(supplyPoints).orderBy(asc(supplyPoints.supplyType), asc(supplyPoints.identifier)).all();
-    },
+    findSupplyPoint: (supplyType, identifier) =>
+      q.one(supplyPoints, and(eq(supplyPoints.supplyType, supplyType), eq(supplyPoints.identifier, identifier))!),
+    listSupplyPoints: () => q.list(supplyPoints, { orderBy: [asc(supplyPoints.supplyType), asc(supplyPoints.identifier)] }),
   };
 }

@@ -1,6 +1,8 @@
 import type { CommandMetadata, StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
-import type { Decider } from './decider.js';
+import type { Decider } from '../domain/decider.js';
+
+export type StoredLedgerEvent = StoredEvent<LedgerEvent>;
 
 /** The stream was not at the version the caller expected: nothing was written. */
 export class ConcurrencyError extends Error {
@@ -14,75 +16,110 @@ export class ConcurrencyError extends Error {
   }
 }
 
+/**
+ * A write would have broken a unique index of a read model (a generated
+ * value, such as a platform account number, collided with an existing one):
+ * nothing of the unit was written. Adapters translate their database's own
+ * error into this one; the caller may retry with a fresh value.
+ */
+export class UniqueConstraintError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UniqueConstraintError';
+  }
+}
+
 /** A fact a command was decided on: the stream it was read from must still be at this version when appending. */
 export interface StreamGuard {
   readonly streamId: string;
   readonly expectedVersion: number;
 }
 
-export interface HandleOptions {
+/**
+ * The write transaction a `beforeCommit` hook runs in. Opaque outside the
+ * store: each adapter hands its own (the SQLite one is synchronous), and only
+ * that adapter's own records (the Idempotency-Key store) write through it.
+ */
+export interface WriteTransaction {
+  /** Which adapter opened it: a hook made for another store refuses it. */
+  readonly store: string;
+}
+
+/**
+ * Runs inside the unit of work of one write, once its events were appended
+ * and projected (`appended` may be empty when `decide` decided nothing; never
+ * for a dry run): what it writes through `tx` commits or rolls back with the
+ * events, and a hook that throws rolls the unit back and fails the write with
+ * its error. On the SQLite store it must be synchronous.
+ */
+export type BeforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction) => void | Promise<void>;
+
+export interface WriteOptions {
   readonly metadata: CommandMetadata;
+  readonly beforeCommit?: BeforeCommit;
+}
+
+export interface HandleOptions extends WriteOptions {
   readonly guards?: readonly StreamGuard[];
   /** Decide, append and project as usual, then roll the transaction back. */
   readonly dryRun?: boolean;
 }
 
 /** One command of `handleMany`: the stream it is decided on and the decider that decides it. */
-export interface StreamCommand<C, E extends LedgerEvent, S> {
+export interface StreamCommand<C, Ei extends LedgerEvent, Eo extends Ei, S> {
   readonly streamId: string;
-  readonly decider: Decider<C, E, S>;
+  readonly decider: Decider<C, Ei, Eo, S>;
   readonly command: C;
 }
 
-export interface HandleResult<E extends LedgerEvent, S> {
-  readonly events: readonly StoredEvent<E>[];
+export interface HandleResult<Eo extends LedgerEvent, S> {
+  readonly events: readonly StoredEvent<Eo>[];
   readonly state: S;
   readonly streamVersion: number;
 }
 
 /**
- * The event store behind the command handlers. Asynchronous at its boundary so
- * that a PostgreSQL implementation can follow; the transaction boundary lives
- * here, the deciders stay pure.
+ * The event store behind the command handlers (the port; adapters under
+ * src/store/<dialect>/). The transaction boundary lives here, the deciders
+ * stay pure. Every write runs in one unit of work: guards checked, streams
+ * read and folded, `decide` called, events appended with contiguous stream
+ * positions and gapless global positions in commit order, the inline
+ * projections updated, `beforeCommit` run, all committed together or not at
+ * all; no promise resolves before its unit is durable.
  */
 export interface EventStore {
   /** Every event of one stream, in stream order, parsed and upcast. */
-  readStream(streamId: string): Promise<readonly StoredEvent<LedgerEvent>[]>;
+  readStream(streamId: string): Promise<readonly StoredLedgerEvent[]>;
   /** Current version of a stream (0 when it has no events). */
   streamVersion(streamId: string): Promise<number>;
-  /** Appends with an expected version and runs the inline projections, in one transaction. */
-  appendToStream(
-    streamId: string,
-    expectedVersion: number,
-    events: readonly LedgerEvent[],
-    metadata: CommandMetadata,
-  ): Promise<readonly StoredEvent<LedgerEvent>[]>;
+  /** Appends with an expected version (a ConcurrencyError otherwise) and runs the inline projections, in one unit. */
+  appendToStream(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], options: WriteOptions): Promise<readonly StoredLedgerEvent[]>;
   /**
    * The command handler: reads the stream, folds it with `evolve`, calls the
    * pure `decide`, appends the new events and runs the inline projections in
-   * one transaction. A DomainError from `decide` leaves nothing written.
+   * one unit. A DomainError from `decide` leaves nothing written.
    */
-  handle<C, E extends LedgerEvent, S>(
+  handle<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     streamId: string,
-    decider: Decider<C, E, S>,
+    decider: Decider<C, Ei, Eo, S>,
     command: C,
     options: HandleOptions,
-  ): Promise<HandleResult<E, S>>;
+  ): Promise<HandleResult<Eo, S>>;
   /**
    * Several commands, each on its own stream, as one atomic unit: the guards
    * are checked, then every command in order is handled as `handle` would
-   * (read, fold, decide, append, project), all in one transaction. Any error
-   * (a DomainError from a `decide`, a ConcurrencyError) leaves nothing of any
-   * of them written. A stream may appear more than once: each command sees
-   * the events of the commands before it. `dryRun` rolls the whole unit back.
-   * Results come in the order of `commands`.
+   * (read, fold, decide, append, project). Any error (a DomainError from a
+   * `decide`, a ConcurrencyError) leaves nothing of any of them written. A
+   * stream may appear more than once: each command sees the events of the
+   * commands before it. `dryRun` rolls the whole unit back. Results come in
+   * the order of `commands`.
    */
-  handleMany<C, E extends LedgerEvent, S>(
-    commands: readonly StreamCommand<C, E, S>[],
+  handleMany<C, Ei extends LedgerEvent, Eo extends Ei, S>(
+    commands: readonly StreamCommand<C, Ei, Eo, S>[],
     options: HandleOptions,
-  ): Promise<HandleResult<E, S>[]>;
-  /** The whole log in global order, from after `position`. */
-  readAll(after: number, limit: number): Promise<readonly StoredEvent<LedgerEvent>[]>;
+  ): Promise<HandleResult<Eo, S>[]>;
+  /** At most `limit` events of the whole log in global order, from after `after`. */
+  readAll(after: number, limit: number): Promise<readonly StoredLedgerEvent[]>;
   /** Whether the log holds any event at all. */
   isEmpty(): Promise<boolean>;
 }

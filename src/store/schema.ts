@@ -6,7 +6,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
  * contiguous from 1 within a stream.
  *
  * An event's data is stored in two columns: `bulk` holds its bulk fields (the
- * staged account payload, see `elidableEventFields`) as one JSON object, and
+ * staged account payload, see `bulkEventFields` in event-codec.ts) as one JSON object, and
  * `data` everything else; `bulk` is null for events without bulk fields. Being
  * the last column, `bulk` is never loaded by a reader that does not select it
  * (projection rebuilds, the event feed). Readers merge the two

@@ -35,7 +35,7 @@ describe('import-ledger account', () => {
     // The supplier and the team come from the CLI; the accounts through the application, as the API would stage them.
     expect(await runCli(db.file, ['supplier', 'create', SUPPLIER])).toMatchObject({ code: 0 });
     expect(await runCli(db.file, ['team', 'create', TEAM])).toMatchObject({ code: 0 });
-    const ledger = openLedger(db.file);
+    const ledger = await openLedger({ sqliteFile: db.file });
     try {
       await createExampleProducts(ledger); // the products the example's agreements name
       for (const ext of [PROCESSED, STILL_PENDING, STAGED_ONLY, TO_SKIP]) await stageAccount(ledger, domesticAccount(ext), operator);
@@ -43,7 +43,7 @@ describe('import-ledger account', () => {
         await processAccount(ledger, { importSupplier: SUPPLIER, externalAccountNumber: ext, operationsTeamName: TEAM, dryRun: false }, operator);
       }
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   }, CLI_TEST_TIMEOUT_MS);
   afterAll(() => db.cleanup());
@@ -103,13 +103,13 @@ describe('import-ledger account', () => {
       expect(skipped).toHaveLength(1);
       expect(skipped[0]?.metadata['actor']).toBe(expectedOperatorActor());
 
-      const ledger = openLedger(db.file);
+      const ledger = await openLedger({ sqliteFile: db.file });
       try {
         const restage = stageAccount(ledger, domesticAccount(TO_SKIP), operator);
         await expect(restage).rejects.toBeInstanceOf(DomainError);
         await expect(restage).rejects.toMatchObject({ code: 'account_marked_to_skip' });
       } finally {
-        ledger.close();
+        await ledger.close();
       }
     },
     CLI_TEST_TIMEOUT_MS,

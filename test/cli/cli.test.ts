@@ -28,11 +28,11 @@ beforeEach(() => {
 afterEach(() => db.cleanup());
 
 async function withSupplier(code: string): Promise<void> {
-  const ledger = openLedger(db.file);
+  const ledger = await openLedger({ sqliteFile: db.file });
   try {
     await createImportSupplier(ledger, { code, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
   } finally {
-    ledger.close();
+    await ledger.close();
   }
 }
 

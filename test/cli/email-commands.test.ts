@@ -26,7 +26,7 @@ describe('import-ledger emails send / list', () => {
   beforeEach(async () => {
     db = tempDatabaseFile();
     sink = await startSmtpSink();
-    const ledger = openLedger(db.file);
+    const ledger = await openLedger({ sqliteFile: db.file });
     try {
       await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: true, documentRoot: null }, operator);
       await createOperationsTeam(ledger, TEAM, operator);
@@ -40,7 +40,7 @@ describe('import-ledger emails send / list', () => {
         operator,
       );
     } finally {
-      ledger.close();
+      await ledger.close();
     }
   });
   afterEach(async () => {

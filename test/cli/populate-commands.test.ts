@@ -54,7 +54,7 @@ describe('import-ledger populate run', () => {
   it(
     'drains the queue against the operators, prints progress on stderr, and exits 0',
     async () => {
-      const ledger = openLedger(db.file);
+      const ledger = await openLedger({ sqliteFile: db.file });
       let batchId: string;
       try {
         ({ batchId } = await createPopulateBatch(
@@ -66,7 +66,7 @@ describe('import-ledger populate run', () => {
           operator,
         ));
       } finally {
-        ledger.close();
+        await ledger.close();
       }
       fake.script('09111642617347', [{ kind: 'found' }]);
       fake.script('30002851234567', [{ kind: 'not-found', message: 'PRM inconnu' }]);

@@ -22,7 +22,7 @@ describe('the CLI and a running app on the same database', () => {
 
   beforeEach(async () => {
     db = tempDatabaseFile();
-    ledger = openLedger(db.file);
+    ledger = await openLedger({ sqliteFile: db.file });
     await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
     await createOperationsTeam(ledger, TEAM, operator);
     await createExampleProducts(ledger); // the products the example's agreements name
@@ -38,8 +38,8 @@ describe('the CLI and a running app on the same database', () => {
     // Tokens come from the application service: this file is about the CLI, not the GraphQL route.
     token = (await obtainToken(ledger, TOKEN_SECRET, { apiKey: created.key })).token;
   });
-  afterEach(() => {
-    ledger.close();
+  afterEach(async () => {
+    await ledger.close();
     db.cleanup();
   });
 

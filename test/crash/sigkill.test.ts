@@ -5,11 +5,11 @@ import { inlineProjections } from '../../projections/index.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
 import { obtainToken } from '../../src/application/tokens.js';
 import { openLedger } from '../../src/ledger.js';
-import { verifyProjections } from '../../src/store/projection-rebuild.js';
 import { BIN, PROJECT_ROOT, cliEnv } from '../cli/run-cli.js';
 import { loadExample, operator, tempDatabaseFile } from '../support/ledger.js';
 import { createExampleProducts } from '../support/products.js';
 import { freePort } from '../support/net.js';
+import { withSqlite } from '../support/sqlite.js';
 
 /** Crash cycles: a few in the default run, more with LEDGER_CRASH_CYCLES=50. */
 const CYCLES = Number(process.env['LEDGER_CRASH_CYCLES'] ?? 3);
@@ -38,13 +38,13 @@ describe('crash safety (SIGKILL under concurrent stage/process/notes/transaction
   it(`after ${CYCLES} kills: every acknowledged write is stored once, the file is sound, projections equal a rebuild`, async () => {
     const { file, cleanup } = tempDatabaseFile();
     try {
-      const setup = openLedger(file);
+      const setup = await openLedger({ sqliteFile: file });
       await createImportSupplier(setup, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
       await createOperationsTeam(setup, 'Migrations', operator);
       await createExampleProducts(setup);
       const { key } = await createApiKey(setup, { suppliers: [SUPPLIER], label: null }, operator);
       const { token } = await obtainToken(setup, SECRET, { apiKey: key });
-      setup.close();
+      await setup.close();
 
       /**
        * Every write carries an Idempotency-Key. A request whose answer was lost with the server is sent
@@ -132,10 +132,9 @@ describe('crash safety (SIGKILL under concurrent stage/process/notes/transaction
         await exited;
         await load;
 
-        const ledger = openLedger(file);
+        const ledger = await openLedger({ sqliteFile: file });
         try {
-          const { sqlite } = ledger.database;
-          expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+          expect(withSqlite(file, (sqlite) => sqlite.pragma('integrity_check', { simple: true }))).toBe('ok');
           for (const ext of acknowledged.stage) {
             const row = await ledger.read.findAccountImportProcess(SUPPLIER, ext);
             expect(row, `acknowledged staging of ${ext}`).not.toBeNull();
@@ -154,9 +153,9 @@ describe('crash safety (SIGKILL under concurrent stage/process/notes/transaction
           for (const [ext, number] of imported) {
             expect(await ledger.read.findAccountImportProcess(SUPPLIER, ext)).toMatchObject({ state: 'IMPORTED', platformAccountNumber: number });
           }
-          expect(verifyProjections(sqlite, inlineProjections).differences).toEqual([]);
+          expect((await ledger.projections.verify(inlineProjections)).differences).toEqual([]);
         } finally {
-          ledger.close();
+          await ledger.close();
         }
       }
       expect(acknowledged.transactions.size).toBeGreaterThan(0);

@@ -2,10 +2,10 @@ import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inlineProjections } from '../../projections/index.js';
-import { verifyProjections } from '../../src/store/projection-rebuild.js';
 import { createEndpointWorld, type EndpointWorld } from '../support/endpoint-world.js';
 import type { Endpoint } from '../support/endpoints.js';
 import { fuzzCase, isSpecErrorBody, isTransactionImportErrorBody, prototypeSnapshot, unsafeStoredNumbers } from '../support/fuzz.js';
+import { withSqlite } from '../support/sqlite.js';
 
 /**
  * Issue 8's fuzz test, shared by fuzz-*.test.ts (each takes a share of the
@@ -118,15 +118,14 @@ export function fuzzEndpoints(share: readonly Endpoint[]): void {
       expect(prototypeSnapshot()).toBe(prototypeBefore);
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
       expect(({} as Record<string, unknown>)['isAdmin']).toBeUndefined();
-      const { sqlite } = world.api.ledger.database;
-      expect(unsafeStoredNumbers(sqlite)).toEqual([]);
+      expect(withSqlite(world.api.file, unsafeStoredNumbers)).toEqual([]);
       // Every stored event still reads through its schema (a number turned to null would not).
       for (let after = 0; ; ) {
         const page = await world.api.ledger.store.readAll(after, 1000);
         if (page.length === 0) break;
         after = page[page.length - 1]!.globalPosition;
       }
-      expect(verifyProjections(sqlite, inlineProjections).differences).toEqual([]);
+      expect((await world.api.ledger.projections.verify(inlineProjections)).differences).toEqual([]);
     }, 120_000);
   });
 }

@@ -8,6 +8,7 @@ import { createEndpointWorld, knowingVendors, type EndpointWorld } from '../supp
 import { dataImportPosts, endpoints, type Endpoint } from '../support/endpoints.js';
 import { expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, TOKEN_SECRET } from '../support/ledger.js';
+import { withSqlite } from '../support/sqlite.js';
 
 /** Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The Idempotency-Key HTTP Header Field"). */
 
@@ -18,7 +19,7 @@ async function answer(res: Response) {
 }
 
 function rows(world: EndpointWorld) {
-  return world.api.ledger.database.sqlite.prepare('SELECT * FROM idempotency_keys ORDER BY created_at').all() as {
+  return withSqlite(world.api.file, (sqlite) => sqlite.prepare('SELECT * FROM idempotency_keys ORDER BY created_at').all()) as {
     idempotency_key: string;
     event_positions: string;
     status: number | null;
@@ -75,10 +76,10 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
       const [row] = rows(world).filter((r) => r.idempotency_key === 'k-crash');
       const positions = JSON.parse(row!.event_positions) as number[];
       expect(positions.length).toBeGreaterThan(0);
-      const last = world.api.ledger.database.sqlite.prepare('SELECT MAX(global_position) AS p FROM events').get() as { p: number };
+      const last = withSqlite(world.api.file, (sqlite) => sqlite.prepare('SELECT MAX(global_position) AS p FROM events').get()) as { p: number };
       expect(Math.max(...positions)).toBe(last.p);
       // The process died after COMMIT and before the response was stored on the row.
-      world.api.ledger.database.sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'k-crash'").run();
+      withSqlite(world.api.file, (sqlite) => sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'k-crash'").run());
       const count = world.eventCount();
       const retry = await world.request(endpoint, { body, headers: key('k-crash') });
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
@@ -166,7 +167,7 @@ describe('Idempotency-Key rules', () => {
     const first = await answer(await world.request(process, { body: dry, headers: key('dry') }));
     expect({ status: first.status, code: (JSON.parse(first.body) as { code: string }).code }).toEqual({ status: 400, code: 'dry_run_rollback' });
     expect(world.eventCount()).toBe(count + 1);
-    const last = world.api.ledger.database.sqlite.prepare('SELECT global_position AS p, stream_id, type FROM events ORDER BY global_position DESC LIMIT 1').get() as {
+    const last = withSqlite(world.api.file, (sqlite) => sqlite.prepare('SELECT global_position AS p, stream_id, type FROM events ORDER BY global_position DESC LIMIT 1').get()) as {
       p: number;
       stream_id: string;
       type: string;
@@ -175,7 +176,7 @@ describe('Idempotency-Key rules', () => {
     const [row] = rows(world).filter((r) => r.idempotency_key === 'dry');
     expect(row).toMatchObject({ event_positions: `[${last.p}]`, status: 400 });
     // The process died after COMMIT and before the response was stored on the row.
-    world.api.ledger.database.sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'dry'").run();
+    withSqlite(world.api.file, (sqlite) => sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'dry'").run());
     const retry = await world.request(process, { body: dry, headers: key('dry') });
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const recovered = await answer(retry);
@@ -198,7 +199,7 @@ describe('Idempotency-Key rules', () => {
   it('the stored response survives a restart (it is in the database, not in memory)', async () => {
     const token = await world.api.token();
     const first = await answer(await world.request(stage, { headers: key('durable'), authorization: `Token ${token}` }));
-    const reopened = openLedger(world.api.file, { clock: world.api.clock.read });
+    const reopened = await openLedger({ sqliteFile: world.api.file }, { clock: world.api.clock.read });
     try {
       const app = createApp({ ...reopened, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true });
       const res = await app.request(stage.path(world.params(stage)), {
@@ -209,7 +210,66 @@ describe('Idempotency-Key rules', () => {
       expect(res.headers.get('idempotent-replayed')).toBe('true');
       expect(await answer(res)).toEqual(first);
     } finally {
-      reopened.close();
+      await reopened.close();
+    }
+  });
+});
+
+describe('Idempotency-Key across service instances on one database', () => {
+  let world: EndpointWorld;
+  let calls = 0;
+  let open: () => void = () => undefined;
+  /** A vendor that answers only once the test opens the gate. */
+  const gatedVendor: PaymentVendors = {
+    names: ['STRIPE'],
+    fetchInstruction: async (vendor, reference) => {
+      calls++;
+      await new Promise<void>((resolve) => (open = resolve));
+      return knowingVendors.fetchInstruction(vendor, reference);
+    },
+  };
+  const payment = endpoints.find((e) => e.name === 'POST payment-instruction/create/')!;
+
+  beforeAll(async () => {
+    world = await createEndpointWorld({ paymentVendors: gatedVendor });
+  });
+  afterAll(() => world.close());
+
+  it('the same key sent to two instances at once runs once: the other gets 409, then the stored answer', async () => {
+    // A second instance: its own ledger (its own connection) on the same database.
+    const second = await openLedger({ sqliteFile: world.api.file }, { clock: world.api.clock.read });
+    try {
+      const app = createApp({
+        ...second,
+        logger: pino({ level: 'silent' }),
+        tokenSecret: TOKEN_SECRET,
+        maxBodyBytes: 1 << 20,
+        databaseReachable: async () => true,
+        paymentVendors: gatedVendor,
+      });
+      const token = await world.token();
+      const body = payment.payloads(world.params(payment))[0];
+      const viaSecond = () =>
+        app.request(payment.path(world.params(payment)), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Token ${token}`, ...key('two-instances') },
+          body: JSON.stringify(body),
+        });
+      const first = world.request(payment, { body, headers: key('two-instances'), authorization: `Token ${token}` });
+      while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await expectErrorBody(await viaSecond(), 409, 'idempotency_key_in_progress');
+      expect(calls).toBe(1); // the second instance never reached the vendor
+      const count = world.eventCount();
+      open();
+      const answered = await answer(await first);
+      expect(answered.status).toBe(201);
+      expect(world.eventCount()).toBe(count + 1);
+      const replayed = await viaSecond();
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(await answer(replayed)).toEqual(answered);
+      expect(world.eventCount()).toBe(count + 1);
+    } finally {
+      await second.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
 import { createTestApi, loadExample, type TestApi } from '../support/ledger.js';
+import { withSqlite } from '../support/sqlite.js';
 
 /** Spec 4.2 (validate-products/) and 4.3 (products/), through the real app over a temp-file SQLite database. */
 
@@ -20,10 +21,12 @@ beforeEach(async () => {
   api = await createTestApi({ exampleProducts: false });
   token = await accessToken(api, api.key);
 });
-afterEach(() => api.close());
+afterEach(async () => {
+  await api.close();
+});
 
-const eventCount = () => api.ledger.database.sqlite.prepare('SELECT COUNT(*) FROM events').pluck().get() as number;
-const productCount = () => api.ledger.database.sqlite.prepare('SELECT COUNT(*) FROM products').pluck().get() as number;
+const eventCount = () => withSqlite(api.file, (sqlite) => sqlite.prepare('SELECT COUNT(*) FROM events').pluck().get() as number);
+const productCount = () => withSqlite(api.file, (sqlite) => sqlite.prepare('SELECT COUNT(*) FROM products').pluck().get() as number);
 
 async function createOk(body: unknown): Promise<unknown> {
   const res = await api.post(CREATE, body, token);

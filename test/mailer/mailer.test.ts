@@ -70,7 +70,7 @@ describe('customer-email outbox and mailer (spec 1.3)', () => {
     (await t.ledger.store.readStream(accountImportProcessStreamId(supplier, EXT))).map((stored) => stored.event.type);
 
   beforeEach(async () => {
-    t = createTestLedger();
+    t = await createTestLedger();
     sink = await startSmtpSink();
     progress.length = 0;
     await createImportSupplier(t.ledger, { code: SENDS, status: 'Ongoing', sendEmails: true, documentRoot: null }, operator);
@@ -80,7 +80,7 @@ describe('customer-email outbox and mailer (spec 1.3)', () => {
   });
   afterEach(async () => {
     await sink.close();
-    t.close();
+    await t.close();
   });
 
   it('processing queues one welcome email per customer with an address, in the process transaction; nothing is sent before the mailer runs', async () => {

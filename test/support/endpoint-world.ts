@@ -9,6 +9,7 @@ import { createBusinessWithContract } from './business.js';
 import { accessToken } from './http.js';
 import { accountFor, ENDPOINT_ACCOUNTS, type Endpoint, type EndpointParams } from './endpoints.js';
 import { createTestApi, loadExample, operator, OTHER_SUPPLIER, SUPPLIER, TEAM, type TestApi } from './ledger.js';
+import { withSqlite } from './sqlite.js';
 
 /** A payment vendor that knows every reference (no network). */
 export const knowingVendors: PaymentVendors = {
@@ -41,7 +42,7 @@ export interface EndpointWorld {
   request(endpoint: Endpoint, options?: EndpointRequest): Promise<Response>;
   /** Number of events in the log. */
   eventCount(): number;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -74,7 +75,6 @@ export async function createEndpointWorld(options: { maxBodyBytes?: number; paym
     batches[supplier] = batchId;
     tokens[supplier] = await accessToken(api, keys[supplier]);
   }
-  const countStatement = api.ledger.database.sqlite.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events');
 
   const params = (endpoint: Endpoint, supplier = SUPPLIER): EndpointParams => ({
     supplier,
@@ -102,10 +102,13 @@ export async function createEndpointWorld(options: { maxBodyBytes?: number; paym
       }
       return api.app.request(endpoint.path(p) + (options.query ?? ''), init);
     },
-    eventCount: () => countStatement.get()?.n ?? 0,
-    close: () => {
-      api.close();
-      documents.cleanup();
+    eventCount: () => withSqlite(api.file, (sqlite) => sqlite.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events').get()?.n ?? 0),
+    close: async () => {
+      try {
+        await api.close();
+      } finally {
+        documents.cleanup();
+      }
     },
   };
 }

@@ -1,20 +1,20 @@
 import { expect } from 'vitest';
 import type { DomainEvent } from '../../events/envelope.js';
 import { DomainError } from '../../src/domain/errors.js';
-import type { Decider } from '../../src/store/decider.js';
+import type { Decider } from '../../src/domain/decider.js';
 
 /**
  * Decider tests as given/when/then:
  * `given(decider, events).when(command).then(expectedEvents)` or
  * `.thenFails('error_code')`.
  */
-export function given<C, E extends DomainEvent, S>(decider: Decider<C, E, S>, history: readonly E[] = []) {
+export function given<C, Ei extends DomainEvent, Eo extends Ei, S>(decider: Decider<C, Ei, Eo, S>, history: readonly NoInfer<Ei>[] = []) {
   const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
   return {
     when(command: C) {
       const run = () => decider.decide(command, state);
       return {
-        then(expected: readonly E[]) {
+        then(expected: readonly NoInfer<Eo>[]) {
           expect(run()).toEqual(expected);
         },
         thenFails(code: string, extra?: Record<string, unknown>) {

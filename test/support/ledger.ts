@@ -35,21 +35,22 @@ export function tempDatabaseFile(): { file: string; cleanup: () => void } {
 export interface TestLedger {
   readonly ledger: Ledger;
   readonly clock: TestClock;
+  /** The SQLite file behind the ledger (see sqlite.ts to look inside it). */
   readonly file: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** A real ledger on a temp SQLite file with a fixed clock. */
-export function createTestLedger(options: { ids?: IdGenerator } = {}): TestLedger {
+export async function createTestLedger(options: { ids?: IdGenerator } = {}): Promise<TestLedger> {
   const { file, cleanup } = tempDatabaseFile();
   const clock = new TestClock();
-  const ledger = openLedger(file, { clock: clock.read, ids: options.ids ?? randomIds });
+  const ledger = await openLedger({ sqliteFile: file }, { clock: clock.read, ids: options.ids ?? randomIds });
   return {
     ledger,
     clock,
     file,
-    close: () => {
-      ledger.close();
+    close: async () => {
+      await ledger.close();
       cleanup();
     },
   };
@@ -84,7 +85,7 @@ export async function createTestApi(
     paymentVendors?: PaymentVendors;
   } = {},
 ): Promise<TestApi> {
-  const base = createTestLedger(options);
+  const base = await createTestLedger(options);
   const { ledger } = base;
   await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
   await createImportSupplier(ledger, { code: OTHER_SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);

@@ -10,11 +10,13 @@ import { endsPerRequest, found, newBatch, pce, prm, scriptedOperator, testWorker
 describe('populate worker', () => {
   let t: TestLedger;
   let calls: OperatorCall[];
-  beforeEach(() => {
-    t = createTestLedger();
+  beforeEach(async () => {
+    t = await createTestLedger();
     calls = [];
   });
-  afterEach(() => t.close());
+  afterEach(async () => {
+    await t.close();
+  });
 
   const eventsOf = async (batchId: string, sequence: number) =>
     (await t.ledger.store.readStream(supplyPointPopulateRequestStreamId(batchId, sequence))).map(

@@ -52,11 +52,13 @@ describe('SlidingWindowThrottle (fake clock)', () => {
 describe('populate worker throttle (requests counted per window of the fake clock)', () => {
   let t: TestLedger;
   let calls: OperatorCall[];
-  beforeEach(() => {
-    t = createTestLedger();
+  beforeEach(async () => {
+    t = await createTestLedger();
     calls = [];
   });
-  afterEach(() => t.close());
+  afterEach(async () => {
+    await t.close();
+  });
 
   const operators = () => ({
     ELECTRICITY: scriptedOperator('ELECTRICITY', t.clock, calls),

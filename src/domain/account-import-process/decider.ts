@@ -1,11 +1,13 @@
-import type { TransferStatus } from '../../../events/account-import-process.js';
+import type { AccountImportProcessEvent, TransferStatus } from '../../../events/account-import-process.js';
+import type { CustomerWelcomeEmailQueued } from '../../../events/customer-email.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../../store/decider.js';
+import type { AccountRecordsImported } from '../../../events/staged-account-records.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { welcomeEmailsQueued } from '../customer-email/welcome-emails.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { accountRecordsImported } from '../staged-account-records/records-imported.js';
-import { stagedPayloadRecords } from '../account-records/staged-records.js';
+import { stagedPayloadRecords, type StagedRecordEvent } from '../account-records/staged-records.js';
 import { validateAccountPayload } from './account-payload.js';
 import type {
   AccountImportProcessCommand,
@@ -20,7 +22,8 @@ import { evolveAccountImportProcess, initialAccountImportProcessState, type Acco
  * Lifecycle events, and on process the records the staged payload brings,
  * appended after AccountProcessed in the same transaction.
  */
-type Events = LedgerEvent[];
+export type AccountImportProcessEmitted = AccountImportProcessEvent | StagedRecordEvent | AccountRecordsImported | CustomerWelcomeEmailQueued;
+type Events = AccountImportProcessEmitted[];
 
 /** The allowed moves of the transfer status (spec 3.1 leaves them open; these are the issue's). */
 export const transferStatusTransitions: Readonly<Record<TransferStatus, readonly TransferStatus[]>> = {
@@ -164,7 +167,7 @@ function decide(command: AccountImportProcessCommand, state: AccountImportProces
   }
 }
 
-export const accountImportProcessDecider: Decider<AccountImportProcessCommand, LedgerEvent, AccountImportProcessState> = {
+export const accountImportProcessDecider: Decider<AccountImportProcessCommand, LedgerEvent, AccountImportProcessEmitted, AccountImportProcessState> = {
   decide,
   evolve: evolveAccountImportProcess,
   initialState: initialAccountImportProcessState,

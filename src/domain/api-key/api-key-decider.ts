@@ -1,5 +1,5 @@
 import type { ApiKeyEvent } from '../../../events/api-key.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
@@ -59,7 +59,7 @@ function evolve(state: ApiKeyState, event: ApiKeyEvent): ApiKeyState {
   }
 }
 
-export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
+export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyEvent, ApiKeyState> = {
   decide,
   evolve,
   initialState: { status: 'none' },

@@ -1,5 +1,5 @@
 import type { BusinessEvent } from '../../../events/business.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { contractIdentifierReferences, productCodeReferences } from './business-references.js';
@@ -88,7 +88,7 @@ function decide(command: BusinessCommand, state: BusinessState): BusinessEvent[]
   }
 }
 
-export const businessDecider: Decider<BusinessCommand, BusinessEvent, BusinessState> = {
+export const businessDecider: Decider<BusinessCommand, BusinessEvent, BusinessEvent, BusinessState> = {
   decide,
   evolve: evolveBusiness,
   initialState: initialBusinessState,

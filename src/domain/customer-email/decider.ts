@@ -1,6 +1,6 @@
 import type { CustomerEmailEvent } from '../../../events/customer-email.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
@@ -171,7 +171,7 @@ function decide(command: CustomerEmailCommand, state: CustomerEmailState): Custo
   }
 }
 
-export const customerEmailDecider: Decider<CustomerEmailCommand, LedgerEvent, CustomerEmailState> = {
+export const customerEmailDecider: Decider<CustomerEmailCommand, LedgerEvent, CustomerEmailEvent, CustomerEmailState> = {
   decide,
   evolve: evolveCustomerEmails,
   initialState: { emails: new Map() },

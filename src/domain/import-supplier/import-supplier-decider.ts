@@ -1,5 +1,5 @@
 import type { ImportSupplierEvent, ImportSupplierStatus } from '../../../events/import-supplier.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
@@ -117,7 +117,7 @@ function notFound(code: string): DomainError {
   return new DomainError('import_supplier_not_found', `Import supplier ${code} does not exist.`);
 }
 
-export const importSupplierDecider: Decider<ImportSupplierCommand, ImportSupplierEvent, ImportSupplierState> = {
+export const importSupplierDecider: Decider<ImportSupplierCommand, ImportSupplierEvent, ImportSupplierEvent, ImportSupplierState> = {
   decide,
   evolve,
   initialState: { exists: false },

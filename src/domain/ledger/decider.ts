@@ -4,7 +4,7 @@ import type {
   LedgerTransactionAdded,
 } from '../../../events/account-records.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import {
   evolveAccountFacts,
   foldingOnly,
@@ -93,7 +93,7 @@ function movedTransactionsNote(periodStart: string, moved: readonly TransactionI
   return `Imported transactions dated before the open statement period were moved to its first day, ${periodStart}: ${list}.`;
 }
 
-function decide(command: ImportTransactions, state: LedgerState): LedgerEvent[] {
+function decide(command: ImportTransactions, state: LedgerState): (LedgerTransactionAdded | AccountNoteCreated)[] {
   requireImportedAccount(state.account, command);
   const errors = factErrors(command);
   if (errors.length > 0) throw transactionsFailedValidation(errors);
@@ -137,7 +137,7 @@ function decide(command: ImportTransactions, state: LedgerState): LedgerEvent[] 
   return [...added, ...note.events];
 }
 
-export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerState> = {
+export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerTransactionAdded | AccountNoteCreated, LedgerState> = {
   decide,
   evolve: foldingOnly<LedgerState, LedgerFolded>(
     {

@@ -1,6 +1,6 @@
 import type { AccountNoteCreated } from '../../../events/account-records.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import {
   evolveAccountFacts,
   foldingOnly,
@@ -87,7 +87,7 @@ function decide(command: ImportNotes, state: NotesState): AccountNoteCreated[] {
   return addNotes(state.book, command.notes.map(noteDraft), command).events;
 }
 
-export const notesDecider: Decider<ImportNotes, LedgerEvent, NotesState> = {
+export const notesDecider: Decider<ImportNotes, LedgerEvent, AccountNoteCreated, NotesState> = {
   decide,
   evolve: foldingOnly<NotesState, NotesFolded>(
     { AccountStaged: true, AccountRestaged: true, AccountProcessed: true, AccountNoteCreated: true },

@@ -1,5 +1,5 @@
 import type { OperationsTeamEvent } from '../../../events/operations-team.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
@@ -30,7 +30,7 @@ function evolve(_state: OperationsTeamState, event: OperationsTeamEvent): Operat
   }
 }
 
-export const operationsTeamDecider: Decider<OperationsTeamCommand, OperationsTeamEvent, OperationsTeamState> = {
+export const operationsTeamDecider: Decider<OperationsTeamCommand, OperationsTeamEvent, OperationsTeamEvent, OperationsTeamState> = {
   decide,
   evolve,
   initialState: { exists: false },

@@ -1,7 +1,7 @@
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { PaymentInstructionCreated } from '../../../events/payment-instruction.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 import type { CreatePaymentInstruction, PaymentInstructionRequest } from './commands.js';
@@ -40,7 +40,7 @@ export function paymentInstructionErrorExtra(request: PaymentInstructionRequest,
   };
 }
 
-function vendorError(code: string, request: PaymentInstructionRequest, detail: string, attr: string | null = null): DomainError {
+function vendorError(code: DomainError['code'], request: PaymentInstructionRequest, detail: string, attr: string | null = null): DomainError {
   return new DomainError(code, detail, { attr, extra: paymentInstructionErrorExtra(request, detail) });
 }
 
@@ -118,7 +118,7 @@ function decide(command: CreatePaymentInstruction, state: PaymentInstructionStat
   }
 }
 
-export const paymentInstructionDecider: Decider<CreatePaymentInstruction, LedgerEvent, PaymentInstructionState> = {
+export const paymentInstructionDecider: Decider<CreatePaymentInstruction, LedgerEvent, PaymentInstructionCreated, PaymentInstructionState> = {
   decide,
   evolve: evolvePaymentInstructions,
   initialState: initialPaymentInstructionState,

@@ -6,7 +6,7 @@ import {
   type ProductEvent,
   type ProductRate,
 } from '../../../events/product.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
 import type { ImportProduct, ProductCommand, RateDraft } from './commands.js';
@@ -16,9 +16,12 @@ import { evolveProduct, initialProductState, type ProductState } from './state.j
 export const midnightUtc = (date: string): string => `${date}T00:00:00Z`;
 const dateOf = (instant: string): string => instant.slice(0, 10);
 
+/** A rate that cannot be added; its code is also the top-level code the product is refused with. */
+type RateError = FieldError & { readonly code: 'no_matching_rate' | 'rate_not_continuous' };
+
 interface RatePlan {
   readonly added: AddedRate[];
-  readonly errors: FieldError[];
+  readonly errors: RateError[];
 }
 
 /**
@@ -35,7 +38,7 @@ interface RatePlan {
  */
 function planRates(stored: readonly ProductRate[], drafts: readonly RateDraft[], creating: boolean, attr: (rate: RateDraft, field: string) => string): RatePlan {
   const added: AddedRate[] = [];
-  const errors: { index: number; error: FieldError }[] = [];
+  const errors: { index: number; error: RateError }[] = [];
   let rates = [...stored];
   const ordered = [...drafts].sort((a, b) => (a.validFromDate < b.validFromDate ? -1 : a.validFromDate > b.validFromDate ? 1 : a.index - b.index));
   for (const draft of ordered) {
@@ -76,7 +79,7 @@ function planRates(stored: readonly ProductRate[], drafts: readonly RateDraft[],
   return { added, errors: errors.sort((a, b) => a.index - b.index).map((e) => e.error) };
 }
 
-function noMatchingRate(draft: RateDraft, attr: string, reason: string): FieldError {
+function noMatchingRate(draft: RateDraft, attr: string, reason: string): RateError {
   return {
     code: 'no_matching_rate',
     attr,
@@ -84,7 +87,7 @@ function noMatchingRate(draft: RateDraft, attr: string, reason: string): FieldEr
   };
 }
 
-function notContinuous(draft: RateDraft, latest: ProductRate, attr: string): FieldError {
+function notContinuous(draft: RateDraft, latest: ProductRate, attr: string): RateError {
   const period = latest.validTo === null ? `from ${dateOf(latest.validFrom)}, open-ended` : `${dateOf(latest.validFrom)} to ${dateOf(latest.validTo)}`;
   return {
     code: 'rate_not_continuous',
@@ -124,7 +127,7 @@ function decide(command: ProductCommand, state: ProductState): ProductEvent[] {
   }
 }
 
-export const productDecider: Decider<ProductCommand, ProductEvent, ProductState> = {
+export const productDecider: Decider<ProductCommand, ProductEvent, ProductEvent, ProductState> = {
   decide,
   evolve: evolveProduct,
   initialState: initialProductState,

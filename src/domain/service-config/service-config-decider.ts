@@ -1,5 +1,5 @@
 import type { ServiceConfigEvent, ServiceConfigKey } from '../../../events/service-config.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 import { serviceConfigSettings } from './service-config-settings.js';
@@ -43,7 +43,7 @@ function evolve(state: ServiceConfigState, event: ServiceConfigEvent): ServiceCo
   }
 }
 
-export const serviceConfigDecider: Decider<ServiceConfigCommand, ServiceConfigEvent, ServiceConfigState> = {
+export const serviceConfigDecider: Decider<ServiceConfigCommand, ServiceConfigEvent, ServiceConfigEvent, ServiceConfigState> = {
   decide,
   evolve,
   initialState: new Map(),

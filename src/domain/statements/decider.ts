@@ -1,6 +1,6 @@
 import type { HistoricalStatementImported } from '../../../events/account-records.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import {
   evolveAccountFacts,
   foldingOnly,
@@ -85,7 +85,7 @@ function decide(command: ImportHistoricalStatements, state: StatementsState): Hi
   }));
 }
 
-export const statementsDecider: Decider<ImportHistoricalStatements, LedgerEvent, StatementsState> = {
+export const statementsDecider: Decider<ImportHistoricalStatements, LedgerEvent, HistoricalStatementImported, StatementsState> = {
   decide,
   evolve: foldingOnly<StatementsState, StatementsFolded>(
     { AccountStaged: true, AccountRestaged: true, AccountProcessed: true, HistoricalStatementImported: true },

@@ -1,5 +1,5 @@
 import type { SupplyPointPopulateBatchEvent, SupplyPointPopulateRequested } from '../../../events/supply-point-populate.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 import { CUSTOMER_CATEGORIES, populateIdentifierErrors, type CustomerCategory } from './populate-request.js';
@@ -73,7 +73,7 @@ function evolve(state: PopulateBatchState, event: SupplyPointPopulateBatchEvent)
   }
 }
 
-export const populateBatchDecider: Decider<PopulateBatchCommand, SupplyPointPopulateBatchEvent, PopulateBatchState> = {
+export const populateBatchDecider: Decider<PopulateBatchCommand, SupplyPointPopulateBatchEvent, SupplyPointPopulateBatchEvent, PopulateBatchState> = {
   decide,
   evolve,
   initialState: { exists: false },

@@ -1,5 +1,5 @@
 import type { SupplyPointPopulateRequestEvent } from '../../../events/supply-point-populate.js';
-import type { Decider } from '../../store/decider.js';
+import type { Decider } from '../decider.js';
 import type { SupplyType } from '../account-import-process/identifiers.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
@@ -207,7 +207,7 @@ function evolve(state: PopulateRequestState, event: SupplyPointPopulateRequestEv
   }
 }
 
-export const populateRequestDecider: Decider<PopulateRequestCommand, SupplyPointPopulateRequestEvent, PopulateRequestState> = {
+export const populateRequestDecider: Decider<PopulateRequestCommand, SupplyPointPopulateRequestEvent, SupplyPointPopulateRequestEvent, PopulateRequestState> = {
   decide,
   evolve,
   initialState: { status: 'waiting', attemptsUsed: 0, dueAt: null },

@@ -8,11 +8,10 @@ import { randomIds, type IdGenerator } from '../../../src/application/context.js
 import { setImportSupplierStatus } from '../../../src/application/operator.js';
 import { validateAccountPayload, type AccountPayload } from '../../../src/domain/account-import-process/account-payload.js';
 import { DomainError } from '../../../src/domain/errors.js';
-import { openLedger } from '../../../src/ledger.js';
-import { replayProjections } from '../../../src/store/projection-replay.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../../src/application/operator.js';
-import { createTestLedger, loadExample, operator, tempDatabaseFile, type TestLedger } from '../../support/ledger.js';
+import { createTestLedger, loadExample, operator, type TestLedger } from '../../support/ledger.js';
 import { createExampleProducts } from '../../support/products.js';
+import { tableRows } from '../../support/sqlite.js';
 
 const SUPPLIER = 'LEGACY_ENERGIE';
 const ACCOUNTS = ['LEG-1', 'LEG-2', 'LEG-3'] as const;
@@ -91,32 +90,30 @@ async function dryRun(t: TestLedger, ext: string, team: string): Promise<void> {
   const { store } = t.ledger;
   const accountStream = accountImportProcessStreamId(SUPPLIER, ext);
   const auditStream = accountProcessDryRunStreamId(SUPPLIER, ext);
-  const before = { account: await store.streamVersion(accountStream), audit: await store.streamVersion(auditStream), rows: tableRows(t, 'account_import_processes') };
+  const before = { account: await store.streamVersion(accountStream), audit: await store.streamVersion(auditStream), rows: tableRows(t.file, 'account_import_processes') };
   let succeeded = false;
   try {
     await processAccount(t.ledger, { importSupplier: SUPPLIER, externalAccountNumber: ext, operationsTeamName: team, dryRun: true }, operator);
     succeeded = true;
   } finally {
     expect(await store.streamVersion(accountStream)).toBe(before.account);
-    expect(tableRows(t, 'account_import_processes')).toEqual(before.rows);
+    expect(tableRows(t.file, 'account_import_processes')).toEqual(before.rows);
     const audit = await store.readStream(auditStream);
     expect(audit.length).toBe(before.audit + (succeeded ? 1 : 0));
     if (succeeded) expect(audit[audit.length - 1]!.event).toMatchObject({ type: 'AccountProcessDryRunSucceeded', data: { operationsTeamName: team, accountStreamVersion: before.account } });
   }
 }
 
-function tableRows(t: { ledger: { database: { sqlite: import('better-sqlite3').Database } } }, table: string) {
-  return t.ledger.database.sqlite.prepare(`SELECT * FROM ${table} ORDER BY 1, 2`).all();
-}
-
 describe('account import process lifecycle (property)', () => {
   let open: TestLedger | undefined;
-  afterEach(() => open?.close());
+  afterEach(async () => {
+    await open?.close();
+  });
 
   it('for any command sequence: replay equals the projections, one import per account, contiguous versions', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 25 }), async (commands) => {
-        const t = createTestLedger({ ids: collidingIds() });
+        const t = await createTestLedger({ ids: collidingIds() });
         open = t;
         try {
           await createImportSupplier(t.ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
@@ -128,17 +125,9 @@ describe('account import process lifecycle (property)', () => {
           const log = await t.ledger.store.readAll(0, 1_000_000);
 
           // (a) replaying the stored events reproduces every projection table exactly
-          const scratch = tempDatabaseFile();
-          const replica = openLedger(scratch.file);
-          try {
-            replayProjections(replica.database.db, log, inlineProjections);
-            for (const table of ['account_import_processes', 'import_suppliers', 'operations_teams', 'api_keys', 'service_config']) {
-              expect(tableRows({ ledger: replica }, table)).toEqual(tableRows(t, table));
-            }
-          } finally {
-            replica.close();
-            scratch.cleanup();
-          }
+          // (account_import_processes, import_suppliers, operations_teams, api_keys, service_config among them)
+          const { differences } = await t.ledger.projections.verify(inlineProjections);
+          expect(differences).toEqual([]);
 
           // (b) never imported twice, never two platform account numbers, numbers unique across accounts
           const numbers = new Map<string, string>();
@@ -159,7 +148,7 @@ describe('account import process lifecycle (property)', () => {
           for (const e of log) byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.streamPosition]);
           for (const positions of byStream.values()) expect(positions).toEqual(positions.map((_, i) => i + 1));
         } finally {
-          t.close();
+          await t.close();
           open = undefined;
         }
       }),

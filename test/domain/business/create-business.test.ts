@@ -14,10 +14,12 @@ function payload(ext: string, contract: string) {
 
 describe('createBusiness: a contract identifier claimed concurrently', () => {
   let t: TestLedger;
-  beforeEach(() => {
-    t = createTestLedger();
+  beforeEach(async () => {
+    t = await createTestLedger();
   });
-  afterEach(() => t.close());
+  afterEach(async () => {
+    await t.close();
+  });
 
   it('the stale fact is caught by the business_contracts key: retried, refused, nothing written', async () => {
     const first = await createBusiness(t.ledger, payload('BIZ-1', 'CTR-A'), operator);

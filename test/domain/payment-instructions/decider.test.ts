@@ -4,7 +4,7 @@ import type { PaymentInstructionCreated } from '../../../events/payment-instruct
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { CreatePaymentInstruction, VendorAnswer } from '../../../src/domain/payment-instruction/commands.js';
 import { checkPaymentInstruction, paymentInstructionDecider as decider } from '../../../src/domain/payment-instruction/decider.js';
-import { fold } from '../../../src/store/decider.js';
+import { fold } from '../../../src/domain/decider.js';
 import { given } from '../../support/given.js';
 
 const S = 'LEGACY_ENERGIE';

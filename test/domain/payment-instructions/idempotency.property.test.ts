@@ -36,7 +36,7 @@ describe('payment instructions: any sequence of requests (repeats, failures, con
   it('records each reference at most once, exactly the ones a vendor once confirmed; the projection equals the log', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(requestArb, { maxLength: 12 }), fc.boolean(), async (requests, concurrently) => {
-        const t = createTestLedger();
+        const t = await createTestLedger();
         try {
           await createImportSupplier(t.ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
           await createOperationsTeam(t.ledger, TEAM, operator);
@@ -71,7 +71,7 @@ describe('payment instructions: any sequence of requests (repeats, failures, con
           const rows = await t.ledger.read.listPaymentInstructions(SUPPLIER, EXT);
           expect(rows.map((row) => row.reference).sort()).toEqual([...created].sort());
         } finally {
-          t.close();
+          await t.close();
         }
       }),
       { numRuns: 25 },

@@ -5,9 +5,8 @@ import { inlineProjections } from '../../../projections/index.js';
 import type { ProductRow } from '../../../projections/products.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { productDecider as decider } from '../../../src/domain/product/decider.js';
-import { openLedger } from '../../../src/ledger.js';
-import { replayProjections } from '../../../src/store/projection-replay.js';
-import { createTestLedger, tempDatabaseFile, type TestLedger } from '../../support/ledger.js';
+import { createTestLedger, type TestLedger } from '../../support/ledger.js';
+import { withSqlite } from '../../support/sqlite.js';
 import { command, expectContinuousBands, productDraft } from './product-arbitraries.js';
 
 const CODES = ['P', 'Q'] as const;
@@ -19,8 +18,7 @@ const batch = fc.record({
   dryRun: fc.boolean(),
 });
 
-const productRows = (t: { ledger: { database: { sqlite: import('better-sqlite3').Database } } }) =>
-  t.ledger.database.sqlite.prepare('SELECT * FROM products ORDER BY code').all();
+const productRows = (t: { file: string }) => withSqlite(t.file, (sqlite) => sqlite.prepare('SELECT * FROM products ORDER BY code').all());
 
 async function streamVersions(t: TestLedger) {
   return Promise.all(CODES.map((code) => t.ledger.store.streamVersion(productStreamId(code))));
@@ -30,7 +28,7 @@ describe('products through the store (properties)', () => {
   it('for any sequence of requests: all or nothing, dry runs decide alike and write nothing, replay rebuilds the same rows', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 10 }), async (batches) => {
-        const t = createTestLedger();
+        const t = await createTestLedger();
         try {
           for (const [i, { drafts, dryRun }] of batches.entries()) {
             const commands = drafts.map((draft, index) => ({
@@ -76,19 +74,12 @@ describe('products through the store (properties)', () => {
             expectContinuousBands(row?.rates ?? []);
           }
 
-          // (4) replaying the stored events rebuilds the same rows, byte for byte.
-          const log = await t.ledger.store.readAll(0, 1_000_000);
-          const scratch = tempDatabaseFile();
-          const replica = openLedger(scratch.file);
-          try {
-            replayProjections(replica.database.db, log, inlineProjections);
-            expect(productRows({ ledger: replica })).toEqual(rows);
-          } finally {
-            replica.close();
-            scratch.cleanup();
-          }
+          // (4) replaying the stored events rebuilds the same rows, byte for byte (products among them).
+          const { differences } = await t.ledger.projections.verify(inlineProjections);
+          expect(differences).toEqual([]);
+          expect(productRows(t)).toEqual(rows);
         } finally {
-          t.close();
+          await t.close();
         }
       }),
       { numRuns: 40 },

@@ -1,19 +1,18 @@
 import type Database from 'better-sqlite3';
-import { getTableColumns, getTableName, type Column } from 'drizzle-orm';
-import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
+import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
+import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
 
-type Row = Record<string, unknown>;
-type Key = Record<string, unknown>;
+/** SQLite has no boolean type: booleans are stored as 0 and 1. */
+const sqliteValue = (value: unknown) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
 /**
  * Reads and writes the rows of one row projection through prepared
- * statements (drizzle's column mappings convert values: JSON, booleans), so
- * the hot paths (every append, every rebuild) build no query per event.
+ * statements, synchronously (it runs inside the SQLite unit of work), so the
+ * hot paths (every append, every rebuild) build no query per event.
  * `tableName` lets a rebuild write into a scratch copy of the table.
  */
 export class ProjectionTable {
-  private readonly columns: [string, Column][];
-  private readonly byProp: Map<string, Column>;
+  private readonly codec: RowCodec;
   private readonly statements = new Map<string, Database.Statement>();
   readonly tableName: string;
 
@@ -22,31 +21,30 @@ export class ProjectionTable {
     readonly projection: AnyRowProjection,
     tableName?: string,
   ) {
-    this.tableName = tableName ?? getTableName(projection.table);
-    this.columns = Object.entries(getTableColumns(projection.table)) as [string, Column][];
-    this.byProp = new Map(this.columns);
+    this.codec = new RowCodec(projection.table, sqliteValue);
+    this.tableName = tableName ?? this.codec.tableName;
   }
 
   load(key: Key): Row | null {
-    const raw = this.statement('select', key).get(...this.keyValues(key)) as Row | undefined;
-    return raw ? this.fromDriver(raw) : null;
+    const raw = this.statement('select', key).get(...this.codec.keyValues(key)) as Row | undefined;
+    return raw ? this.codec.fromDriver(raw) : null;
   }
 
   insert(row: Row): void {
-    this.statement('insert').run(...this.rowValues(row));
+    this.statement('insert').run(...this.codec.rowValues(row));
   }
 
   update(key: Key, row: Row): void {
-    this.statement('update', key).run(...this.rowValues(row), ...this.keyValues(key));
+    this.statement('update', key).run(...this.codec.rowValues(row), ...this.codec.keyValues(key));
   }
 
   /** Insert or replace by primary key: for scratch tables, which have no triggers or foreign keys. */
   upsert(row: Row): void {
-    this.statement('upsert').run(...this.rowValues(row));
+    this.statement('upsert').run(...this.codec.rowValues(row));
   }
 
   delete(key: Key): void {
-    this.statement('delete', key).run(...this.keyValues(key));
+    this.statement('delete', key).run(...this.codec.keyValues(key));
   }
 
   /** The inline path: load the row the event touches, evolve it, write the result back. */
@@ -77,8 +75,8 @@ export class ProjectionTable {
 
   private sql(kind: string, keyProps: string[]): string {
     const table = `"${this.tableName}"`;
-    const names = this.columns.map(([, column]) => `"${column.name}"`);
-    const where = keyProps.map((prop) => `"${this.column(prop).name}" = ?`).join(' AND ');
+    const names = this.codec.columns.map(([, column]) => `"${column.name}"`);
+    const where = keyProps.map((prop) => `"${this.codec.column(prop).name}" = ?`).join(' AND ');
     switch (kind) {
       case 'select':
         return `SELECT * FROM ${table} WHERE ${where}`;
@@ -92,49 +90,6 @@ export class ProjectionTable {
         return `DELETE FROM ${table} WHERE ${where}`;
     }
   }
-
-  private column(prop: string): Column {
-    const column = this.byProp.get(prop);
-    if (!column) throw new Error(`projection ${this.projection.name}: unknown column ${prop}`);
-    return column;
-  }
-
-  private keyValues(key: Key): unknown[] {
-    return Object.entries(key).map(([prop, value]) => toDriver(this.column(prop), value));
-  }
-
-  private rowValues(row: Row): unknown[] {
-    return this.columns.map(([prop, column]) => toDriver(column, row[prop]));
-  }
-
-  private fromDriver(raw: Row): Row {
-    const row: Row = {};
-    for (const [prop, column] of this.columns) {
-      const value = raw[column.name];
-      row[prop] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
-    }
-    return row;
-  }
-}
-
-function toDriver(column: Column, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  const mapped = column.mapToDriverValue(value);
-  return typeof mapped === 'boolean' ? (mapped ? 1 : 0) : mapped;
-}
-
-/**
- * The cache key of a projection row: each key value with its type and length
- * in front, so that no two keys share an id (whatever characters they hold)
- * without the cost of JSON.stringify on every replayed event.
- */
-function cacheId(tableName: string, key: Key): string {
-  let id = tableName;
-  for (const value of Object.values(key)) {
-    const text = String(value);
-    id += `\u0000${typeof value}${text.length}:${text}`;
-  }
-  return id;
 }
 
 /**
@@ -145,12 +100,12 @@ function cacheId(tableName: string, key: Key): string {
  */
 export class CachedProjectionTables {
   private readonly rows = new Map<string, { projection: ProjectionTable; key: Key; row: Row | null; dirty: boolean; existed: boolean }>();
+  private readonly byType = new Map<string, ProjectionTable[]>();
 
   constructor(
     readonly tables: readonly ProjectionTable[],
     private readonly maxRows = 20_000,
   ) {
-    this.byType = new Map();
     for (const table of tables) {
       for (const type of table.projection.handles) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), table]);
@@ -158,13 +113,11 @@ export class CachedProjectionTables {
     }
   }
 
-  private readonly byType: Map<string, ProjectionTable[]>;
-
   apply(stored: StoredLedgerEvent): void {
     for (const table of this.byType.get(stored.event.type) ?? []) {
       const key = table.projection.keyOf(stored);
       if (!key) continue;
-      const id = cacheId(table.tableName, key);
+      const id = rowCacheId(table.tableName, key);
       let entry = this.rows.get(id);
       if (!entry) {
         const row = table.load(key);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
-import { packageRoot } from '../package-root.js';
+import { packageRoot } from '../../package-root.js';
 
 export interface WalCheckpointer {
   stop(): Promise<void>;
@@ -20,7 +20,7 @@ export function startWalCheckpointer(
   logger: Logger,
   options: { intervalMs?: number; truncateAboveBytes?: number } = {},
 ): WalCheckpointer {
-  const worker = new Worker(join(packageRoot, 'src/store/wal-checkpointer.worker.js'), {
+  const worker = new Worker(join(packageRoot(), 'src/store/sqlite/wal-checkpointer.worker.js'), {
     workerData: {
       file: sqlite.name,
       intervalMs: options.intervalMs ?? 250,

@@ -1,8 +1,21 @@
-import type Database from 'better-sqlite3';
-import { elidableEventFields } from '../../events/account-import-process.js';
 import { eventMetadataSchema, type EventMetadata, type StoredEvent } from '../../events/envelope.js';
-import { parseLedgerEvent, type LedgerEvent } from '../../events/registry.js';
+import { parseLedgerEvent, type LedgerEvent, type LedgerEventType } from '../../events/registry.js';
 
+/**
+ * How every store lays an event out (the storage layout, not part of the
+ * events' contract): an event's bulk fields, listed here per type, are kept
+ * apart from the rest of its data (the SQLite `bulk` column, the last one), so
+ * readers that do not need them never load them. Today that is the staged
+ * account payload, most of the log's bytes, which no list or status reads.
+ */
+export const bulkEventFields: Readonly<Partial<Record<LedgerEventType, readonly string[]>>> = {
+  AccountStaged: ['payload'],
+  AccountRestaged: ['payload'],
+};
+
+const bulkFieldsOf = (type: string): readonly string[] | undefined => bulkEventFields[type as LedgerEventType];
+
+/** A stored event as its columns hold it. */
 export interface EventRow {
   global_position: number;
   stream_id: string;
@@ -17,13 +30,12 @@ export interface EventRow {
 }
 
 /**
- * How an event's data is stored: its bulk fields (`elidableEventFields` of its
- * type, e.g. the staged account payload) as one JSON object in the `bulk`
- * column, everything else in `data`. `bulk` is null for types without bulk
- * fields. `mergeEventData` is the inverse.
+ * An event's data as stored: its bulk fields as one JSON object in `bulk`,
+ * everything else in `data`. `bulk` is null for types without bulk fields.
+ * `mergeEventData` is the inverse.
  */
 export function splitEventData(type: string, data: unknown): { data: string; bulk: string | null } {
-  const fields = elidableEventFields[type];
+  const fields = bulkFieldsOf(type);
   if (!fields || typeof data !== 'object' || data === null) return { data: JSON.stringify(data), bulk: null };
   const rest: Record<string, unknown> = {};
   const bulk: Record<string, unknown> = {};
@@ -37,8 +49,8 @@ export function splitEventData(type: string, data: unknown): { data: string; bul
 /**
  * The event's data from its stored columns. With `bulk` not selected
  * (undefined), the bulk fields a split row lacks read as `{}`: a projection
- * rebuild or the feed never loads the payloads (most of the log's bytes).
- * Rows written before the split (`bulk` null) hold everything in `data`.
+ * rebuild or the feed never loads the payloads. Rows written before the split
+ * (`bulk` null) hold everything in `data`.
  */
 export function mergeEventData(type: string, data: string, bulk: string | null | undefined): unknown {
   const parsedBulk = bulk ? (JSON.parse(bulk) as Record<string, unknown>) : bulk === undefined ? undefined : null;
@@ -49,12 +61,12 @@ export function mergeEventData(type: string, data: string, bulk: string | null |
 export function mergeParsedEventData(type: string, data: Record<string, unknown>, bulk: Record<string, unknown> | null | undefined): unknown {
   if (bulk) return Object.assign(data, bulk);
   if (bulk === undefined) {
-    for (const field of elidableEventFields[type] ?? []) if (!(field in data)) data[field] = {};
+    for (const field of bulkFieldsOf(type) ?? []) if (!(field in data)) data[field] = {};
   }
   return data;
 }
 
-/** Parses one row of the events table (stored JSON is a trust boundary: zod parses it, upcasters lift it). */
+/** Parses one stored event (stored JSON is a trust boundary: zod parses it, upcasters lift it). */
 export function toStoredEvent(row: EventRow): StoredEvent<LedgerEvent> {
   return {
     globalPosition: row.global_position,
@@ -94,8 +106,8 @@ export function toReplayedEvent(row: EventRow): StoredEvent<LedgerEvent> {
   return new ReplayedEvent(row.global_position, row.stream_id, row.stream_position, event, row.metadata, row.recorded_at);
 }
 
-/** The whole log after `after`, in global order, one row at a time: memory stays flat however long the log. */
-export function* streamEvents(sqlite: Database.Database, after = 0): Generator<StoredEvent<LedgerEvent>> {
-  const rows = sqlite.prepare<[number], EventRow>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position').iterate(after);
-  for (const row of rows) yield toStoredEvent(row);
+/** The event columns a read selects: without `bulk` unless the bulk fields are wanted. */
+export function eventColumns(withBulkFields: boolean): string {
+  const columns = 'global_position, stream_id, stream_position, type, schema_version, data, metadata, recorded_at';
+  return withBulkFields ? `${columns}, bulk` : columns;
 }

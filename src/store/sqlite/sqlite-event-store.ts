@@ -1,39 +1,58 @@
 import type Database from 'better-sqlite3';
-import type { CommandMetadata, EventMetadata, StoredEvent } from '../../events/envelope.js';
-import type { LedgerEvent } from '../../events/registry.js';
-import type { AnyRowProjection, StoredLedgerEvent } from '../../projections/projection.js';
-import type { Decider } from './decider.js';
-import { splitEventData, toStoredEvent, type EventRow } from './event-stream.js';
-import { GroupCommitRunner } from './group-commit.js';
-import { ProjectionTable } from './projection-writer.js';
+import type { EventMetadata, StoredEvent } from '../../../events/envelope.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { AnyRowProjection } from '../../../projections/projection.js';
+import type { Decider } from '../../domain/decider.js';
+import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
+  type BeforeCommit,
   type EventStore,
   type HandleOptions,
   type HandleResult,
+  type StoredLedgerEvent,
   type StreamCommand,
   type StreamGuard,
-} from './event-store.js';
-
+  type WriteOptions,
+  type WriteTransaction,
+  UniqueConstraintError,
+} from '../event-store.js';
+import { GroupCommitRunner } from './group-commit.js';
+import { ProjectionTable } from './projection-writer.js';
 
 export interface SqliteEventStoreOptions {
   readonly sqlite: Database.Database;
   readonly projections: readonly AnyRowProjection[];
   readonly clock: () => Date;
   readonly newId: () => string;
-  /** Most commands committed in one group-commit transaction. */
-  readonly maxBatch?: number;
-  /**
-   * Called when a unit of work is submitted, in the caller's (async) context.
-   * The function it returns, if any, runs inside the unit's savepoint right
-   * after the unit appended its events (never for a dry run), so whatever it
-   * writes commits or rolls back with them (Idempotency-Key records).
-   */
-  readonly unitOfWorkHook?: () => UnitOfWorkHook | undefined;
+  /** The connection's group-commit runner (shared with the other writers on it, such as the Idempotency-Key records). */
+  readonly runner: GroupCommitRunner;
 }
 
-/** Runs inside a unit of work, after its events were appended: see `SqliteEventStoreOptions.unitOfWorkHook`. */
-export type UnitOfWorkHook = (appended: readonly StoredEvent<LedgerEvent>[]) => void;
+/**
+ * The SQLite write transaction a `beforeCommit` hook gets: the connection
+ * itself, inside the unit's savepoint. Everything written through it is
+ * synchronous.
+ */
+export interface SqliteWriteTransaction extends WriteTransaction {
+  readonly store: 'sqlite';
+  readonly sqlite: Database.Database;
+}
+
+/** The SQLite connection of a `beforeCommit` hook's transaction; refuses another store's. */
+export function sqliteTransaction(tx: WriteTransaction): Database.Database {
+  if (tx.store !== 'sqlite') throw new Error(`a SQLite hook was given a ${tx.store} transaction`);
+  return (tx as SqliteWriteTransaction).sqlite;
+}
+
+/** SQLite's unique-constraint violations, as the port's error (the unit was rolled back to its savepoint). */
+function translated(error: unknown): unknown {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new UniqueConstraintError((error as Error).message, { cause: error });
+  }
+  return error;
+}
 
 /** Thrown inside a dry-run transaction to roll it back while carrying the result out. */
 class DryRunRollback {
@@ -44,8 +63,10 @@ class DryRunRollback {
  * SQLite event store. better-sqlite3 is synchronous, so each command runs as
  * one synchronous unit of work inside a `BEGIN IMMEDIATE` transaction: no
  * other writer (request or process) can interleave between reading the stream
- * and appending. Commands arriving together share one transaction and one
- * fsync (group commit, see group-commit.ts), each in its own savepoint.
+ * and appending, and no other request on the shared connection ever sees
+ * uncommitted writes. Commands arriving together share one transaction and
+ * one fsync (group commit, see group-commit.ts), each in its own savepoint.
+ * The port is asynchronous; the unit of work inside stays synchronous.
  */
 export class SqliteEventStore implements EventStore {
   private readonly sqlite: Database.Database;
@@ -54,14 +75,14 @@ export class SqliteEventStore implements EventStore {
   private readonly projectionsByType = new Map<string, ProjectionTable[]>();
   private readonly runner: GroupCommitRunner;
   private readonly statements;
-  private readonly unitOfWorkHook: () => UnitOfWorkHook | undefined;
+  private readonly tx: SqliteWriteTransaction;
 
   constructor(options: SqliteEventStoreOptions) {
     this.sqlite = options.sqlite;
-    this.unitOfWorkHook = options.unitOfWorkHook ?? (() => undefined);
     this.clock = options.clock;
     this.newId = options.newId;
-    this.runner = new GroupCommitRunner(this.sqlite, { maxBatch: options.maxBatch });
+    this.runner = options.runner;
+    this.tx = { store: 'sqlite', sqlite: this.sqlite };
     for (const projection of options.projections) {
       const table = new ProjectionTable(this.sqlite, projection);
       for (const type of projection.handles) {
@@ -71,24 +92,18 @@ export class SqliteEventStore implements EventStore {
       }
     }
     this.statements = {
-      readStream: this.sqlite.prepare<[string], EventRow>(
-        'SELECT * FROM events WHERE stream_id = ? ORDER BY stream_position',
-      ),
-      version: this.sqlite.prepare<[string], { v: number | null }>(
-        'SELECT MAX(stream_position) AS v FROM events WHERE stream_id = ?',
-      ),
+      readStream: this.sqlite.prepare<[string], EventRow>('SELECT * FROM events WHERE stream_id = ? ORDER BY stream_position'),
+      version: this.sqlite.prepare<[string], { v: number | null }>('SELECT MAX(stream_position) AS v FROM events WHERE stream_id = ?'),
       insert: this.sqlite.prepare(
         `INSERT INTO events (stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk)
          VALUES (@streamId, @streamPosition, @type, @schemaVersion, @data, @metadata, @eventId, @recordedAt, @bulk)`,
       ),
-      readAll: this.sqlite.prepare<[number, number], EventRow>(
-        'SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?',
-      ),
+      readAll: this.sqlite.prepare<[number, number], EventRow>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
       any: this.sqlite.prepare<[], { one: number }>('SELECT 1 AS one FROM events LIMIT 1'),
     };
   }
 
-  async readStream(streamId: string): Promise<readonly StoredEvent<LedgerEvent>[]> {
+  async readStream(streamId: string): Promise<readonly StoredLedgerEvent[]> {
     return this.readStreamSync(streamId);
   }
 
@@ -96,7 +111,7 @@ export class SqliteEventStore implements EventStore {
     return this.versionSync(streamId);
   }
 
-  async readAll(after: number, limit: number): Promise<readonly StoredEvent<LedgerEvent>[]> {
+  async readAll(after: number, limit: number): Promise<readonly StoredLedgerEvent[]> {
     return this.statements.readAll.all(after, limit).map(toStoredEvent);
   }
 
@@ -108,63 +123,78 @@ export class SqliteEventStore implements EventStore {
     streamId: string,
     expectedVersion: number,
     events: readonly LedgerEvent[],
-    metadata: CommandMetadata,
-  ): Promise<readonly StoredEvent<LedgerEvent>[]> {
-    const hook = this.unitOfWorkHook();
-    return this.runner.run(() => {
-      const appended = this.appendSync(streamId, expectedVersion, events, metadata);
-      hook?.(appended);
-      return appended;
-    });
+    options: WriteOptions,
+  ): Promise<readonly StoredLedgerEvent[]> {
+    try {
+      return await this.runner.run(() => {
+        const appended = this.appendSync(streamId, expectedVersion, events, options.metadata);
+        this.beforeCommit(options.beforeCommit, appended);
+        return appended;
+      });
+    } catch (error) {
+      throw translated(error);
+    }
   }
 
-  async handle<C, E extends LedgerEvent, S>(
+  async handle<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     streamId: string,
-    decider: Decider<C, E, S>,
+    decider: Decider<C, Ei, Eo, S>,
     command: C,
     options: HandleOptions,
-  ): Promise<HandleResult<E, S>> {
+  ): Promise<HandleResult<Eo, S>> {
     const [result] = await this.handleMany([{ streamId, decider, command }], options);
     return result!;
   }
 
-
   /** One unit of work for the runner, so all the commands commit or roll back together. */
-  async handleMany<C, E extends LedgerEvent, S>(
-    commands: readonly StreamCommand<C, E, S>[],
+  async handleMany<C, Ei extends LedgerEvent, Eo extends Ei, S>(
+    commands: readonly StreamCommand<C, Ei, Eo, S>[],
     options: HandleOptions,
-  ): Promise<HandleResult<E, S>[]> {
-    const hook = this.unitOfWorkHook();
-    const run = (): HandleResult<E, S>[] => {
+  ): Promise<HandleResult<Eo, S>[]> {
+    const run = (): HandleResult<Eo, S>[] => {
       this.checkGuards(options.guards ?? []);
       const results = commands.map(({ streamId, decider, command }) => this.decideAndAppend(streamId, decider, command, options));
       if (options.dryRun) throw new DryRunRollback(results);
-      hook?.(results.flatMap((result) => result.events));
+      this.beforeCommit(
+        options.beforeCommit,
+        results.flatMap((result) => result.events),
+      );
       return results;
     };
     try {
       return await this.runner.run(run);
     } catch (error) {
-      if (error instanceof DryRunRollback) return error.result as HandleResult<E, S>[];
-      throw error;
+      if (error instanceof DryRunRollback) return error.result as HandleResult<Eo, S>[];
+      throw translated(error);
+    }
+  }
+
+  /** Runs the caller's hook inside the unit: synchronously, as everything in a SQLite unit of work. */
+  private beforeCommit(hook: BeforeCommit | undefined, appended: readonly StoredLedgerEvent[]): void {
+    if (!hook) return;
+    const result = hook(appended, this.tx);
+    if (result !== undefined) {
+      // A promise would resolve after COMMIT (or never run inside it): refuse it rather than lose the guarantee.
+      void Promise.resolve(result).catch(() => undefined);
+      throw new Error('a beforeCommit hook on the SQLite store must be synchronous');
     }
   }
 
   /** Read the stream, fold, decide, append and project: must run inside a unit of work. */
-  private decideAndAppend<C, E extends LedgerEvent, S>(
+  private decideAndAppend<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     streamId: string,
-    decider: Decider<C, E, S>,
+    decider: Decider<C, Ei, Eo, S>,
     command: C,
     options: HandleOptions,
-  ): HandleResult<E, S> {
-    const history = this.readStreamSync(streamId).map((stored) => stored.event as E);
+  ): HandleResult<Eo, S> {
+    // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the store makes.
+    const history = this.readStreamSync(streamId).map((stored) => stored.event as Ei);
     const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
     const newEvents = decider.decide(command, state);
-    const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<E>[];
+    const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<Eo>[];
     const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
     return { events: stored, state: next, streamVersion: history.length + newEvents.length };
   }
-
 
   private checkGuards(guards: readonly StreamGuard[]): void {
     for (const guard of guards) {
@@ -173,7 +203,7 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  private readStreamSync(streamId: string): StoredEvent<LedgerEvent>[] {
+  private readStreamSync(streamId: string): StoredLedgerEvent[] {
     return this.statements.readStream.all(streamId).map(toStoredEvent);
   }
 
@@ -182,12 +212,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Must run inside a transaction. */
-  private appendSync(
-    streamId: string,
-    expectedVersion: number,
-    events: readonly LedgerEvent[],
-    metadata: CommandMetadata,
-  ): StoredEvent<LedgerEvent>[] {
+  private appendSync(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], metadata: HandleOptions['metadata']): StoredLedgerEvent[] {
     const actual = this.versionSync(streamId);
     if (actual !== expectedVersion) throw new ConcurrencyError(streamId, expectedVersion, actual);
     const recordedAt = this.clock().toISOString();
@@ -221,4 +246,3 @@ export class SqliteEventStore implements EventStore {
     for (const table of this.projectionsByType.get(stored.event.type) ?? []) table.apply(stored);
   }
 }
-

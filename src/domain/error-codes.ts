@@ -1,0 +1,105 @@
+/**
+ * Every top-level machine code a `DomainError` can carry: the `code` of an
+ * error body (README "Errors"), what the CLI prints, and the few codes the
+ * workers raise among themselves. `DomainError` takes only these, so a
+ * misspelt code does not compile.
+ *
+ * The domain owns this list and nothing else: a code names a broken rule,
+ * whatever the caller is. What a code becomes is each edge's business, and
+ * each edge is checked against this list by the compiler: src/http/errors.ts
+ * maps every code to an HTTP status (`satisfies Record<ErrorCode, ...>`, so a
+ * code added here does not compile until it has one), the CLI prints it and
+ * exits 1, GraphQL puts it in `extensions.code`. Keeping statuses out of
+ * src/domain keeps deciders free of HTTP, as they are of I/O.
+ *
+ * Field-level item codes (`errors[].code`: `required`, `invalid`,
+ * `max_length`, the domain item codes of docs/account-validation.md, ...) are
+ * a separate, open vocabulary, partly produced by zod: they stay strings.
+ */
+export const errorCodes = [
+  // The request itself (src/http).
+  'not_found',
+  'method_not_allowed',
+  'parse_error',
+  'validation_error',
+  /** A request header or parameter (Last-Event-ID) that is not valid: DRF's field code, used top-level. */
+  'invalid',
+  'invalid_query_parameter',
+  'payload_too_large',
+  'unsupported_media_type',
+  'throttled',
+  'concurrency_conflict',
+  'internal_error',
+  // Structural limits on JSON bodies (src/http/json-limits.ts).
+  'nesting_too_deep',
+  'array_too_long',
+  'string_too_long',
+  'number_out_of_range',
+  'number_precision_lost',
+  'invalid_unicode',
+  // Idempotency-Key (src/http/idempotency.ts).
+  'invalid_idempotency_key',
+  'idempotency_key_in_progress',
+  'idempotency_response_lost',
+  'idempotency_key_reused',
+  // Tokens and keys.
+  'not_authenticated',
+  'authentication_failed',
+  'permission_denied',
+  /** obtainToken without exactly one of APIKey or refreshToken (GraphQL `extensions.code`). */
+  'invalid_input',
+  // Account import processes.
+  'account_failed_validation',
+  'account_already_imported',
+  'account_marked_to_skip',
+  'import_supplier_migration_not_ongoing',
+  'operations_team_not_found',
+  'dry_run_rollback',
+  'import_process_does_not_exist',
+  'account_not_found',
+  // Products (spec 2.5, 4.3).
+  'product_failed_validation',
+  'no_matching_rate',
+  'rate_not_continuous',
+  // Businesses.
+  'business_failed_validation',
+  'business_already_exists',
+  // Supply point population.
+  'populate_batch_not_found',
+  // After import: notes, transactions (TransactionImportError's codes too), historical statements.
+  'notes_failed_validation',
+  'transactions_failed_validation',
+  'transaction_not_in_open_statement_period',
+  'transaction_already_added',
+  'historical_statements_failed_validation',
+  // Payment instructions (docs/payment-instructions-and-emails.md).
+  'payment_vendor_not_configured',
+  'payment_instruction_rejected',
+  'payment_vendor_unavailable',
+  // Operator commands (the CLI prints them and exits 1).
+  'import_supplier_already_exists',
+  'import_supplier_not_found',
+  'invalid_import_supplier_code',
+  'operations_team_already_exists',
+  'invalid_operations_team_name',
+  'api_key_already_exists',
+  'api_key_not_found',
+  'api_key_requires_supplier',
+  'account_not_imported',
+  'invalid_transfer_status_transition',
+  'invalid_config_value',
+  // Between workers and the store: a claim or lease no longer held, a batch id taken. Never answered.
+  'populate_batch_already_exists',
+  'populate_request_finished',
+  'populate_request_claimed',
+  'populate_request_not_due',
+  'populate_claim_lost',
+  'customer_email_not_found',
+  'customer_email_finished',
+  'customer_email_claimed',
+  'customer_email_not_due',
+  'customer_email_claim_lost',
+] as const;
+
+/** A top-level machine code of a `DomainError`. */
+export type ErrorCode = (typeof errorCodes)[number];

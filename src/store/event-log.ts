@@ -1,0 +1,48 @@
+import type { LedgerEventType } from '../../events/registry.js';
+import type { StoredLedgerEvent } from './event-store.js';
+
+export interface LogReadOptions {
+  /** Read the events after this global position (default 0: from the start). */
+  readonly after?: number;
+  /** ...up to this global position, included (default: the end of the log when the read starts). */
+  readonly through?: number;
+  /** Only events of these types (default: every type). */
+  readonly types?: readonly LedgerEventType[];
+  /** At most this many events in all (a page); the read is then one bounded query. */
+  readonly limit?: number;
+  /**
+   * Read the events' bulk fields (the staged account payloads, most of the
+   * log's bytes). Default true; false leaves them out of the read, where they
+   * read as `{}` (projection rebuilds that do not need them, the event feed).
+   */
+  readonly withBulkFields?: boolean;
+  /** About how many events each batch holds. */
+  readonly batchSize?: number;
+  /** Count the events the read will yield first (`total`): one more pass over the index. */
+  readonly count?: boolean;
+}
+
+/**
+ * One read of the log: a consistent snapshot taken when it was opened, its
+ * events in global order, in batches. Memory stays flat whatever the length
+ * of the log: batches are produced as they are consumed.
+ */
+export interface LogSnapshot extends AsyncIterable<readonly StoredLedgerEvent[]> {
+  /** The last global position the read covers (the snapshot's end, or `through`). */
+  readonly through: number;
+  /** How many events the read yields, when `count` was asked; otherwise null. */
+  readonly total: number | null;
+  /** Ends the read early (a `for await` that breaks closes it too). */
+  close(): Promise<void>;
+}
+
+/**
+ * The log reader (a port): what projection rebuilds, verify, the event feed
+ * and `events tail` read the log through. Every position up to `lastPosition`
+ * is committed and visible: positions are assigned in commit order.
+ */
+export interface EventLog {
+  open(options?: LogReadOptions): Promise<LogSnapshot>;
+  /** The global position of the last committed event (0 for an empty log). */
+  lastPosition(): Promise<number>;
+}

@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import type { LedgerContext } from '../application/context.js';
+import type { EventLog } from './event-log.js';
+import type { IdempotencyRecords } from './idempotency.js';
+import type { ProjectionMaintenance } from './projection-maintenance.js';
+
+/** Work a store does in the background while the service runs (SQLite: WAL checkpoints in a worker thread). */
+export interface StoreUpkeep {
+  stop(): Promise<void>;
+}
+
+/**
+ * The ledger as the service, the CLI and the tests see it, whatever the
+ * store behind it: the event store and read models the application uses, the
+ * Idempotency-Key records, the log reader, projection maintenance, and the
+ * service's own bits. No database handle leaves the store; only the one
+ * composition root (src/ledger.ts) knows which adapter runs.
+ */
+export interface Ledger extends LedgerContext {
+  readonly idempotency: IdempotencyRecords;
+  readonly log: EventLog;
+  readonly projections: ProjectionMaintenance;
+  /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
+  readonly location: string;
+  /** True when the database answers a trivial query. */
+  healthCheck(): Promise<boolean>;
+  /**
+   * The token signing secret: `fromEnv` when set, else one generated on first
+   * use and kept in the database (never in the event log), so tokens survive
+   * restarts and are shared by every process on the same database.
+   */
+  tokenSecret(fromEnv: string | undefined): Promise<string>;
+  /** Starts the store's background upkeep for a long-running server; stop it before `close`. */
+  startUpkeep(logger: Logger): StoreUpkeep;
+  close(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+import { getTableColumns, getTableName, type Column, type Table } from 'drizzle-orm';
+
+export type Row = Record<string, unknown>;
+export type Key = Record<string, unknown>;
+
+/**
+ * The rows of one canonical table as a store reads and writes them: drizzle's
+ * column mappings convert values (JSON, booleans), keyed by column name on
+ * the database side and by property on ours. Every store's projection writer
+ * and query runner go through it, so the rows read back are the same on all.
+ */
+export class RowCodec {
+  readonly tableName: string;
+  /** [property, column], in the table's column order. */
+  readonly columns: readonly (readonly [string, Column])[];
+  private readonly byProp: Map<string, Column>;
+
+  constructor(
+    table: Table,
+    /** How the driver takes a mapped value (SQLite stores booleans as 0/1). */
+    private readonly driverValue: (value: unknown) => unknown = (value) => value,
+  ) {
+    this.tableName = getTableName(table);
+    this.columns = Object.entries(getTableColumns(table));
+    this.byProp = new Map(this.columns);
+  }
+
+  column(prop: string): Column {
+    const column = this.byProp.get(prop);
+    if (!column) throw new Error(`table ${this.tableName}: unknown column ${prop}`);
+    return column;
+  }
+
+  toDriver(column: Column, value: unknown): unknown {
+    if (value === null || value === undefined) return null;
+    return this.driverValue(column.mapToDriverValue(value));
+  }
+
+  /** The key's values, in the key's property order. */
+  keyValues(key: Key): unknown[] {
+    return Object.entries(key).map(([prop, value]) => this.toDriver(this.column(prop), value));
+  }
+
+  /** Every column's value of `row`, in column order. */
+  rowValues(row: Row): unknown[] {
+    return this.columns.map(([prop, column]) => this.toDriver(column, row[prop]));
+  }
+
+  /** A row as the driver returned it (keyed by column name) to the canonical row type. */
+  fromDriver(raw: Row): Row {
+    const row: Row = {};
+    for (const [prop, column] of this.columns) {
+      const value = raw[column.name];
+      row[prop] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row;
+  }
+}
+
+/**
+ * The cache key of a projection row: each key value with its type and length
+ * in front, so that no two keys share an id (whatever characters they hold)
+ * without the cost of JSON.stringify on every replayed event.
+ */
+export function rowCacheId(tableName: string, key: Key): string {
+  let id = tableName;
+  for (const value of Object.values(key)) {
+    const text = String(value);
+    id += `\u0000${typeof value}${text.length}:${text}`;
+  }
+  return id;
+}

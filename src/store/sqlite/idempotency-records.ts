@@ -1,0 +1,182 @@
+import type Database from 'better-sqlite3';
+import type { BeforeCommit } from '../event-store.js';
+import {
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  keyInProgress,
+  type ExistingReservation,
+  type HeldReservation,
+  type IdempotencyRecord,
+  type IdempotencyRecords,
+  type IdempotentRequest,
+  type StoredResponse,
+} from '../idempotency.js';
+import type { GroupCommitRunner } from './group-commit.js';
+import { sqliteTransaction } from './sqlite-event-store.js';
+
+interface RawRow {
+  key_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  request_path: string;
+  event_positions: string;
+  status: number | null;
+  response_body: string | null;
+  response_content_type: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+const toRecord = (raw: RawRow): IdempotencyRecord => ({
+  keyId: raw.key_id,
+  idempotencyKey: raw.idempotency_key,
+  fingerprint: raw.fingerprint,
+  requestPath: raw.request_path,
+  eventPositions: JSON.parse(raw.event_positions) as number[],
+  response: raw.status === null ? null : { status: raw.status, body: raw.response_body ?? '', contentType: raw.response_content_type },
+  createdAt: raw.created_at,
+});
+
+/**
+ * The `idempotency_keys` table. A reservation is a row with neither events
+ * nor a response; its `created_at` (the instant it was taken) identifies it
+ * while it is held, so the events' unit of work and the completion only write
+ * on the row if it is still the reservation they took. Reservations go
+ * through the connection's group-commit runner like the events, so the
+ * check-and-claim is one atomic unit for every process on the file.
+ */
+export class SqliteIdempotencyRecords implements IdempotencyRecords {
+  private readonly statements;
+  /** When this process opened the database: a reservation older than that was made by a process that has stopped. */
+  private readonly openedAt: string;
+
+  constructor(
+    sqlite: Database.Database,
+    private readonly runner: GroupCommitRunner,
+    private readonly clock: () => Date,
+  ) {
+    this.openedAt = clock().toISOString();
+    this.statements = {
+      find: sqlite.prepare<[string, string], RawRow>('SELECT * FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?'),
+      forget: sqlite.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?'),
+      reserve: sqlite.prepare<[string, string, string, string, string]>(
+        `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, created_at)
+         VALUES (?, ?, ?, ?, '[]', ?)`,
+      ),
+      takeOver: sqlite.prepare<[string, string, string, string, string, string]>(
+        `UPDATE idempotency_keys SET fingerprint = ?, request_path = ?, created_at = ?
+          WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL AND event_positions = '[]'`,
+      ),
+      record: sqlite.prepare<[string, string, string, string]>(
+        `UPDATE idempotency_keys SET event_positions = (SELECT json_group_array(value) FROM (
+            SELECT value FROM json_each(idempotency_keys.event_positions) UNION ALL SELECT value FROM json_each(?)))
+          WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL`,
+      ),
+      completeHeld: sqlite.prepare<[number, string, string | null, string, string, string, string]>(
+        `UPDATE idempotency_keys SET status = ?, response_body = ?, response_content_type = ?, completed_at = ?
+          WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL`,
+      ),
+      completeAny: sqlite.prepare<[string, string, string, string, number, string, string | null, string, string]>(
+        `INSERT INTO idempotency_keys
+           (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at, completed_at)
+         VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
+         ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+           status = excluded.status, response_body = excluded.response_body,
+           response_content_type = excluded.response_content_type, completed_at = excluded.completed_at
+         WHERE idempotency_keys.status IS NULL`,
+      ),
+      release: sqlite.prepare<[string, string, string]>(
+        `DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL AND event_positions = '[]'`,
+      ),
+      purge: sqlite.prepare<[string]>('DELETE FROM idempotency_keys WHERE created_at < ?'),
+    };
+  }
+
+  async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
+    const raw = this.live(keyId, idempotencyKey);
+    return raw ? toRecord(raw) : null;
+  }
+
+  async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
+    const taken = await this.runner.run((): { held: true; token: string } | ExistingReservation => {
+      const now = this.clock();
+      const token = now.toISOString();
+      const existing = this.live(request.keyId, request.idempotencyKey);
+      if (!existing) {
+        this.statements.reserve.run(request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, token);
+        return { held: true, token };
+      }
+      // Nothing recorded, and its holder gone: a SQLite file is served by one server process at a time, so a
+      // reservation made before this process opened it was left by a process that stopped (a crash): the
+      // client's retry runs at once. Past the lease, any reservation is taken over. Either way, should the
+      // holder still write, its unit of work finds the reservation is no longer its own and fails.
+      const abandoned =
+        existing.status === null &&
+        existing.event_positions === '[]' &&
+        (existing.created_at < this.openedAt || Date.parse(existing.created_at) < now.getTime() - IDEMPOTENCY_LEASE_MS);
+      if (abandoned && token !== existing.created_at) {
+        this.statements.takeOver.run(request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, existing.created_at);
+        return { held: true, token };
+      }
+      return { held: false, record: toRecord(existing) };
+    });
+    return taken.held ? this.held(request, taken.token) : taken;
+  }
+
+  async complete(request: IdempotentRequest, response: StoredResponse): Promise<void> {
+    const now = this.clock().toISOString();
+    await this.runner.run(() =>
+      this.statements.completeAny.run(
+        request.keyId,
+        request.idempotencyKey,
+        request.fingerprint,
+        request.requestPath,
+        response.status,
+        response.body,
+        response.contentType,
+        now,
+        now,
+      ),
+    );
+  }
+
+  async purgeExpired(): Promise<number> {
+    const before = new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+    return this.runner.run(() => this.statements.purge.run(before).changes);
+  }
+
+  /** The key's row unless it is past the retention, in which case it is deleted. */
+  private live(keyId: string, idempotencyKey: string): RawRow | null {
+    const raw = this.statements.find.get(keyId, idempotencyKey);
+    if (!raw) return null;
+    if (raw.created_at < new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString()) {
+      this.statements.forget.run(keyId, idempotencyKey);
+      return null;
+    }
+    return raw;
+  }
+
+  private held(request: IdempotentRequest, token: string): HeldReservation {
+    const { keyId, idempotencyKey } = request;
+    const beforeCommit: BeforeCommit = (appended, tx) => {
+      sqliteTransaction(tx);
+      if (appended.length === 0) return;
+      const positions = JSON.stringify(appended.map((stored) => stored.globalPosition));
+      // Still this request's reservation? Another request may have taken the key over past the lease.
+      if (this.statements.record.run(positions, keyId, idempotencyKey, token).changes === 0) throw keyInProgress();
+    };
+    return {
+      held: true,
+      beforeCommit,
+      complete: async (response) => {
+        const now = this.clock().toISOString();
+        await this.runner.run(() =>
+          this.statements.completeHeld.run(response.status, response.body, response.contentType, now, keyId, idempotencyKey, token),
+        );
+      },
+      release: async () => {
+        await this.runner.run(() => this.statements.release.run(keyId, idempotencyKey, token));
+      },
+    };
+  }
+}

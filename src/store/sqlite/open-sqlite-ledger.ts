@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import { inlineProjections } from '../../../projections/index.js';
+import type { Clock, IdGenerator } from '../../application/context.js';
+import { generateTokenSecret } from '../../application/tokens.js';
+import { createReadModels } from '../../queries/read-models.js';
+import type { Ledger } from '../ledger.js';
+import { openDatabase, type OpenDatabase } from './database.js';
+import { GroupCommitRunner } from './group-commit.js';
+import { SqliteIdempotencyRecords } from './idempotency-records.js';
+import { SqliteEventLog } from './log-reader.js';
+import { SqliteProjectionMaintenance } from './projection-rebuild.js';
+import { SqliteQueryRunner } from './query-runner.js';
+import { SqliteEventStore } from './sqlite-event-store.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
+
+export interface SqliteLedgerOptions {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  /** Most commands committed in one group-commit transaction. */
+  readonly maxBatch?: number;
+  /** From this many events on, whole-log reads run in a worker thread (see log-reader.ts). */
+  readonly workerFromEvents?: number;
+  /** Events a projection rebuild replays per write transaction (10,000). */
+  readonly rebuildBatchSize?: number;
+}
+
+/**
+ * The embedded adapter: one SQLite file (created and migrated if needed),
+ * one connection for the service, group commit, a synchronous unit of work.
+ */
+export function openSqliteLedger(file: string, options: SqliteLedgerOptions): Ledger {
+  return sqliteLedger(openDatabase(file), options);
+}
+
+/** The ledger over an open database (tests of the adapter itself keep `database` to look inside). */
+export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOptions): Ledger {
+  const { sqlite } = database;
+  const { clock, ids } = options;
+  const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch });
+  const store = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId: ids.uuid, runner });
+  const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents });
+  const secret = {
+    insert: sqlite.prepare<[string, string]>("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', ?, ?) ON CONFLICT DO NOTHING"),
+    read: sqlite.prepare<[], { value: string }>("SELECT value FROM service_secrets WHERE name = 'token_secret'"),
+  };
+  const ping = sqlite.prepare('SELECT 1');
+  return {
+    store,
+    read: createReadModels(new SqliteQueryRunner(sqlite), log),
+    clock,
+    ids,
+    idempotency: new SqliteIdempotencyRecords(sqlite, runner, clock),
+    log,
+    projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
+    location: database.file,
+    async healthCheck() {
+      try {
+        ping.get();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async tokenSecret(fromEnv) {
+      if (fromEnv) return fromEnv;
+      secret.insert.run(generateTokenSecret(), clock().toISOString());
+      const row = secret.read.get();
+      if (!row) throw new Error('token secret could not be stored');
+      return row.value;
+    },
+    startUpkeep: (logger: Logger) => startWalCheckpointer(sqlite, logger),
+    async close() {
+      database.close();
+    },
+  };
+}

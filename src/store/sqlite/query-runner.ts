@@ -1,0 +1,91 @@
+import type Database from 'better-sqlite3';
+import { Column, fillPlaceholders, is, sql, type SQL, type Table } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
+import { RowCodec, type Row } from '../projection-rows.js';
+
+/** Statements kept prepared, by SQL text; past this many the cache starts afresh (IN lists vary in length). */
+const MAX_STATEMENTS = 500;
+
+/**
+ * The read models' queries on SQLite: rendered by drizzle's SQLite dialect,
+ * run through statements prepared once per SQL text on the service's
+ * connection, rows mapped to the canonical row types.
+ */
+export class SqliteQueryRunner implements ProjectionQueries {
+  private readonly dialect = new SQLiteSyncDialect();
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly codecs = new WeakMap<Table, RowCodec>();
+
+  constructor(private readonly sqlite: Database.Database) {}
+
+  async one<T extends Table>(table: T, where: SQL): Promise<T['$inferSelect'] | null> {
+    return this.oneSync(table, this.render(sql`SELECT * FROM ${table} WHERE ${where} LIMIT 1`), {});
+  }
+
+  prepareOne<T extends Table>(table: T, where: SQL): (params: Record<string, unknown>) => Promise<T['$inferSelect'] | null> {
+    const query = this.render(sql`SELECT * FROM ${table} WHERE ${where} LIMIT 1`);
+    return async (params) => this.oneSync(table, query, params);
+  }
+
+  async list<T extends Table>(table: T, query: ListQuery = {}): Promise<T['$inferSelect'][]> {
+    const parts = [sql`SELECT * FROM ${table}`];
+    if (query.where) parts.push(sql` WHERE ${query.where}`);
+    if (query.orderBy?.length) parts.push(sql` ORDER BY ${sql.join([...query.orderBy], sql`, `)}`);
+    if (query.limit !== undefined) parts.push(sql` LIMIT ${query.limit}`);
+    const { text, params } = this.render(sql.join(parts));
+    const codec = this.codec(table);
+    return (this.statement(text).all(...params) as Row[]).map((raw) => codec.fromDriver(raw) as T['$inferSelect']);
+  }
+
+  async select<F extends SelectFields>(fields: F, rest: SQL): Promise<SelectedRow<F>[]> {
+    return this.prepareSelect(fields, rest)({});
+  }
+
+  prepareSelect<F extends SelectFields>(fields: F, rest: SQL): (params: Record<string, unknown>) => Promise<SelectedRow<F>[]> {
+    const entries = Object.entries(fields);
+    const list = sql.join(
+      entries.map(([key, field]) => sql`${field} AS ${sql.identifier(key)}`),
+      sql`, `,
+    );
+    const { text, params } = this.render(sql`SELECT ${list} ${rest}`);
+    return async (values) =>
+      (this.statement(text).all(...fillPlaceholders(params, values)) as Row[]).map((raw) => {
+        const row: Row = {};
+        for (const [key, field] of entries) {
+          const value = raw[key];
+          row[key] = value === null || value === undefined ? null : is(field, Column) ? field.mapFromDriverValue(value) : value;
+        }
+        return row as SelectedRow<F>;
+      });
+  }
+
+  private oneSync<T extends Table>(table: T, query: { text: string; params: unknown[] }, values: Record<string, unknown>): T['$inferSelect'] | null {
+    const raw = this.statement(query.text).get(...fillPlaceholders(query.params, values)) as Row | undefined;
+    return raw ? (this.codec(table).fromDriver(raw) as T['$inferSelect']) : null;
+  }
+
+  private render(query: SQL): { text: string; params: unknown[] } {
+    const rendered = this.dialect.sqlToQuery(query);
+    return { text: rendered.sql, params: rendered.params };
+  }
+
+  private statement(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
+      statement = this.sqlite.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  private codec(table: Table): RowCodec {
+    let codec = this.codecs.get(table);
+    if (!codec) {
+      codec = new RowCodec(table);
+      this.codecs.set(table, codec);
+    }
+    return codec;
+  }
+}

@@ -1,0 +1,70 @@
+import { importSupplierStreamId } from '../../../events/import-supplier.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import { importSupplierDecider, type ImportSupplierCommand } from '../../../src/domain/import-supplier/import-supplier-decider.js';
+import type { Ledger } from '../../../src/store/ledger.js';
+import type { TestClock } from '../../support/ledger.js';
+
+/**
+ * What the store contract suite needs from a store: a fresh, empty, migrated
+ * ledger with a clock the test moves, and a way to run one SQL statement on
+ * its database from outside the store (to tamper with a table, to simulate a
+ * crash), the way an operator with a database console would.
+ */
+export interface ContractLedger {
+  /** The ledger of the current process (a new one after `restart`). */
+  readonly ledger: Ledger;
+  readonly clock: TestClock;
+  /** Runs one statement on a connection of its own; returns the rows it read (none for a write). */
+  execute(sql: string): Promise<Record<string, unknown>[]>;
+  /** The service process stops (its ledger closed, nothing more completed) and a new one opens the same database. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type LedgerFactory = () => Promise<ContractLedger>;
+
+export const metadata = { actor: 'operator:test', requestId: 'req-1', correlationId: 'req-1', causationId: 'cmd-1' };
+
+export const created = (code: string): LedgerEvent => ({
+  type: 'ImportSupplierCreated',
+  version: 1,
+  data: { code, status: 'Ongoing', sendEmails: false, documentRoot: null, createdAt: '2026-01-01T00:00:00.000Z' },
+});
+
+export const statusChanged = (code: string, from: 'Ongoing' | 'Paused', to: 'Ongoing' | 'Paused'): LedgerEvent => ({
+  type: 'ImportSupplierStatusChanged',
+  version: 1,
+  data: { code, from, to, changedAt: '2026-01-02T00:00:00.000Z' },
+});
+
+export const createSupplier = (code: string): ImportSupplierCommand => ({
+  type: 'CreateImportSupplier',
+  code,
+  status: 'Ongoing',
+  sendEmails: false,
+  documentRoot: null,
+  now: '2026-11-21T10:00:00.000Z',
+});
+
+/** A handleMany command creating a supplier, and one pausing it. */
+export const create = (code: string) => ({ streamId: importSupplierStreamId(code), decider: importSupplierDecider, command: createSupplier(code) });
+export const pause = (code: string) => ({
+  streamId: importSupplierStreamId(code),
+  decider: importSupplierDecider,
+  command: { type: 'ChangeImportSupplierStatus' as const, code, to: 'Paused' as const, now: '2026-11-21T10:00:00.000Z' },
+});
+
+/** Attaches the handlers at once, so a command rejected before the test looks at it is not "unhandled". */
+export function settle<T>(promise: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return promise.then(
+    (value) => ({ status: 'fulfilled', value }) as const,
+    (reason: unknown) => ({ status: 'rejected', reason }) as const,
+  );
+}
+
+/** Every row of the projection tables, each table's rows sorted: what "identical tables" is checked on. */
+export async function dumpTables(t: ContractLedger, tables: readonly string[]): Promise<Record<string, string[]>> {
+  const dump: Record<string, string[]> = {};
+  for (const table of tables) dump[table] = (await t.execute(`SELECT * FROM ${table}`)).map((row) => JSON.stringify(row)).sort();
+  return dump;
+}

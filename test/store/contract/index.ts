@@ -1,0 +1,20 @@
+import { eventLogContract } from './event-log.contract.js';
+import { eventStoreContract } from './event-store.contract.js';
+import type { LedgerFactory } from './harness.js';
+import { idempotencyContract } from './idempotency.contract.js';
+import { projectionsContract } from './projections.contract.js';
+
+export type { ContractLedger, LedgerFactory } from './harness.js';
+
+/**
+ * The store contract suite: every guarantee the service relies on, checked
+ * through the ports only. Each store runs all of it with its own factory.
+ */
+export function storeContract(open: LedgerFactory): void {
+  eventStoreContract(open);
+  idempotencyContract(open);
+  eventLogContract(open);
+  projectionsContract(open);
+}
+
+export { eventLogContract, eventStoreContract, idempotencyContract, projectionsContract };

@@ -1,0 +1,51 @@
+import { describe } from 'vitest';
+import { randomIds } from '../../../src/application/context.js';
+import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
+import { TestClock, tempDatabaseFile } from '../../support/ledger.js';
+import { withSqlite } from '../../support/sqlite.js';
+import { eventLogContract, projectionsContract, storeContract, type LedgerFactory } from '../contract/index.js';
+
+/** A fresh SQLite ledger on a temp file; `execute` runs on a connection of its own, as a console would. */
+function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactory {
+  return async () => {
+    const { file, cleanup } = tempDatabaseFile();
+    const clock = new TestClock();
+    const openOne = () => sqliteLedger(openDatabase(file), { clock: clock.read, ids: randomIds, ...options });
+    let ledger = openOne();
+    return {
+      get ledger() {
+        return ledger;
+      },
+      clock,
+      restart: async () => {
+        await ledger.close();
+        clock.advanceSeconds(1); // a restart takes a moment
+        ledger = openOne();
+      },
+      execute: async (sql) =>
+        withSqlite(file, (sqlite) => {
+          const statement = sqlite.prepare(sql);
+          if (statement.reader) return statement.all() as Record<string, unknown>[];
+          statement.run();
+          return [];
+        }),
+      close: async () => {
+        await ledger.close();
+        cleanup();
+      },
+    };
+  };
+}
+
+describe('SQLite store', () => {
+  storeContract(sqliteFactory());
+});
+
+// The same log reads and rebuilds with the log read in a worker thread (the default for big logs) and
+// replayed in small write transactions, so the batch boundaries of both are crossed.
+describe('SQLite store, log read in a worker, rebuild in small batches', () => {
+  const worker = sqliteFactory({ workerFromEvents: 0, rebuildBatchSize: 7 });
+  eventLogContract(worker);
+  projectionsContract(worker);
+});
