@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // One migrated PostgreSQL template per run, cloned per test ledger (test/support/postgres.ts).
+    globalSetup: ['test/support/postgres-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

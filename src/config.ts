@@ -12,6 +12,8 @@ export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
  */
 export const envSchema = z.object({
   LEDGER_DATABASE: z.string().min(1).default('./data/ledger.db'),
+  // Set, it selects PostgreSQL (several instances on one database) instead of the SQLite file.
+  LEDGER_DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   LEDGER_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_MAX_BODY_BYTES),

@@ -1,19 +1,21 @@
 import { randomIds, type Clock, type IdGenerator } from './application/context.js';
 import type { LedgerConfig } from './config.js';
 import type { Ledger } from './store/ledger.js';
+import { openPostgresLedger } from './store/postgres/open-postgres-ledger.js';
 import { openSqliteLedger } from './store/sqlite/open-sqlite-ledger.js';
 
 export type { Ledger } from './store/ledger.js';
 
-/** Where the ledger lives: what the configuration says (LEDGER_DATABASE). */
-export interface LedgerLocation {
-  /** The SQLite file (created and migrated if needed). */
-  readonly sqliteFile: string;
-}
+/** Where the ledger lives: what the configuration says (LEDGER_DATABASE_URL, else LEDGER_DATABASE). */
+export type LedgerLocation =
+  /** The SQLite file (created and migrated if needed): the embedded default. */
+  | { readonly sqliteFile: string }
+  /** A PostgreSQL database several instances share (migrated at start-up by one of them). */
+  | { readonly postgresUrl: string };
 
 /** The location the configuration names. */
-export function ledgerLocation(config: Pick<LedgerConfig, 'LEDGER_DATABASE'>): LedgerLocation {
-  return { sqliteFile: config.LEDGER_DATABASE };
+export function ledgerLocation(config: Pick<LedgerConfig, 'LEDGER_DATABASE' | 'LEDGER_DATABASE_URL'>): LedgerLocation {
+  return config.LEDGER_DATABASE_URL ? { postgresUrl: config.LEDGER_DATABASE_URL } : { sqliteFile: config.LEDGER_DATABASE };
 }
 
 export interface OpenLedgerOptions {
@@ -27,5 +29,6 @@ export interface OpenLedgerOptions {
  * see only the ports. Asynchronous: a store may have to connect and migrate.
  */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
-  return openSqliteLedger(location.sqliteFile, { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds });
+  const common = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
+  return 'postgresUrl' in location ? openPostgresLedger(location.postgresUrl, common) : openSqliteLedger(location.sqliteFile, common);
 }

@@ -42,13 +42,25 @@ describe('architecture: the store is a port, SQLite one adapter behind it', () =
     expect(offenders(all.filter((f) => !under('src/store/sqlite')(f)), (m) => m === 'better-sqlite3' || m.startsWith('drizzle-orm/better-sqlite3'))).toEqual([]);
   });
 
-  it('only the composition root (src/ledger.ts) picks an adapter: nothing else imports src/store/sqlite/', () => {
-    expect(offenders(all.filter((f) => !under('src/store/sqlite')(f) && f !== 'src/ledger.ts'), under('src/store/sqlite'))).toEqual([]);
+  it('pg and pg-cursor are imported only under src/store/postgres/', () => {
+    expect(offenders(all.filter((f) => !under('src/store/postgres')(f)), (m) => m === 'pg' || m === 'pg-cursor' || m.startsWith('drizzle-orm/node-postgres'))).toEqual([]);
+  });
+
+  for (const adapter of ['src/store/sqlite', 'src/store/postgres']) {
+    it(`only the composition root (src/ledger.ts) picks an adapter: nothing else imports ${adapter}/`, () => {
+      expect(offenders(all.filter((f) => !under(adapter)(f) && f !== 'src/ledger.ts'), under(adapter))).toEqual([]);
+    });
+  }
+
+  it('the adapters do not import each other', () => {
+    expect(offenders(all.filter(under('src/store/sqlite')), under('src/store/postgres'))).toEqual([]);
+    expect(offenders(all.filter(under('src/store/postgres')), under('src/store/sqlite'))).toEqual([]);
   });
 
   it('the store ports (src/store/*.ts) import no adapter', () => {
     const ports = all.filter((f) => /^src\/store\/[^/]+\.ts$/.test(f));
     expect(ports.length).toBeGreaterThan(5);
-    expect(offenders(ports, (m) => under('src/store/sqlite')(m) || m === 'better-sqlite3' || m.startsWith('drizzle-orm/better-sqlite3'))).toEqual([]);
+    const driver = (m: string) => ['better-sqlite3', 'pg', 'pg-cursor'].includes(m) || m.startsWith('drizzle-orm/better-sqlite3') || m.startsWith('drizzle-orm/node-postgres');
+    expect(offenders(ports, (m) => under('src/store/sqlite')(m) || under('src/store/postgres')(m) || driver(m))).toEqual([]);
   });
 });

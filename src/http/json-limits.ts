@@ -18,7 +18,10 @@ import { DomainError } from '../domain/errors.js';
  *   platform has one; free text such as a note's body is bounded here);
  * - a string or key holding a lone UTF-16 surrogate (`"\ud800"`): 400
  *   `invalid_unicode` (SQLite would store it as U+FFFD, so two different
- *   identifiers could end up as the same one).
+ *   identifiers could end up as the same one);
+ * - a string or key holding U+0000 (`"\u0000"`, the only way JSON can carry
+ *   it): 400 `invalid_unicode` (PostgreSQL's text refuses it, and every store
+ *   must answer the same).
  *
  * Duplicate keys are allowed, the last one wins (JSON.parse), and that one
  * value is what every later step (scope check, validation, storage) reads.
@@ -78,6 +81,13 @@ const isNumberChar = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x65 || c 
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** What is wrong with a decoded string's characters, if anything (U+0000 can only come from an escape). */
+function unicodeProblem(decoded: string, escaped: boolean): string | null {
+  if (LONE_SURROGATE.test(decoded)) return 'an unpaired UTF-16 surrogate';
+  if (escaped && decoded.includes('\u0000')) return 'the character U+0000, which cannot be stored';
+  return null;
+}
+
 /**
  * Checks the text of a body that JSON.parse accepted. One pass, no recursion:
  * the depth of the input never reaches the call stack.
@@ -118,11 +128,13 @@ export function jsonLimitProblem(text: string): DomainError | null {
         const top = stack[stack.length - 1];
         if (top?.kind === 'object') top.key = decoded;
         expectKey = false;
-        if (LONE_SURROGATE.test(decoded)) return problem('invalid_unicode', 'A key holds an unpaired UTF-16 surrogate.', pathOf(stack));
+        const unicode = unicodeProblem(decoded, escaped);
+        if (unicode) return problem('invalid_unicode', `A key holds ${unicode}.`, pathOf(stack));
       } else {
         const failure = beginValue();
         if (failure) return failure;
-        if (LONE_SURROGATE.test(decoded)) return problem('invalid_unicode', 'A string holds an unpaired UTF-16 surrogate.', pathOf(stack));
+        const unicode = unicodeProblem(decoded, escaped);
+        if (unicode) return problem('invalid_unicode', `A string holds ${unicode}.`, pathOf(stack));
       }
     } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
       const failure = beginValue();

@@ -46,3 +46,34 @@ export interface EventLog {
   /** The global position of the last committed event (0 for an empty log). */
   lastPosition(): Promise<number>;
 }
+
+/**
+ * A LogSnapshot over a generator of batches, for the stores: `cleanup` (the
+ * read's connection, cursor or worker) runs once when the read ends, whether
+ * it was read through, broken off or closed.
+ */
+export function logSnapshot(
+  through: number,
+  total: number | null,
+  batches: () => AsyncGenerator<readonly StoredLedgerEvent[]>,
+  cleanup: () => void | Promise<void> = () => undefined,
+): LogSnapshot {
+  let closing: Promise<void> | null = null;
+  const close = () => (closing ??= Promise.resolve().then(cleanup));
+  const generator = (async function* () {
+    try {
+      yield* batches();
+    } finally {
+      await close();
+    }
+  })();
+  return {
+    through,
+    total,
+    [Symbol.asyncIterator]: () => generator,
+    close: async () => {
+      await generator.return(undefined);
+      await close();
+    },
+  };
+}

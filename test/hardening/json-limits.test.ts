@@ -59,6 +59,13 @@ describe('jsonLimitProblem', () => {
     expect(check('{"\\ud800":1}')?.code).toBe('invalid_unicode');
   });
 
+  it('U+0000 in a string or key is invalid_unicode (PostgreSQL cannot store it; every store answers the same)', () => {
+    expect(check('{"a":"x\\u0000y"}')).toEqual({ code: 'invalid_unicode', attr: 'a' });
+    expect(check('{"b":["\\u0000"]}')).toEqual({ code: 'invalid_unicode', attr: 'b.0' });
+    expect(check('{"\\u0000":1}')?.code).toBe('invalid_unicode');
+    expect(check('{"a":"\\u0001 \\\\u0000 is text"}')).toBeNull();
+  });
+
   it('keys are read decoded: escapes and quotes inside keys and strings do not confuse the path', () => {
     expect(check('{"a\\"b":{"c":1e400}}')).toEqual({ code: 'number_out_of_range', attr: 'a"b.c' });
     expect(check('{"s":"[[[{\\"","t":[1e999]}')).toEqual({ code: 'number_out_of_range', attr: 't.0' });

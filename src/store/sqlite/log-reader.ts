@@ -4,7 +4,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { parseLedgerEvent } from '../../../events/registry.js';
 import { packageRoot } from '../../package-root.js';
 import { eventColumns, mergeParsedEventData, ReplayedEvent, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
-import type { EventLog, LogReadOptions, LogSnapshot } from '../event-log.js';
+import { logSnapshot, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 
 export interface SqliteEventLogOptions {
@@ -71,46 +71,16 @@ export class SqliteEventLog implements EventLog {
         : [];
     const events = rows.map(toStoredEvent);
     const size = options.batchSize ?? DEFAULT_BATCH;
-    return snapshotOf(through, options.count ? events.length : null, async function* () {
+    return logSnapshot(through, options.count ? events.length : null, async function* () {
       for (let i = 0; i < events.length; i += size) yield events.slice(i, i + size);
     });
   }
 }
 
 function emptySnapshot(through: number): LogSnapshot {
-  return snapshotOf(through, 0, async function* () {});
+  return logSnapshot(through, 0, async function* () {});
 }
 
-/** A LogSnapshot over a batch generator; `cleanup` runs when the read ends, whether read through or closed. */
-function snapshotOf(
-  through: number,
-  total: number | null,
-  batches: () => AsyncGenerator<readonly StoredLedgerEvent[]>,
-  cleanup: () => void = () => undefined,
-): LogSnapshot {
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    cleanup();
-  };
-  const generator = (async function* () {
-    try {
-      yield* batches();
-    } finally {
-      close();
-    }
-  })();
-  return {
-    through,
-    total,
-    [Symbol.asyncIterator]: () => generator,
-    close: async () => {
-      await generator.return(undefined);
-      close();
-    },
-  };
-}
 
 /** Reads on a second connection in this thread: for small logs, where starting a worker costs more than it saves. */
 function openInlineSnapshot(file: string, options: LogReadOptions): LogSnapshot {
@@ -135,7 +105,7 @@ function openInlineSnapshot(file: string, options: LogReadOptions): LogSnapshot 
       )
       .iterate(after, through, ...filter.values);
     const size = options.batchSize ?? DEFAULT_BATCH;
-    return snapshotOf(
+    return logSnapshot(
       through,
       total,
       async function* () {
@@ -243,7 +213,7 @@ async function openWorkerSnapshot(file: string, options: LogReadOptions): Promis
   try {
     const first = await receive();
     if (first.kind !== 'snapshot') throw new Error(`log reader: expected the snapshot, got ${first.kind}`);
-    return snapshotOf(
+    return logSnapshot(
       first.through,
       first.total,
       async function* () {

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
-import { Column, fillPlaceholders, is, sql, type SQL, type Table } from 'drizzle-orm';
+import { fillPlaceholders, type SQL, type Table } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
+import { listSql, oneSql, selectedRow, selectSql } from '../projection-query-sql.js';
 import { RowCodec, type Row } from '../projection-rows.js';
 
 /** Statements kept prepared, by SQL text; past this many the cache starts afresh (IN lists vary in length). */
@@ -20,20 +21,20 @@ export class SqliteQueryRunner implements ProjectionQueries {
   constructor(private readonly sqlite: Database.Database) {}
 
   async one<T extends Table>(table: T, where: SQL): Promise<T['$inferSelect'] | null> {
-    return this.oneSync(table, this.render(sql`SELECT * FROM ${table} WHERE ${where} LIMIT 1`), {});
+    return this.prepareOne(table, where)({});
   }
 
   prepareOne<T extends Table>(table: T, where: SQL): (params: Record<string, unknown>) => Promise<T['$inferSelect'] | null> {
-    const query = this.render(sql`SELECT * FROM ${table} WHERE ${where} LIMIT 1`);
-    return async (params) => this.oneSync(table, query, params);
+    const { text, params } = this.render(oneSql(table, where));
+    const codec = this.codec(table);
+    return async (values) => {
+      const raw = this.statement(text).get(...fillPlaceholders(params, values)) as Row | undefined;
+      return raw ? (codec.fromDriver(raw) as T['$inferSelect']) : null;
+    };
   }
 
   async list<T extends Table>(table: T, query: ListQuery = {}): Promise<T['$inferSelect'][]> {
-    const parts = [sql`SELECT * FROM ${table}`];
-    if (query.where) parts.push(sql` WHERE ${query.where}`);
-    if (query.orderBy?.length) parts.push(sql` ORDER BY ${sql.join([...query.orderBy], sql`, `)}`);
-    if (query.limit !== undefined) parts.push(sql` LIMIT ${query.limit}`);
-    const { text, params } = this.render(sql.join(parts));
+    const { text, params } = this.render(listSql(table, query));
     const codec = this.codec(table);
     return (this.statement(text).all(...params) as Row[]).map((raw) => codec.fromDriver(raw) as T['$inferSelect']);
   }
@@ -43,26 +44,8 @@ export class SqliteQueryRunner implements ProjectionQueries {
   }
 
   prepareSelect<F extends SelectFields>(fields: F, rest: SQL): (params: Record<string, unknown>) => Promise<SelectedRow<F>[]> {
-    const entries = Object.entries(fields);
-    const list = sql.join(
-      entries.map(([key, field]) => sql`${field} AS ${sql.identifier(key)}`),
-      sql`, `,
-    );
-    const { text, params } = this.render(sql`SELECT ${list} ${rest}`);
-    return async (values) =>
-      (this.statement(text).all(...fillPlaceholders(params, values)) as Row[]).map((raw) => {
-        const row: Row = {};
-        for (const [key, field] of entries) {
-          const value = raw[key];
-          row[key] = value === null || value === undefined ? null : is(field, Column) ? field.mapFromDriverValue(value) : value;
-        }
-        return row as SelectedRow<F>;
-      });
-  }
-
-  private oneSync<T extends Table>(table: T, query: { text: string; params: unknown[] }, values: Record<string, unknown>): T['$inferSelect'] | null {
-    const raw = this.statement(query.text).get(...fillPlaceholders(query.params, values)) as Row | undefined;
-    return raw ? (this.codec(table).fromDriver(raw) as T['$inferSelect']) : null;
+    const { text, params } = this.render(selectSql(fields, rest));
+    return async (values) => (this.statement(text).all(...fillPlaceholders(params, values)) as Row[]).map((raw) => selectedRow(fields, raw));
   }
 
   private render(query: SQL): { text: string; params: unknown[] } {

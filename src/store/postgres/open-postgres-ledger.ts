@@ -1,0 +1,75 @@
+import { inlineProjections } from '../../../projections/index.js';
+import type { Clock, IdGenerator } from '../../application/context.js';
+import { generateTokenSecret } from '../../application/tokens.js';
+import { createReadModels } from '../../queries/read-models.js';
+import type { Ledger } from '../ledger.js';
+import { migrateLedger, newPool, redactedUrl, type PgOptions } from './pg-database.js';
+import { PgEventStore } from './pg-event-store.js';
+import { PgGroupCommitRunner } from './pg-group-commit.js';
+import { PgIdempotencyRecords } from './pg-idempotency-records.js';
+import { PgEventLog } from './pg-log-reader.js';
+import { PgProjectionMaintenance } from './pg-projection-rebuild.js';
+import { PgQueryRunner } from './pg-query-runner.js';
+
+export interface PostgresLedgerOptions extends PgOptions {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  /** Most commands committed in one group-commit transaction. */
+  readonly maxBatch?: number;
+  /** Events a projection rebuild replays per write of its scratch tables (10,000). */
+  readonly rebuildBatchSize?: number;
+}
+
+/** The channel every commit that appended events notifies (a wake-up only: readers read the log). */
+export const EVENTS_CHANNEL = 'ledger_events';
+
+/**
+ * The N-instance adapter: every instance of the service on one PostgreSQL
+ * database, migrated at start-up by one instance at a time. Per instance: a
+ * writer connection (group commit under the writers' advisory lock), a read
+ * pool, a connection holding the Idempotency-Key locks, and short-lived
+ * connections for whole-log reads and rebuilds.
+ */
+export async function openPostgresLedger(url: string, options: PostgresLedgerOptions): Promise<Ledger> {
+  await migrateLedger(url);
+  const { clock, ids } = options;
+  const pool = newPool(url, options);
+  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL });
+  const log = new PgEventLog(pool, url, options);
+  const idempotency = new PgIdempotencyRecords(pool, url, clock, options);
+  return {
+    store: new PgEventStore({ pool, runner, projections: inlineProjections, clock, newId: ids.uuid }),
+    read: createReadModels(new PgQueryRunner(pool), log),
+    clock,
+    ids,
+    idempotency,
+    log,
+    projections: new PgProjectionMaintenance(pool, url, log, clock, { ...options, replayBatch: options.rebuildBatchSize }),
+    location: redactedUrl(url),
+    async healthCheck() {
+      try {
+        await pool.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async tokenSecret(fromEnv) {
+      if (fromEnv) return fromEnv;
+      await pool.query("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', $1, $2) ON CONFLICT DO NOTHING", [
+        generateTokenSecret(),
+        clock().toISOString(),
+      ]);
+      const { rows } = await pool.query<{ value: string }>("SELECT value FROM service_secrets WHERE name = 'token_secret'");
+      if (!rows[0]) throw new Error('token secret could not be stored');
+      return rows[0].value;
+    },
+    // PostgreSQL checkpoints by itself: nothing to run beside the service.
+    startUpkeep: () => ({ stop: async () => undefined }),
+    async close() {
+      await runner.close();
+      await idempotency.close();
+      await pool.end();
+    },
+  };
+}

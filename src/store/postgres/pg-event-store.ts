@@ -1,0 +1,198 @@
+import type pg from 'pg';
+import type { EventMetadata, StoredEvent } from '../../../events/envelope.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { AnyRowProjection } from '../../../projections/projection.js';
+import type { Decider } from '../../domain/decider.js';
+import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
+import {
+  ConcurrencyError,
+  UniqueConstraintError,
+  type BeforeCommit,
+  type EventStore,
+  type HandleOptions,
+  type HandleResult,
+  type StoredLedgerEvent,
+  type StreamCommand,
+  type StreamGuard,
+  type WriteOptions,
+} from '../event-store.js';
+import { sqlState } from './pg-database.js';
+import type { PgGroupCommitRunner, PgWriteTransaction } from './pg-group-commit.js';
+import { PgProjectionTable } from './pg-projection-writer.js';
+
+export interface PgEventStoreOptions {
+  /** Reads outside the write lock. */
+  readonly pool: pg.Pool;
+  readonly runner: PgGroupCommitRunner;
+  readonly projections: readonly AnyRowProjection[];
+  readonly clock: () => Date;
+  readonly newId: () => string;
+}
+
+const READ_STREAM = 'SELECT * FROM events WHERE stream_id = $1 ORDER BY stream_position';
+const VERSION = 'SELECT coalesce(max(stream_position), 0) AS v FROM events WHERE stream_id = $1';
+
+/** PostgreSQL's unique violations as the port's error; anything else as it is. */
+function translated(error: unknown): unknown {
+  if (sqlState(error) === '23505') return new UniqueConstraintError((error as Error).message, { cause: error });
+  return error;
+}
+
+/** Thrown inside a dry-run unit to roll it back while carrying the result out. */
+class DryRunRollback {
+  constructor(readonly result: unknown) {}
+}
+
+/**
+ * The PostgreSQL event store: SQLite's semantics on a database several
+ * instances share. Every unit of work runs on the writer connection under the
+ * writers' advisory lock (see pg-group-commit.ts), reads its streams there,
+ * decides, inserts its events with positions assigned under the lock, updates
+ * the inline projections and runs `beforeCommit`, in its own savepoint.
+ * Event data, metadata and bulk fields are stored as text: the exact bytes.
+ */
+export class PgEventStore implements EventStore {
+  private readonly projectionsByType = new Map<string, PgProjectionTable[]>();
+
+  constructor(private readonly options: PgEventStoreOptions) {
+    for (const projection of options.projections) {
+      const table = new PgProjectionTable(projection);
+      for (const type of projection.handles) this.projectionsByType.set(type, [...(this.projectionsByType.get(type) ?? []), table]);
+    }
+  }
+
+  async readStream(streamId: string): Promise<readonly StoredLedgerEvent[]> {
+    return readStream(this.options.pool, streamId);
+  }
+
+  async streamVersion(streamId: string): Promise<number> {
+    return version(this.options.pool, streamId);
+  }
+
+  async readAll(after: number, limit: number): Promise<readonly StoredLedgerEvent[]> {
+    const { rows } = await this.options.pool.query<EventRow>('SELECT * FROM events WHERE global_position > $1 ORDER BY global_position LIMIT $2', [after, limit]);
+    return rows.map(toStoredEvent);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const { rows } = await this.options.pool.query('SELECT 1 FROM events LIMIT 1');
+    return rows.length === 0;
+  }
+
+  async appendToStream(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], options: WriteOptions): Promise<readonly StoredLedgerEvent[]> {
+    try {
+      return await this.options.runner.run(async (tx) => {
+        const appended = await this.append(tx, streamId, expectedVersion, events, options.metadata);
+        await runHook(options.beforeCommit, appended, tx);
+        return appended;
+      });
+    } catch (error) {
+      throw translated(error);
+    }
+  }
+
+  async handle<C, Ei extends LedgerEvent, Eo extends Ei, S>(
+    streamId: string,
+    decider: Decider<C, Ei, Eo, S>,
+    command: C,
+    options: HandleOptions,
+  ): Promise<HandleResult<Eo, S>> {
+    const [result] = await this.handleMany([{ streamId, decider, command }], options);
+    return result!;
+  }
+
+  async handleMany<C, Ei extends LedgerEvent, Eo extends Ei, S>(
+    commands: readonly StreamCommand<C, Ei, Eo, S>[],
+    options: HandleOptions,
+  ): Promise<HandleResult<Eo, S>[]> {
+    try {
+      return await this.options.runner.run(async (tx) => {
+        await checkGuards(tx.client, options.guards ?? []);
+        const results: HandleResult<Eo, S>[] = [];
+        for (const { streamId, decider, command } of commands) results.push(await this.decideAndAppend(tx, streamId, decider, command, options));
+        if (options.dryRun) throw new DryRunRollback(results);
+        await runHook(
+          options.beforeCommit,
+          results.flatMap((result) => result.events),
+          tx,
+        );
+        return results;
+      });
+    } catch (error) {
+      if (error instanceof DryRunRollback) return error.result as HandleResult<Eo, S>[];
+      throw translated(error);
+    }
+  }
+
+  private async decideAndAppend<C, Ei extends LedgerEvent, Eo extends Ei, S>(
+    tx: PgWriteTransaction,
+    streamId: string,
+    decider: Decider<C, Ei, Eo, S>,
+    command: C,
+    options: HandleOptions,
+  ): Promise<HandleResult<Eo, S>> {
+    // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the store makes.
+    const history = (await readStream(tx.client, streamId)).map((stored) => stored.event as Ei);
+    const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
+    const newEvents = decider.decide(command, state);
+    const stored = (await this.append(tx, streamId, history.length, newEvents, options.metadata)) as StoredEvent<Eo>[];
+    const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
+    return { events: stored, state: next, streamVersion: history.length + newEvents.length };
+  }
+
+  /** Inside a unit of work: checks the version, inserts with positions after `tx.last`, projects. */
+  private async append(
+    tx: PgWriteTransaction,
+    streamId: string,
+    expectedVersion: number,
+    events: readonly LedgerEvent[],
+    metadata: HandleOptions['metadata'],
+  ): Promise<StoredLedgerEvent[]> {
+    const actual = await version(tx.client, streamId);
+    if (actual !== expectedVersion) throw new ConcurrencyError(streamId, expectedVersion, actual);
+    if (events.length === 0) return [];
+    const recordedAt = this.options.clock().toISOString();
+    const values: unknown[] = [];
+    const tuples: string[] = [];
+    const stored: StoredLedgerEvent[] = events.map((event, index) => {
+      const full: EventMetadata = { eventId: this.options.newId(), ...metadata };
+      const globalPosition = tx.last + index + 1;
+      const streamPosition = expectedVersion + index + 1;
+      const { data, bulk } = splitEventData(event.type, event.data);
+      const start = values.length;
+      values.push(globalPosition, streamId, streamPosition, event.type, event.version, data, JSON.stringify(full), full.eventId, recordedAt, bulk);
+      tuples.push(`(${Array.from({ length: 10 }, (_, j) => `$${start + j + 1}`).join(', ')})`);
+      return { globalPosition, streamId, streamPosition, event, metadata: full, recordedAt };
+    });
+    await tx.client.query({
+      text: `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk) VALUES ${tuples.join(', ')}`,
+      values,
+    });
+    tx.last += events.length;
+    for (const event of stored) {
+      for (const table of this.projectionsByType.get(event.event.type) ?? []) await table.apply(tx.client, event);
+    }
+    return stored;
+  }
+}
+
+async function readStream(client: pg.Pool | pg.ClientBase, streamId: string): Promise<StoredLedgerEvent[]> {
+  const { rows } = await client.query<EventRow>(READ_STREAM, [streamId]);
+  return rows.map(toStoredEvent);
+}
+
+async function version(client: pg.Pool | pg.ClientBase, streamId: string): Promise<number> {
+  const { rows } = await client.query<{ v: number }>(VERSION, [streamId]);
+  return rows[0]?.v ?? 0;
+}
+
+async function checkGuards(client: pg.ClientBase, guards: readonly StreamGuard[]): Promise<void> {
+  for (const guard of guards) {
+    const actual = await version(client, guard.streamId);
+    if (actual !== guard.expectedVersion) throw new ConcurrencyError(guard.streamId, guard.expectedVersion, actual);
+  }
+}
+
+async function runHook(hook: BeforeCommit | undefined, appended: readonly StoredLedgerEvent[], tx: PgWriteTransaction): Promise<void> {
+  if (hook) await hook(appended, tx);
+}

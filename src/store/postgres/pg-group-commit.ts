@@ -1,0 +1,210 @@
+import type pg from 'pg';
+import type { WriteTransaction } from '../event-store.js';
+import { LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
+
+/**
+ * The transaction a unit of work runs in: the writer connection inside the
+ * unit's savepoint, under the writers' lock. `last` is the global position of
+ * the last event of the log as this transaction sees it: the event store
+ * assigns positions `last + 1, ...` (gapless, in commit order) and moves it on.
+ */
+export interface PgWriteTransaction extends WriteTransaction {
+  readonly store: 'postgres';
+  readonly client: pg.ClientBase;
+  last: number;
+}
+
+/** The SQLite counterpart is the connection; here the writer client of the batch. */
+export function postgresTransaction(tx: WriteTransaction): PgWriteTransaction {
+  if (tx.store !== 'postgres') throw new Error(`a PostgreSQL hook was given a ${tx.store} transaction`);
+  return tx as PgWriteTransaction;
+}
+
+/** The COMMIT's outcome could not be learnt (the connection died and the transaction's status is unknown): nothing is acknowledged. */
+export class CommitOutcomeUnknownError extends Error {
+  constructor(cause: unknown) {
+    super('the connection to PostgreSQL was lost during COMMIT and the outcome could not be established', { cause });
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
+interface Pending {
+  readonly work: (tx: PgWriteTransaction) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export interface PgGroupCommitOptions extends PgOptions {
+  readonly maxBatch?: number;
+  /** Called after each commit that appended events, with the last position (the NOTIFY is sent in the transaction). */
+  readonly notifyChannel?: string;
+}
+
+/**
+ * Group commit for PostgreSQL, with SQLite's semantics: units of work that
+ * arrive together run one after another in ONE transaction on the writer
+ * connection, each in its own savepoint, under a transaction-scoped advisory
+ * lock that every instance takes before writing (one writer at a time across
+ * instances, as `BEGIN IMMEDIATE` on SQLite):
+ *
+ * - the lock is taken in its own statement of a READ COMMITTED transaction,
+ *   so the statements after it see everything the previous holder committed
+ *   (a REPEATABLE READ snapshot, or a read in the lock's statement, would
+ *   predate it); positions are assigned under it as max + 1, so they are
+ *   gapless and rise in commit order and no reader ever skips an event;
+ * - each unit sees what the units before it in the batch wrote; a unit that
+ *   throws is rolled back to its savepoint alone;
+ * - no caller's promise settles before COMMIT returned. If the connection is
+ *   lost during COMMIT, the transaction's status is asked on a new connection
+ *   (`pg_xact_status`): committed, the units succeed; anything else, they fail.
+ */
+export class PgGroupCommitRunner {
+  private queue: Pending[] = [];
+  private flushing = false;
+  private scheduled = false;
+  private writer: pg.Client | null = null;
+  private closed = false;
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: PgGroupCommitOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 256;
+  }
+
+  run<T>(work: (tx: PgWriteTransaction) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the ledger is closed'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.flushing || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await this.writer?.end().catch(() => undefined);
+    this.writer = null;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async connection(): Promise<pg.Client> {
+    if (!this.writer) {
+      const client = await newClient(this.url, this.options);
+      client.on('error', () => {
+        if (this.writer === client) this.writer = null;
+      });
+      this.writer = client;
+    }
+    return this.writer;
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    const batch = this.queue.splice(0, this.maxBatch);
+    try {
+      if (batch.length > 0) await this.commitBatch(batch);
+    } finally {
+      this.flushing = false;
+      if (this.queue.length > 0) this.schedule();
+    }
+  }
+
+  private async commitBatch(batch: Pending[]): Promise<void> {
+    let client: pg.Client;
+    try {
+      client = await this.connection();
+    } catch (error) {
+      for (const unit of batch) unit.reject(error);
+      return;
+    }
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    let xid: string;
+    let appended = false;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]);
+      const head = await client.query<{ last: number; xid: string }>(
+        'SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid',
+      );
+      xid = head.rows[0]!.xid;
+      const tx: PgWriteTransaction = { store: 'postgres', client, last: head.rows[0]!.last };
+      const start = tx.last;
+      for (const unit of batch) {
+        const saved = tx.last;
+        await client.query('SAVEPOINT unit');
+        try {
+          const value = await unit.work(tx);
+          await client.query('RELEASE SAVEPOINT unit');
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          await client.query('ROLLBACK TO SAVEPOINT unit');
+          await client.query('RELEASE SAVEPOINT unit');
+          tx.last = saved;
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+      appended = tx.last > start;
+      if (appended && this.options.notifyChannel) await client.query('SELECT pg_notify($1, $2)', [this.options.notifyChannel, String(tx.last)]);
+    } catch (error) {
+      // Before COMMIT: nothing was committed; a broken connection is replaced on the next batch.
+      await client.query('ROLLBACK').catch(() => this.drop(client));
+      for (const unit of batch) unit.reject(translateLockTimeout(error));
+      return;
+    }
+    try {
+      await client.query('COMMIT');
+    } catch (error) {
+      this.drop(client);
+      const committed = await this.committed(xid).catch(() => null);
+      if (committed !== true) {
+        const failure = committed === false ? error : new CommitOutcomeUnknownError(error);
+        for (const unit of batch) unit.reject(failure);
+        return;
+      }
+    }
+    batch.forEach((unit, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.value);
+    });
+  }
+
+  /** Whether the transaction committed (asked on a new connection after its own was lost); null when PostgreSQL cannot tell. */
+  private async committed(xid: string): Promise<boolean | null> {
+    const client = await newClient(this.url, this.options);
+    try {
+      const { rows } = await client.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [xid]);
+      const status = rows[0]?.status ?? null;
+      return status === 'committed' ? true : status === 'aborted' ? false : null;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private drop(client: pg.Client): void {
+    if (this.writer === client) this.writer = null;
+    void client.end().catch(() => undefined);
+  }
+}
+
+/** The writers' lock could not be had in time (another instance holds it too long): a retryable failure. */
+export class WriteLockTimeoutError extends Error {
+  constructor(cause: unknown) {
+    super('the ledger is busy: the write lock could not be taken in time; retry', { cause });
+    this.name = 'WriteLockTimeoutError';
+  }
+}
+
+function translateLockTimeout(error: unknown): unknown {
+  return sqlState(error) === '55P03' ? new WriteLockTimeoutError(error) : error;
+}

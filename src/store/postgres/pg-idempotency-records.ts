@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { BeforeCommit } from '../event-store.js';
+import {
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  keyInProgress,
+  type ExistingReservation,
+  type HeldReservation,
+  type IdempotencyRecord,
+  type IdempotencyRecords,
+  type IdempotentRequest,
+  type StoredResponse,
+} from '../idempotency.js';
+import { IDEMPOTENCY_LOCK_CLASS, newClient, type PgOptions } from './pg-database.js';
+import { postgresTransaction } from './pg-group-commit.js';
+
+interface RawRow {
+  key_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  request_path: string;
+  event_positions: string;
+  status: number | null;
+  response_body: string | null;
+  response_content_type: string | null;
+  created_at: string;
+}
+
+const toRecord = (raw: RawRow): IdempotencyRecord => ({
+  keyId: raw.key_id,
+  idempotencyKey: raw.idempotency_key,
+  fingerprint: raw.fingerprint,
+  requestPath: raw.request_path,
+  eventPositions: JSON.parse(raw.event_positions) as number[],
+  response: raw.status === null ? null : { status: raw.status, body: raw.response_body ?? '', contentType: raw.response_content_type },
+  createdAt: raw.created_at,
+});
+
+/** The advisory lock id (within IDEMPOTENCY_LOCK_CLASS) of one key. */
+const lockId = (keyId: string, idempotencyKey: string) => createHash('sha256').update(`${keyId}\n${idempotencyKey}`).digest().readInt32BE(0);
+
+const FIND = 'SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2';
+
+/**
+ * Idempotency-Key records on PostgreSQL. Which requests are still running is
+ * known exactly, across instances: while a request holds its key, its
+ * instance holds a session advisory lock for it on a connection kept for that
+ * (the holder). If the instance dies, its session ends and its locks go with
+ * it, so a reservation whose lock is free was left by a stopped instance and a
+ * retry takes it over at once. Within one instance the held keys are tracked
+ * in memory as well (a session may take its own lock again). The reservation
+ * row, its token (`created_at`) and the check inside the events' unit of work
+ * are as on SQLite: a holder that was taken over can write nothing.
+ */
+export class PgIdempotencyRecords implements IdempotencyRecords {
+  private holder: Promise<pg.Client> | null = null;
+  private readonly heldHere = new Set<number>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+    private readonly clock: () => Date,
+    private readonly options: PgOptions = {},
+  ) {}
+
+  async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
+    const raw = await this.live(this.pool, keyId, idempotencyKey);
+    return raw ? toRecord(raw) : null;
+  }
+
+  async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
+    const lock = lockId(request.keyId, request.idempotencyKey);
+    // Someone holds the key's lock: the record as it is, unless it is an empty reservation past its lease
+    // (a wedged holder), which is taken over without the lock (the token check still guards its writes).
+    const inFlight = async (): Promise<HeldReservation | ExistingReservation> => {
+      const raw = await this.live(this.pool, request.keyId, request.idempotencyKey);
+      const now = this.clock();
+      if (raw && raw.status === null && raw.event_positions === '[]' && Date.parse(raw.created_at) < now.getTime() - IDEMPOTENCY_LEASE_MS) {
+        const token = now.toISOString();
+        const { rowCount } = await this.pool.query(
+          `UPDATE idempotency_keys SET fingerprint = $1, request_path = $2, created_at = $3
+            WHERE key_id = $4 AND idempotency_key = $5 AND created_at = $6 AND status IS NULL AND event_positions = '[]'`,
+          [request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, raw.created_at],
+        );
+        if (rowCount === 1) return this.held(request, token, null);
+      }
+      // The holder may not have written its row yet: an empty reservation is what it is about to write.
+      const record: IdempotencyRecord = raw ? toRecord(raw) : { ...request, eventPositions: [], response: null, createdAt: now.toISOString() };
+      return { held: false, record };
+    };
+    if (this.heldHere.has(lock)) return inFlight();
+    this.heldHere.add(lock);
+    let locked = false;
+    try {
+      const holder = await this.holderClient();
+      locked = (await holder.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [IDEMPOTENCY_LOCK_CLASS, lock])).rows[0]!.ok;
+      if (!locked) {
+        this.heldHere.delete(lock);
+        return await inFlight();
+      }
+      const now = this.clock();
+      const token = now.toISOString();
+      const claimed = await this.inTransaction(async (client) => {
+        const existing = await this.live(client, request.keyId, request.idempotencyKey, true);
+        if (!existing) {
+          await client.query(
+            `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, created_at) VALUES ($1, $2, $3, $4, '[]', $5)`,
+            [request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, token],
+          );
+          return null;
+        }
+        // Its lock was free: whoever reserved it stopped (or the lease ran out). Nothing recorded: take it over.
+        if (existing.status === null && existing.event_positions === '[]' && token !== existing.created_at) {
+          await client.query(
+            'UPDATE idempotency_keys SET fingerprint = $1, request_path = $2, created_at = $3 WHERE key_id = $4 AND idempotency_key = $5',
+            [request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey],
+          );
+          return null;
+        }
+        return toRecord(existing);
+      });
+      if (claimed) {
+        await this.unlock(lock);
+        return { held: false, record: claimed };
+      }
+      return this.held(request, token, lock);
+    } catch (error) {
+      if (locked) await this.unlock(lock).catch(() => undefined);
+      else this.heldHere.delete(lock);
+      throw error;
+    }
+  }
+
+  async complete(request: IdempotentRequest, response: StoredResponse): Promise<void> {
+    const now = this.clock().toISOString();
+    await this.pool.query(
+      `INSERT INTO idempotency_keys
+         (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at, completed_at)
+       VALUES ($1, $2, $3, $4, '[]', $5, $6, $7, $8, $8)
+       ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+         status = excluded.status, response_body = excluded.response_body,
+         response_content_type = excluded.response_content_type, completed_at = excluded.completed_at
+       WHERE idempotency_keys.status IS NULL`,
+      [request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, response.status, response.body, response.contentType, now],
+    );
+  }
+
+  async purgeExpired(): Promise<number> {
+    const before = new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+    return (await this.pool.query('DELETE FROM idempotency_keys WHERE created_at < $1', [before])).rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    const holder = this.holder;
+    this.holder = null;
+    if (holder) await (await holder).end().catch(() => undefined);
+  }
+
+  private held(request: IdempotentRequest, token: string, lock: number | null): HeldReservation {
+    const { keyId, idempotencyKey } = request;
+    const beforeCommit: BeforeCommit = async (appended, tx) => {
+      const { client } = postgresTransaction(tx);
+      if (appended.length === 0) return;
+      const { rows } = await client.query<{ event_positions: string }>(
+        'SELECT event_positions FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 AND created_at = $3 AND status IS NULL FOR UPDATE',
+        [keyId, idempotencyKey, token],
+      );
+      // Still this request's reservation? Another request may have taken the key over.
+      if (!rows[0]) throw keyInProgress();
+      const positions = [...(JSON.parse(rows[0].event_positions) as number[]), ...appended.map((stored) => stored.globalPosition)];
+      await client.query('UPDATE idempotency_keys SET event_positions = $1 WHERE key_id = $2 AND idempotency_key = $3', [JSON.stringify(positions), keyId, idempotencyKey]);
+    };
+    return {
+      held: true,
+      beforeCommit,
+      complete: async (response) => {
+        try {
+          await this.pool.query(
+            `UPDATE idempotency_keys SET status = $1, response_body = $2, response_content_type = $3, completed_at = $4
+              WHERE key_id = $5 AND idempotency_key = $6 AND created_at = $7 AND status IS NULL`,
+            [response.status, response.body, response.contentType, this.clock().toISOString(), keyId, idempotencyKey, token],
+          );
+        } finally {
+          if (lock !== null) await this.unlock(lock);
+        }
+      },
+      release: async () => {
+        try {
+          await this.pool.query(
+            `DELETE FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 AND created_at = $3 AND status IS NULL AND event_positions = '[]'`,
+            [keyId, idempotencyKey, token],
+          );
+        } finally {
+          if (lock !== null) await this.unlock(lock);
+        }
+      },
+    };
+  }
+
+  /** The key's row unless it is past the retention (then deleted); with `forUpdate`, locked for the caller's transaction. */
+  private async live(client: pg.Pool | pg.ClientBase, keyId: string, idempotencyKey: string, forUpdate = false): Promise<RawRow | null> {
+    const { rows } = await client.query<RawRow>(forUpdate ? `${FIND} FOR UPDATE` : FIND, [keyId, idempotencyKey]);
+    const raw = rows[0];
+    if (!raw) return null;
+    const now = this.clock().getTime();
+    if (raw.created_at < new Date(now - IDEMPOTENCY_RETENTION_MS).toISOString()) {
+      await client.query('DELETE FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 AND created_at = $3', [keyId, idempotencyKey, raw.created_at]);
+      return null;
+    }
+    return raw;
+  }
+
+  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private holderClient(): Promise<pg.Client> {
+    if (!this.holder) {
+      const connecting = newClient(this.url, this.options).then((client) => {
+        // The session's locks died with it: forget what this instance held, and reconnect on next use.
+        client.on('end', () => {
+          if (this.holder === connecting) this.holder = null;
+          this.heldHere.clear();
+        });
+        return client;
+      });
+      connecting.catch(() => {
+        if (this.holder === connecting) this.holder = null;
+      });
+      this.holder = connecting;
+    }
+    return this.holder;
+  }
+
+  private async unlock(lock: number): Promise<void> {
+    this.heldHere.delete(lock);
+    const holder = await this.holder?.catch(() => null);
+    await holder?.query('SELECT pg_advisory_unlock($1, $2)', [IDEMPOTENCY_LOCK_CLASS, lock]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,105 @@
+import Cursor from 'pg-cursor';
+import type pg from 'pg';
+import { eventColumns, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
+import { logSnapshot, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
+import type { StoredLedgerEvent } from '../event-store.js';
+import { newClient, type PgOptions } from './pg-database.js';
+
+const DEFAULT_BATCH = 2_000;
+
+/** `AND type = ANY($n)` for a type filter, with its value; nothing without one. */
+function typeFilter(types: readonly string[] | undefined, index: number): { sql: string; values: unknown[] } {
+  return types === undefined ? { sql: '', values: [] } : { sql: ` AND type = ANY($${index})`, values: [[...types]] };
+}
+
+/**
+ * The PostgreSQL log reader. Every position up to the last committed one is
+ * visible (positions are assigned under the writers' lock, in commit order),
+ * so a page is one bounded query on the pool; a whole read is one REPEATABLE
+ * READ, READ ONLY transaction on a connection of its own (a consistent
+ * snapshot that holds nothing back but vacuum), streamed through a cursor.
+ */
+export class PgEventLog implements EventLog {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+    private readonly options: PgOptions = {},
+  ) {}
+
+  async lastPosition(): Promise<number> {
+    const { rows } = await this.pool.query<{ p: number }>('SELECT coalesce(max(global_position), 0) AS p FROM events');
+    return rows[0]?.p ?? 0;
+  }
+
+  async open(options: LogReadOptions = {}): Promise<LogSnapshot> {
+    if (options.types?.length === 0) return logSnapshot(options.through ?? 0, options.count ? 0 : null, async function* () {});
+    return options.limit !== undefined ? this.page(options, options.limit) : this.snapshot(options);
+  }
+
+  private async page(options: LogReadOptions, limit: number): Promise<LogSnapshot> {
+    const last = await this.lastPosition();
+    const through = Math.min(options.through ?? last, last);
+    const after = options.after ?? 0;
+    const filter = typeFilter(options.types, 3);
+    const rows =
+      through > after && limit > 0
+        ? (
+            await this.pool.query<EventRow>(
+              `SELECT ${eventColumns(options.withBulkFields ?? true)} FROM events
+                WHERE global_position > $1 AND global_position <= $2${filter.sql} ORDER BY global_position LIMIT $${3 + filter.values.length}`,
+              [after, through, ...filter.values, limit],
+            )
+          ).rows
+        : [];
+    const events = rows.map(toStoredEvent);
+    const size = options.batchSize ?? DEFAULT_BATCH;
+    return logSnapshot(through, options.count ? events.length : null, async function* () {
+      for (let i = 0; i < events.length; i += size) yield events.slice(i, i + size);
+    });
+  }
+
+  private async snapshot(options: LogReadOptions): Promise<LogSnapshot> {
+    const client = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 });
+    let cursor: Cursor<EventRow> | null = null;
+    const end = async () => {
+      await cursor?.close().catch(() => undefined);
+      await client.query('COMMIT').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    };
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const last = (await client.query<{ p: number }>('SELECT coalesce(max(global_position), 0) AS p FROM events')).rows[0]!.p;
+      const through = Math.min(options.through ?? last, last);
+      const after = options.after ?? 0;
+      const filter = typeFilter(options.types, 3);
+      const total = options.count
+        ? (await client.query<{ n: number }>(`SELECT count(*) AS n FROM events WHERE global_position > $1 AND global_position <= $2${filter.sql}`, [after, through, ...filter.values]))
+            .rows[0]!.n
+        : null;
+      const reading = client.query(
+        new Cursor<EventRow>(
+          `SELECT ${eventColumns(options.withBulkFields ?? true)} FROM events WHERE global_position > $1 AND global_position <= $2${filter.sql} ORDER BY global_position`,
+          [after, through, ...filter.values],
+        ),
+      );
+      cursor = reading;
+      const size = options.batchSize ?? DEFAULT_BATCH;
+      return logSnapshot(
+        through,
+        total,
+        async function* () {
+          for (;;) {
+            const rows = await reading.read(size);
+            if (rows.length === 0) break;
+            yield rows.map(toReplayedEvent);
+          }
+        },
+        end,
+      );
+    } catch (error) {
+      await end();
+      throw error;
+    }
+  }
+}
+

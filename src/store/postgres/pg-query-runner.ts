@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { fillPlaceholders, type SQL, type Table } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type pg from 'pg';
+import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
+import { listSql, oneSql, selectedRow, selectSql } from '../projection-query-sql.js';
+import { RowCodec, type Row } from '../projection-rows.js';
+
+/**
+ * The read models' queries on PostgreSQL: rendered by drizzle's PostgreSQL
+ * dialect, run on the read pool (prepared queries as named statements, so
+ * each connection parses them once), rows mapped to the canonical row types.
+ */
+export class PgQueryRunner implements ProjectionQueries {
+  private readonly dialect = new PgDialect();
+  private readonly codecs = new WeakMap<Table, RowCodec>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  async one<T extends Table>(table: T, where: SQL): Promise<T['$inferSelect'] | null> {
+    const { text, params } = this.render(oneSql(table, where));
+    return this.first(table, await this.rows(text, params));
+  }
+
+  prepareOne<T extends Table>(table: T, where: SQL): (params: Record<string, unknown>) => Promise<T['$inferSelect'] | null> {
+    const { text, params } = this.render(oneSql(table, where));
+    const name = statementName(text);
+    return async (values) => this.first(table, await this.rows(text, fillPlaceholders(params, values), name));
+  }
+
+  async list<T extends Table>(table: T, query: ListQuery = {}): Promise<T['$inferSelect'][]> {
+    const { text, params } = this.render(listSql(table, query));
+    const codec = this.codec(table);
+    return (await this.rows(text, params)).map((raw) => codec.fromDriver(raw) as T['$inferSelect']);
+  }
+
+  async select<F extends SelectFields>(fields: F, rest: SQL): Promise<SelectedRow<F>[]> {
+    const { text, params } = this.render(selectSql(fields, rest));
+    return (await this.rows(text, params)).map((raw) => selectedRow(fields, raw));
+  }
+
+  prepareSelect<F extends SelectFields>(fields: F, rest: SQL): (params: Record<string, unknown>) => Promise<SelectedRow<F>[]> {
+    const { text, params } = this.render(selectSql(fields, rest));
+    const name = statementName(text);
+    return async (values) => (await this.rows(text, fillPlaceholders(params, values), name)).map((raw) => selectedRow(fields, raw));
+  }
+
+  private first<T extends Table>(table: T, rows: Row[]): T['$inferSelect'] | null {
+    return rows[0] ? (this.codec(table).fromDriver(rows[0]) as T['$inferSelect']) : null;
+  }
+
+  private async rows(text: string, values: unknown[], name?: string): Promise<Row[]> {
+    return (await this.pool.query<Row>(name ? { name, text, values } : { text, values })).rows;
+  }
+
+  private render(query: SQL): { text: string; params: unknown[] } {
+    const rendered = this.dialect.sqlToQuery(query);
+    return { text: rendered.sql, params: rendered.params };
+  }
+
+  private codec(table: Table): RowCodec {
+    let codec = this.codecs.get(table);
+    if (!codec) {
+      codec = new RowCodec(table);
+      this.codecs.set(table, codec);
+    }
+    return codec;
+  }
+}
+
+const statementName = (text: string) => `q_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;

@@ -1,0 +1,42 @@
+import { describe } from 'vitest';
+import { randomIds } from '../../../src/application/context.js';
+import { openPostgresLedger, type PostgresLedgerOptions } from '../../../src/store/postgres/open-postgres-ledger.js';
+import { TestClock } from '../../support/ledger.js';
+import { createTestDatabase, executeOn, skipWithoutPostgres } from '../../support/postgres.js';
+import { projectionsContract, storeContract, type LedgerFactory } from '../contract/index.js';
+
+/** A fresh PostgreSQL ledger on a database of its own; `execute` runs on a connection of its own, as a console would. */
+function postgresFactory(options: Partial<PostgresLedgerOptions> = {}): LedgerFactory {
+  return async () => {
+    const database = await createTestDatabase();
+    const clock = new TestClock();
+    const openOne = () => openPostgresLedger(database.url, { clock: clock.read, ids: randomIds, poolSize: 3, ...options });
+    let ledger = await openOne();
+    return {
+      get ledger() {
+        return ledger;
+      },
+      clock,
+      execute: (sql) => executeOn(database.url, sql),
+      restart: async () => {
+        await ledger.close();
+        clock.advanceSeconds(1);
+        ledger = await openOne();
+      },
+      close: async () => {
+        await ledger.close();
+        await database.drop();
+      },
+    };
+  };
+}
+
+describe('PostgreSQL store', () => {
+  if (skipWithoutPostgres()) return;
+  storeContract(postgresFactory());
+});
+
+describe('PostgreSQL store, rebuild in small batches', () => {
+  if (skipWithoutPostgres()) return;
+  projectionsContract(postgresFactory({ rebuildBatchSize: 7 }));
+});
