@@ -1,3 +1,4 @@
+import type { IdempotencyRecord } from './idempotency.js';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -29,3 +30,27 @@ export const idempotencyKeys = sqliteTable(
   (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] }), index('idempotency_keys_created_at_idx').on(t.createdAt)],
 );
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
+
+/** A row of `idempotency_keys` as the drivers return it (column names). */
+export interface IdempotencyKeyRaw {
+  key_id: string;
+  idempotency_key: string;
+  fingerprint: string;
+  request_path: string;
+  event_positions: string;
+  status: number | null;
+  response_body: string | null;
+  response_content_type: string | null;
+  created_at: string;
+}
+
+/** A stored row as the port's record. */
+export const toIdempotencyRecord = (raw: IdempotencyKeyRaw): IdempotencyRecord => ({
+  keyId: raw.key_id,
+  idempotencyKey: raw.idempotency_key,
+  fingerprint: raw.fingerprint,
+  requestPath: raw.request_path,
+  eventPositions: JSON.parse(raw.event_positions) as number[],
+  response: raw.status === null ? null : { status: raw.status, body: raw.response_body ?? '', contentType: raw.response_content_type },
+  createdAt: raw.created_at,
+});

@@ -47,3 +47,15 @@ export interface ProjectionMaintenance {
   rebuild(projections: readonly AnyRowProjection[], options?: RebuildOptions): Promise<RebuildSummary>;
   verify(projections: readonly AnyRowProjection[], options?: RebuildOptions & { maxDifferences?: number }): Promise<VerifyResult>;
 }
+
+/** The summary of a rebuild that started at `started` (performance.now()). */
+export function rebuildSummary(projections: readonly AnyRowProjection[], eventsRead: number, rowsWritten: number, started: number): RebuildSummary {
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    projections: projections.map((p) => p.name),
+    eventsRead,
+    rowsWritten,
+    seconds,
+    eventsPerSecond: Math.round(eventsRead / Math.max(seconds, 1e-9)),
+  };
+}

@@ -70,3 +70,15 @@ export function rowCacheId(tableName: string, key: Key): string {
   }
   return id;
 }
+
+const codecs = new WeakMap<Table, RowCodec>();
+
+/** The default codec of a table (the read side of every store), made once. */
+export function rowCodecOf(table: Table): RowCodec {
+  let codec = codecs.get(table);
+  if (!codec) {
+    codec = new RowCodec(table);
+    codecs.set(table, codec);
+  }
+  return codec;
+}

@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import type { EventMetadata, StoredEvent } from '../../../events/envelope.js';
+import type { EventMetadata } from '../../../events/envelope.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import type { Decider } from '../../domain/decider.js';
+import { decideOnStream } from '../decide.js';
 import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
@@ -131,13 +132,8 @@ export class PgEventStore implements EventStore {
     command: C,
     options: HandleOptions,
   ): Promise<HandleResult<Eo, S>> {
-    // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the store makes.
-    const history = (await readStream(tx.client, streamId)).map((stored) => stored.event as Ei);
-    const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
-    const newEvents = decider.decide(command, state);
-    const stored = (await this.append(tx, streamId, history.length, newEvents, options.metadata)) as StoredEvent<Eo>[];
-    const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
-    return { events: stored, state: next, streamVersion: history.length + newEvents.length };
+    const decision = decideOnStream(decider, await readStream(tx.client, streamId), command);
+    return decision.result(await this.append(tx, streamId, decision.expectedVersion, decision.events, options.metadata));
   }
 
   /** Inside a unit of work: checks the version, inserts with positions after `tx.last`, projects. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { BeforeCommit } from '../event-store.js';
+import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_RETENTION_MS,
@@ -15,27 +16,6 @@ import {
 import { IDEMPOTENCY_LOCK_CLASS, newClient, type PgOptions } from './pg-database.js';
 import { postgresTransaction } from './pg-group-commit.js';
 
-interface RawRow {
-  key_id: string;
-  idempotency_key: string;
-  fingerprint: string;
-  request_path: string;
-  event_positions: string;
-  status: number | null;
-  response_body: string | null;
-  response_content_type: string | null;
-  created_at: string;
-}
-
-const toRecord = (raw: RawRow): IdempotencyRecord => ({
-  keyId: raw.key_id,
-  idempotencyKey: raw.idempotency_key,
-  fingerprint: raw.fingerprint,
-  requestPath: raw.request_path,
-  eventPositions: JSON.parse(raw.event_positions) as number[],
-  response: raw.status === null ? null : { status: raw.status, body: raw.response_body ?? '', contentType: raw.response_content_type },
-  createdAt: raw.created_at,
-});
 
 /** The advisory lock id (within IDEMPOTENCY_LOCK_CLASS) of one key. */
 const lockId = (keyId: string, idempotencyKey: string) => createHash('sha256').update(`${keyId}\n${idempotencyKey}`).digest().readInt32BE(0);
@@ -66,7 +46,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
 
   async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
     const raw = await this.live(this.pool, keyId, idempotencyKey);
-    return raw ? toRecord(raw) : null;
+    return raw ? toIdempotencyRecord(raw) : null;
   }
 
   async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
@@ -86,7 +66,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
         if (rowCount === 1) return this.held(request, token, null);
       }
       // The holder may not have written its row yet: an empty reservation is what it is about to write.
-      const record: IdempotencyRecord = raw ? toRecord(raw) : { ...request, eventPositions: [], response: null, createdAt: now.toISOString() };
+      const record: IdempotencyRecord = raw ? toIdempotencyRecord(raw) : { ...request, eventPositions: [], response: null, createdAt: now.toISOString() };
       return { held: false, record };
     };
     if (this.heldHere.has(lock)) return inFlight();
@@ -118,7 +98,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
           );
           return null;
         }
-        return toRecord(existing);
+        return toIdempotencyRecord(existing);
       });
       if (claimed) {
         await this.unlock(lock);
@@ -199,8 +179,8 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
   }
 
   /** The key's row unless it is past the retention (then deleted); with `forUpdate`, locked for the caller's transaction. */
-  private async live(client: pg.Pool | pg.ClientBase, keyId: string, idempotencyKey: string, forUpdate = false): Promise<RawRow | null> {
-    const { rows } = await client.query<RawRow>(forUpdate ? `${FIND} FOR UPDATE` : FIND, [keyId, idempotencyKey]);
+  private async live(client: pg.Pool | pg.ClientBase, keyId: string, idempotencyKey: string, forUpdate = false): Promise<IdempotencyKeyRaw | null> {
+    const { rows } = await client.query<IdempotencyKeyRaw>(forUpdate ? `${FIND} FOR UPDATE` : FIND, [keyId, idempotencyKey]);
     const raw = rows[0];
     if (!raw) return null;
     const now = this.clock().getTime();

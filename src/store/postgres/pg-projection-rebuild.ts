@@ -4,7 +4,7 @@ import type { AnyRowProjection } from '../../../projections/projection.js';
 import { eventColumns, toReplayedEvent, type EventRow } from '../event-codec.js';
 import type { EventLog } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
-import type { ProjectionMaintenance, RebuildOptions, RebuildSummary, RowDifference, VerifyResult } from '../projection-maintenance.js';
+import { rebuildSummary, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
 import { rowCacheId, type Key, type Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
@@ -157,14 +157,7 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
           await this.recordVersion(client, plan.projection, scratch.through());
         }
       });
-      const seconds = (performance.now() - started) / 1000;
-      return {
-        projections: scratch.plans.map((p) => p.projection.name),
-        eventsRead: scratch.eventsRead(),
-        rowsWritten,
-        seconds,
-        eventsPerSecond: Math.round(scratch.eventsRead() / Math.max(seconds, 1e-9)),
-      };
+      return rebuildSummary(projections, scratch.eventsRead(), rowsWritten, started);
     });
   }
 

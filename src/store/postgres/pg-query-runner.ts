@@ -4,7 +4,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
 import { listSql, oneSql, selectedRow, selectSql } from '../projection-query-sql.js';
-import { RowCodec, type Row } from '../projection-rows.js';
+import { rowCodecOf, type Row } from '../projection-rows.js';
 
 /**
  * The read models' queries on PostgreSQL: rendered by drizzle's PostgreSQL
@@ -13,7 +13,6 @@ import { RowCodec, type Row } from '../projection-rows.js';
  */
 export class PgQueryRunner implements ProjectionQueries {
   private readonly dialect = new PgDialect();
-  private readonly codecs = new WeakMap<Table, RowCodec>();
 
   constructor(private readonly pool: pg.Pool) {}
 
@@ -30,7 +29,7 @@ export class PgQueryRunner implements ProjectionQueries {
 
   async list<T extends Table>(table: T, query: ListQuery = {}): Promise<T['$inferSelect'][]> {
     const { text, params } = this.render(listSql(table, query));
-    const codec = this.codec(table);
+    const codec = rowCodecOf(table);
     return (await this.rows(text, params)).map((raw) => codec.fromDriver(raw) as T['$inferSelect']);
   }
 
@@ -46,7 +45,7 @@ export class PgQueryRunner implements ProjectionQueries {
   }
 
   private first<T extends Table>(table: T, rows: Row[]): T['$inferSelect'] | null {
-    return rows[0] ? (this.codec(table).fromDriver(rows[0]) as T['$inferSelect']) : null;
+    return rows[0] ? (rowCodecOf(table).fromDriver(rows[0]) as T['$inferSelect']) : null;
   }
 
   private async rows(text: string, values: unknown[], name?: string): Promise<Row[]> {
@@ -58,14 +57,6 @@ export class PgQueryRunner implements ProjectionQueries {
     return { text: rendered.sql, params: rendered.params };
   }
 
-  private codec(table: Table): RowCodec {
-    let codec = this.codecs.get(table);
-    if (!codec) {
-      codec = new RowCodec(table);
-      this.codecs.set(table, codec);
-    }
-    return codec;
-  }
 }
 
 const statementName = (text: string) => `q_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;

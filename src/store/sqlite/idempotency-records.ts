@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { BeforeCommit } from '../event-store.js';
+import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_RETENTION_MS,
@@ -14,28 +15,6 @@ import {
 import type { GroupCommitRunner } from './group-commit.js';
 import { sqliteTransaction } from './sqlite-event-store.js';
 
-interface RawRow {
-  key_id: string;
-  idempotency_key: string;
-  fingerprint: string;
-  request_path: string;
-  event_positions: string;
-  status: number | null;
-  response_body: string | null;
-  response_content_type: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
-
-const toRecord = (raw: RawRow): IdempotencyRecord => ({
-  keyId: raw.key_id,
-  idempotencyKey: raw.idempotency_key,
-  fingerprint: raw.fingerprint,
-  requestPath: raw.request_path,
-  eventPositions: JSON.parse(raw.event_positions) as number[],
-  response: raw.status === null ? null : { status: raw.status, body: raw.response_body ?? '', contentType: raw.response_content_type },
-  createdAt: raw.created_at,
-});
 
 /**
  * The `idempotency_keys` table. A reservation is a row with neither events
@@ -57,7 +36,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
   ) {
     this.openedAt = clock().toISOString();
     this.statements = {
-      find: sqlite.prepare<[string, string], RawRow>('SELECT * FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?'),
+      find: sqlite.prepare<[string, string], IdempotencyKeyRaw>('SELECT * FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?'),
       forget: sqlite.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?'),
       reserve: sqlite.prepare<[string, string, string, string, string]>(
         `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, created_at)
@@ -94,7 +73,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
 
   async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
     const raw = this.live(keyId, idempotencyKey);
-    return raw ? toRecord(raw) : null;
+    return raw ? toIdempotencyRecord(raw) : null;
   }
 
   async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
@@ -118,7 +97,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
         this.statements.takeOver.run(request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, existing.created_at);
         return { held: true, token };
       }
-      return { held: false, record: toRecord(existing) };
+      return { held: false, record: toIdempotencyRecord(existing) };
     });
     return taken.held ? this.held(request, taken.token) : taken;
   }
@@ -146,7 +125,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
   }
 
   /** The key's row unless it is past the retention, in which case it is deleted. */
-  private live(keyId: string, idempotencyKey: string): RawRow | null {
+  private live(keyId: string, idempotencyKey: string): IdempotencyKeyRaw | null {
     const raw = this.statements.find.get(keyId, idempotencyKey);
     if (!raw) return null;
     if (raw.created_at < new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString()) {

@@ -4,12 +4,13 @@ import type { AnyRowProjection } from '../../../projections/projection.js';
 import { toReplayedEvent, eventColumns, type EventRow } from '../event-codec.js';
 import type { EventLog } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
-import type {
-  ProjectionMaintenance,
-  RebuildOptions,
-  RebuildSummary,
-  RowDifference,
-  VerifyResult,
+import {
+  rebuildSummary,
+  type ProjectionMaintenance,
+  type RebuildOptions,
+  type RebuildSummary,
+  type RowDifference,
+  type VerifyResult,
 } from '../projection-maintenance.js';
 import { CachedProjectionTables, ProjectionTable } from './projection-writer.js';
 
@@ -62,14 +63,7 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
         }
       })
       .immediate();
-    const seconds = (performance.now() - started) / 1000;
-    return {
-      projections: scratch.plans.map((p) => p.projection.name),
-      eventsRead: scratch.eventsRead(),
-      rowsWritten,
-      seconds,
-      eventsPerSecond: Math.round(scratch.eventsRead() / Math.max(seconds, 1e-9)),
-    };
+    return rebuildSummary(projections, scratch.eventsRead(), rowsWritten, started);
   }
 
   async verify(projections: readonly AnyRowProjection[], options: RebuildOptions & { maxDifferences?: number } = {}): Promise<VerifyResult> {

@@ -3,7 +3,7 @@ import { fillPlaceholders, type SQL, type Table } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
 import { listSql, oneSql, selectedRow, selectSql } from '../projection-query-sql.js';
-import { RowCodec, type Row } from '../projection-rows.js';
+import { rowCodecOf, type Row } from '../projection-rows.js';
 
 /** Statements kept prepared, by SQL text; past this many the cache starts afresh (IN lists vary in length). */
 const MAX_STATEMENTS = 500;
@@ -16,7 +16,6 @@ const MAX_STATEMENTS = 500;
 export class SqliteQueryRunner implements ProjectionQueries {
   private readonly dialect = new SQLiteSyncDialect();
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly codecs = new WeakMap<Table, RowCodec>();
 
   constructor(private readonly sqlite: Database.Database) {}
 
@@ -26,7 +25,7 @@ export class SqliteQueryRunner implements ProjectionQueries {
 
   prepareOne<T extends Table>(table: T, where: SQL): (params: Record<string, unknown>) => Promise<T['$inferSelect'] | null> {
     const { text, params } = this.render(oneSql(table, where));
-    const codec = this.codec(table);
+    const codec = rowCodecOf(table);
     return async (values) => {
       const raw = this.statement(text).get(...fillPlaceholders(params, values)) as Row | undefined;
       return raw ? (codec.fromDriver(raw) as T['$inferSelect']) : null;
@@ -35,7 +34,7 @@ export class SqliteQueryRunner implements ProjectionQueries {
 
   async list<T extends Table>(table: T, query: ListQuery = {}): Promise<T['$inferSelect'][]> {
     const { text, params } = this.render(listSql(table, query));
-    const codec = this.codec(table);
+    const codec = rowCodecOf(table);
     return (this.statement(text).all(...params) as Row[]).map((raw) => codec.fromDriver(raw) as T['$inferSelect']);
   }
 
@@ -63,12 +62,4 @@ export class SqliteQueryRunner implements ProjectionQueries {
     return statement;
   }
 
-  private codec(table: Table): RowCodec {
-    let codec = this.codecs.get(table);
-    if (!codec) {
-      codec = new RowCodec(table);
-      this.codecs.set(table, codec);
-    }
-    return codec;
-  }
 }

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { EventMetadata, StoredEvent } from '../../../events/envelope.js';
+import type { EventMetadata } from '../../../events/envelope.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import type { Decider } from '../../domain/decider.js';
+import { decideOnStream } from '../decide.js';
 import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
@@ -187,13 +188,8 @@ export class SqliteEventStore implements EventStore {
     command: C,
     options: HandleOptions,
   ): HandleResult<Eo, S> {
-    // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the store makes.
-    const history = this.readStreamSync(streamId).map((stored) => stored.event as Ei);
-    const state = history.reduce((s, e) => decider.evolve(s, e), decider.initialState);
-    const newEvents = decider.decide(command, state);
-    const stored = this.appendSync(streamId, history.length, newEvents, options.metadata) as StoredEvent<Eo>[];
-    const next = newEvents.reduce((s, e) => decider.evolve(s, e), state);
-    return { events: stored, state: next, streamVersion: history.length + newEvents.length };
+    const decision = decideOnStream(decider, this.readStreamSync(streamId), command);
+    return decision.result(this.appendSync(streamId, decision.expectedVersion, decision.events, options.metadata));
   }
 
   private checkGuards(guards: readonly StreamGuard[]): void {

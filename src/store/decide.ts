@@ -1,0 +1,28 @@
+import type { StoredEvent } from '../../events/envelope.js';
+import type { LedgerEvent } from '../../events/registry.js';
+import type { Decider } from '../domain/decider.js';
+import type { HandleResult, StoredLedgerEvent } from './event-store.js';
+
+/**
+ * One command decided on its stream's history, as every store's unit of work
+ * does it: fold, decide; the store appends `events` at `expectedVersion` and
+ * turns what it stored into the handler's result.
+ */
+export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
+  decider: Decider<C, Ei, Eo, S>,
+  history: readonly StoredLedgerEvent[],
+  command: C,
+): { expectedVersion: number; events: readonly Eo[]; result(stored: readonly StoredLedgerEvent[]): HandleResult<Eo, S> } {
+  // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the stores make.
+  const state = history.reduce((s, stored) => decider.evolve(s, stored.event as Ei), decider.initialState);
+  const events = decider.decide(command, state);
+  return {
+    expectedVersion: history.length,
+    events,
+    result: (stored) => ({
+      events: stored as readonly StoredEvent<Eo>[],
+      state: events.reduce((s, e) => decider.evolve(s, e), state),
+      streamVersion: history.length + events.length,
+    }),
+  };
+}
