@@ -8,6 +8,10 @@ import autocannon from 'autocannon';
 import { freePort, peakRssMb, root, run, start, stop } from './lib.js';
 
 const quick = process.argv.includes('--quick');
+/** `--store=postgres --instances=N`: also measure the PostgreSQL store with 1 and N instances on one database. */
+const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite';
+const INSTANCES = Number(process.argv.find((a) => a.startsWith('--instances='))?.slice('--instances='.length) ?? 2);
+const PG_SERVER = process.env['LEDGER_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DURATION = quick ? 4 : 12;
 const CONNECTIONS = 10;
 const LOG_EVENTS = quick ? 100_000 : 1_000_000;
@@ -34,6 +38,15 @@ const accountTemplate = example
   // pad the ~3.5 KB example to a realistic ~5 KB payload with a longer metadata entry
   .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
 const accountBody = (ext: string) => accountTemplate.replace('__EXT__', ext);
+/** The 10 transactions of the i-th transactions request (a payment and two charges in turn). */
+const transactionsOf = (i: number) =>
+  Array.from({ length: 10 }, (_, n) => ({
+    transaction_id: `TX-${i}-${n}`,
+    transaction_date: '2025-07-15',
+    amount: 12.34 + n,
+    type: n % 3 === 0 ? 'PAYMENT' : 'CHARGE',
+    ...(n % 3 === 0 ? {} : { reason: 'IMPORTED_CHARGE' }),
+  }));
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 async function load(
@@ -68,9 +81,12 @@ function record(scenario: string, result: autocannon.Result, pid: number | undef
   return ok;
 }
 
+/** The environment that points the service and the CLI at a database: a SQLite file, or a postgres:// URL. */
+const databaseEnv = (database: string) => (database.startsWith('postgres') ? { LEDGER_DATABASE_URL: database } : { LEDGER_DATABASE: database });
+
 async function startService(database: string) {
   const port = await freePort();
-  const env = { LEDGER_DATABASE: database, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+  const env = { ...databaseEnv(database), PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn' };
   const startedAt = performance.now();
   const child = await start(process.execPath, [bin, 'serve'], env);
   const base = `http://127.0.0.1:${port}`;
@@ -96,7 +112,7 @@ async function tokenFor(base: string, database: string): Promise<string> {
 }
 
 async function keyToken(base: string, database: string): Promise<string> {
-  const env = { LEDGER_DATABASE: database, NODE_ENV: 'production' };
+  const env = { ...databaseEnv(database), NODE_ENV: 'production' };
   const key = (await run(process.execPath, [bin, 'api-key', 'create', '--supplier', 'BENCH'], env)).trim();
   const res = await fetch(`${base}/v1/graphql/`, {
     method: 'POST',
@@ -158,13 +174,7 @@ async function main() {
       JSON.stringify({
         import_supplier: 'BENCH',
         external_account_number: `BENCH-${i % accounts}`,
-        transactions: Array.from({ length: 10 }, (_, n) => ({
-          transaction_id: `TX-${i}-${n}`,
-          transaction_date: '2025-07-15',
-          amount: 12.34 + n,
-          type: n % 3 === 0 ? 'PAYMENT' : 'CHARGE',
-          ...(n % 3 === 0 ? {} : { reason: 'IMPORTED_CHARGE' }),
-        })),
+        transactions: transactionsOf(i),
       }),
   });
   record('transactions (10 per request)', transactionsResult, service.child.pid, echoRate);
@@ -201,6 +211,7 @@ async function main() {
   await stop(onBig.child);
 
   const peers = await peerComparison();
+  if (storeArg === 'postgres') await postgresScenarios(echoRate, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
 
   printTable();
   if (peers) {
@@ -217,6 +228,100 @@ async function main() {
   const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, startupMs: onBig.startupMs, peers };
   writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   progress('written bench/results/latest.json');
+}
+
+/**
+ * The load of one scenario spread over several instances (the connections split between them, run at
+ * once), combined as one result: requests summed, the worst instance's p50 and p99.
+ */
+async function loadSpread(
+  bases: readonly string[],
+  path: string,
+  options: { headers: Record<string, string>; body: (i: number) => string; amount?: number },
+): Promise<autocannon.Result> {
+  let next = 0;
+  const results = await Promise.all(
+    bases.map((base) =>
+      autocannon({
+        url: `${base}${path}`,
+        method: 'POST',
+        connections: Math.max(1, Math.round(CONNECTIONS / bases.length)),
+        ...(options.amount ? { amount: Math.ceil(options.amount / bases.length) } : { duration: DURATION }),
+        headers: { 'content-type': 'application/json', ...options.headers },
+        requests: [{ setupRequest: (req) => ({ ...req, body: options.body(next++) }) }],
+      }),
+    ),
+  );
+  const first = results[0]!;
+  return {
+    ...first,
+    requests: { ...first.requests, total: results.reduce((n, r) => n + r.requests.total, 0) },
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    duration: Math.max(...results.map((r) => r.duration)),
+    latency: { ...first.latency, p50: Math.max(...results.map((r) => r.latency.p50)), p99: Math.max(...results.map((r) => r.latency.p99)) },
+  };
+}
+
+/** A new, empty PostgreSQL database for one scenario (the service creates its tables); dropped at the end. */
+async function freshPostgresDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: PG_SERVER });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(PG_SERVER);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: PG_SERVER });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}
+
+/** (6) stage-account, process and transactions on PostgreSQL with 1 and INSTANCES instances, beside SQLite's figures. */
+async function postgresScenarios(echoRate: number, sqliteStageRate: number): Promise<void> {
+  for (const instances of [...new Set([1, INSTANCES])]) {
+    const database = await freshPostgresDatabase(`ledger_bench_${instances}`);
+    try {
+      const setupEnv = { ...databaseEnv(database.url), NODE_ENV: 'production' };
+      const first = await startService(database.url); // migrates the new database
+      await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], setupEnv);
+      await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
+      const services = [first, ...(await Promise.all(Array.from({ length: instances - 1 }, () => startService(database.url))))];
+      const bases = services.map((s) => s.base);
+      const auth = { authorization: `Token ${await tokenFor(first.base, database.url)}` };
+      const label = `PostgreSQL, ${instances} instance${instances > 1 ? 's' : ''}`;
+      const stage = await loadSpread(bases, '/v1/data-import/account-import-process/create-or-update/', { headers: auth, body: (i) => accountBody(`PG-${i}`) });
+      const staged = record(`stage-account (${label})`, stage, first.child.pid, echoRate);
+      const last = figures[figures.length - 1]!;
+      last.note = `${last.note ? `${last.note}; ` : ''}${Math.round((last.rate / Math.max(sqliteStageRate, 1)) * 100)}% of SQLite's stage rate`;
+      const processed = await loadSpread(bases, '/v1/data-import/account-import-process/process/', {
+        headers: auth,
+        amount: Math.min(staged, 100_000),
+        body: (i) => JSON.stringify({ external_account_number: `PG-${i}`, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' }),
+      });
+      const imported = Math.max(record(`process (${label})`, processed, first.child.pid, echoRate), 1);
+      const transactions = await loadSpread(bases, '/v1/data-import/transactions/create/', {
+        headers: auth,
+        body: (i) =>
+          JSON.stringify({
+            import_supplier: 'BENCH',
+            external_account_number: `PG-${i % imported}`,
+            transactions: transactionsOf(i),
+          }),
+      });
+      record(`transactions (${label})`, transactions, first.child.pid, echoRate);
+      for (const service of services) await stop(service.child);
+    } finally {
+      await database.drop();
+    }
+  }
 }
 
 interface PeerResult {

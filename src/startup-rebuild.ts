@@ -6,14 +6,14 @@ import type { Ledger } from './ledger.js';
  * Before the server accepts requests: a projection whose declared version
  * differs from the one its table was built with (or a new projection over
  * events already in the log) is rebuilt from the log, with progress logged.
+ * On a shared database one instance does it; the others wait and find
+ * nothing left to rebuild.
  */
 export async function rebuildStaleProjections(ledger: Ledger, logger: Logger): Promise<void> {
-  const stale = await ledger.projections.stale(inlineProjections);
-  if (stale.length === 0) return;
-  const names = stale.map((p) => `${p.name}@${p.version}`);
-  logger.info({ projections: names }, 'projection versions changed: rebuilding from the log before serving');
   let lastLogged = 0;
-  const summary = await ledger.projections.rebuild(stale, {
+  const summary = await ledger.projections.rebuildStale(inlineProjections, {
+    onStale: (stale) =>
+      logger.info({ projections: stale.map((p) => `${p.name}@${p.version}`) }, 'projection versions changed: rebuilding from the log before serving'),
     onProgress: ({ eventsRead, eventsTotal }) => {
       if (eventsRead - lastLogged >= 100_000 || eventsRead === eventsTotal) {
         lastLogged = eventsRead;
@@ -21,5 +21,5 @@ export async function rebuildStaleProjections(ledger: Ledger, logger: Logger): P
       }
     },
   });
-  logger.info(summary, 'projections rebuilt');
+  if (summary) logger.info(summary, 'projections rebuilt');
 }

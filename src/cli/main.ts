@@ -16,12 +16,14 @@ export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 export function buildProgram(): Command {
   const program = new Command('import-ledger')
-    .description('Operator command line of import-ledger. Acts on the database named by LEDGER_DATABASE (default ./data/ledger.db).')
+    .description(
+      'Operator command line of import-ledger. Acts on the PostgreSQL database of LEDGER_DATABASE_URL when set, else on the SQLite file of LEDGER_DATABASE (default ./data/ledger.db).',
+    )
     .showHelpAfterError()
     .exitOverride();
   program
     .command('serve')
-    .description('run the HTTP service (HOST, PORT, LEDGER_DATABASE, ... from the environment)')
+    .description('run the HTTP service (HOST, PORT, LEDGER_DATABASE or LEDGER_DATABASE_URL, ... from the environment)')
     .action(async () => {
       const config = loadConfig();
       await runServer(config, createLogger(config.LOG_LEVEL));

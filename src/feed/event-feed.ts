@@ -14,6 +14,8 @@ const SCAN_LIMIT = 5_000;
 export interface FeedReadModels {
   /** One page of the integration event feed, filtered to what `suppliers` may see. */
   feedPage(after: number, limit: number, suppliers: readonly string[]): Promise<FeedPage>;
+  /** Resolves once the log holds events after `after` (any instance's commits wake it), after `timeoutMs`, or on `signal`. */
+  waitForFeed(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -39,6 +41,7 @@ export function createFeedReadModels(
   }
 
   return {
+    waitForFeed: (after, timeoutMs, signal) => log.waitForAppend(after, timeoutMs, signal),
     async feedPage(after, limit, suppliers) {
       const allowed = new Set(suppliers);
       const batches = new Map<string, boolean>();

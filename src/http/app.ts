@@ -4,9 +4,10 @@ import type { LedgerContext } from '../application/context.js';
 import { DomainError } from '../domain/errors.js';
 import { tokenAuth } from './auth.js';
 import { ConcurrencyLimiter, processConcurrencyLimit } from './concurrency-limiter.js';
-import { RequestRateLimiter, requestRateLimit } from './request-rate-limiter.js';
+import { requestRateLimit } from './request-rate-limiter.js';
 import { idempotency } from './idempotency.js';
 import type { IdempotencyRecords } from '../store/idempotency.js';
+import type { SharedLimits } from '../store/shared-limits.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { jsonBody } from './json-body.js';
@@ -27,6 +28,8 @@ import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendo
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 
 export interface AppDeps extends LedgerContext {
+  /** The process concurrency limit's slots and the request-rate buckets (the ledger's: cluster-wide on PostgreSQL). */
+  readonly limits: SharedLimits;
   readonly logger: Logger;
   readonly tokenSecret: string;
   /** Request bodies larger than this are refused with 413. */
@@ -57,11 +60,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // The slot is taken on arrival, before authentication and body parsing, so that "in flight" counts
   // every process request the server is handling, not only the instant it spends in the store.
-  app.use(PROCESS_PATH, processConcurrencyLimit(new ConcurrencyLimiter(deps.read)));
+  app.use(PROCESS_PATH, processConcurrencyLimit(new ConcurrencyLimiter(deps.read, deps.limits)));
 
   const api = new Hono<AppEnv>({ strict: true });
   // The rate limit counts every authenticated request, before its body is read (docs/reliability.md).
-  const rateLimit = requestRateLimit(deps.read, new RequestRateLimiter(deps.clock));
+  const rateLimit = requestRateLimit(deps.read, deps.limits);
   api.use('*', tokenAuth(deps, deps.tokenSecret), rateLimit, jsonBody(deps.maxBodyBytes));
   // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
   if (deps.idempotency) api.use('*', idempotency(deps.idempotency, deps.store));

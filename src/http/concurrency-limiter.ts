@@ -1,11 +1,9 @@
 import { createMiddleware } from 'hono/factory';
 import type { ReadModels } from '../queries/read-models.js';
+import type { SharedLimits, SlotLease } from '../store/shared-limits.js';
 import type { AppEnv } from './env.js';
 import { throttled } from './errors.js';
 
-export interface ConcurrencySlot {
-  release(): void;
-}
 
 /**
  * Spec 8.1: an optional limit on accounts processed at once, disabled by
@@ -13,23 +11,16 @@ export interface ConcurrencySlot {
  * request, so `import-ledger config set` takes effect at once.
  */
 export class ConcurrencyLimiter {
-  private inFlight = 0;
   readonly retryAfterSeconds = 1;
 
-  constructor(private readonly read: Pick<ReadModels, 'configValue'>) {}
+  constructor(
+    private readonly read: Pick<ReadModels, 'configValue'>,
+    /** Where the slots are counted: across every instance on PostgreSQL, in the process on SQLite. */
+    private readonly limits: Pick<SharedLimits, 'tryAcquireSlot'>,
+  ) {}
 
-  async tryAcquire(): Promise<ConcurrencySlot | null> {
-    const limit = await this.read.configValue('process-concurrency-limit');
-    if (limit !== null && this.inFlight >= limit) return null;
-    this.inFlight++;
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.inFlight--;
-      },
-    };
+  async tryAcquire(): Promise<SlotLease | null> {
+    return this.limits.tryAcquireSlot('process', await this.read.configValue('process-concurrency-limit'));
   }
 }
 
@@ -44,7 +35,7 @@ export function processConcurrencyLimit(limiter: ConcurrencyLimiter) {
     try {
       await next();
     } finally {
-      slot.release();
+      await slot.release();
     }
   });
 }

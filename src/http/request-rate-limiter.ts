@@ -1,39 +1,12 @@
 import { createMiddleware } from 'hono/factory';
 import { effectiveConfigValue } from '../domain/service-config/service-config-settings.js';
 import type { ReadModels } from '../queries/read-models.js';
+import type { SharedLimits } from '../store/shared-limits.js';
 import type { AppEnv } from './env.js';
 import { throttled } from './errors.js';
 
-interface Bucket {
-  tokens: number;
-  atMs: number;
-}
-
-/**
- * A token bucket per API key: `rate` requests a second on average, bursts of
- * up to `rate` at once (a full bucket holds one second's worth). In memory,
- * per server process: a restart refills every bucket.
- */
-export class RequestRateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
-
-  constructor(private readonly now: () => Date) {}
-
-  /** null when the request may go ahead; else the seconds to wait before a retry can succeed. */
-  take(keyId: string, rate: number): number | null {
-    const atMs = this.now().getTime();
-    const bucket = this.buckets.get(keyId) ?? { tokens: rate, atMs };
-    const elapsed = Math.max(0, atMs - bucket.atMs) / 1000;
-    bucket.tokens = Math.min(rate, bucket.tokens + elapsed * rate);
-    bucket.atMs = atMs;
-    this.buckets.set(keyId, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return null;
-    }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
-  }
-}
+/** The token bucket per API key, in memory (the algorithm; `SharedLimits.takeToken` is what the middleware uses). */
+export { TokenBuckets as RequestRateLimiter } from '../store/shared-limits.js';
 
 /**
  * The per-API-key request-rate limit, `import-ledger config set
@@ -41,11 +14,12 @@ export class RequestRateLimiter {
  * a change applies at once. Past it: 429 `throttled` with `Retry-After`.
  * Runs after authentication (the key is the principal's) and before the body is read.
  */
-export function requestRateLimit(read: Pick<ReadModels, 'configValue'>, limiter: RequestRateLimiter) {
+export function requestRateLimit(read: Pick<ReadModels, 'configValue'>, limits: Pick<SharedLimits, 'takeToken'>) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const rate = effectiveConfigValue('request-rate-per-second', await read.configValue('request-rate-per-second'));
     if (rate === null) return next();
-    const wait = limiter.take(c.get('principal').keyId, rate);
+    // One bucket per key for every instance of the service (PostgreSQL: a row; SQLite: in the process).
+    const wait = await limits.takeToken(`request-rate:${c.get('principal').keyId}`, rate);
     if (wait !== null) {
       throw throttled(`Too many requests for this API key (at most ${rate} a second); retry after ${wait} s.`, wait);
     }

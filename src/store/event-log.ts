@@ -45,6 +45,45 @@ export interface EventLog {
   open(options?: LogReadOptions): Promise<LogSnapshot>;
   /** The global position of the last committed event (0 for an empty log). */
   lastPosition(): Promise<number>;
+  /**
+   * Resolves once the log holds an event after `after`, or after `timeoutMs`,
+   * or when `signal` aborts: a wake-up for live readers (SSE), which then
+   * read the log themselves. Woken by commits of any instance (the store's
+   * own signal), with polling as the fallback.
+   */
+  waitForAppend(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * `waitForAppend` for the stores: checks `lastPosition`, then waits for a
+ * wake-up from `subscribe` (a commit here or on another instance) or for the
+ * poll interval, and checks again, until the log moved past `after`, the
+ * time ran out or the signal aborted.
+ */
+export async function waitForAppend(
+  lastPosition: () => Promise<number>,
+  subscribe: (wake: () => void) => () => void,
+  pollMs: number,
+  after: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!signal?.aborted && (await lastPosition()) <= after) {
+    const left = deadline - Date.now();
+    if (left <= 0) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(pollMs, left));
+      const unsubscribe = subscribe(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import type { LedgerContext } from '../application/context.js';
 import type { EventLog } from './event-log.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { ProjectionMaintenance } from './projection-maintenance.js';
+import type { SharedLimits } from './shared-limits.js';
 
 /** Work a store does in the background while the service runs (SQLite: WAL checkpoints in a worker thread). */
 export interface StoreUpkeep {
@@ -20,6 +21,8 @@ export interface Ledger extends LedgerContext {
   readonly idempotency: IdempotencyRecords;
   readonly log: EventLog;
   readonly projections: ProjectionMaintenance;
+  /** Limits that hold for every process serving the database (the process concurrency limit, request rates). */
+  readonly limits: SharedLimits;
   /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
   readonly location: string;
   /** True when the database answers a trivial query. */

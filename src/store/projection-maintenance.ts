@@ -45,6 +45,16 @@ export interface ProjectionMaintenance {
    */
   stale(projections: readonly AnyRowProjection[]): Promise<AnyRowProjection[]>;
   rebuild(projections: readonly AnyRowProjection[], options?: RebuildOptions): Promise<RebuildSummary>;
+  /**
+   * Rebuilds those of `projections` that are stale, the check and the rebuild
+   * as one step for every process on the database (instances starting
+   * together: one rebuilds, the others then find nothing stale). `onStale`
+   * hears which ones before the rebuild starts. Null when none was stale.
+   */
+  rebuildStale(
+    projections: readonly AnyRowProjection[],
+    options?: RebuildOptions & { onStale?: (stale: readonly AnyRowProjection[]) => void },
+  ): Promise<RebuildSummary | null>;
   verify(projections: readonly AnyRowProjection[], options?: RebuildOptions & { maxDifferences?: number }): Promise<VerifyResult>;
 }
 

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * The event log: the single source of truth. Rows are only ever inserted.
@@ -55,4 +55,16 @@ export const projectionVersions = sqliteTable('projection_versions', {
   /** Global position of the last event the table was rebuilt from (0 when it was only recorded). */
   rebuiltThrough: integer('rebuilt_through').notNull(),
   updatedAt: text('updated_at').notNull(),
+});
+
+/**
+ * Token buckets shared by every instance on a PostgreSQL database (the
+ * per-key request rate): operational state, not events. The SQLite store
+ * keeps its buckets in its one server process and leaves this table empty.
+ */
+export const rateLimitBuckets = sqliteTable('rate_limit_buckets', {
+  name: text('name').primaryKey(),
+  tokens: real('tokens').notNull(),
+  /** When `tokens` was last computed (ms since the epoch, the service's clock). */
+  updatedAtMs: integer('updated_at_ms').notNull(),
 });

@@ -3,6 +3,8 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import type { LedgerLocation } from '../../src/ledger.js';
+import { databaseEnv } from '../support/ledger.js';
 
 /** The project directory: the bin is run from there, as `npx import-ledger` would be. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,13 +30,16 @@ export function cliEnv(overrides: Record<string, string | undefined>): NodeJS.Pr
   return env;
 }
 
-/** Runs `node bin/import-ledger.js ...args` against the database `file`; resolves with the exit code, never rejects on a non-zero one. */
-export function runCli(file: string, args: readonly string[]): Promise<CliResult> {
+/**
+ * Runs `node bin/import-ledger.js ...args` against the database `database` (a SQLite file, or any ledger
+ * location: LEDGER_DATABASE or LEDGER_DATABASE_URL); resolves with the exit code, never rejects on a non-zero one.
+ */
+export function runCli(database: string | LedgerLocation, args: readonly string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: PROJECT_ROOT, env: cliEnv({ LEDGER_DATABASE: file }), timeout: 60_000 },
+      { cwd: PROJECT_ROOT, env: cliEnv(databaseEnv(typeof database === 'string' ? { sqliteFile: database } : database)), timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? error.code : 0;
         if (typeof code !== 'number') {

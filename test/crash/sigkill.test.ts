@@ -4,12 +4,11 @@ import { accountImportProcessStreamId } from '../../events/account-import-proces
 import { inlineProjections } from '../../projections/index.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
 import { obtainToken } from '../../src/application/tokens.js';
-import { openLedger } from '../../src/ledger.js';
+import { openLedger, type LedgerLocation } from '../../src/ledger.js';
 import { BIN, PROJECT_ROOT, cliEnv } from '../cli/run-cli.js';
-import { loadExample, operator, tempDatabaseFile } from '../support/ledger.js';
+import { createTestDatabaseLocation, databaseEnv, loadExample, operator, type TestDatabaseLocation } from '../support/ledger.js';
 import { createExampleProducts } from '../support/products.js';
 import { freePort } from '../support/net.js';
-import { withSqlite } from '../support/sqlite.js';
 
 /** Crash cycles: a few in the default run, more with LEDGER_CRASH_CYCLES=50. */
 const CYCLES = Number(process.env['LEDGER_CRASH_CYCLES'] ?? 3);
@@ -18,11 +17,11 @@ const SECRET = 'crash-test-secret-0123456789-0123456789';
 const account = JSON.stringify(loadExample('account-domestic.json'));
 
 
-async function startServer(file: string): Promise<{ child: ChildProcess; base: string }> {
+async function startServer(location: LedgerLocation): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: PROJECT_ROOT,
-    env: cliEnv({ LEDGER_DATABASE: file, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'error', LEDGER_TOKEN_SECRET: SECRET }),
+    env: cliEnv({ ...databaseEnv(location), PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'error', LEDGER_TOKEN_SECRET: SECRET }),
     stdio: 'ignore',
   });
   const base = `http://127.0.0.1:${port}`;
@@ -34,11 +33,33 @@ async function startServer(file: string): Promise<{ child: ChildProcess; base: s
   throw new Error('server did not start');
 }
 
+/**
+ * What is wrong with the database after the kill, from outside the service: SQLite's integrity_check of
+ * the file; on PostgreSQL (whose server outlives the killed client) amcheck's checks of every table of the
+ * ledger (verify_heapam) and of every B-tree index against its table (bt_index_check with heapallindexed).
+ */
+async function integrityProblems(db: TestDatabaseLocation): Promise<unknown[]> {
+  if (db.store === 'sqlite') return (await db.execute('PRAGMA integrity_check')).filter((row) => Object.values(row)[0] !== 'ok');
+  await db.execute('CREATE EXTENSION IF NOT EXISTS amcheck');
+  const problems: unknown[] = [];
+  for (const { name } of await db.execute("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")) {
+    problems.push(...(await db.execute(`SELECT '${String(name)}' AS relation, * FROM verify_heapam('public."${String(name)}"')`)));
+  }
+  const indexes = await db.execute(
+    `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+     JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND a.amname = 'btree' ORDER BY 1`,
+  );
+  expect(indexes.length).toBeGreaterThan(0);
+  // bt_index_check raises an error (failing the test) on the first inconsistency it finds.
+  for (const { name } of indexes) await db.execute(`SELECT bt_index_check('public."${String(name)}"'::regclass, true)`);
+  return problems;
+}
+
 describe('crash safety (SIGKILL under concurrent stage/process/notes/transactions load, retried with Idempotency-Key)', () => {
-  it(`after ${CYCLES} kills: every acknowledged write is stored once, the file is sound, projections equal a rebuild`, async () => {
-    const { file, cleanup } = tempDatabaseFile();
+  it(`after ${CYCLES} kills: every acknowledged write is stored once, the database is sound, projections equal a rebuild`, async () => {
+    const db = await createTestDatabaseLocation();
     try {
-      const setup = await openLedger({ sqliteFile: file });
+      const setup = await openLedger(db.location);
       await createImportSupplier(setup, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
       await createOperationsTeam(setup, 'Migrations', operator);
       await createExampleProducts(setup);
@@ -86,7 +107,7 @@ describe('crash safety (SIGKILL under concurrent stage/process/notes/transaction
       let replayed = 0;
       let next = 0;
       for (let cycle = 0; cycle < CYCLES; cycle++) {
-        const { child, base } = await startServer(file);
+        const { child, base } = await startServer(db.location);
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
         const headers = { 'content-type': 'application/json', authorization: `Token ${token}` };
         /** Sends one write; null when the connection died with the server. */
@@ -132,9 +153,9 @@ describe('crash safety (SIGKILL under concurrent stage/process/notes/transaction
         await exited;
         await load;
 
-        const ledger = await openLedger({ sqliteFile: file });
+        const ledger = await openLedger(db.location);
         try {
-          expect(withSqlite(file, (sqlite) => sqlite.pragma('integrity_check', { simple: true }))).toBe('ok');
+          expect(await integrityProblems(db)).toEqual([]);
           for (const ext of acknowledged.stage) {
             const row = await ledger.read.findAccountImportProcess(SUPPLIER, ext);
             expect(row, `acknowledged staging of ${ext}`).not.toBeNull();
@@ -163,7 +184,7 @@ describe('crash safety (SIGKILL under concurrent stage/process/notes/transaction
       const staged = acknowledged.stage;
       expect(staged.size).toBeGreaterThan(0);
     } finally {
-      cleanup();
+      await db.release();
     }
   }, 120_000);
 });

@@ -69,7 +69,7 @@ const cases = (): { name: string; header: () => string | null; code: string }[] 
 
 describe.each(authenticatedEndpoints.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_name, endpoint) => {
   it('answers every bad credential with 401 in the error shape and writes nothing', async () => {
-    const before = world.eventCount();
+    const before = await world.eventCount();
     for (const { name, header, code } of cases()) {
       const value = header();
       const res = await world.request(endpoint, { authorization: value });
@@ -77,7 +77,7 @@ describe.each(authenticatedEndpoints.map((e) => [e.name, e] as [string, Endpoint
         throw new Error(`${name}: ${error.message}`);
       });
     }
-    expect(world.eventCount()).toBe(before);
+    expect(await world.eventCount()).toBe(before);
   });
 });
 

@@ -8,7 +8,6 @@ import { createEndpointWorld, knowingVendors, type EndpointWorld } from '../supp
 import { dataImportPosts, endpoints, type Endpoint } from '../support/endpoints.js';
 import { expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, TOKEN_SECRET } from '../support/ledger.js';
-import { withSqlite } from '../support/sqlite.js';
 
 /** Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The Idempotency-Key HTTP Header Field"). */
 
@@ -18,8 +17,9 @@ async function answer(res: Response) {
   return { status: res.status, body: await res.text() };
 }
 
-function rows(world: EndpointWorld) {
-  return withSqlite(world.api.file, (sqlite) => sqlite.prepare('SELECT * FROM idempotency_keys ORDER BY created_at').all()) as {
+/** The Idempotency-Key records as the database holds them (read on a connection of its own). */
+async function rows(world: EndpointWorld) {
+  return (await world.api.execute('SELECT * FROM idempotency_keys ORDER BY created_at')) as {
     idempotency_key: string;
     event_positions: string;
     status: number | null;
@@ -39,14 +39,14 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
     expect(endpoint.success).toContain(first.status);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     const original = await answer(first);
-    const count = world.eventCount();
+    const count = await world.eventCount();
     for (let i = 0; i < 2; i++) {
       const retry = await world.request(endpoint, { headers: key('k-1') });
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(retry.headers.get('content-type')).toMatch(/application\/json/);
       expect(await answer(retry)).toEqual(original);
     }
-    expect(world.eventCount()).toBe(count);
+    expect(await world.eventCount()).toBe(count);
   });
 
   it('an error response is kept too; the same key with another body is 422 idempotency_key_reused', async () => {
@@ -55,10 +55,10 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
     const retry = await world.request(endpoint, { body: { nothing: 'valid' }, headers: key('k-2') });
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await answer(retry)).toEqual(refused);
-    const count = world.eventCount();
+    const count = await world.eventCount();
     await expectErrorBody(await world.request(endpoint, { headers: key('k-2') }), 422, 'idempotency_key_reused');
     await expectErrorBody(await world.request(endpoint, { headers: key('k-2'), query: '?x=1' }), 422, 'idempotency_key_reused');
-    expect(world.eventCount()).toBe(count);
+    expect(await world.eventCount()).toBe(count);
   });
 
   it('keys belong to the API key: the same key value from another key is another request', async () => {
@@ -73,19 +73,19 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
     it('the key is recorded in the transaction of the events; if the response was never stored (a crash), the retry gets it rebuilt from the events', async () => {
       const body = endpoint.fresh?.(world.params(endpoint), 1) ?? endpoint.payloads(world.params(endpoint))[0];
       const first = await answer(await world.request(endpoint, { body, headers: key('k-crash') }));
-      const [row] = rows(world).filter((r) => r.idempotency_key === 'k-crash');
+      const [row] = (await rows(world)).filter((r) => r.idempotency_key === 'k-crash');
       const positions = JSON.parse(row!.event_positions) as number[];
       expect(positions.length).toBeGreaterThan(0);
-      const last = withSqlite(world.api.file, (sqlite) => sqlite.prepare('SELECT MAX(global_position) AS p FROM events').get()) as { p: number };
-      expect(Math.max(...positions)).toBe(last.p);
+      const [last] = (await world.api.execute('SELECT MAX(global_position) AS p FROM events')) as { p: number }[];
+      expect(Math.max(...positions)).toBe(last!.p);
       // The process died after COMMIT and before the response was stored on the row.
-      withSqlite(world.api.file, (sqlite) => sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'k-crash'").run());
-      const count = world.eventCount();
+      await world.api.execute("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'k-crash'");
+      const count = await world.eventCount();
       const retry = await world.request(endpoint, { body, headers: key('k-crash') });
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       const recovered = await answer(retry);
       expect({ status: recovered.status, body: JSON.parse(recovered.body) }).toEqual({ status: first.status, body: JSON.parse(first.body) });
-      expect(world.eventCount()).toBe(count);
+      expect(await world.eventCount()).toBe(count);
       // And it is stored now.
       expect(await answer(await world.request(endpoint, { body, headers: key('k-crash') }))).toEqual(recovered);
     });
@@ -151,37 +151,37 @@ describe('Idempotency-Key rules', () => {
   });
 
   it('a refused command leaves no key in the log transaction; a GET ignores the header', async () => {
-    const before = rows(world).length;
+    const before = (await rows(world)).length;
     const refused = { ...(process.payloads(world.params(process))[0] as object), dry_run: true, operations_team_name: 'Nobody' };
     await expectErrorBody(await world.request(process, { body: refused, headers: key('refused') }), 400, 'operations_team_not_found');
-    const [row] = rows(world).filter((r) => r.idempotency_key === 'refused');
+    const [row] = (await rows(world)).filter((r) => r.idempotency_key === 'refused');
     expect(row).toMatchObject({ event_positions: '[]', status: 400 });
     const get = endpoints.find((e) => e.method === 'GET')!;
     expect((await world.request(get, { headers: key('on-a-get') })).status).toBe(200);
-    expect(rows(world).length).toBe(before + 1);
+    expect((await rows(world)).length).toBe(before + 1);
   });
 
   it('a successful dry run records the key with its audit event only; after a crash the retry gets the 400 rebuilt', async () => {
     const dry = { ...(process.payloads(world.params(process))[0] as object), dry_run: true };
-    const count = world.eventCount();
+    const count = await world.eventCount();
     const first = await answer(await world.request(process, { body: dry, headers: key('dry') }));
     expect({ status: first.status, code: (JSON.parse(first.body) as { code: string }).code }).toEqual({ status: 400, code: 'dry_run_rollback' });
-    expect(world.eventCount()).toBe(count + 1);
-    const last = withSqlite(world.api.file, (sqlite) => sqlite.prepare('SELECT global_position AS p, stream_id, type FROM events ORDER BY global_position DESC LIMIT 1').get()) as {
+    expect(await world.eventCount()).toBe(count + 1);
+    const [last] = (await world.api.execute('SELECT global_position AS p, stream_id, type FROM events ORDER BY global_position DESC LIMIT 1')) as {
       p: number;
       stream_id: string;
       type: string;
-    };
+    }[];
     expect(last).toMatchObject({ stream_id: expect.stringMatching(/^dry-run:/), type: 'AccountProcessDryRunSucceeded' });
-    const [row] = rows(world).filter((r) => r.idempotency_key === 'dry');
-    expect(row).toMatchObject({ event_positions: `[${last.p}]`, status: 400 });
+    const [row] = (await rows(world)).filter((r) => r.idempotency_key === 'dry');
+    expect(row).toMatchObject({ event_positions: `[${last!.p}]`, status: 400 });
     // The process died after COMMIT and before the response was stored on the row.
-    withSqlite(world.api.file, (sqlite) => sqlite.prepare("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'dry'").run());
+    await world.api.execute("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'dry'");
     const retry = await world.request(process, { body: dry, headers: key('dry') });
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const recovered = await answer(retry);
     expect({ status: recovered.status, body: JSON.parse(recovered.body) as unknown }).toEqual({ status: 400, body: JSON.parse(first.body) });
-    expect(world.eventCount()).toBe(count + 1);
+    expect(await world.eventCount()).toBe(count + 1);
   });
 
   it('kept at least 24 hours: replayed just before, forgotten after', async () => {
@@ -199,7 +199,8 @@ describe('Idempotency-Key rules', () => {
   it('the stored response survives a restart (it is in the database, not in memory)', async () => {
     const token = await world.api.token();
     const first = await answer(await world.request(stage, { headers: key('durable'), authorization: `Token ${token}` }));
-    const reopened = await openLedger({ sqliteFile: world.api.file }, { clock: world.api.clock.read });
+    // A new process on the same database: the same SQLite file, or the same PostgreSQL database.
+    const reopened = await openLedger(world.api.location, { clock: world.api.clock.read });
     try {
       const app = createApp({ ...reopened, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true });
       const res = await app.request(stage.path(world.params(stage)), {
@@ -236,8 +237,8 @@ describe('Idempotency-Key across service instances on one database', () => {
   afterAll(() => world.close());
 
   it('the same key sent to two instances at once runs once: the other gets 409, then the stored answer', async () => {
-    // A second instance: its own ledger (its own connection) on the same database.
-    const second = await openLedger({ sqliteFile: world.api.file }, { clock: world.api.clock.read });
+    // A second instance: its own ledger (its own connections) on the same database (SQLite file or PostgreSQL database).
+    const second = await openLedger(world.api.location, { clock: world.api.clock.read });
     try {
       const app = createApp({
         ...second,
@@ -259,15 +260,15 @@ describe('Idempotency-Key across service instances on one database', () => {
       while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
       await expectErrorBody(await viaSecond(), 409, 'idempotency_key_in_progress');
       expect(calls).toBe(1); // the second instance never reached the vendor
-      const count = world.eventCount();
+      const count = await world.eventCount();
       open();
       const answered = await answer(await first);
       expect(answered.status).toBe(201);
-      expect(world.eventCount()).toBe(count + 1);
+      expect(await world.eventCount()).toBe(count + 1);
       const replayed = await viaSecond();
       expect(replayed.headers.get('idempotent-replayed')).toBe('true');
       expect(await answer(replayed)).toEqual(answered);
-      expect(world.eventCount()).toBe(count + 1);
+      expect(await world.eventCount()).toBe(count + 1);
     } finally {
       await second.close();
     }

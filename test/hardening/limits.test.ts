@@ -44,7 +44,7 @@ async function send(endpoint: Endpoint, body: string | ReadableStream<Uint8Array
 
 describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_name, endpoint) => {
   it(`body size: over ${LIMIT} bytes is 413 payload_too_large with Content-Length, chunked, or a Content-Length that lies`, async () => {
-    const before = world.eventCount();
+    const before = await world.eventCount();
     const over = jsonOfSize(LIMIT + 1);
     await expectErrorBody(await send(endpoint, over), 413, 'payload_too_large');
     await expectErrorBody(await send(endpoint, streamOf(over)), 413, 'payload_too_large');
@@ -56,11 +56,11 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
     const exact = await send(endpoint, streamOf(jsonOfSize(LIMIT)), { 'content-length': '10' });
     expect(exact.status).toBeGreaterThanOrEqual(400);
     expect(exact.status).not.toBe(413);
-    expect(world.eventCount()).toBe(before);
+    expect(await world.eventCount()).toBe(before);
   });
 
   it('structure: nesting, array length, strings, numbers and lone surrogates are 400 with a clear code', async () => {
-    const before = world.eventCount();
+    const before = await world.eventCount();
     const example = JSON.stringify(endpoint.payloads(world.params(endpoint))[0]);
     // Each problem is put inside a copy of the example, under a key the endpoint does not know.
     const inject = (json: string) => (example.startsWith('[') ? `[${json},${example.slice(1)}` : `{"zz_extra":${json},${example.slice(1)}`);
@@ -78,7 +78,7 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
         throw new Error(`${code}: ${error.message}`);
       });
     }
-    expect(world.eventCount()).toBe(before);
+    expect(await world.eventCount()).toBe(before);
   });
 
   it('content types and malformed JSON: 415 / 400 parse_error', async () => {
@@ -135,18 +135,18 @@ describe('bodies through the real HTTP server', () => {
   });
 
   it('over the limit in chunks without Content-Length: 413, nothing written', async () => {
-    const before = world.eventCount();
+    const before = await world.eventCount();
     const over = jsonOfSize(LIMIT * 2);
     const chunks = Array.from({ length: Math.ceil(over.length / 8192) }, (_, i) => over.slice(i * 8192, (i + 1) * 8192));
     await expectErrorBody(await post(stage, chunks), 413, 'payload_too_large');
-    expect(world.eventCount()).toBe(before);
+    expect(await world.eventCount()).toBe(before);
   });
 
   it('bytes that are not UTF-8, malformed JSON and structural limits: 400 in the error shape, nothing written', async () => {
-    const before = world.eventCount();
+    const before = await world.eventCount();
     await expectErrorBody(await post(stage, [Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])]), 400, 'parse_error');
     await expectErrorBody(await post(stage, ['{"a":']), 400, 'parse_error');
     await expectErrorBody(await post(stage, ['['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1)]), 400, 'nesting_too_deep');
-    expect(world.eventCount()).toBe(before);
+    expect(await world.eventCount()).toBe(before);
   });
 });

@@ -6,7 +6,7 @@ import { CLI_TEST_TIMEOUT_MS, runCli } from '../cli/run-cli.js';
 import { createEndpointWorld, type EndpointWorld } from '../support/endpoint-world.js';
 import { authenticatedEndpoints, type Endpoint } from '../support/endpoints.js';
 import { expectErrorBody } from '../support/http.js';
-import { operator, OTHER_SUPPLIER, SUPPLIER, tempDatabaseFile } from '../support/ledger.js';
+import { createTestDatabaseLocation, operator, OTHER_SUPPLIER, SUPPLIER } from '../support/ledger.js';
 
 /** The per-API-key request-rate limit: `import-ledger config set request-rate-per-second <N|off>`, off by default. */
 
@@ -72,11 +72,11 @@ describe('request-rate-per-second on every endpoint', () => {
       world.api.clock.advanceSeconds(60);
       const first = await Promise.all([world.request(endpoint), world.request(endpoint)]);
       for (const res of first) expect(res.status).not.toBe(429);
-      const before = world.eventCount();
+      const before = await world.eventCount();
       const throttled = await world.request(endpoint);
       await expectErrorBody(throttled, 429, 'throttled');
       expect(throttled.headers.get('retry-after')).toBe('1');
-      expect(world.eventCount()).toBe(before);
+      expect(await world.eventCount()).toBe(before);
       // Another key has its own bucket.
       expect((await world.request(endpoint, { as: OTHER_SUPPLIER, params: world.params(endpoint, OTHER_SUPPLIER) })).status).not.toBe(429);
       world.api.clock.advanceSeconds(1);
@@ -99,15 +99,16 @@ describe('import-ledger config set request-rate-per-second', () => {
   it(
     'is off by default, takes a whole number of at least 1, or off',
     async () => {
-      const db = tempDatabaseFile();
+      // A database no ledger has written to yet: a SQLite file not created yet, or a fresh PostgreSQL database.
+      const db = await createTestDatabaseLocation();
       try {
-        expect(await runCli(db.file, ['config', 'get', 'request-rate-per-second'])).toMatchObject({ code: 0, stdout: 'off\n' });
-        expect(await runCli(db.file, ['config', 'set', 'request-rate-per-second', '50'])).toMatchObject({ code: 0 });
-        expect(await runCli(db.file, ['config', 'get', 'request-rate-per-second'])).toMatchObject({ code: 0, stdout: '50\n' });
-        expect((await runCli(db.file, ['config', 'set', 'request-rate-per-second', '0'])).code).toBe(2);
-        expect(await runCli(db.file, ['config', 'set', 'request-rate-per-second', 'off'])).toMatchObject({ code: 0 });
+        expect(await runCli(db.location, ['config', 'get', 'request-rate-per-second'])).toMatchObject({ code: 0, stdout: 'off\n' });
+        expect(await runCli(db.location, ['config', 'set', 'request-rate-per-second', '50'])).toMatchObject({ code: 0 });
+        expect(await runCli(db.location, ['config', 'get', 'request-rate-per-second'])).toMatchObject({ code: 0, stdout: '50\n' });
+        expect((await runCli(db.location, ['config', 'set', 'request-rate-per-second', '0'])).code).toBe(2);
+        expect(await runCli(db.location, ['config', 'set', 'request-rate-per-second', 'off'])).toMatchObject({ code: 0 });
       } finally {
-        db.cleanup();
+        await db.release();
       }
     },
     CLI_TEST_TIMEOUT_MS,

@@ -32,7 +32,7 @@ const scoped = authenticatedEndpoints.filter((e) => e.supplier.in === 'body' || 
 
 describe.each(scoped.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_name, endpoint) => {
   it("with A's token on B's resources: 403/404, nothing of B's in the answer, nothing written", async () => {
-    const before = world.eventCount();
+    const before = await world.eventCount();
     const b = world.params(endpoint, OTHER_SUPPLIER);
     const bodies = endpoint.method === 'POST' ? endpoint.payloads(b) : [undefined];
     const secrets = await secretsOf(OTHER_SUPPLIER);
@@ -45,13 +45,13 @@ describe.each(scoped.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_name
       const sent = endpoint.path(b) + JSON.stringify(body ?? '');
       for (const secret of secrets.filter((s) => !sent.includes(s))) expect(text).not.toContain(secret);
     }
-    expect(world.eventCount()).toBe(before);
+    expect(await world.eventCount()).toBe(before);
   });
 
   if (endpoint.supplier.in === 'body') {
     const field = endpoint.supplier.field;
     it(`B's ${field} with a broken body is answered exactly as for a supplier that does not exist (no probing), never 2xx`, async () => {
-      const before = world.eventCount();
+      const before = await world.eventCount();
       const answer = async (supplier: string, extra: Record<string, unknown>) => {
         const res = await world.request(endpoint, { as: SUPPLIER, body: { [field]: supplier, ...extra } });
         return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -65,7 +65,7 @@ describe.each(scoped.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_name
       // A full valid payload for a supplier that does not exist is refused like B's: codes cannot be probed.
       const payload = endpoint.payloads(world.params(endpoint, 'NO_SUCH_SUPPLIER'))[0];
       await expectErrorBody(await world.request(endpoint, { as: SUPPLIER, body: payload }), 403, 'permission_denied');
-      expect(world.eventCount()).toBe(before);
+      expect(await world.eventCount()).toBe(before);
     });
   }
 

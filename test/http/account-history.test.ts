@@ -170,11 +170,11 @@ describe('GET account-history/<code>/<ext>/', () => {
     await stage();
     api.clock.advanceSeconds(60);
     await stage({ sales_channel: 'PHONE' });
-    const timeline = await runCli(api.file, ['account', 'history', SUPPLIER, 'LEG-0000001', '--diff']);
+    const timeline = await runCli(api.location, ['account', 'history', SUPPLIER, 'LEG-0000001', '--diff']);
     expect(timeline.code).toBe(0);
     expect(timeline.stdout).toMatch(/AccountStaged/);
     expect(timeline.stdout).toMatch(/~ sales_channel: "DIRECT" -> "PHONE"/);
-    const json = await runCli(api.file, ['account', 'history', SUPPLIER, 'LEG-0000001', '--json', '--as-of', api.clock.now.toISOString()]);
+    const json = await runCli(api.location, ['account', 'history', SUPPLIER, 'LEG-0000001', '--json', '--as-of', api.clock.now.toISOString()]);
     const lines = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ state: { import_state: 'staged', stage_count: 2 } });
     expect(lines.slice(1).map((l) => l['type'])).toEqual(['AccountStaged', 'AccountRestaged']);

@@ -7,7 +7,6 @@ import { validateAccountPayload } from '../../src/domain/account-import-process/
 import { createBusinessWithContract, minimalBusiness } from '../support/business.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
-import { tableRows } from '../support/sqlite.js';
 
 /**
  * Spec 4.4 (create business, with the rules of 2.3 and 2.4) and the account
@@ -113,7 +112,7 @@ describe('POST business/ (spec 4.4)', () => {
     // Rebuilding every projection from the log gives exactly the live rows (businesses and business_contracts among them).
     const { differences } = await api.ledger.projections.verify(inlineProjections);
     expect(differences).toEqual([]);
-    for (const table of ['businesses', 'business_contracts']) expect(tableRows(api.file, table).length).toBe(2);
+    for (const table of ['businesses', 'business_contracts']) expect((await api.tableRows(table)).length).toBe(2);
   });
 
   describe('uniqueness (spec 2.4)', () => {

@@ -5,7 +5,8 @@ import { ConcurrencyLimiter, processConcurrencyLimit } from '../../src/http/conc
 import type { AppEnv } from '../../src/http/env.js';
 import { errorResponse, toDomainError } from '../../src/http/errors.js';
 import { jsonBody } from '../../src/http/json-body.js';
-import { RequestRateLimiter, requestRateLimit } from '../../src/http/request-rate-limiter.js';
+import { requestRateLimit } from '../../src/http/request-rate-limiter.js';
+import { InProcessLimits } from '../../src/store/shared-limits.js';
 
 /**
  * Middleware throws; `app.onError` answers (house style, habit 5). This pins
@@ -38,14 +39,15 @@ function harness(config: { concurrency: number | null; rate: number | null }): H
     logged.push(c.res.status);
   });
   const read = { configValue: async (key: string) => (key === 'process-concurrency-limit' ? config.concurrency : config.rate) };
-  app.use(PROCESS, processConcurrencyLimit(new ConcurrencyLimiter(read)));
+  const limits = new InProcessLimits(() => new Date('2026-01-01T00:00:00Z'));
+  app.use(PROCESS, processConcurrencyLimit(new ConcurrencyLimiter(read, limits)));
 
   const api = new Hono<AppEnv>({ strict: true });
   api.use('*', async (c, next) => {
     c.set('principal', { keyId: 'key_1', suppliers: ['S'] });
     await next();
   });
-  api.use('*', requestRateLimit(read, new RequestRateLimiter(() => new Date('2026-01-01T00:00:00Z'))), jsonBody(64));
+  api.use('*', requestRateLimit(read, limits), jsonBody(64));
   api.post('/process/', async (c) => {
     const body = (await c.req.json()) as { wait?: boolean; fail?: boolean };
     if (body.wait) await new Promise<void>((resolve) => (release = resolve));

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
 import { createTestApi, loadExample, type TestApi } from '../support/ledger.js';
-import { withSqlite } from '../support/sqlite.js';
 
-/** Spec 4.2 (validate-products/) and 4.3 (products/), through the real app over a temp-file SQLite database. */
+/** Spec 4.2 (validate-products/) and 4.3 (products/), through the real app over a test ledger (SQLite, or PostgreSQL with LEDGER_TEST_STORE=postgres). */
 
 const VALIDATE = '/v1/data-import/validate-products/';
 const CREATE = '/v1/data-import/products/';
@@ -25,8 +24,10 @@ afterEach(async () => {
   await api.close();
 });
 
-const eventCount = () => withSqlite(api.file, (sqlite) => sqlite.prepare('SELECT COUNT(*) FROM events').pluck().get() as number);
-const productCount = () => withSqlite(api.file, (sqlite) => sqlite.prepare('SELECT COUNT(*) FROM products').pluck().get() as number);
+/** Rows of `table`, counted on a connection of its own to the database behind the app. */
+const count = async (table: string) => Number((await api.execute(`SELECT COUNT(*) AS n FROM ${table}`))[0]?.['n']);
+const eventCount = () => count('events');
+const productCount = () => count('products');
 
 async function createOk(body: unknown): Promise<unknown> {
   const res = await api.post(CREATE, body, token);
@@ -40,7 +41,7 @@ describe('the examples, in the order of spec 1.4', () => {
     const validate = await api.post(VALIDATE, products(), token);
     expect(validate.status).toBe(200);
     expect(await validate.json()).toEqual(products());
-    expect(productCount()).toBe(0);
+    expect(await productCount()).toBe(0);
 
     expect(await createOk(products())).toEqual({
       products: [
@@ -70,7 +71,7 @@ describe('the examples, in the order of spec 1.4', () => {
   it('sending the same products again adds nothing: 201 with created false and rates_added 0', async () => {
     await createOk(products());
     await createOk(rateUpdate());
-    const before = eventCount();
+    const before = await eventCount();
     expect(await createOk(products())).toEqual({
       products: [
         { code: 'ELEC-FIXE-2025', created: false, rates_added: 0 },
@@ -78,18 +79,18 @@ describe('the examples, in the order of spec 1.4', () => {
       ],
     });
     expect(await createOk(rateUpdate())).toEqual({ products: [{ code: 'ELEC-FIXE-2025', created: false, rates_added: 0 }] });
-    expect(eventCount()).toBe(before);
+    expect(await eventCount()).toBe(before);
   });
 
   it('validate-products/ drops unknown fields and writes nothing', async () => {
     const body = products();
     body[0].legacy_id = 42;
     body[0].rates[0].params.colour = 'blue';
-    const before = eventCount();
+    const before = await eventCount();
     const res = await api.post(VALIDATE, body, token);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(products());
-    expect(eventCount()).toBe(before);
+    expect(await eventCount()).toBe(before);
   });
 });
 
@@ -102,10 +103,10 @@ describe('rules against existing products (spec 4.3), on validate-products/ and 
     it(`${path}: a rate whose params match no active rate is 400 no_matching_rate`, async () => {
       const body = rateUpdate();
       body[0].rates[0].params.max_subscribed_max_power = 12;
-      const before = eventCount();
+      const before = await eventCount();
       const err = await expectErrorBody(await api.post(path, body, token), 400, 'no_matching_rate');
       expect(codesAndAttrs(err)).toEqual([{ code: 'no_matching_rate', attr: '0.rates.0.params' }]);
-      expect(eventCount()).toBe(before);
+      expect(await eventCount()).toBe(before);
     });
 
     it(`${path}: a rate starting before its band is 400 no_matching_rate`, async () => {
@@ -127,11 +128,11 @@ describe('rules against existing products (spec 4.3), on validate-products/ and 
     fresh.code = 'GAZ-NEW';
     const broken = rateUpdate()[0];
     broken.rates[0].valid_from_date = '2024-06-01';
-    const before = eventCount();
+    const before = await eventCount();
     const err = await expectErrorBody(await api.post(CREATE, [fresh, rateUpdate()[0], broken], token), 400, 'no_matching_rate');
     // The attr starts with the failing product's index in the request.
     expect(codesAndAttrs(err)).toEqual([{ code: 'no_matching_rate', attr: '2.rates.0.params' }]);
-    expect(eventCount()).toBe(before);
+    expect(await eventCount()).toBe(before);
     expect(await api.ledger.read.findProduct('GAZ-NEW')).toBeNull();
     expect((await api.ledger.read.findProduct('ELEC-FIXE-2025'))?.rates).toHaveLength(5);
   });
@@ -179,7 +180,7 @@ describe('payload rules (spec 2.5): 400 product_failed_validation, attr from the
         const err = await expectErrorBody(await api.post(path, body, token), 400, 'product_failed_validation');
         expect(codesAndAttrs(err)).toContainEqual({ code, attr });
       }
-      expect(productCount()).toBe(0);
+      expect(await productCount()).toBe(0);
     });
   }
 

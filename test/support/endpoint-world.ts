@@ -9,7 +9,6 @@ import { createBusinessWithContract } from './business.js';
 import { accessToken } from './http.js';
 import { accountFor, ENDPOINT_ACCOUNTS, type Endpoint, type EndpointParams } from './endpoints.js';
 import { createTestApi, loadExample, operator, OTHER_SUPPLIER, SUPPLIER, TEAM, type TestApi } from './ledger.js';
-import { withSqlite } from './sqlite.js';
 
 /** A payment vendor that knows every reference (no network). */
 export const knowingVendors: PaymentVendors = {
@@ -40,13 +39,13 @@ export interface EndpointWorld {
   /** The path and payload parameters of `supplier`'s resources for `endpoint`. */
   params(endpoint: Endpoint, supplier?: string): EndpointParams;
   request(endpoint: Endpoint, options?: EndpointRequest): Promise<Response>;
-  /** Number of events in the log. */
-  eventCount(): number;
+  /** Number of events in the log, counted on a connection of its own (no application code in between). */
+  eventCount(): Promise<number>;
   close(): Promise<void>;
 }
 
 /**
- * The real app (temp SQLite file, temp document store, an in-process payment
+ * The real app (a test ledger on the test store, temp document store, an in-process payment
  * vendor) with, for both SUPPLIER and OTHER_SUPPLIER, everything an endpoint
  * of the table may need (see test/support/endpoints.ts).
  */
@@ -102,7 +101,7 @@ export async function createEndpointWorld(options: { maxBodyBytes?: number; paym
       }
       return api.app.request(endpoint.path(p) + (options.query ?? ''), init);
     },
-    eventCount: () => withSqlite(api.file, (sqlite) => sqlite.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM events').get()?.n ?? 0),
+    eventCount: async () => Number((await api.execute('SELECT COUNT(*) AS n FROM events'))[0]?.['n'] ?? 0),
     close: async () => {
       try {
         await api.close();

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type Database from 'better-sqlite3';
+import type { TestLedger } from './ledger.js';
 
 /**
  * Hostile versions of an example payload for the per-endpoint fuzz tests
@@ -272,7 +272,7 @@ const AMOUNT_KEY = /amount|cents|price|balance|total|gross|net|quantity|consumpt
  * (Free-form metadata may hold any finite number the caller sent: the JSON
  * limits guarantee it is exactly the one sent.)
  */
-export function unsafeStoredNumbers(sqlite: Database.Database): string[] {
+export async function unsafeStoredNumbers(t: Pick<TestLedger, 'store' | 'execute'>): Promise<string[]> {
   const found: string[] = [];
   const check = (where: string, value: unknown, amount: boolean) => {
     if (typeof value === 'number') {
@@ -283,9 +283,18 @@ export function unsafeStoredNumbers(sqlite: Database.Database): string[] {
       for (const [k, v] of Object.entries(value)) check(`${where}.${k}`, v, amount || AMOUNT_KEY.test(k));
     }
   };
-  const tables = sqlite.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
-  for (const { name } of tables) {
-    for (const row of sqlite.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) {
+  // Every table of the database, the migrations' journal included (PostgreSQL: every schema but the system's).
+  const tables = (
+    t.store === 'postgres'
+      ? await t.execute(
+          "SELECT schemaname AS schema, tablename AS name FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2",
+        )
+      : await t.execute("SELECT NULL AS schema, name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY 2")
+  ) as { schema: string | null; name: string }[];
+  for (const { schema, name: table } of tables) {
+    const name = schema === null || schema === 'public' ? table : `${schema}.${table}`;
+    const from = schema === null ? `"${table}"` : `"${schema}"."${table}"`;
+    for (const row of await t.execute(`SELECT * FROM ${from}`)) {
       for (const [column, value] of Object.entries(row)) {
         if (typeof value === 'string' && /^[[{]/.test(value)) {
           try {

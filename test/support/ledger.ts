@@ -3,14 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
+import { inject } from 'vitest';
 import type { Actor, IdGenerator } from '../../src/application/context.js';
 import { randomIds } from '../../src/application/context.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
 import { createApp } from '../../src/http/app.js';
 import type { DocumentStore } from '../../src/adapters/document-store.js';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
-import { openLedger, type Ledger } from '../../src/ledger.js';
+import { openLedger, type Ledger, type LedgerLocation } from '../../src/ledger.js';
+import { createTestDatabase, executeOn, postgresAvailable } from './postgres.js';
 import { createExampleProducts } from './products.js';
+import { executeOnFile } from './sqlite.js';
 
 export const SUPPLIER = 'LEGACY_ENERGIE';
 export const OTHER_SUPPLIER = 'OTHER_SUPPLIER';
@@ -32,26 +35,111 @@ export function tempDatabaseFile(): { file: string; cleanup: () => void } {
   return { file: join(dir, 'ledger.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The store a test ledger is opened on. */
+export type TestStore = 'sqlite' | 'postgres';
+
+/**
+ * The store the tests of this process run on: LEDGER_TEST_STORE=postgres (the
+ * "postgres" project of vitest.config.ts) opens every test ledger on a
+ * PostgreSQL database of its own; unset or `sqlite`, on a temp SQLite file.
+ */
+export function testStore(): TestStore {
+  const store = process.env['LEDGER_TEST_STORE'] || 'sqlite';
+  if (store !== 'sqlite' && store !== 'postgres') throw new Error(`LEDGER_TEST_STORE must be sqlite or postgres, not ${JSON.stringify(store)}`);
+  return store;
+}
+
 export interface TestLedger {
   readonly ledger: Ledger;
   readonly clock: TestClock;
-  /** The SQLite file behind the ledger (see sqlite.ts to look inside it). */
-  readonly file: string;
+  /** Which store backs the ledger: for the few checks that must be written per dialect. */
+  readonly store: TestStore;
+  /** Where the ledger lives: open a second instance on it (`openLedger`), or point a CLI run or a server at it (`databaseEnv`). */
+  readonly location: LedgerLocation;
+  /**
+   * Runs one statement on a connection of its own to the database behind the
+   * ledger, as an auditor, a database console or a crash would see it (no
+   * application code in between); returns the rows it read (none for a
+   * write, which commits at once). Integers are JS numbers on both stores
+   * (PostgreSQL's int8 included); keep the SQL portable, or branch on `store`.
+   */
+  execute(sql: string): Promise<Record<string, unknown>[]>;
+  /** Every row of `table` in a stable order (by its first two columns): what "identical tables" is checked on. */
+  tableRows(table: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
-/** A real ledger on a temp SQLite file with a fixed clock. */
-export async function createTestLedger(options: { ids?: IdGenerator } = {}): Promise<TestLedger> {
+/** The environment naming `location` to a CLI run or a server process (the other variable unset, so it cannot win). */
+export function databaseEnv(location: LedgerLocation): Record<string, string | undefined> {
+  return 'postgresUrl' in location
+    ? { LEDGER_DATABASE_URL: location.postgresUrl, LEDGER_DATABASE: undefined }
+    : { LEDGER_DATABASE: location.sqliteFile, LEDGER_DATABASE_URL: undefined };
+}
+
+/** An empty, migrated database of the test store, nothing open on it: where a test's ledger (or server, or CLI run) lives. */
+export interface TestDatabaseLocation {
+  readonly store: TestStore;
+  readonly location: LedgerLocation;
+  execute(sql: string): Promise<Record<string, unknown>[]>;
+  /** Deletes the file, or empties the database and gives it back. */
+  release(): Promise<void>;
+}
+
+/**
+ * A database for one test on the store of `testStore()`: a temp SQLite file
+ * (created by the first ledger that opens it), or a PostgreSQL database
+ * cloned from the migrated template (test/support/postgres.ts).
+ */
+export async function createTestDatabaseLocation(): Promise<TestDatabaseLocation> {
+  const store = testStore();
+  if (store === 'postgres') {
+    if (!postgresAvailable()) {
+      throw new Error(`LEDGER_TEST_STORE=postgres, but ${(inject('postgres') as { unavailable: string }).unavailable}`);
+    }
+    const database = await createTestDatabase();
+    return {
+      store,
+      location: { postgresUrl: database.url },
+      execute: (sql) => executeOn(database.url, sql, { numbers: true }),
+      release: () => database.drop(),
+    };
+  }
   const { file, cleanup } = tempDatabaseFile();
+  return {
+    store,
+    location: { sqliteFile: file },
+    execute: (sql) => executeOnFile(file, sql),
+    release: async () => cleanup(),
+  };
+}
+
+/**
+ * A real ledger with a fixed clock, on the store LEDGER_TEST_STORE names: a
+ * temp SQLite file (the default), or a PostgreSQL database of its own.
+ */
+export async function createTestLedger(options: { ids?: IdGenerator } = {}): Promise<TestLedger> {
+  const database = await createTestDatabaseLocation();
   const clock = new TestClock();
-  const ledger = await openLedger({ sqliteFile: file }, { clock: clock.read, ids: options.ids ?? randomIds });
+  let ledger: Ledger;
+  try {
+    ledger = await openLedger(database.location, { clock: clock.read, ids: options.ids ?? randomIds });
+  } catch (error) {
+    await database.release();
+    throw error;
+  }
   return {
     ledger,
     clock,
-    file,
+    store: database.store,
+    location: database.location,
+    execute: database.execute,
+    tableRows: (table) => database.execute(`SELECT * FROM "${table}" ORDER BY 1, 2`),
     close: async () => {
-      await ledger.close();
-      cleanup();
+      try {
+        await ledger.close();
+      } finally {
+        await database.release();
+      }
     },
   };
 }
@@ -73,8 +161,9 @@ export interface TestApi extends TestLedger {
 }
 
 /**
- * The real app over a temp-file database, with two suppliers, a team, one key for each supplier
- * and (unless `exampleProducts: false`) the products of products.json that the account examples name.
+ * The real app over a test ledger (createTestLedger: a temp SQLite file, or a PostgreSQL database of its
+ * own with LEDGER_TEST_STORE=postgres), with two suppliers, a team, one key for each supplier and (unless
+ * `exampleProducts: false`) the products of products.json that the account examples name.
  */
 export async function createTestApi(
   options: {
@@ -87,12 +176,20 @@ export async function createTestApi(
 ): Promise<TestApi> {
   const base = await createTestLedger(options);
   const { ledger } = base;
-  await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
-  await createImportSupplier(ledger, { code: OTHER_SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
-  await createOperationsTeam(ledger, TEAM, operator);
-  if (options.exampleProducts !== false) await createExampleProducts(ledger);
-  const { key, keyId } = await createApiKey(ledger, { suppliers: [SUPPLIER], label: 'test' }, operator);
-  const other = await createApiKey(ledger, { suppliers: [OTHER_SUPPLIER], label: 'other' }, operator);
+  const seed = async () => {
+    await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
+    await createImportSupplier(ledger, { code: OTHER_SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
+    await createOperationsTeam(ledger, TEAM, operator);
+    if (options.exampleProducts !== false) await createExampleProducts(ledger);
+    const mine = await createApiKey(ledger, { suppliers: [SUPPLIER], label: 'test' }, operator);
+    const other = await createApiKey(ledger, { suppliers: [OTHER_SUPPLIER], label: 'other' }, operator);
+    return { ...mine, other };
+  };
+  // A failed seed gives the database back (on PostgreSQL it would otherwise stay out of the worker's spares).
+  const { key, keyId, other } = await seed().catch(async (error: unknown) => {
+    await base.close();
+    throw error;
+  });
   const app = createApp({
     ...ledger,
     logger: pino({ level: 'silent' }),

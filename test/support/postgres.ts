@@ -73,9 +73,18 @@ async function cloneTemplate(): Promise<TestDatabase> {
   return recycled(name);
 }
 
-/** Runs one statement on a connection of its own; returns the rows it read. */
-export async function executeOn(url: string, sql: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: url });
+/** int8 (positions, counts, amounts) as a JS number, as the ledger's own connections read it (an unsafe one stays detectable). */
+const int8AsNumber = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/**
+ * Runs one statement on a connection of its own; returns the rows it read.
+ * int8 values are strings (pg's default) unless `numbers` asks for JS numbers.
+ */
+export async function executeOn(url: string, sql: string, options: { numbers?: boolean } = {}): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: url, ...(options.numbers ? { types: int8AsNumber } : {}) });
   await client.connect();
   try {
     return (await client.query(sql)).rows as Record<string, unknown>[];

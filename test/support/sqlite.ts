@@ -19,3 +19,13 @@ export function withSqlite<T>(file: string, query: (sqlite: Database.Database) =
 export function tableRows(file: string, table: string): unknown[] {
   return withSqlite(file, (sqlite) => sqlite.prepare(`SELECT * FROM "${table}" ORDER BY 1, 2`).all());
 }
+
+/** Runs one statement on a connection of its own to the file; returns the rows it read (none for a write). */
+export async function executeOnFile(file: string, sql: string): Promise<Record<string, unknown>[]> {
+  return withSqlite(file, (sqlite) => {
+    const statement = sqlite.prepare(sql);
+    if (statement.reader) return statement.all() as Record<string, unknown>[];
+    statement.run();
+    return [];
+  });
+}

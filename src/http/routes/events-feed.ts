@@ -20,8 +20,8 @@ export const integrationEventSchema = z.object({
 });
 export const eventsFeedResponseSchema = z.object({ events: z.array(integrationEventSchema), next_after: z.number().int() });
 
-/** How often a live SSE stream looks for new events. */
-const POLL_MS = 250;
+/** Longest a live SSE stream waits for a wake-up before it looks at the log again. */
+const WAIT_MS = 15_000;
 
 export function eventsFeedRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().get('/events/', async (c) => {
@@ -42,6 +42,9 @@ export function eventsFeedRoutes(ctx: LedgerContext) {
     }
     let after = lastEventId !== undefined ? Number(lastEventId) : query.data.after;
     return streamSSE(c, async (stream) => {
+      // New events wake the stream (a commit on any instance of the service; polling as the fallback).
+      const aborted = new AbortController();
+      stream.onAbort(() => aborted.abort());
       while (!stream.aborted && !stream.closed) {
         const page = await ctx.read.feedPage(after, limit, suppliers);
         for (const event of page.events) {
@@ -49,7 +52,7 @@ export function eventsFeedRoutes(ctx: LedgerContext) {
         }
         const moved = page.nextAfter > after;
         after = page.nextAfter;
-        if (!moved || page.events.length === 0) await stream.sleep(POLL_MS);
+        if (!moved) await ctx.read.waitForFeed(after, WAIT_MS, aborted.signal);
       }
     });
   });

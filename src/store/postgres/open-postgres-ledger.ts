@@ -7,9 +7,11 @@ import { migrateLedger, newPool, redactedUrl, type PgOptions } from './pg-databa
 import { PgEventStore } from './pg-event-store.js';
 import { PgGroupCommitRunner } from './pg-group-commit.js';
 import { PgIdempotencyRecords } from './pg-idempotency-records.js';
+import { PgListener } from './pg-listen.js';
 import { PgEventLog } from './pg-log-reader.js';
 import { PgProjectionMaintenance } from './pg-projection-rebuild.js';
 import { PgQueryRunner } from './pg-query-runner.js';
+import { PgSharedLimits } from './pg-shared-limits.js';
 
 export interface PostgresLedgerOptions extends PgOptions {
   readonly clock: Clock;
@@ -35,8 +37,10 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   const { clock, ids } = options;
   const pool = newPool(url, options);
   const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL });
-  const log = new PgEventLog(pool, url, options);
+  const listener = new PgListener(url, EVENTS_CHANNEL, options);
+  const log = new PgEventLog(pool, url, options, (wake) => listener.subscribe(wake));
   const idempotency = new PgIdempotencyRecords(pool, url, clock, options);
+  const limits = new PgSharedLimits(pool, url, clock, options);
   return {
     store: new PgEventStore({ pool, runner, projections: inlineProjections, clock, newId: ids.uuid }),
     read: createReadModels(new PgQueryRunner(pool), log),
@@ -45,6 +49,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
     idempotency,
     log,
     projections: new PgProjectionMaintenance(pool, url, log, clock, { ...options, replayBatch: options.rebuildBatchSize }),
+    limits,
     location: redactedUrl(url),
     async healthCheck() {
       try {
@@ -68,7 +73,9 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
     startUpkeep: () => ({ stop: async () => undefined }),
     async close() {
       await runner.close();
+      await listener.close();
       await idempotency.close();
+      await limits.close();
       await pool.end();
     },
   };

@@ -10,6 +10,8 @@ export const WRITE_LOCK = 1;
 export const MIGRATE_LOCK = 2;
 /** Held for a whole projection rebuild or verify: their scratch tables have fixed names. */
 export const REBUILD_LOCK = 3;
+/** Held while an instance checks for stale projections at start-up and rebuilds them. */
+export const STARTUP_REBUILD_LOCK = 4;
 /** Idempotency-Key holds use their own class, keyed by a hash of the key. */
 export const IDEMPOTENCY_LOCK_CLASS = 0x1ed6e8;
 
@@ -98,3 +100,10 @@ export function redactedUrl(url: string): string {
 /** PostgreSQL's SQLSTATE of an error, if it has one. */
 export const sqlState = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null && 'code' in error && typeof (error as { code: unknown }).code === 'string' ? (error as { code: string }).code : undefined;
+
+/**
+ * Whether a query's values hold U+0000, which PostgreSQL's text refuses
+ * (22021). No stored value can hold it (request bodies with it are refused),
+ * so a lookup by such a value (a path parameter) finds nothing, as on SQLite.
+ */
+export const holdsNul = (values: readonly unknown[]): boolean => values.some((value) => typeof value === 'string' && value.includes('\u0000'));

@@ -17,7 +17,7 @@ import {
   type StreamGuard,
   type WriteOptions,
 } from '../event-store.js';
-import { sqlState } from './pg-database.js';
+import { holdsNul, sqlState } from './pg-database.js';
 import type { PgGroupCommitRunner, PgWriteTransaction } from './pg-group-commit.js';
 import { PgProjectionTable } from './pg-projection-writer.js';
 
@@ -133,7 +133,8 @@ export class PgEventStore implements EventStore {
     options: HandleOptions,
   ): Promise<HandleResult<Eo, S>> {
     const decision = decideOnStream(decider, await readStream(tx.client, streamId), command);
-    return decision.result(await this.append(tx, streamId, decision.expectedVersion, decision.events, options.metadata));
+    // The stream was read under the writers' lock just now: its version is known, no need to ask again.
+    return decision.result(await this.append(tx, streamId, decision.expectedVersion, decision.events, options.metadata, decision.expectedVersion));
   }
 
   /** Inside a unit of work: checks the version, inserts with positions after `tx.last`, projects. */
@@ -143,8 +144,9 @@ export class PgEventStore implements EventStore {
     expectedVersion: number,
     events: readonly LedgerEvent[],
     metadata: HandleOptions['metadata'],
+    knownVersion?: number,
   ): Promise<StoredLedgerEvent[]> {
-    const actual = await version(tx.client, streamId);
+    const actual = knownVersion ?? (await version(tx.client, streamId));
     if (actual !== expectedVersion) throw new ConcurrencyError(streamId, expectedVersion, actual);
     if (events.length === 0) return [];
     const recordedAt = this.options.clock().toISOString();
@@ -173,11 +175,13 @@ export class PgEventStore implements EventStore {
 }
 
 async function readStream(client: pg.Pool | pg.ClientBase, streamId: string): Promise<StoredLedgerEvent[]> {
+  if (holdsNul([streamId])) return [];
   const { rows } = await client.query<EventRow>(READ_STREAM, [streamId]);
   return rows.map(toStoredEvent);
 }
 
 async function version(client: pg.Pool | pg.ClientBase, streamId: string): Promise<number> {
+  if (holdsNul([streamId])) return 0;
   const { rows } = await client.query<{ v: number }>(VERSION, [streamId]);
   return rows[0]?.v ?? 0;
 }

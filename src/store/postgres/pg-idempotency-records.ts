@@ -13,7 +13,8 @@ import {
   type IdempotentRequest,
   type StoredResponse,
 } from '../idempotency.js';
-import { IDEMPOTENCY_LOCK_CLASS, newClient, type PgOptions } from './pg-database.js';
+import { IDEMPOTENCY_LOCK_CLASS, type PgOptions } from './pg-database.js';
+import { PgSessionHolder } from './pg-session-holder.js';
 import { postgresTransaction } from './pg-group-commit.js';
 
 
@@ -34,15 +35,18 @@ const FIND = 'SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_k
  * are as on SQLite: a holder that was taken over can write nothing.
  */
 export class PgIdempotencyRecords implements IdempotencyRecords {
-  private holder: Promise<pg.Client> | null = null;
+  private readonly holder: PgSessionHolder;
   private readonly heldHere = new Set<number>();
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly url: string,
+    url: string,
     private readonly clock: () => Date,
-    private readonly options: PgOptions = {},
-  ) {}
+    options: PgOptions = {},
+  ) {
+    // The session's locks died with it: forget what this instance held.
+    this.holder = new PgSessionHolder(url, options, () => this.heldHere.clear());
+  }
 
   async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
     const raw = await this.live(this.pool, keyId, idempotencyKey);
@@ -73,14 +77,12 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     this.heldHere.add(lock);
     let locked = false;
     try {
-      const holder = await this.holderClient();
-      locked = (await holder.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [IDEMPOTENCY_LOCK_CLASS, lock])).rows[0]!.ok;
+      locked = (await this.holder.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [IDEMPOTENCY_LOCK_CLASS, lock])).rows[0]!.ok;
       if (!locked) {
         this.heldHere.delete(lock);
         return await inFlight();
       }
-      const now = this.clock();
-      const token = now.toISOString();
+      let token = this.clock().toISOString();
       const claimed = await this.inTransaction(async (client) => {
         const existing = await this.live(client, request.keyId, request.idempotencyKey, true);
         if (!existing) {
@@ -90,8 +92,10 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
           );
           return null;
         }
-        // Its lock was free: whoever reserved it stopped (or the lease ran out). Nothing recorded: take it over.
-        if (existing.status === null && existing.event_positions === '[]' && token !== existing.created_at) {
+        // Its lock was free: whoever reserved it stopped (or the lease ran out). Nothing recorded: take it over,
+        // under a token later than the old one whatever the clocks say (the old holder's writes must fail its check).
+        if (existing.status === null && existing.event_positions === '[]') {
+          if (token <= existing.created_at) token = new Date(Date.parse(existing.created_at) + 1).toISOString();
           await client.query(
             'UPDATE idempotency_keys SET fingerprint = $1, request_path = $2, created_at = $3 WHERE key_id = $4 AND idempotency_key = $5',
             [request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey],
@@ -132,9 +136,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
   }
 
   async close(): Promise<void> {
-    const holder = this.holder;
-    this.holder = null;
-    if (holder) await (await holder).end().catch(() => undefined);
+    await this.holder.close();
   }
 
   private held(request: IdempotentRequest, token: string, lock: number | null): HeldReservation {
@@ -206,27 +208,8 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     }
   }
 
-  private holderClient(): Promise<pg.Client> {
-    if (!this.holder) {
-      const connecting = newClient(this.url, this.options).then((client) => {
-        // The session's locks died with it: forget what this instance held, and reconnect on next use.
-        client.on('end', () => {
-          if (this.holder === connecting) this.holder = null;
-          this.heldHere.clear();
-        });
-        return client;
-      });
-      connecting.catch(() => {
-        if (this.holder === connecting) this.holder = null;
-      });
-      this.holder = connecting;
-    }
-    return this.holder;
-  }
-
   private async unlock(lock: number): Promise<void> {
     this.heldHere.delete(lock);
-    const holder = await this.holder?.catch(() => null);
-    await holder?.query('SELECT pg_advisory_unlock($1, $2)', [IDEMPOTENCY_LOCK_CLASS, lock]).catch(() => undefined);
+    await this.holder.query('SELECT pg_advisory_unlock($1, $2)', [IDEMPOTENCY_LOCK_CLASS, lock]).catch(() => undefined);
   }
 }

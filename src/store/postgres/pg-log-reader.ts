@@ -1,11 +1,13 @@
 import Cursor from 'pg-cursor';
 import type pg from 'pg';
 import { eventColumns, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
-import { logSnapshot, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
+import { logSnapshot, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 import { newClient, type PgOptions } from './pg-database.js';
 
 const DEFAULT_BATCH = 2_000;
+/** The fallback poll of live readers, should a notification be missed. */
+const POLL_MS = 1_000;
 
 /** `AND type = ANY($n)` for a type filter, with its value; nothing without one. */
 function typeFilter(types: readonly string[] | undefined, index: number): { sql: string; values: unknown[] } {
@@ -24,7 +26,13 @@ export class PgEventLog implements EventLog {
     private readonly pool: pg.Pool,
     private readonly url: string,
     private readonly options: PgOptions = {},
+    /** Wake-ups on every instance's commits (LISTEN, see pg-listen.ts). */
+    private readonly onAppended: (wake: () => void) => () => void = () => () => undefined,
   ) {}
+
+  waitForAppend(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return waitForAppend(() => this.lastPosition(), this.onAppended, POLL_MS, after, timeoutMs, signal);
+  }
 
   async lastPosition(): Promise<number> {
     const { rows } = await this.pool.query<{ p: number }>('SELECT coalesce(max(global_position), 0) AS p FROM events');

@@ -6,7 +6,7 @@ import type { EventLog } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 import { rebuildSummary, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
 import { rowCacheId, type Key, type Row } from '../projection-rows.js';
-import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
+import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
 
 const SCRATCH_SUFFIX = '__rebuild';
@@ -159,6 +159,24 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
       });
       return rebuildSummary(projections, scratch.eventsRead(), rowsWritten, started);
     });
+  }
+
+  /** Under a session lock of its own: instances starting together check and rebuild one after another. */
+  async rebuildStale(
+    projections: readonly AnyRowProjection[],
+    options: RebuildOptions & { onStale?: (stale: readonly AnyRowProjection[]) => void } = {},
+  ): Promise<RebuildSummary | null> {
+    const gate = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, lockTimeoutMs: 0 });
+    try {
+      await gate.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, STARTUP_REBUILD_LOCK]);
+      const stale = await this.stale(projections);
+      if (stale.length === 0) return null;
+      options.onStale?.(stale);
+      return await this.rebuild(stale, options);
+    } finally {
+      await gate.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, STARTUP_REBUILD_LOCK]).catch(() => undefined);
+      await gate.end().catch(() => undefined);
+    }
   }
 
   async verify(projections: readonly AnyRowProjection[], options: RebuildOptions & { maxDifferences?: number } = {}): Promise<VerifyResult> {

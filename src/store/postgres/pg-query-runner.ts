@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { fillPlaceholders, type SQL, type Table } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
+import { holdsNul } from './pg-database.js';
 import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
 import { listSql, oneSql, selectedRow, selectSql } from '../projection-query-sql.js';
 import { rowCodecOf, type Row } from '../projection-rows.js';
@@ -49,6 +50,7 @@ export class PgQueryRunner implements ProjectionQueries {
   }
 
   private async rows(text: string, values: unknown[], name?: string): Promise<Row[]> {
+    if (holdsNul(values)) return [];
     return (await this.pool.query<Row>(name ? { name, text, values } : { text, values })).rows;
   }
 

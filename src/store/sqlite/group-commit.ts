@@ -29,12 +29,19 @@ export class GroupCommitRunner {
   private queue: Pending[] = [];
   private scheduled = false;
   private readonly maxBatch: number;
+  private readonly committedListeners = new Set<() => void>();
 
   constructor(
     private readonly sqlite: Database.Database,
     options: GroupCommitOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 512;
+  }
+
+  /** Called after every COMMIT (live readers' wake-up); returns the unsubscribe function. */
+  onCommitted(listener: () => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
   }
 
   run<T>(work: () => T): Promise<T> {
@@ -88,5 +95,6 @@ export class GroupCommitRunner {
       if (outcome.ok) unit.resolve(outcome.value);
       else unit.reject(outcome.value);
     });
+    for (const listener of [...this.committedListeners]) listener();
   }
 }

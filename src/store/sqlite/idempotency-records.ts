@@ -93,9 +93,11 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
         existing.status === null &&
         existing.event_positions === '[]' &&
         (existing.created_at < this.openedAt || Date.parse(existing.created_at) < now.getTime() - IDEMPOTENCY_LEASE_MS);
-      if (abandoned && token !== existing.created_at) {
-        this.statements.takeOver.run(request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, existing.created_at);
-        return { held: true, token };
+      if (abandoned) {
+        // A token later than the old one whatever the clock says: the old holder's writes must fail its check.
+        const later = token > existing.created_at ? token : new Date(Date.parse(existing.created_at) + 1).toISOString();
+        this.statements.takeOver.run(request.fingerprint, request.requestPath, later, request.keyId, request.idempotencyKey, existing.created_at);
+        return { held: true, token: later };
       }
       return { held: false, record: toIdempotencyRecord(existing) };
     });

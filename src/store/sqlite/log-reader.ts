@@ -4,8 +4,11 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { parseLedgerEvent } from '../../../events/registry.js';
 import { packageRoot } from '../../package-root.js';
 import { eventColumns, mergeParsedEventData, ReplayedEvent, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
-import { logSnapshot, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
+import { logSnapshot, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
+
+/** How often a live reader looks at the log when no commit of this process woke it (another process may write: the CLI). */
+const POLL_MS = 250;
 
 export interface SqliteEventLogOptions {
   /**
@@ -39,8 +42,14 @@ export class SqliteEventLog implements EventLog {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly options: SqliteEventLogOptions = {},
+    /** Wake-ups after this process's commits. */
+    private readonly onCommitted: (wake: () => void) => () => void = () => () => undefined,
   ) {
     this.last = sqlite.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events');
+  }
+
+  waitForAppend(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    return waitForAppend(() => this.lastPosition(), this.onCommitted, POLL_MS, after, timeoutMs, signal);
   }
 
   async lastPosition(): Promise<number> {

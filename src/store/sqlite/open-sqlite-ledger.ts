@@ -4,6 +4,7 @@ import type { Clock, IdGenerator } from '../../application/context.js';
 import { generateTokenSecret } from '../../application/tokens.js';
 import { createReadModels } from '../../queries/read-models.js';
 import type { Ledger } from '../ledger.js';
+import { InProcessLimits } from '../shared-limits.js';
 import { openDatabase, type OpenDatabase } from './database.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { SqliteIdempotencyRecords } from './idempotency-records.js';
@@ -38,7 +39,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   const { clock, ids } = options;
   const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch });
   const store = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId: ids.uuid, runner });
-  const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents });
+  const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => runner.onCommitted(wake));
   const secret = {
     insert: sqlite.prepare<[string, string]>("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', ?, ?) ON CONFLICT DO NOTHING"),
     read: sqlite.prepare<[], { value: string }>("SELECT value FROM service_secrets WHERE name = 'token_secret'"),
@@ -52,6 +53,8 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     idempotency: new SqliteIdempotencyRecords(sqlite, runner, clock),
     log,
     projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
+    // One server process per SQLite file: its limits are the process's.
+    limits: new InProcessLimits(clock),
     location: database.file,
     async healthCheck() {
       try {

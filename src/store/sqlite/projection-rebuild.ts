@@ -66,6 +66,17 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
     return rebuildSummary(projections, scratch.eventsRead(), rowsWritten, started);
   }
 
+  /** One SQLite server per file: the check and the rebuild need no lock of their own. */
+  async rebuildStale(
+    projections: readonly AnyRowProjection[],
+    options: RebuildOptions & { onStale?: (stale: readonly AnyRowProjection[]) => void } = {},
+  ): Promise<RebuildSummary | null> {
+    const stale = await this.stale(projections);
+    if (stale.length === 0) return null;
+    options.onStale?.(stale);
+    return this.rebuild(stale, options);
+  }
+
   async verify(projections: readonly AnyRowProjection[], options: RebuildOptions & { maxDifferences?: number } = {}): Promise<VerifyResult> {
     const scratch = await this.buildScratch(projections, options);
     const differences: RowDifference[] = [];

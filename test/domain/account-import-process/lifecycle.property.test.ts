@@ -11,7 +11,6 @@ import { DomainError } from '../../../src/domain/errors.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../../src/application/operator.js';
 import { createTestLedger, loadExample, operator, type TestLedger } from '../../support/ledger.js';
 import { createExampleProducts } from '../../support/products.js';
-import { tableRows } from '../../support/sqlite.js';
 
 const SUPPLIER = 'LEGACY_ENERGIE';
 const ACCOUNTS = ['LEG-1', 'LEG-2', 'LEG-3'] as const;
@@ -90,14 +89,14 @@ async function dryRun(t: TestLedger, ext: string, team: string): Promise<void> {
   const { store } = t.ledger;
   const accountStream = accountImportProcessStreamId(SUPPLIER, ext);
   const auditStream = accountProcessDryRunStreamId(SUPPLIER, ext);
-  const before = { account: await store.streamVersion(accountStream), audit: await store.streamVersion(auditStream), rows: tableRows(t.file, 'account_import_processes') };
+  const before = { account: await store.streamVersion(accountStream), audit: await store.streamVersion(auditStream), rows: await t.tableRows('account_import_processes') };
   let succeeded = false;
   try {
     await processAccount(t.ledger, { importSupplier: SUPPLIER, externalAccountNumber: ext, operationsTeamName: team, dryRun: true }, operator);
     succeeded = true;
   } finally {
     expect(await store.streamVersion(accountStream)).toBe(before.account);
-    expect(tableRows(t.file, 'account_import_processes')).toEqual(before.rows);
+    expect(await t.tableRows('account_import_processes')).toEqual(before.rows);
     const audit = await store.readStream(auditStream);
     expect(audit.length).toBe(before.audit + (succeeded ? 1 : 0));
     if (succeeded) expect(audit[audit.length - 1]!.event).toMatchObject({ type: 'AccountProcessDryRunSucceeded', data: { operationsTeamName: team, accountStreamVersion: before.account } });

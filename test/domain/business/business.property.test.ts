@@ -7,7 +7,6 @@ import { businessDecider } from '../../../src/domain/business/decider.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { minimalBusiness } from '../../support/business.js';
 import { createTestLedger, operator, type TestLedger } from '../../support/ledger.js';
-import { tableRows } from '../../support/sqlite.js';
 
 const SUPPLIERS = ['LEGACY_ENERGIE', 'OTHER_SUPPLIER'] as const;
 const BUSINESSES = ['BIZ-1', 'BIZ-2', 'BIZ-3'] as const;
@@ -104,7 +103,7 @@ describe('businesses (property)', () => {
           // Replaying the log rebuilds the same rows, ids included (businesses and business_contracts among them).
           const { differences } = await t.ledger.projections.verify(inlineProjections);
           expect(differences).toEqual([]);
-          expect(tableRows(t.file, 'business_contracts')).toHaveLength(owners.size);
+          expect(await t.tableRows('business_contracts')).toHaveLength(owners.size);
         } finally {
           await t.close();
           open = undefined;

@@ -6,7 +6,6 @@ import type { ProductRow } from '../../../projections/products.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { productDecider as decider } from '../../../src/domain/product/decider.js';
 import { createTestLedger, type TestLedger } from '../../support/ledger.js';
-import { withSqlite } from '../../support/sqlite.js';
 import { command, expectContinuousBands, productDraft } from './product-arbitraries.js';
 
 const CODES = ['P', 'Q'] as const;
@@ -18,7 +17,7 @@ const batch = fc.record({
   dryRun: fc.boolean(),
 });
 
-const productRows = (t: { file: string }) => withSqlite(t.file, (sqlite) => sqlite.prepare('SELECT * FROM products ORDER BY code').all());
+const productRows = (t: Pick<TestLedger, 'execute'>) => t.execute('SELECT * FROM products ORDER BY code');
 
 async function streamVersions(t: TestLedger) {
   return Promise.all(CODES.map((code) => t.ledger.store.streamVersion(productStreamId(code))));
@@ -36,7 +35,7 @@ describe('products through the store (properties)', () => {
               decider,
               command: { ...command(draft, i), index },
             }));
-            const before = { rows: productRows(t), versions: await streamVersions(t) };
+            const before = { rows: await productRows(t), versions: await streamVersions(t) };
             const attempt = async (dry: boolean) => {
               try {
                 const results = await t.ledger.store.handleMany(commands, { metadata, dryRun: dry });
@@ -48,18 +47,18 @@ describe('products through the store (properties)', () => {
             };
             // validate-products/ is a dry run of the same path: same outcome, nothing written.
             const dry = await attempt(true);
-            expect({ rows: productRows(t), versions: await streamVersions(t) }).toEqual(before);
+            expect({ rows: await productRows(t), versions: await streamVersions(t) }).toEqual(before);
             if (dryRun) continue;
             const real = await attempt(false);
             expect(real).toEqual(dry);
             if (!real.ok) {
               // (3) one refused product and nothing of the request is written, on any stream.
-              expect({ rows: productRows(t), versions: await streamVersions(t) }).toEqual(before);
+              expect({ rows: await productRows(t), versions: await streamVersions(t) }).toEqual(before);
             }
           }
 
           // The projection holds what folding each stream gives, and (1) its bands are continuous.
-          const rows = productRows(t) as Record<string, unknown>[];
+          const rows = await productRows(t);
           for (const code of CODES) {
             const stream = await t.ledger.store.readStream(productStreamId(code));
             expect(stream.map((e) => e.streamPosition)).toEqual(stream.map((_, i) => i + 1));
@@ -77,7 +76,7 @@ describe('products through the store (properties)', () => {
           // (4) replaying the stored events rebuilds the same rows, byte for byte (products among them).
           const { differences } = await t.ledger.projections.verify(inlineProjections);
           expect(differences).toEqual([]);
-          expect(productRows(t)).toEqual(rows);
+          expect(await productRows(t)).toEqual(rows);
         } finally {
           await t.close();
         }

@@ -33,7 +33,7 @@ import { inlineProjections } from '../../../projections/index.js';
 import { idempotencyKeys } from '../../../src/store/idempotency-schema.js';
 import * as pgSchema from '../../../src/store/postgres/pg-schema.js';
 import { canonicalTable, pgTablesByName, toPgTable } from '../../../src/store/postgres/pg-schema.js';
-import { events, projectionVersions, serviceSecrets } from '../../../src/store/schema.js';
+import { events, projectionVersions, rateLimitBuckets, serviceSecrets } from '../../../src/store/schema.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -42,6 +42,7 @@ const canonicalTables: SQLiteTable[] = [
   serviceSecrets,
   projectionVersions,
   idempotencyKeys,
+  rateLimitBuckets,
   ...inlineProjections.map((projection) => canonicalTable(projection)),
 ];
 

@@ -3,7 +3,7 @@ import { randomIds } from '../../../src/application/context.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
 import { TestClock, tempDatabaseFile } from '../../support/ledger.js';
-import { withSqlite } from '../../support/sqlite.js';
+import { executeOnFile } from '../../support/sqlite.js';
 import { eventLogContract, projectionsContract, storeContract, type LedgerFactory } from '../contract/index.js';
 
 /** A fresh SQLite ledger on a temp file; `execute` runs on a connection of its own, as a console would. */
@@ -23,13 +23,7 @@ function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactor
         clock.advanceSeconds(1); // a restart takes a moment
         ledger = openOne();
       },
-      execute: async (sql) =>
-        withSqlite(file, (sqlite) => {
-          const statement = sqlite.prepare(sql);
-          if (statement.reader) return statement.all() as Record<string, unknown>[];
-          statement.run();
-          return [];
-        }),
+      execute: (sql) => executeOnFile(file, sql),
       close: async () => {
         await ledger.close();
         cleanup();

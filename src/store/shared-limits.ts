@@ -1,0 +1,80 @@
+/** A slot held by the caller until it releases it. */
+export interface SlotLease {
+  release(): Promise<void>;
+}
+
+/**
+ * Limits that hold for every process serving the database (a port): on
+ * PostgreSQL across all the instances, on SQLite (one server process per
+ * file) in the process.
+ */
+export interface SharedLimits {
+  /**
+   * One of `limit` slots named `name`, or null when all are taken. With
+   * `limit` null (no limit) the caller still gets a slot where the store can
+   * count them, so that a limit set later counts the requests in flight.
+   */
+  tryAcquireSlot(name: string, limit: number | null): Promise<SlotLease | null>;
+  /**
+   * A token from the bucket named `name`, refilled at `rate` a second and
+   * holding at most `rate` (bursts of one second's worth): null when one was
+   * taken, else the whole seconds to wait before one can be.
+   */
+  takeToken(name: string, rate: number): Promise<number | null>;
+}
+
+/**
+ * Token buckets in memory, one per name: `rate` takes a second on average,
+ * bursts of up to `rate` (a full bucket holds one second's worth).
+ */
+export class TokenBuckets {
+  private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
+
+  constructor(private readonly now: () => Date) {}
+
+  /** null when a token was taken; else the whole seconds to wait before one can be. */
+  take(name: string, rate: number): number | null {
+    const atMs = this.now().getTime();
+    const bucket = this.buckets.get(name) ?? { tokens: rate, atMs };
+    const elapsed = Math.max(0, atMs - bucket.atMs) / 1000;
+    bucket.tokens = Math.min(rate, bucket.tokens + elapsed * rate);
+    bucket.atMs = atMs;
+    this.buckets.set(name, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return null;
+    }
+    return secondsToWait(bucket.tokens, rate);
+  }
+}
+
+/** The in-process limits: exact for one process (the SQLite store's deployment). */
+export class InProcessLimits implements SharedLimits {
+  private readonly inFlight = new Map<string, number>();
+  private readonly buckets: TokenBuckets;
+
+  constructor(now: () => Date) {
+    this.buckets = new TokenBuckets(now);
+  }
+
+  async tryAcquireSlot(name: string, limit: number | null): Promise<SlotLease | null> {
+    const count = this.inFlight.get(name) ?? 0;
+    if (limit !== null && count >= limit) return null;
+    this.inFlight.set(name, count + 1);
+    let released = false;
+    return {
+      release: async () => {
+        if (released) return;
+        released = true;
+        this.inFlight.set(name, (this.inFlight.get(name) ?? 1) - 1);
+      },
+    };
+  }
+
+  async takeToken(name: string, rate: number): Promise<number | null> {
+    return this.buckets.take(name, rate);
+  }
+}
+
+/** Whole seconds until a bucket holding `tokens` (< 1) refilled at `rate` a second holds one. */
+export const secondsToWait = (tokens: number, rate: number): number => Math.max(1, Math.ceil((1 - tokens) / rate));

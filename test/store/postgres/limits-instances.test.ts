@@ -1,0 +1,57 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openLedger, type Ledger } from '../../../src/ledger.js';
+import { TestClock } from '../../support/ledger.js';
+import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.js';
+
+/** The process concurrency limit and the per-key request rate count across every instance on the database. */
+describe('limits shared by two instances', () => {
+  if (skipWithoutPostgres()) return;
+  let database: TestDatabase;
+  let clock: TestClock;
+  let a: Ledger;
+  let b: Ledger;
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    clock = new TestClock();
+    a = await openLedger({ postgresUrl: database.url }, { clock: clock.read });
+    b = await openLedger({ postgresUrl: database.url }, { clock: clock.read });
+  });
+  afterEach(async () => {
+    await a.close().catch(() => undefined);
+    await b.close();
+    await database.drop();
+  });
+
+  it('slots: a limit of 2 holds across instances; a released slot, or one of an instance that stopped, is free again', async () => {
+    const first = await a.limits.tryAcquireSlot('process', 2);
+    const second = await b.limits.tryAcquireSlot('process', 2);
+    expect(first).not.toBeNull();
+    expect(second).not.toBeNull();
+    expect(await a.limits.tryAcquireSlot('process', 2)).toBeNull();
+    expect(await b.limits.tryAcquireSlot('process', 2)).toBeNull();
+    // Concurrent attempts on both instances: none gets a third slot.
+    expect((await Promise.all([a, b, a, b].map((l) => l.limits.tryAcquireSlot('process', 2)))).every((s) => s === null)).toBe(true);
+    await second!.release();
+    const third = await a.limits.tryAcquireSlot('process', 2);
+    expect(third).not.toBeNull();
+    expect(await b.limits.tryAcquireSlot('process', 2)).toBeNull();
+    // Instance a stops with two slots held: its session ends and both are free.
+    await a.close();
+    expect(await b.limits.tryAcquireSlot('process', 2)).not.toBeNull();
+    expect(await b.limits.tryAcquireSlot('process', 2)).not.toBeNull();
+    expect(await b.limits.tryAcquireSlot('process', 2)).toBeNull();
+    // Without a limit, every caller goes ahead.
+    expect(await b.limits.tryAcquireSlot('process', null)).not.toBeNull();
+  });
+
+  it('token buckets: one bucket for both instances, refilled with time', async () => {
+    const take = (l: Ledger) => l.limits.takeToken('request-rate:key_1', 3);
+    expect(await Promise.all([take(a), take(b), take(a)])).toEqual([null, null, null]);
+    expect(await take(b)).toBe(1);
+    expect(await take(a)).toBe(1);
+    expect(await a.limits.takeToken('request-rate:key_2', 3)).toBeNull(); // keys are independent
+    clock.advanceSeconds(1);
+    expect(await Promise.all([take(b), take(a), take(b)])).toEqual([null, null, null]);
+    expect(await take(a)).toBe(1);
+  });
+});

@@ -1,0 +1,104 @@
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy in front of PostgreSQL that can lose one COMMIT's answer: when
+ * armed, the next simple-protocol `COMMIT` a client sends reaches the server,
+ * the server's whole answer is awaited (the transaction is then committed)
+ * and thrown away, and both sockets are closed, so the client sees its
+ * connection die during COMMIT although the commit happened (pitfall P6).
+ * Only for plain-text connections (no SSL), which is what the tests use.
+ */
+export interface PgProxy {
+  /** `url` with its host and port replaced by the proxy's. */
+  url(url: string): string;
+  /** Loses the answer to the next COMMIT; resolves once it was lost. */
+  loseNextCommitAnswer(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startPgProxy(target: { host: string; port: number }): Promise<PgProxy> {
+  const sockets = new Set<Socket>();
+  let armed: (() => void) | null = null;
+  const server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    sockets.add(client).add(upstream);
+    const closeBoth = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', () => sockets.delete(client));
+    upstream.on('close', () => sockets.delete(upstream));
+    client.on('error', closeBoth);
+    upstream.on('error', closeBoth);
+    client.on('close', closeBoth);
+    upstream.on('close', closeBoth);
+
+    let pending = Buffer.alloc(0);
+    let started = false;
+    let losing: (() => void) | null = null;
+    client.on('data', (chunk: Buffer) => {
+      upstream.write(chunk);
+      pending = Buffer.concat([pending, chunk]);
+      // Walk the client's messages: the startup message (no type byte), then typed messages.
+      for (;;) {
+        if (!started) {
+          if (pending.length < 4) break;
+          const length = pending.readInt32BE(0);
+          if (pending.length < length) break;
+          pending = pending.subarray(length);
+          started = true;
+          continue;
+        }
+        if (pending.length < 5) break;
+        const length = pending.readInt32BE(1);
+        if (pending.length < 1 + length) break;
+        const type = String.fromCharCode(pending[0]!);
+        const text = type === 'Q' ? pending.subarray(5, 1 + length - 1).toString('utf8') : '';
+        pending = pending.subarray(1 + length);
+        if (armed && type === 'Q' && /^\s*COMMIT\s*;?\s*$/i.test(text)) {
+          losing = armed;
+          armed = null;
+        }
+      }
+    });
+    let answer = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      if (!losing) {
+        client.write(chunk);
+        return;
+      }
+      // Wait for the whole answer (ReadyForQuery, 'Z'), then drop it and both connections.
+      answer = Buffer.concat([answer, chunk]);
+      for (let at = 0; at + 5 <= answer.length; ) {
+        const length = answer.readInt32BE(at + 1);
+        if (at + 1 + length > answer.length) break;
+        if (answer[at] === 'Z'.charCodeAt(0)) {
+          const lost = losing;
+          losing = null;
+          closeBoth();
+          lost();
+          return;
+        }
+        at += 1 + length;
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url(url) {
+      const parsed = new URL(url);
+      parsed.hostname = '127.0.0.1';
+      parsed.port = String(port);
+      return parsed.toString();
+    },
+    loseNextCommitAnswer: () => new Promise<void>((resolve) => (armed = resolve)),
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
