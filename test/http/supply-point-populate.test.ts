@@ -139,9 +139,11 @@ describe('GET supply-point/populate/<batch_id>/', () => {
     fake.script(F, [{ kind: 'status', status: 503, body: { message: 'maintenance' } }]);
 
     const batchId = await populate({ prm_ids: [A, B, C], pce_ids: [D, E, F], customer_category: 'Domestic' });
+    // 400 ms: short enough for the slow operator's five attempts, long enough that a loaded machine (two test
+    // files at a time on two cores) answering the fast scripts a little late does not turn them into timeouts.
     const operators = {
-      ELECTRICITY: createNetworkOperator('ELECTRICITY', { baseUrl: fake.url, timeoutMs: 100, clock: api.ledger.clock }),
-      GAS: createNetworkOperator('GAS', { baseUrl: fake.url, timeoutMs: 100, clock: api.ledger.clock }),
+      ELECTRICITY: createNetworkOperator('ELECTRICITY', { baseUrl: fake.url, timeoutMs: 400, clock: api.ledger.clock }),
+      GAS: createNetworkOperator('GAS', { baseUrl: fake.url, timeoutMs: 400, clock: api.ledger.clock }),
     };
     await testWorker(api.ledger, api.clock, operators).drain();
 
@@ -153,7 +155,7 @@ describe('GET supply-point/populate/<batch_id>/', () => {
       errored_requests: {
         prms: [
           { id: B, errored_reason: 'PRM inconnu du gestionnaire de réseau' },
-          { id: C, errored_reason: expect.stringMatching(/did not answer within 100 ms \(gave up after 5 attempts\)$/) },
+          { id: C, errored_reason: expect.stringMatching(/did not answer within 400 ms \(gave up after 5 attempts\)$/) },
         ],
         pces: [{ id: F, errored_reason: expect.stringMatching(/HTTP 503: maintenance \(gave up after 5 attempts\)$/) }],
       },

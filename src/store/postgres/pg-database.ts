@@ -60,8 +60,8 @@ export function newPool(url: string, options: PgOptions = {}): pg.Pool {
   return pool;
 }
 
-export async function newClient(url: string, options: PgOptions = {}): Promise<pg.Client> {
-  const client = new pg.Client(clientConfig(url, options));
+export async function newClient(url: string, options: PgOptions = {}, pipeline = false): Promise<pg.Client> {
+  const client = new pg.Client({ ...clientConfig(url, options), pipeline });
   client.on('error', () => undefined);
   await client.connect();
   return client;

@@ -19,7 +19,7 @@ import {
 } from '../event-store.js';
 import { holdsNul, sqlState } from './pg-database.js';
 import type { PgGroupCommitRunner, PgWriteTransaction } from './pg-group-commit.js';
-import { PgProjectionTable } from './pg-projection-writer.js';
+import { PgProjectionTable, projectEvents } from './pg-projection-writer.js';
 
 export interface PgEventStoreOptions {
   /** Reads outside the write lock. */
@@ -108,9 +108,15 @@ export class PgEventStore implements EventStore {
   ): Promise<HandleResult<Eo, S>[]> {
     try {
       return await this.options.runner.run(async (tx) => {
+        // The guards and the first stream go out in one flight (the writer connection pipelines).
+        const first = commands[0] ? readStream(tx.client, commands[0].streamId) : null;
+        first?.catch(() => undefined); // a failed guard check is the error to report
         await checkGuards(tx.client, options.guards ?? []);
         const results: HandleResult<Eo, S>[] = [];
-        for (const { streamId, decider, command } of commands) results.push(await this.decideAndAppend(tx, streamId, decider, command, options));
+        for (const [i, { streamId, decider, command }] of commands.entries()) {
+          const history = i === 0 && first ? await first : await readStream(tx.client, streamId);
+          results.push(await this.decideAndAppend(tx, streamId, history, decider, command, options));
+        }
         if (options.dryRun) throw new DryRunRollback(results);
         await runHook(
           options.beforeCommit,
@@ -128,11 +134,12 @@ export class PgEventStore implements EventStore {
   private async decideAndAppend<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     tx: PgWriteTransaction,
     streamId: string,
+    history: readonly StoredLedgerEvent[],
     decider: Decider<C, Ei, Eo, S>,
     command: C,
     options: HandleOptions,
   ): Promise<HandleResult<Eo, S>> {
-    const decision = decideOnStream(decider, await readStream(tx.client, streamId), command);
+    const decision = decideOnStream(decider, history, command);
     // The stream was read under the writers' lock just now: its version is known, no need to ask again.
     return decision.result(await this.append(tx, streamId, decision.expectedVersion, decision.events, options.metadata, decision.expectedVersion));
   }
@@ -162,14 +169,17 @@ export class PgEventStore implements EventStore {
       tuples.push(`(${Array.from({ length: 10 }, (_, j) => `$${start + j + 1}`).join(', ')})`);
       return { globalPosition, streamId, streamPosition, event, metadata: full, recordedAt };
     });
-    await tx.client.query({
+    // The insert goes out with the projection rows' loads (their keys do not depend on it); its error, if
+    // any, is the one to report (a unique violation), the projections' then only say the unit is aborted.
+    const inserted = tx.client.query({
       text: `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk) VALUES ${tuples.join(', ')}`,
       values,
     });
+    const projected = projectEvents(tx.client, (type) => this.projectionsByType.get(type) ?? [], stored);
+    projected.catch(() => undefined);
+    await inserted;
+    await projected;
     tx.last += events.length;
-    for (const event of stored) {
-      for (const table of this.projectionsByType.get(event.event.type) ?? []) await table.apply(tx.client, event);
-    }
     return stored;
   }
 }
@@ -187,10 +197,10 @@ async function version(client: pg.Pool | pg.ClientBase, streamId: string): Promi
 }
 
 async function checkGuards(client: pg.ClientBase, guards: readonly StreamGuard[]): Promise<void> {
-  for (const guard of guards) {
-    const actual = await version(client, guard.streamId);
-    if (actual !== guard.expectedVersion) throw new ConcurrencyError(guard.streamId, guard.expectedVersion, actual);
-  }
+  const versions = await Promise.all(guards.map((guard) => version(client, guard.streamId)));
+  guards.forEach((guard, i) => {
+    if (versions[i] !== guard.expectedVersion) throw new ConcurrencyError(guard.streamId, guard.expectedVersion, versions[i]!);
+  });
 }
 
 async function runHook(hook: BeforeCommit | undefined, appended: readonly StoredLedgerEvent[], tx: PgWriteTransaction): Promise<void> {

@@ -99,7 +99,8 @@ export class PgGroupCommitRunner {
 
   private async connection(): Promise<pg.Client> {
     if (!this.writer) {
-      const client = await newClient(this.url, this.options);
+      // Pipelined: statements that do not wait for each other's answers go out in one flight.
+      const client = await newClient(this.url, this.options, true);
       client.on('error', () => {
         if (this.writer === client) this.writer = null;
       });
@@ -131,19 +132,23 @@ export class PgGroupCommitRunner {
     let xid: string;
     let appended = false;
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]);
-      const head = await client.query<{ last: number; xid: string }>(
-        'SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid',
-      );
+      // One flight (the writer connection pipelines): the lock is its own statement, and the read after it
+      // runs once the lock is granted, with a snapshot taken then (READ COMMITTED), so it sees the previous
+      // holder's commit.
+      const [, , head] = await Promise.all([
+        client.query('BEGIN'),
+        client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]),
+        client.query<{ last: number; xid: string }>('SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid'),
+      ]);
       xid = head.rows[0]!.xid;
       const tx: PgWriteTransaction = { store: 'postgres', client, last: head.rows[0]!.last };
       const start = tx.last;
       for (const unit of batch) {
         const saved = tx.last;
-        await client.query('SAVEPOINT unit');
+        // The savepoint goes out with the unit's first statements.
+        const savepoint = client.query('SAVEPOINT unit');
         try {
-          const value = await unit.work(tx);
+          const [, value] = await Promise.all([savepoint, unit.work(tx)]);
           await client.query('RELEASE SAVEPOINT unit');
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -162,7 +167,13 @@ export class PgGroupCommitRunner {
       return;
     }
     try {
-      await client.query('COMMIT');
+      // On a transaction PostgreSQL had already aborted, COMMIT answers ROLLBACK without an error: never take it for a commit.
+      const committed = await client.query('COMMIT');
+      if (committed.command !== 'COMMIT') {
+        const failure = new Error(`PostgreSQL rolled the batch back at COMMIT (${committed.command})`);
+        for (const unit of batch) unit.reject(failure);
+        return;
+      }
     } catch (error) {
       this.drop(client);
       const committed = await this.committed(xid).catch(() => null);

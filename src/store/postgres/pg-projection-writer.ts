@@ -121,18 +121,45 @@ export class PgProjectionTable {
     await client.query({ text: `DELETE FROM ${quote(this.tableName)} WHERE ${where}`, values: this.codec.keyValues(key) });
   }
 
-  /** The inline path: load the row the event touches, evolve it, write the result back. */
-  async apply(client: pg.ClientBase, stored: StoredLedgerEvent): Promise<void> {
-    const key = this.projection.keyOf(stored);
-    if (!key) return;
-    const row = await this.load(client, key);
-    const next = this.projection.evolve(row, stored) as Row | null;
-    if (next === null) {
-      if (row) await this.delete(client, key);
-    } else if (row) {
-      await this.update(client, key, next);
-    } else {
-      await this.insert(client, next);
+}
+
+/**
+ * The inline projections of one unit's events, in three flights instead of
+ * two round trips per event and projection: every row the events touch is
+ * loaded at once, evolved in memory in event order (the same keyOf/evolve as
+ * a row-by-row apply, so the same result), and written back at once.
+ */
+export async function projectEvents(
+  client: pg.ClientBase,
+  tablesOf: (type: string) => readonly PgProjectionTable[],
+  events: readonly StoredLedgerEvent[],
+): Promise<void> {
+  const rows = new Map<string, { table: PgProjectionTable; key: Key; row: Row | null; existed: boolean }>();
+  const touches: { id: string; stored: StoredLedgerEvent }[] = [];
+  for (const stored of events) {
+    for (const table of tablesOf(stored.event.type)) {
+      const key = table.projection.keyOf(stored);
+      if (!key) continue;
+      const id = rowCacheId(table.tableName, key);
+      if (!rows.has(id)) rows.set(id, { table, key, row: null, existed: false });
+      touches.push({ id, stored });
     }
   }
+  if (touches.length === 0) return;
+  const entries = [...rows.values()];
+  const loaded = await Promise.all(entries.map((entry) => entry.table.load(client, entry.key)));
+  entries.forEach((entry, i) => {
+    entry.row = loaded[i] ?? null;
+    entry.existed = entry.row !== null;
+  });
+  for (const { id, stored } of touches) {
+    const entry = rows.get(id)!;
+    entry.row = entry.table.projection.evolve(entry.row, stored) as Row | null;
+  }
+  await Promise.all(
+    entries.map((entry) => {
+      if (entry.row === null) return entry.existed ? entry.table.delete(client, entry.key) : undefined;
+      return entry.existed ? entry.table.update(client, entry.key, entry.row) : entry.table.insert(client, entry.row);
+    }),
+  );
 }
