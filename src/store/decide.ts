@@ -26,3 +26,8 @@ export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     }),
   };
 }
+
+/** Thrown inside a dry-run unit of work to roll it back while carrying the result out (every store's runner). */
+export class DryRunRollback {
+  constructor(readonly result: unknown) {}
+}

@@ -3,7 +3,7 @@ import type { EventMetadata } from '../../../events/envelope.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import type { Decider } from '../../domain/decider.js';
-import { decideOnStream } from '../decide.js';
+import { decideOnStream, DryRunRollback } from '../decide.js';
 import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
@@ -55,10 +55,6 @@ function translated(error: unknown): unknown {
   return error;
 }
 
-/** Thrown inside a dry-run transaction to roll it back while carrying the result out. */
-class DryRunRollback {
-  constructor(readonly result: unknown) {}
-}
 
 /**
  * SQLite event store. better-sqlite3 is synchronous, so each command runs as
