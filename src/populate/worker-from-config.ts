@@ -1,19 +1,20 @@
 import type { Logger } from 'pino';
 import { networkOperatorsFromConfig, OPERATOR_URL_ENV } from '../adapters/network-operators.js';
-import type { Actor, LedgerContext } from '../application/context.js';
+import type { Actor } from '../application/context.js';
 import type { LedgerConfig } from '../config.js';
+import type { Ledger } from '../store/ledger.js';
 import { SUPPLY_TYPES } from '../domain/account-import-process/identifiers.js';
 import { leaseForTimeout, PopulateWorker, type PopulateProgress } from './worker.js';
 
 /** The populate worker the server and `import-ledger populate run` use: operators and timeouts from the environment. */
 export function populateWorkerFromConfig(
-  ctx: LedgerContext,
+  ledger: Ledger,
   config: LedgerConfig,
   logger: Logger,
   actor: Actor,
   onProgress?: (progress: PopulateProgress) => void,
 ): PopulateWorker {
-  const operators = networkOperatorsFromConfig(config, ctx.clock);
+  const operators = networkOperatorsFromConfig(config, ledger.clock);
   const log = logger.child({ component: 'populate-worker' });
   for (const supplyType of SUPPLY_TYPES) {
     if (operators[supplyType].unavailableReason !== null) {
@@ -21,7 +22,8 @@ export function populateWorkerFromConfig(
     }
   }
   return new PopulateWorker({
-    ctx,
+    ctx: ledger,
+    limits: ledger.limits,
     operators,
     logger: log,
     actor,

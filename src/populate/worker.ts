@@ -9,6 +9,7 @@ import { effectiveConfigValue } from '../domain/service-config/service-config-se
 import type { PopulateRequestRef } from '../domain/supply-point/populate-request-decider.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type PopulateRetryPolicy } from '../domain/supply-point/retry-policy.js';
 import type { DuePopulateRequest } from '../queries/supply-point-read-models.js';
+import { InProcessLimits, type SharedLimits } from '../store/shared-limits.js';
 import { progressOf, type PopulateProgress } from './progress.js';
 import { realSleep, type Sleep } from './sleep.js';
 import { SlidingWindowThrottle } from './throttle.js';
@@ -46,6 +47,11 @@ export interface PopulateWorkerDeps {
   readonly logger: Logger;
   /** Recorded as the actor of the worker's events. */
   readonly actor: Actor;
+  /**
+   * Where the throttles count call starts: the ledger's limits, shared by every instance on PostgreSQL, so
+   * `populate-rate-per-second` holds for the cluster. Defaults to this process alone.
+   */
+  readonly limits?: SharedLimits;
   /** Defaults to real time; tests pass one that advances the ledger's clock. */
   readonly sleep?: Sleep;
   readonly onProgress?: (progress: PopulateProgress) => void;
@@ -54,10 +60,13 @@ export interface PopulateWorkerDeps {
 
 const key = (r: { batchId: string; sequence: number }) => `${r.batchId}:${r.sequence}`;
 
+/** Requests tried for one throttle slot before it is left unused (other workers took them all first). */
+const MAX_CLAIM_TRIES = 8;
+
 /**
  * Takes pending populate requests, oldest first, and asks the operators for
  * them: one lane per operator, each throttled to `populate-rate-per-second`
- * call starts in any second. Every step is an event (claim, failed attempt,
+ * call starts in any second (on PostgreSQL, across every instance). Every step is an event (claim, failed attempt,
  * result), so a worker started after a crash carries on from the log: ended
  * requests are never taken again, waiting ones when their retry time comes,
  * claimed ones when the dead worker's lease runs out.
@@ -72,8 +81,9 @@ export class PopulateWorker {
   constructor(private readonly deps: PopulateWorkerDeps) {
     this.options = { ...DEFAULT_WORKER_OPTIONS, ...deps.options };
     this.sleep = deps.sleep ?? realSleep;
-    const throttle = () => new SlidingWindowThrottle(deps.ctx.clock, this.sleep);
-    this.throttles = { ELECTRICITY: throttle(), GAS: throttle() };
+    const limits = deps.limits ?? new InProcessLimits(deps.ctx.clock);
+    const throttle = (supplyType: SupplyType) => new SlidingWindowThrottle(deps.ctx.clock, this.sleep, limits, `populate:${supplyType}`);
+    this.throttles = { ELECTRICITY: throttle('ELECTRICITY'), GAS: throttle('GAS') };
   }
 
   /** Runs in the background until `stop()`, waiting for new requests when the queue is empty. */
@@ -139,10 +149,10 @@ export class PopulateWorker {
           }
           // An operator that is not configured is not called, so it takes no slot of the throttle.
           if (operator.unavailableReason === null && !(await throttle.acquire(() => this.rate(), signal))) break;
-          const attempt = await this.claim(due);
-          if (attempt === null) continue;
-          const call = this.attempt(operator, throttle, due, attempt).finally(() => inFlight.delete(key(due)));
-          inFlight.set(key(due), call);
+          const claimed = await this.claimWithSlot(due, inFlight, now);
+          if (claimed === null) continue;
+          const call = this.attempt(operator, throttle, claimed.due, claimed.attempt).finally(() => inFlight.delete(key(claimed.due)));
+          inFlight.set(key(claimed.due), call);
         } catch (error) {
           // The store failed (disk, lock timeout): keep the worker alive and look again later.
           logger.error({ err: error, supplyType }, 'populate worker: could not read or claim; retrying');
@@ -174,8 +184,34 @@ export class PopulateWorker {
     return { batchId: due.batchId, sequence: due.sequence, supplyType: due.supplyType, identifier: due.identifier };
   }
 
-  /** The attempt number, or null when the request is not ours to call (taken, ended, or errored on the spot). */
-  private async claim(due: DuePopulateRequest): Promise<number | null> {
+  /**
+   * Claims `due`, or when another worker (another instance) claimed it first, the next due request: the
+   * throttle's slot is already taken, and giving it up would slow the cluster below its rate whenever two
+   * workers go for the same oldest request. Null when nothing could be claimed (the slot goes unused).
+   */
+  private async claimWithSlot(
+    due: DuePopulateRequest,
+    inFlight: ReadonlyMap<string, Promise<void>>,
+    now: string,
+  ): Promise<{ due: DuePopulateRequest; attempt: number } | null> {
+    const tried = new Set<string>();
+    let next: DuePopulateRequest | undefined = due;
+    for (let tries = 0; next && tries < MAX_CLAIM_TRIES; tries++) {
+      const claimed = await this.claim(next);
+      if (typeof claimed === 'number') return { due: next, attempt: claimed };
+      tried.add(key(next));
+      if (claimed === 'ended') return null;
+      const candidates = await this.deps.ctx.read.duePopulateRequests(due.supplyType, now, inFlight.size + tried.size + 1);
+      next = candidates.find((candidate) => !inFlight.has(key(candidate)) && !tried.has(key(candidate)));
+    }
+    return null;
+  }
+
+  /**
+   * The attempt number; `lost` when another worker claimed or finished it between our read and our write;
+   * `ended` when it errored on the spot (no attempts left, or its operator is not configured).
+   */
+  private async claim(due: DuePopulateRequest): Promise<number | 'lost' | 'ended'> {
     const request = this.refOf(due);
     try {
       const claimed = await claimPopulateRequest(
@@ -186,10 +222,10 @@ export class PopulateWorker {
       );
       if (claimed.kind === 'claimed') return claimed.attempt;
       this.deps.onProgress?.({ kind: 'errored', request, attempt: claimed.attempt, reason: claimed.reason });
-      return null;
+      return 'ended';
     } catch (error) {
       // Another worker claimed or finished it between our read and our write: not an error.
-      if (error instanceof DomainError) return null;
+      if (error instanceof DomainError) return 'lost';
       throw error;
     }
   }
@@ -204,7 +240,7 @@ export class PopulateWorker {
     const log = this.deps.logger.child({ batchId: due.batchId, supplyType: due.supplyType, identifier: due.identifier, attempt });
     try {
       const answer = await operator.fetchSupplyPoint(due.identifier, this.stopping.signal);
-      const outcome = this.outcomeOf(answer, attempt, due.customerCategory, throttle);
+      const outcome = await this.outcomeOf(answer, attempt, due.customerCategory, throttle);
       const event = await recordPopulateOutcome(this.deps.ctx, request, attempt, outcome, this.deps.actor);
       if (event) this.report(request, event);
     } catch (error) {
@@ -218,7 +254,12 @@ export class PopulateWorker {
     }
   }
 
-  private outcomeOf(answer: OperatorAnswer, attempt: number, customerCategory: string, throttle: SlidingWindowThrottle): PopulateOutcome {
+  private async outcomeOf(
+    answer: OperatorAnswer,
+    attempt: number,
+    customerCategory: string,
+    throttle: SlidingWindowThrottle,
+  ): Promise<PopulateOutcome> {
     switch (answer.kind) {
       case 'found':
         return { kind: 'found', customerCategory, address: answer.supplyPoint.address, details: answer.supplyPoint.details };
@@ -230,7 +271,7 @@ export class PopulateWorker {
         const now = this.deps.ctx.clock().getTime();
         const policy = this.options.retry;
         // The operator said when to come back: nothing goes to it before then, not only this request.
-        if (answer.retryAfterMs !== null) throttle.pauseUntil(now + Math.min(answer.retryAfterMs, policy.maxRetryAfterMs));
+        if (answer.retryAfterMs !== null) await throttle.pauseUntil(now + Math.min(answer.retryAfterMs, policy.maxRetryAfterMs));
         const retryAt = new Date(now + retryDelayMs(policy, attempt, answer.retryAfterMs)).toISOString();
         return { kind: 'transient', reason: answer.reason, retryAt, maxAttempts: policy.maxAttempts };
       }

@@ -68,3 +68,17 @@ export const rateLimitBuckets = sqliteTable('rate_limit_buckets', {
   /** When `tokens` was last computed (ms since the epoch, the service's clock). */
   updatedAtMs: integer('updated_at_ms').notNull(),
 });
+
+/**
+ * Sliding windows of call starts shared by every instance on a PostgreSQL
+ * database (the supply point worker's `populate-rate-per-second`, per
+ * operator): operational state, not events. The SQLite store keeps its
+ * windows in its one server process and leaves this table empty.
+ */
+export const rateLimitWindows = sqliteTable('rate_limit_windows', {
+  name: text('name').primaryKey(),
+  /** The start times still inside the window (ms since the epoch, the service's clock): a JSON array. */
+  startsMs: text('starts_ms').notNull(),
+  /** No start before this time (ms since the epoch): an operator's Retry-After. */
+  pausedUntilMs: integer('paused_until_ms').notNull(),
+});

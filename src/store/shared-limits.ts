@@ -21,7 +21,49 @@ export interface SharedLimits {
    * taken, else the whole seconds to wait before one can be.
    */
   takeToken(name: string, rate: number): Promise<number | null>;
+  /**
+   * A start in the sliding window named `name`: at most `limit` starts in any
+   * `windowMs` (unlike a token bucket it never lets 2 x limit through across a
+   * window edge), and none before the window's pause ends. null when one was
+   * taken, else the milliseconds to wait before asking again.
+   */
+  takeWindowStart(name: string, limit: number, windowMs: number): Promise<number | null>;
+  /** Holds every start of window `name` back until `untilMs` (ms since the epoch); a pause only grows. */
+  pauseWindow(name: string, untilMs: number): Promise<void>;
 }
+
+/** A sliding window's record: the start times still inside it, and when its pause ends. */
+export interface WindowState {
+  readonly startsMs: readonly number[];
+  readonly pausedUntilMs: number;
+}
+
+export const EMPTY_WINDOW: WindowState = { startsMs: [], pausedUntilMs: 0 };
+
+/**
+ * One attempt to start in a sliding window at `nowMs` (pure: both stores
+ * apply it to their own record). With starts t0 <= t1 <= ...,
+ * t(i + limit) - t(i) >= windowMs holds for every i.
+ */
+export function takeWindowStart(
+  state: WindowState,
+  nowMs: number,
+  limit: number,
+  windowMs: number,
+): { readonly state: WindowState; readonly waitMs: number | null } {
+  const max = Math.max(1, Math.floor(limit));
+  const starts = state.startsMs.filter((t) => t > nowMs - windowMs);
+  const full = starts.length >= max ? (starts[starts.length - max] ?? nowMs) + windowMs - nowMs : 0;
+  const waitMs = Math.max(state.pausedUntilMs - nowMs, full);
+  if (waitMs > 0) return { state: { ...state, startsMs: starts }, waitMs };
+  // Only the last `max` starts can matter to a later call.
+  return { state: { ...state, startsMs: [...starts, nowMs].slice(-max) }, waitMs: null };
+}
+
+export const pausedWindow = (state: WindowState, untilMs: number): WindowState => ({
+  ...state,
+  pausedUntilMs: Math.max(state.pausedUntilMs, untilMs),
+});
 
 /**
  * Token buckets in memory, one per name: `rate` takes a second on average,
@@ -52,8 +94,9 @@ export class TokenBuckets {
 export class InProcessLimits implements SharedLimits {
   private readonly inFlight = new Map<string, number>();
   private readonly buckets: TokenBuckets;
+  private readonly windows = new Map<string, WindowState>();
 
-  constructor(now: () => Date) {
+  constructor(private readonly now: () => Date) {
     this.buckets = new TokenBuckets(now);
   }
 
@@ -73,6 +116,16 @@ export class InProcessLimits implements SharedLimits {
 
   async takeToken(name: string, rate: number): Promise<number | null> {
     return this.buckets.take(name, rate);
+  }
+
+  async takeWindowStart(name: string, limit: number, windowMs: number): Promise<number | null> {
+    const taken = takeWindowStart(this.windows.get(name) ?? EMPTY_WINDOW, this.now().getTime(), limit, windowMs);
+    this.windows.set(name, taken.state);
+    return taken.waitMs;
+  }
+
+  async pauseWindow(name: string, untilMs: number): Promise<void> {
+    this.windows.set(name, pausedWindow(this.windows.get(name) ?? EMPTY_WINDOW, untilMs));
   }
 }
 

@@ -26,7 +26,10 @@ export class TestClock {
   constructor(public now = new Date('2026-11-21T10:00:00.000Z')) {}
   readonly read = () => new Date(this.now.getTime());
   advanceSeconds(seconds: number) {
-    this.now = new Date(this.now.getTime() + seconds * 1000);
+    this.advanceMs(seconds * 1000);
+  }
+  advanceMs(ms: number) {
+    this.now = new Date(this.now.getTime() + ms);
   }
 }
 

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setServiceConfig } from '../../src/application/operator.js';
 import { SlidingWindowThrottle } from '../../src/populate/throttle.js';
+import { EMPTY_WINDOW, takeWindowStart, type WindowState } from '../../src/store/shared-limits.js';
 import { fakeSleep } from '../support/fake-sleep.js';
 import { createTestLedger, operator, TestClock, type TestLedger } from '../support/ledger.js';
 import { newBatch, prm, scriptedOperator, testWorker, type OperatorCall } from './worker-support.js';
@@ -9,6 +11,40 @@ import { newBatch, prm, scriptedOperator, testWorker, type OperatorCall } from '
 function busiestSecond(times: readonly number[]): number {
   return Math.max(0, ...times.map((t) => times.filter((u) => u >= t && u < t + 1_000).length));
 }
+
+describe('takeWindowStart (the sliding window both stores apply)', () => {
+  it('property: never more than `limit` starts in any window, and a refusal names the exact time a start becomes possible', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 2_000 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 700 }), fc.boolean()), { minLength: 1, maxLength: 60 }),
+        (limit, windowMs, steps) => {
+          let state: WindowState = EMPTY_WINDOW;
+          let now = 0;
+          const starts: number[] = [];
+          for (const [gap, pause] of steps) {
+            now += gap;
+            if (pause) state = { ...state, pausedUntilMs: Math.max(state.pausedUntilMs, now + gap) };
+            const taken = takeWindowStart(state, now, limit, windowMs);
+            state = taken.state;
+            if (taken.waitMs === null) {
+              starts.push(now);
+              expect(now).toBeGreaterThanOrEqual(state.pausedUntilMs);
+              continue;
+            }
+            expect(taken.waitMs).toBeGreaterThan(0);
+            // Asking again when told succeeds (the wait is not longer than needed), and not a millisecond before.
+            expect(takeWindowStart(state, now + taken.waitMs - 1, limit, windowMs).waitMs).not.toBeNull();
+            expect(takeWindowStart(state, now + taken.waitMs, limit, windowMs).waitMs).toBeNull();
+          }
+          for (let i = 0; i + limit < starts.length; i++) expect(starts[i + limit]! - starts[i]!).toBeGreaterThanOrEqual(windowMs);
+          expect(state.startsMs.length).toBeLessThanOrEqual(limit);
+        },
+      ),
+    );
+  });
+});
 
 describe('SlidingWindowThrottle (fake clock)', () => {
   it('lets at most N starts into any one-second window, and no fewer than it may', async () => {
@@ -35,7 +71,7 @@ describe('SlidingWindowThrottle (fake clock)', () => {
       starts.push(clock.now.getTime() - t0);
     }
     expect(starts).toEqual([0, 1_000, 1_000, 1_000]);
-    throttle.pauseUntil(t0 + 30_000);
+    await throttle.pauseUntil(t0 + 30_000);
     await throttle.acquire(async () => limit);
     expect(clock.now.getTime() - t0).toBe(30_000);
   });

@@ -64,6 +64,7 @@ export function testWorker(
 ): PopulateWorker {
   return new PopulateWorker({
     ctx: ledger,
+    limits: ledger.limits,
     operators,
     logger: pino({ level: 'silent' }),
     actor: WORKER_ACTOR,

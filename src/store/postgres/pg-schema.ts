@@ -18,7 +18,7 @@ import { getTableConfig, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-co
 import { inlineProjections } from '../../../projections/index.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import { idempotencyKeys } from '../idempotency-schema.js';
-import { events, projectionVersions, rateLimitBuckets, serviceSecrets } from '../schema.js';
+import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../schema.js';
 
 /**
  * The PostgreSQL tables, derived from the canonical definitions (written with
@@ -211,6 +211,7 @@ export const pgServiceSecrets = toPgTable(serviceSecrets);
 export const pgProjectionVersions = toPgTable(projectionVersions);
 export const pgIdempotencyKeys = toPgTable(idempotencyKeys);
 export const pgRateLimitBuckets = toPgTable(rateLimitBuckets);
+export const pgRateLimitWindows = toPgTable(rateLimitWindows);
 
 /** The derived table of every inline projection, by table name. */
 const projectionTables = new Map<string, DerivedPgTable>();
@@ -249,7 +250,7 @@ export const pgAccountHistoricalStatements = projectionTable('account_historical
 /** Every derived table by its SQL name: the store's tables and every inline projection's. */
 export const pgTablesByName: Record<string, PgTable> = {
   ...Object.fromEntries(
-    [pgEvents, pgServiceSecrets, pgProjectionVersions, pgIdempotencyKeys, pgRateLimitBuckets].map((t) => [getTableName(t), t]),
+    [pgEvents, pgServiceSecrets, pgProjectionVersions, pgIdempotencyKeys, pgRateLimitBuckets, pgRateLimitWindows].map((t) => [getTableName(t), t]),
   ),
   ...Object.fromEntries(projectionTables),
 };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { secondsToWait, type SharedLimits, type SlotLease } from '../shared-limits.js';
+import { pausedWindow, secondsToWait, takeWindowStart, type SharedLimits, type SlotLease, type WindowState } from '../shared-limits.js';
 import type { PgOptions } from './pg-database.js';
 import { PgSessionHolder } from './pg-session-holder.js';
 
@@ -16,7 +16,9 @@ const baseOf = (name: string) => (createHash('sha256').update(name).digest().rea
  * advisory lock held by this instance on a connection kept for that (a slot
  * of an instance that dies frees itself with its session); the lock ids are
  * tried in one statement, so a full set costs one round trip. A token bucket
- * is a row of `rate_limit_buckets`, refilled and taken in one atomic upsert.
+ * is a row of `rate_limit_buckets`, refilled and taken in one atomic upsert. A
+ * sliding window is a row of `rate_limit_windows`, locked, read, updated by
+ * the same pure function as the in-process one, and committed.
  */
 export class PgSharedLimits implements SharedLimits {
   private readonly holder: PgSessionHolder;
@@ -79,6 +81,45 @@ export class PgSharedLimits implements SharedLimits {
     const row = rows[0];
     const tokens = row ? Math.min(rate, row.tokens + (Math.max(0, atMs - row.updated_at_ms) / 1000) * rate) : rate;
     return secondsToWait(tokens, rate);
+  }
+
+  async takeWindowStart(name: string, limit: number, windowMs: number): Promise<number | null> {
+    return this.updateWindow(name, (state) => takeWindowStart(state, this.now().getTime(), limit, windowMs));
+  }
+
+  async pauseWindow(name: string, untilMs: number): Promise<void> {
+    await this.updateWindow(name, (state) => ({ state: pausedWindow(state, untilMs), waitMs: null }));
+  }
+
+  /** Applies `change` to the window's row under its row lock: instances asking at once take turns. */
+  private async updateWindow(name: string, change: (state: WindowState) => { state: WindowState; waitMs: number | null }): Promise<number | null> {
+    const client = await this.pool.connect();
+    let failed: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      // An upsert that changes nothing still locks the row, and returns it, in one statement.
+      const { rows } = await client.query<{ starts_ms: string; paused_until_ms: number }>(
+        `INSERT INTO rate_limit_windows (name, starts_ms, paused_until_ms) VALUES ($1, '[]', 0)
+         ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING starts_ms, paused_until_ms`,
+        [name],
+      );
+      const row = rows[0]!;
+      const next = change({ startsMs: JSON.parse(row.starts_ms) as number[], pausedUntilMs: row.paused_until_ms });
+      await client.query('UPDATE rate_limit_windows SET starts_ms = $2, paused_until_ms = $3 WHERE name = $1', [
+        name,
+        JSON.stringify(next.state.startsMs),
+        next.state.pausedUntilMs,
+      ]);
+      await client.query('COMMIT');
+      return next.waitMs;
+    } catch (error) {
+      failed = error instanceof Error ? error : new Error(String(error));
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      // A connection that failed mid-transaction is not given back to the pool.
+      client.release(failed);
+    }
   }
 
   async close(): Promise<void> {

@@ -54,4 +54,23 @@ describe('limits shared by two instances', () => {
     expect(await Promise.all([take(b), take(a), take(b)])).toEqual([null, null, null]);
     expect(await take(a)).toBe(1);
   });
+
+  it('sliding windows: one window for both instances, concurrent takers never exceed the limit, a pause holds both', async () => {
+    const take = (l: Ledger) => l.limits.takeWindowStart('populate:ELECTRICITY', 3, 1_000);
+    // Six instances-worth of concurrent takers at one instant: exactly three starts.
+    const answers = await Promise.all([a, b, a, b, a, b].map(take));
+    expect(answers.filter((w) => w === null)).toHaveLength(3);
+    expect(answers.filter((w) => w !== null).every((w) => w === 1_000)).toBe(true);
+    clock.advanceMs(400);
+    expect(await take(b)).toBe(600);
+    clock.advanceMs(600);
+    expect(await Promise.all([take(a), take(b), take(a)])).toEqual([null, null, null]);
+    expect(await a.limits.takeWindowStart('populate:GAS', 3, 1_000)).toBeNull(); // windows are independent
+    await b.limits.pauseWindow('populate:ELECTRICITY', clock.now.getTime() + 30_000);
+    await a.limits.pauseWindow('populate:ELECTRICITY', clock.now.getTime() + 5_000); // a pause only grows
+    clock.advanceMs(1_000);
+    expect(await take(a)).toBe(29_000);
+    clock.advanceMs(29_000);
+    expect(await take(b)).toBeNull();
+  });
 });

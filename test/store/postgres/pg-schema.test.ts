@@ -33,7 +33,7 @@ import { inlineProjections } from '../../../projections/index.js';
 import { idempotencyKeys } from '../../../src/store/idempotency-schema.js';
 import * as pgSchema from '../../../src/store/postgres/pg-schema.js';
 import { canonicalTable, pgTablesByName, toPgTable } from '../../../src/store/postgres/pg-schema.js';
-import { events, projectionVersions, rateLimitBuckets, serviceSecrets } from '../../../src/store/schema.js';
+import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../../../src/store/schema.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -43,6 +43,7 @@ const canonicalTables: SQLiteTable[] = [
   projectionVersions,
   idempotencyKeys,
   rateLimitBuckets,
+  rateLimitWindows,
   ...inlineProjections.map((projection) => canonicalTable(projection)),
 ];
 

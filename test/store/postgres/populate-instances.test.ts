@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inlineProjections } from '../../../projections/index.js';
-import { createImportSupplier } from '../../../src/application/operator.js';
+import { createImportSupplier, setServiceConfig } from '../../../src/application/operator.js';
 import { openLedger, type Ledger } from '../../../src/ledger.js';
 import { operator, SUPPLIER, TestClock } from '../../support/ledger.js';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.js';
@@ -50,5 +50,23 @@ describe('populate worker on two instances', () => {
     // Nothing left: another round fetches nothing.
     await Promise.all([testWorker(a, clock, operators).drain(), testWorker(b, clock, operators).drain()]);
     expect(calls).toHaveLength(70);
+  });
+
+  it('populate-rate-per-second holds for the cluster: two workers together start at most N calls to an operator in any second', async () => {
+    await setServiceConfig(a, 'populate-rate-per-second', 3, operator);
+    const ids = Array.from({ length: 24 }, (_, i) => 500 + i);
+    await newBatch(b, ids.map(prm), []);
+    const calls: OperatorCall[] = [];
+    const operators = { ELECTRICITY: scriptedOperator('ELECTRICITY', clock, calls), GAS: scriptedOperator('GAS', clock, calls) };
+    const t0 = clock.now.getTime();
+    await Promise.all([testWorker(a, clock, operators).drain(), testWorker(b, clock, operators).drain()]);
+    const times = calls.map((call) => call.at - t0).sort((x, y) => x - y);
+    expect(times).toHaveLength(24);
+    // Per instance the two workers would have made 6 calls a second; together they make 3.
+    for (let i = 0; i + 3 < times.length; i++) expect(times[i + 3]! - times[i]!).toBeGreaterThanOrEqual(1_000);
+    expect(Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + 1_000).length))).toBe(3);
+    expect(new Set(calls.map((call) => call.identifier)).size).toBe(24);
+    // And not much slower: a slot whose request the other instance claimed first goes to the next request.
+    expect(Math.max(...times)).toBeLessThanOrEqual(9_000);
   });
 });
