@@ -2,42 +2,19 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { createSmtpTransport } from '../../src/adapters/smtp-mail.js';
-import { processAccount, stageAccount } from '../../src/application/account-import-processes.js';
 import { claimCustomerEmail } from '../../src/application/customer-emails.js';
 import { createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
-import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { CustomerMailer, type MailerOptions, type MailerProgress } from '../../src/mailer/mailer.js';
 import { createExampleProducts } from '../support/products.js';
-import { createTestLedger, loadExample, operator, TEAM, type TestLedger } from '../support/ledger.js';
+import { createTestLedger, operator, TEAM, type TestLedger } from '../support/ledger.js';
 import { header, startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
+import { CLAIRE, EXT, importWelcomeAccount, LEA, mailerActor } from './mailer-support.js';
 
 const SENDS = 'SENDS_EMAILS';
 const SILENT = 'NO_EMAILS';
-const EXT = 'LEG-0000001';
-const CLAIRE = 'claire.dubois@example.fr';
-const LEA = 'lea.dubois@example.fr';
-const mailerActor = { actor: 'system:mailer', requestId: null };
 const retry = { maxAttempts: 3, baseDelayMs: 60_000, maxDelayMs: 600_000 };
 
-/** account-domestic.json with three customers: Claire and Léa have an email address, Paul has none. */
-function payload(supplier: string, ext = EXT) {
-  const raw = loadExample('account-domestic.json');
-  const [claire] = raw['customers'] as Record<string, unknown>[];
-  const customers = [claire, { ...claire, given_name: 'Paul', email: undefined }, { ...claire, given_name: 'Léa', email: LEA }];
-  const validated = validateAccountPayload({ ...raw, import_supplier: supplier, external_account_number: ext, customers });
-  if (!validated.ok) throw new Error(`example must validate: ${JSON.stringify(validated.errors)}`);
-  return validated.data;
-}
-
-async function importAccount(t: TestLedger, supplier = SENDS, options: { dryRun?: boolean; ext?: string } = {}) {
-  const ext = options.ext ?? EXT;
-  await stageAccount(t.ledger, payload(supplier, ext), operator);
-  return processAccount(
-    t.ledger,
-    { importSupplier: supplier, externalAccountNumber: ext, operationsTeamName: TEAM, dryRun: options.dryRun ?? false },
-    operator,
-  );
-}
+const importAccount = (t: TestLedger, supplier = SENDS, options: { dryRun?: boolean; ext?: string } = {}) => importWelcomeAccount(t.ledger, supplier, options);
 
 interface LogLine {
   msg: string;
