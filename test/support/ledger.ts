@@ -89,12 +89,12 @@ export interface TestDatabaseLocation {
 }
 
 /**
- * A database for one test on the store of `testStore()`: a temp SQLite file
- * (created by the first ledger that opens it), or a PostgreSQL database
- * cloned from the migrated template (test/support/postgres.ts).
+ * A database for one test on the store of `testStore()` (or `store`, for a
+ * test of one store only): a temp SQLite file (created by the first ledger
+ * that opens it), or a PostgreSQL database cloned from the migrated template
+ * (test/support/postgres.ts).
  */
-export async function createTestDatabaseLocation(): Promise<TestDatabaseLocation> {
-  const store = testStore();
+export async function createTestDatabaseLocation(store: TestStore = testStore()): Promise<TestDatabaseLocation> {
   if (store === 'postgres') {
     if (!postgresAvailable()) {
       throw new Error(`LEDGER_TEST_STORE=postgres, but ${(inject('postgres') as { unavailable: string }).unavailable}`);
