@@ -76,6 +76,8 @@ export const errorCodes = [
   'payment_vendor_not_configured',
   'payment_instruction_rejected',
   'payment_vendor_unavailable',
+  // The store cannot take a write now (writers' lock wait, unknown COMMIT outcome, an older instance): retry.
+  'store_unavailable',
   // Operator commands (the CLI prints them and exits 1).
   'import_supplier_already_exists',
   'import_supplier_not_found',

@@ -6,7 +6,7 @@ import type { ErrorCode } from '../domain/error-codes.js';
 import { DomainError, type DomainErrorOptions, type FieldError } from '../domain/errors.js';
 import { TRANSACTION_IMPORT_ERROR, TransactionImportError } from '../domain/ledger/transaction-import-error.js';
 import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
-import { ConcurrencyError } from '../store/event-store.js';
+import { ConcurrencyError, StoreUnavailableError } from '../store/event-store.js';
 
 /** The error body of spec section 7, for the OpenAPI document: every 4xx answer has this shape. */
 export const errorBodySchema = z
@@ -86,6 +86,7 @@ const statusByCode = {
   payment_vendor_not_configured: 400,
   payment_instruction_rejected: 400,
   payment_vendor_unavailable: 500,
+  store_unavailable: 503,
   // Operator commands: the CLI's; over HTTP (import_supplier_not_found on stage) a broken rule, 400.
   import_supplier_already_exists: 400,
   import_supplier_not_found: 400,
@@ -182,6 +183,9 @@ export function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   if (error instanceof ConcurrencyError) {
     return new DomainError('concurrency_conflict', 'The resource was changed concurrently; retry the request.');
+  }
+  if (error instanceof StoreUnavailableError) {
+    return new DomainErrorWithHeaders('store_unavailable', `The store cannot take the write now (${error.message}); retry it.`, { 'Retry-After': '1' });
   }
   if (error instanceof HTTPException) {
     const code: ErrorCode = error.status === 413 ? 'payload_too_large' : error.status === 415 ? 'unsupported_media_type' : 'parse_error';

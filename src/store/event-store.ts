@@ -4,6 +4,19 @@ import type { Decider } from '../domain/decider.js';
 
 export type StoredLedgerEvent = StoredEvent<LedgerEvent>;
 
+/**
+ * The store cannot take the write now (the writers' lock not granted in time,
+ * the outcome of a COMMIT unknown, an instance older than the database): the
+ * request may be sent again, with its Idempotency-Key, to this or another
+ * instance. Answered 503 `store_unavailable`.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** The stream was not at the version the caller expected: nothing was written. */
 export class ConcurrencyError extends Error {
   constructor(

@@ -1,4 +1,5 @@
 import type { AnyRowProjection } from '../../projections/projection.js';
+import { StoreUnavailableError } from './event-store.js';
 
 export interface RebuildProgress {
   readonly eventsRead: number;
@@ -42,6 +43,9 @@ export interface ProjectionMaintenance {
    * The projections whose recorded version differs from the declared one, or
    * that were never recorded while the log holds events they handle (a
    * projection added to an existing database). Records the others as current.
+   * Throws `ProjectionVersionAheadError` when the database holds a projection
+   * at a higher version than declared here: this build is older than one that
+   * ran on the database, and rebuilding would undo that one's work.
    */
   stale(projections: readonly AnyRowProjection[]): Promise<AnyRowProjection[]>;
   rebuild(projections: readonly AnyRowProjection[], options?: RebuildOptions): Promise<RebuildSummary>;
@@ -68,4 +72,38 @@ export function rebuildSummary(projections: readonly AnyRowProjection[], eventsR
     seconds,
     eventsPerSecond: Math.round(eventsRead / Math.max(seconds, 1e-9)),
   };
+}
+
+/** A projection the database holds at a higher version than this build declares. */
+export interface ProjectionAhead {
+  readonly name: string;
+  readonly stored: number;
+  readonly declared: number;
+}
+
+/**
+ * This instance is older than the database: a newer build rebuilt some
+ * projections at versions this one does not know. It refuses to start, and on
+ * PostgreSQL its writer refuses every batch (a rolling deploy: the old
+ * instances stop writing rows the new projections would not make, and their
+ * requests go to new instances on retry). A deliberate downgrade runs
+ * `import-ledger projections rebuild` with the older build.
+ */
+export class ProjectionVersionAheadError extends StoreUnavailableError {
+  constructor(readonly ahead: readonly ProjectionAhead[]) {
+    super(
+      `this instance is older than the database: ${ahead.map((a) => `projection ${a.name} is at version ${a.stored}, this build has ${a.declared}`).join('; ')}; ` +
+        'upgrade it (or, to downgrade on purpose, run `import-ledger projections rebuild` with this build)',
+    );
+    this.name = 'ProjectionVersionAheadError';
+  }
+}
+
+/** Throws ProjectionVersionAheadError when `stored` (name -> version) holds one of `projections` at a higher version. */
+export function refuseVersionsAhead(stored: ReadonlyMap<string, number>, projections: readonly Pick<AnyRowProjection, 'name' | 'version'>[]): void {
+  const ahead = projections.flatMap((p) => {
+    const version = stored.get(p.name);
+    return version !== undefined && version > p.version ? [{ name: p.name, stored: version, declared: p.version }] : [];
+  });
+  if (ahead.length > 0) throw new ProjectionVersionAheadError(ahead);
 }

@@ -52,7 +52,8 @@ export function takeWindowStart(
   windowMs: number,
 ): { readonly state: WindowState; readonly waitMs: number | null } {
   const max = Math.max(1, Math.floor(limit));
-  const starts = state.startsMs.filter((t) => t > nowMs - windowMs);
+  // Sorted: on PostgreSQL the times come from the instances' clocks, which may be a little apart.
+  const starts = state.startsMs.filter((t) => t > nowMs - windowMs).sort((a, b) => a - b);
   const full = starts.length >= max ? (starts[starts.length - max] ?? nowMs) + windowMs - nowMs : 0;
   const waitMs = Math.max(state.pausedUntilMs - nowMs, full);
   if (waitMs > 0) return { state: { ...state, startsMs: starts }, waitMs };

@@ -120,8 +120,8 @@ export async function createTestDatabaseLocation(store: TestStore = testStore())
  * A real ledger with a fixed clock, on the store LEDGER_TEST_STORE names: a
  * temp SQLite file (the default), or a PostgreSQL database of its own.
  */
-export async function createTestLedger(options: { ids?: IdGenerator } = {}): Promise<TestLedger> {
-  const database = await createTestDatabaseLocation();
+export async function createTestLedger(options: { ids?: IdGenerator; store?: TestStore } = {}): Promise<TestLedger> {
+  const database = await createTestDatabaseLocation(options.store);
   const clock = new TestClock();
   let ledger: Ledger;
   try {
@@ -175,6 +175,7 @@ export async function createTestApi(
     exampleProducts?: boolean;
     documents?: DocumentStore;
     paymentVendors?: PaymentVendors;
+    store?: TestStore;
   } = {},
 ): Promise<TestApi> {
   const base = await createTestLedger(options);

@@ -36,7 +36,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   await migrateLedger(url);
   const { clock, ids } = options;
   const pool = newPool(url, options);
-  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL });
+  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, projections: inlineProjections });
   const listener = new PgListener(url, EVENTS_CHANNEL, options);
   const log = new PgEventLog(pool, url, options, (wake) => listener.subscribe(wake));
   const idempotency = new PgIdempotencyRecords(pool, url, clock, options);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { WriteTransaction } from '../event-store.js';
+import { StoreUnavailableError, type WriteTransaction } from '../event-store.js';
+import { refuseVersionsAhead } from '../projection-maintenance.js';
 import { LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
 
 /**
@@ -21,7 +22,7 @@ export function postgresTransaction(tx: WriteTransaction): PgWriteTransaction {
 }
 
 /** The COMMIT's outcome could not be learnt (the connection died and the transaction's status is unknown): nothing is acknowledged. */
-export class CommitOutcomeUnknownError extends Error {
+export class CommitOutcomeUnknownError extends StoreUnavailableError {
   constructor(cause: unknown) {
     super('the connection to PostgreSQL was lost during COMMIT and the outcome could not be established', { cause });
     this.name = 'CommitOutcomeUnknownError';
@@ -38,6 +39,11 @@ export interface PgGroupCommitOptions extends PgOptions {
   readonly maxBatch?: number;
   /** Called after each commit that appended events, with the last position (the NOTIFY is sent in the transaction). */
   readonly notifyChannel?: string;
+  /**
+   * The projections this build writes inline, with their versions: a batch is refused when the database
+   * holds one at a higher version (a newer instance rebuilt it; research pitfall 8, rolling deploys).
+   */
+  readonly projections?: readonly { readonly name: string; readonly version: number }[];
 }
 
 /**
@@ -65,12 +71,14 @@ export class PgGroupCommitRunner {
   private writer: pg.Client | null = null;
   private closed = false;
   private readonly maxBatch: number;
+  private readonly projections: readonly { readonly name: string; readonly version: number }[];
 
   constructor(
     private readonly url: string,
     private readonly options: PgGroupCommitOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 256;
+    this.projections = options.projections ?? [];
   }
 
   run<T>(work: (tx: PgWriteTransaction) => Promise<T>): Promise<T> {
@@ -138,9 +146,17 @@ export class PgGroupCommitRunner {
       const [, , head] = await Promise.all([
         client.query('BEGIN'),
         client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]),
-        client.query<{ last: number; xid: string }>('SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid'),
+        client.query<{ last: number; xid: string; ahead: string | null }>(
+          `SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid,
+                  (SELECT json_object_agg(v.name, v.version)::text FROM projection_versions v
+                     JOIN unnest($1::text[], $2::int[]) AS d(name, version) ON d.name = v.name WHERE v.version > d.version) AS ahead`,
+          [this.projections.map((p) => p.name), this.projections.map((p) => p.version)],
+        ),
       ]);
       xid = head.rows[0]!.xid;
+      // Under the lock, so no newer instance's rebuild can land between this check and the batch's COMMIT.
+      const ahead = head.rows[0]!.ahead;
+      if (ahead !== null) refuseVersionsAhead(new Map(Object.entries(JSON.parse(ahead) as Record<string, number>)), this.projections);
       const tx: PgWriteTransaction = { store: 'postgres', client, last: head.rows[0]!.last };
       const start = tx.last;
       for (const unit of batch) {
@@ -209,7 +225,7 @@ export class PgGroupCommitRunner {
 }
 
 /** The writers' lock could not be had in time (another instance holds it too long): a retryable failure. */
-export class WriteLockTimeoutError extends Error {
+export class WriteLockTimeoutError extends StoreUnavailableError {
   constructor(cause: unknown) {
     super('the ledger is busy: the write lock could not be taken in time; retry', { cause });
     this.name = 'WriteLockTimeoutError';

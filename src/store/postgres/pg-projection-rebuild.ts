@@ -4,7 +4,7 @@ import type { AnyRowProjection } from '../../../projections/projection.js';
 import { eventColumns, toReplayedEvent, type EventRow } from '../event-codec.js';
 import type { EventLog } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
-import { rebuildSummary, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
+import { rebuildSummary, refuseVersionsAhead, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
 import { rowCacheId, type Key, type Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
@@ -124,6 +124,7 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
 
   async stale(projections: readonly AnyRowProjection[]): Promise<AnyRowProjection[]> {
     const stored = new Map((await this.pool.query<{ name: string; version: number }>('SELECT name, version FROM projection_versions')).rows.map((r) => [r.name, r.version]));
+    refuseVersionsAhead(stored, projections);
     const stale: AnyRowProjection[] = [];
     for (const projection of projections) {
       const version = stored.get(projection.name);

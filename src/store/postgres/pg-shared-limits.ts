@@ -105,11 +105,14 @@ export class PgSharedLimits implements SharedLimits {
       );
       const row = rows[0]!;
       const next = change({ startsMs: JSON.parse(row.starts_ms) as number[], pausedUntilMs: row.paused_until_ms });
-      await client.query('UPDATE rate_limit_windows SET starts_ms = $2, paused_until_ms = $3 WHERE name = $1', [
-        name,
-        JSON.stringify(next.state.startsMs),
-        next.state.pausedUntilMs,
-      ]);
+      // A refused start changes nothing worth keeping: only a start taken, or a pause, is written.
+      if (next.waitMs === null) {
+        await client.query('UPDATE rate_limit_windows SET starts_ms = $2, paused_until_ms = $3 WHERE name = $1', [
+          name,
+          JSON.stringify(next.state.startsMs),
+          next.state.pausedUntilMs,
+        ]);
+      }
       await client.query('COMMIT');
       return next.waitMs;
     } catch (error) {

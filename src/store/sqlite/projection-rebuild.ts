@@ -6,6 +6,7 @@ import type { EventLog } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 import {
   rebuildSummary,
+  refuseVersionsAhead,
   type ProjectionMaintenance,
   type RebuildOptions,
   type RebuildSummary,
@@ -106,6 +107,7 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
         .all()
         .map((r) => [r.name, r.version]),
     );
+    refuseVersionsAhead(stored, projections);
     const stale: AnyRowProjection[] = [];
     for (const projection of projections) {
       const version = stored.get(projection.name);

@@ -13,6 +13,7 @@ import { DomainError } from '../../../src/domain/errors.js';
 import { validateImportTransactionsRequest } from '../../../src/domain/ledger/transaction-payload.js';
 import { validateImportNotesRequest } from '../../../src/domain/notes/note-payload.js';
 import { rebuildStaleProjections } from '../../../src/startup-rebuild.js';
+import { ProjectionVersionAheadError } from '../../../src/store/projection-maintenance.js';
 import { operator, SUPPLIER, TEAM } from '../../support/ledger.js';
 import { createExampleProducts } from '../../support/products.js';
 import { dumpTables, type ContractLedger, type LedgerFactory } from './harness.js';
@@ -146,6 +147,26 @@ export function projectionsContract(open: LedgerFactory): void {
         expect(await t.ledger.read.findAccountImportProcess(SUPPLIER, 'ACC-1')).toMatchObject({ state: 'STAGED' });
         const [row] = await t.execute("SELECT version FROM projection_versions WHERE name = 'account_import_processes'");
         expect(Number(row!.version)).toBe(inlineProjections.find((p) => p.name === 'account_import_processes')!.version);
+        expect(await t.ledger.projections.stale(inlineProjections)).toEqual([]);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('refuses to start on a database a newer build rebuilt (a projection at a higher version); a deliberate rebuild downgrades it', async () => {
+      const t = await seeded(open);
+      try {
+        await stageAccount(t.ledger, variantOf('ACC-1', 0), operator);
+        await rebuildStaleProjections(t.ledger, pino({ level: 'silent' }));
+        const declared = inlineProjections.find((p) => p.name === 'account_import_processes')!;
+        await t.execute(`UPDATE projection_versions SET version = ${declared.version + 1} WHERE name = 'account_import_processes'`);
+        const refused = await rebuildStaleProjections(t.ledger, pino({ level: 'silent' })).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(ProjectionVersionAheadError);
+        expect((refused as ProjectionVersionAheadError).ahead).toEqual([{ name: 'account_import_processes', stored: declared.version + 1, declared: declared.version }]);
+        expect(String(refused)).toMatch(/older than the database.*account_import_processes is at version/);
+        // Nothing was rebuilt: the newer build's table is left as it was.
+        expect(await t.ledger.read.findAccountImportProcess(SUPPLIER, 'ACC-1')).toMatchObject({ state: 'STAGED' });
+        await t.ledger.projections.rebuild([declared]);
         expect(await t.ledger.projections.stale(inlineProjections)).toEqual([]);
       } finally {
         await t.close();
