@@ -74,3 +74,24 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv): Pr
     child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')}: ${err}`))));
   });
 }
+
+/** A new, empty PostgreSQL database on `server` for one scenario (the service creates its tables); dropped at the end. */
+export async function freshPostgresDatabase(server: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: server });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+    },
+  };
+}

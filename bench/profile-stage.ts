@@ -1,23 +1,28 @@
-// tsx bench/profile-stage.ts [seconds]: runs the service under `node --cpu-prof`, loads stage-account
-// for a while, stops it and prints the functions with the most self time (a developer's aid for the
-// hot path; the profile is left in the printed directory for Chrome DevTools).
+// tsx bench/profile-stage.ts [seconds] [--store=postgres]: runs the service under `node --cpu-prof`, loads
+// stage-account for a while, stops it and prints the functions with the most self time (a developer's aid
+// for the hot path; the profile is left in the printed directory for Chrome DevTools). With
+// --store=postgres the service runs on a new database of LEDGER_BENCH_DATABASE_URL's server.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, root, run, start, stop } from './lib.js';
+import { freePort, freshPostgresDatabase, root, run, start, stop } from './lib.js';
 
-const seconds = Number(process.argv[2] ?? 8);
+const seconds = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 8);
+const postgres = process.argv.includes('--store=postgres')
+  ? await freshPostgresDatabase(process.env['LEDGER_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'ledger_profile')
+  : null;
 // The service runs as `npm start` runs it: bundled (scripts/build.mjs), without the TypeScript loader.
 const bin = join(root, 'dist/import-ledger.mjs');
 const work = mkdtempSync(join(tmpdir(), 'import-ledger-profile-'));
 const database = join(work, 'ledger.db');
-const env = { LEDGER_DATABASE: database, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+const env = { ...(postgres ? { LEDGER_DATABASE_URL: postgres.url } : { LEDGER_DATABASE: database }), NODE_ENV: 'production', LOG_LEVEL: 'warn' };
 const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic.json'), 'utf8')
   .replace('"LEGACY_ENERGIE"', '"BENCH"')
   .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
 
 await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
+// Migrates the new database (the CLI does too).
 await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
 await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
 const port = await freePort();
@@ -48,6 +53,7 @@ const result = await autocannon({
 });
 process.stderr.write(`stage: ${Math.round(result.requests.total / result.duration)} req/s, non-2xx ${result.non2xx}, p99 ${result.latency.p99} ms\n`);
 await stop(service);
+await postgres?.drop();
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number }
 const file = readdirSync(work).find((f) => f.endsWith('.cpuprofile'))!;

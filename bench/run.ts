@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, peakRssMb, root, run, start, stop } from './lib.js';
+import { freePort, freshPostgresDatabase, peakRssMb, root, run, start, stop } from './lib.js';
 
 const quick = process.argv.includes('--quick');
 /** `--store=postgres --instances=N`: also measure the PostgreSQL store with 1 and N instances on one database. */
@@ -263,31 +263,10 @@ async function loadSpread(
   };
 }
 
-/** A new, empty PostgreSQL database for one scenario (the service creates its tables); dropped at the end. */
-async function freshPostgresDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const { default: pg } = await import('pg');
-  const admin = new pg.Client({ connectionString: PG_SERVER });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_SERVER);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const dropper = new pg.Client({ connectionString: PG_SERVER });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
-
 /** (6) stage-account, process and transactions on PostgreSQL with 1 and INSTANCES instances, beside SQLite's figures. */
 async function postgresScenarios(echoRate: number, sqliteStageRate: number): Promise<void> {
   for (const instances of [...new Set([1, INSTANCES])]) {
-    const database = await freshPostgresDatabase(`ledger_bench_${instances}`);
+    const database = await freshPostgresDatabase(PG_SERVER, `ledger_bench_${instances}`);
     try {
       const setupEnv = { ...databaseEnv(database.url), NODE_ENV: 'production' };
       const first = await startService(database.url); // migrates the new database

@@ -171,7 +171,7 @@ export class PgEventStore implements EventStore {
       text: `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk) VALUES ${tuples.join(', ')}`,
       values,
     });
-    const projected = projectEvents(tx.client, (type) => this.projectionsByType.get(type) ?? [], stored);
+    const projected = projectEvents(tx.client, (type) => this.projectionsByType.get(type) ?? [], stored, tx.defer);
     projected.catch(() => undefined);
     await inserted;
     await projected;

@@ -13,6 +13,27 @@ export interface PgWriteTransaction extends WriteTransaction {
   readonly store: 'postgres';
   readonly client: pg.ClientBase;
   last: number;
+  /**
+   * Statements of the unit sent and not awaited (its projection rows' writes): the runner awaits them
+   * together with the unit's RELEASE, in one flight, and rolls the unit back if one failed.
+   */
+  defer(statement: Promise<unknown>): void;
+}
+
+/** A unit's deferred statements: their first failure in the order they were sent (later ones only say the unit was aborted). */
+class Deferred {
+  private readonly statements: Promise<{ ok: true } | { ok: false; error: unknown }>[] = [];
+
+  add(statement: Promise<unknown>): void {
+    this.statements.push(statement.then(() => ({ ok: true }) as const, (error: unknown) => ({ ok: false, error }) as const));
+  }
+
+  /** Resolves when every one settled; throws the first failure. */
+  async settle(): Promise<void> {
+    const outcomes = await Promise.all(this.statements.splice(0));
+    const failed = outcomes.find((outcome) => !outcome.ok);
+    if (failed && !failed.ok) throw failed.error;
+  }
 }
 
 /** The SQLite counterpart is the connection; here the writer client of the batch. */
@@ -139,6 +160,7 @@ export class PgGroupCommitRunner {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     let xid: string;
     let appended = false;
+    let last = 0;
     try {
       // One flight (the writer connection pipelines): the lock is its own statement, and the read after it
       // runs once the lock is granted, with a snapshot taken then (READ COMMITTED), so it sees the previous
@@ -157,25 +179,35 @@ export class PgGroupCommitRunner {
       // Under the lock, so no newer instance's rebuild can land between this check and the batch's COMMIT.
       const ahead = head.rows[0]!.ahead;
       if (ahead !== null) refuseVersionsAhead(new Map(Object.entries(JSON.parse(ahead) as Record<string, number>)), this.projections);
-      const tx: PgWriteTransaction = { store: 'postgres', client, last: head.rows[0]!.last };
+      const deferred = new Deferred();
+      const tx: PgWriteTransaction = { store: 'postgres', client, last: head.rows[0]!.last, defer: (statement) => deferred.add(statement) };
       const start = tx.last;
       for (const unit of batch) {
         const saved = tx.last;
-        // The savepoint goes out with the unit's first statements.
+        // The savepoint goes out with the unit's first statements, the RELEASE with its last ones.
         const savepoint = client.query('SAVEPOINT unit');
         try {
           const [, value] = await Promise.all([savepoint, unit.work(tx)]);
-          await client.query('RELEASE SAVEPOINT unit');
+          const release = client.query('RELEASE SAVEPOINT unit');
+          release.catch(() => undefined); // a failed deferred statement is the error to report
+          await deferred.settle();
+          await release;
           outcomes.push({ ok: true, value });
         } catch (error) {
+          // A deferred statement that failed is the cause: the unit's statements after it were refused.
+          const cause = await deferred.settle().then(
+            () => error,
+            (failed: unknown) => failed,
+          );
+          // Still inside the unit's savepoint: a RELEASE refused in the aborted transaction leaves it in place.
           await client.query('ROLLBACK TO SAVEPOINT unit');
           await client.query('RELEASE SAVEPOINT unit');
           tx.last = saved;
-          outcomes.push({ ok: false, value: error });
+          outcomes.push({ ok: false, value: cause });
         }
       }
       appended = tx.last > start;
-      if (appended && this.options.notifyChannel) await client.query('SELECT pg_notify($1, $2)', [this.options.notifyChannel, String(tx.last)]);
+      last = tx.last;
     } catch (error) {
       // Before COMMIT: nothing was committed; a broken connection is replaced on the next batch.
       await client.query('ROLLBACK').catch(() => this.drop(client));
@@ -183,6 +215,9 @@ export class PgGroupCommitRunner {
       return;
     }
     try {
+      // The NOTIFY goes out with the COMMIT (it is sent to listeners at commit, or not at all).
+      const notified = appended && this.options.notifyChannel ? client.query('SELECT pg_notify($1, $2)', [this.options.notifyChannel, String(last)]) : null;
+      notified?.catch(() => undefined); // a failed NOTIFY aborts the transaction: the COMMIT answers ROLLBACK
       // On a transaction PostgreSQL had already aborted, COMMIT answers ROLLBACK without an error: never take it for a commit.
       const committed = await client.query('COMMIT');
       if (committed.command !== 'COMMIT') {

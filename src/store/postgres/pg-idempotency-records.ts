@@ -144,14 +144,15 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     const beforeCommit: BeforeCommit = async (appended, tx) => {
       const { client } = postgresTransaction(tx);
       if (appended.length === 0) return;
-      const { rows } = await client.query<{ event_positions: string }>(
-        'SELECT event_positions FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 AND created_at = $3 AND status IS NULL FOR UPDATE',
-        [keyId, idempotencyKey, token],
+      // One statement: the positions appended to the JSON array the row holds, if the row is still this
+      // request's reservation (another request may have taken the key over).
+      const recorded = await client.query(
+        `UPDATE idempotency_keys
+            SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || $1 || ']' ELSE left(event_positions, -1) || ',' || $1 || ']' END
+          WHERE key_id = $2 AND idempotency_key = $3 AND created_at = $4 AND status IS NULL`,
+        [appended.map((stored) => stored.globalPosition).join(','), keyId, idempotencyKey, token],
       );
-      // Still this request's reservation? Another request may have taken the key over.
-      if (!rows[0]) throw keyInProgress();
-      const positions = [...(JSON.parse(rows[0].event_positions) as number[]), ...appended.map((stored) => stored.globalPosition)];
-      await client.query('UPDATE idempotency_keys SET event_positions = $1 WHERE key_id = $2 AND idempotency_key = $3', [JSON.stringify(positions), keyId, idempotencyKey]);
+      if (recorded.rowCount === 0) throw keyInProgress();
     };
     return {
       held: true,

@@ -1,0 +1,88 @@
+// tsx bench/pg-stage-probe.ts [--instances=N] [--seconds=S]: stage-account against N instances on a new
+// PostgreSQL database, with the CPU each side used (the instances, PostgreSQL's processes, the load
+// generator): a developer's aid for the PostgreSQL write path (npm run bench gives the figures to report).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { freePort, freshPostgresDatabase, root, run, start, stop } from './lib.js';
+
+const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
+const instances = arg('instances', 1);
+const seconds = arg('seconds', 6);
+const bin = join(root, 'dist/import-ledger.mjs');
+const server = process.env['LEDGER_BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic.json'), 'utf8')
+  .replace('"LEGACY_ENERGIE"', '"BENCH"')
+  .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
+
+/** CPU ticks used so far by the processes whose command line matches. */
+function ticks(match: (cmdline: string, pid: number) => boolean): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!match(cmdline, Number(entry))) continue;
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      total += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
+const database = await freshPostgresDatabase(server, 'ledger_probe');
+const env = { LEDGER_DATABASE_URL: database.url, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
+await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
+const services = [];
+for (let i = 0; i < instances; i++) {
+  const port = await freePort();
+  const child = await start(process.execPath, [bin, 'serve'], { ...env, PORT: String(port) });
+  const base = `http://127.0.0.1:${port}`;
+  while (!(await fetch(`${base}/healthz`).catch(() => null))?.ok) await new Promise((r) => setTimeout(r, 20));
+  if (process.env['PROBE_STDERR']) child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  services.push({ child, base });
+}
+const key = (await run(process.execPath, [bin, 'api-key', 'create', '--supplier', 'BENCH'], env)).trim();
+const tokenRes = await fetch(`${services[0]!.base}/v1/graphql/`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ query: 'mutation($k: String!) { obtainToken(input: {APIKey: $k}) { token } }', variables: { k: key } }),
+});
+const token = ((await tokenRes.json()) as { data: { obtainToken: { token: string } } }).data.obtainToken.token;
+const headers = { 'content-type': 'application/json', authorization: `Token ${token}` };
+await fetch(`${services[0]!.base}/v1/data-import/products/`, { method: 'POST', headers, body: readFileSync(join(root, 'test/fixtures/examples/products.json'), 'utf8') });
+
+const pids = new Set(services.map((s) => s.child.pid));
+const measure = () => ({
+  service: ticks((_, pid) => pids.has(pid)),
+  postgres: ticks((cmdline) => cmdline.startsWith('postgres')),
+  self: ticks((_, pid) => pid === process.pid),
+});
+const before = measure();
+let i = 0;
+const results = await Promise.all(
+  services.map((s) =>
+    autocannon({
+      url: `${s.base}/v1/data-import/account-import-process/create-or-update/`,
+      method: 'POST',
+      connections: Math.round(10 / instances),
+      duration: seconds,
+      headers,
+      requests: [{ setupRequest: (req) => ({ ...req, body: example.replace('"LEG-0000001"', `"P-${i++}"`) }) }],
+    }),
+  ),
+);
+const after = measure();
+const total = results.reduce((n, r) => n + r.requests.total, 0);
+const bad = results.reduce((n, r) => n + r.non2xx + r.errors, 0);
+const cpu = (k: keyof typeof before) => `${Math.round((after[k] - before[k]) / seconds)}%`;
+process.stdout.write(
+  `stage, ${instances} instance(s): ${Math.round(total / seconds)} req/s, ${bad} bad, p99 ${Math.max(...results.map((r) => r.latency.p99))} ms; ` +
+    `CPU (100% = one core): service ${cpu('service')}, postgres ${cpu('postgres')}, load generator ${cpu('self')}\n`,
+);
+for (const s of services) await stop(s.child);
+await database.drop();
