@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { products, type ProductRow } from '../../projections/products.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
 
@@ -11,10 +11,24 @@ export interface ProductReadModels {
   productMarkets(codes: readonly string[]): Promise<Map<string, ProductRow['marketName']>>;
 }
 
+/** Most product codes one market lookup asks for. */
+const MARKET_CODES = 16;
+
 export function createProductReadModels(q: ProjectionQueries): ProductReadModels {
   // Prepared once: these run on every account validation.
   const byCode = q.prepareOne(products, eq(products.code, sql.placeholder('code')));
-  const marketByCode = q.prepareSelect({ marketName: products.marketName }, sql`FROM ${products} WHERE ${eq(products.code, sql.placeholder('code'))}`);
+  // One statement for an account's codes (a round trip each is what costs on PostgreSQL), prepared once per
+  // number of codes; more than MARKET_CODES at a time go in several.
+  const marketsByArity = new Map<number, (params: Record<string, unknown>) => Promise<{ code: string; marketName: ProductRow['marketName'] }[]>>();
+  const marketsOf = (codes: readonly string[]) => {
+    let query = marketsByArity.get(codes.length);
+    if (!query) {
+      const placeholders = codes.map((_, i) => sql.placeholder(`c${i}`));
+      query = q.prepareSelect({ code: products.code, marketName: products.marketName }, sql`FROM ${products} WHERE ${inArray(products.code, placeholders)}`);
+      marketsByArity.set(codes.length, query);
+    }
+    return query(Object.fromEntries(codes.map((code, i) => [`c${i}`, code])));
+  };
   return {
     findProduct: (code) => byCode({ code }),
     async findProducts(codes) {
@@ -27,9 +41,9 @@ export function createProductReadModels(q: ProjectionQueries): ProductReadModels
     },
     async productMarkets(codes) {
       const found = new Map<string, ProductRow['marketName']>();
-      for (const code of new Set(codes)) {
-        const [row] = await marketByCode({ code });
-        if (row) found.set(code, row.marketName);
+      const distinct = [...new Set(codes)];
+      for (let i = 0; i < distinct.length; i += MARKET_CODES) {
+        for (const row of await marketsOf(distinct.slice(i, i + MARKET_CODES))) found.set(row.code, row.marketName);
       }
       return found;
     },
