@@ -8,11 +8,17 @@ import type { HandleResult, StoredLedgerEvent } from './event-store.js';
  * does it: fold, decide; the store appends `events` at `expectedVersion` and
  * turns what it stored into the handler's result.
  */
+export interface Decision<Eo extends LedgerEvent, S> {
+  readonly expectedVersion: number;
+  readonly events: readonly Eo[];
+  result(stored: readonly StoredLedgerEvent[]): HandleResult<Eo, S>;
+}
+
 export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
   decider: Decider<C, Ei, Eo, S>,
-  history: readonly StoredLedgerEvent[],
+  history: readonly Pick<StoredLedgerEvent, 'event'>[],
   command: C,
-): { expectedVersion: number; events: readonly Eo[]; result(stored: readonly StoredLedgerEvent[]): HandleResult<Eo, S> } {
+): Decision<Eo, S> {
   // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the stores make.
   const state = history.reduce((s, stored) => decider.evolve(s, stored.event as Ei), decider.initialState);
   const events = decider.decide(command, state);

@@ -5,7 +5,7 @@ import { createReadModels } from '../../queries/read-models.js';
 import type { Ledger } from '../ledger.js';
 import { migrateLedger, newPool, redactedUrl, type PgOptions } from './pg-database.js';
 import { PgEventStore } from './pg-event-store.js';
-import { PgGroupCommitRunner } from './pg-group-commit.js';
+import { PgGroupCommitRunner, type PgGroupCommitOptions } from './pg-group-commit.js';
 import { PgIdempotencyRecords } from './pg-idempotency-records.js';
 import { PgListener } from './pg-listen.js';
 import { PgEventLog } from './pg-log-reader.js';
@@ -20,6 +20,8 @@ export interface PostgresLedgerOptions extends PgOptions {
   readonly maxBatch?: number;
   /** Events a projection rebuild replays per write of its scratch tables (10,000). */
   readonly rebuildBatchSize?: number;
+  /** Told of every group-commit batch (its size, pipelined or unit by unit). */
+  readonly onBatch?: PgGroupCommitOptions['onBatch'];
 }
 
 /** The channel every commit that appended events notifies (a wake-up only: readers read the log). */
@@ -36,7 +38,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   await migrateLedger(url);
   const { clock, ids } = options;
   const pool = newPool(url, options);
-  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, projections: inlineProjections });
+  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, projections: inlineProjections, inline: inlineProjections });
   const listener = new PgListener(url, EVENTS_CHANNEL, options);
   const log = new PgEventLog(pool, url, options, (wake) => listener.subscribe(wake));
   const idempotency = new PgIdempotencyRecords(pool, url, clock, options);

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import type { EventMetadata } from '../../../events/envelope.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import type { Decider } from '../../domain/decider.js';
 import { decideOnStream, DryRunRollback } from '../decide.js';
-import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
+import { toStoredEvent, type EventRow } from '../event-codec.js';
+import { insertEvents, storedEvents } from './pg-event-rows.js';
 import {
   ConcurrencyError,
   UniqueConstraintError,
@@ -78,10 +78,21 @@ export class PgEventStore implements EventStore {
 
   async appendToStream(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], options: WriteOptions): Promise<readonly StoredLedgerEvent[]> {
     try {
-      return await this.options.runner.run(async (tx) => {
-        const appended = await this.append(tx, streamId, expectedVersion, events, options.metadata);
-        await runHook(options.beforeCommit, appended, tx);
-        return appended;
+      return await this.options.runner.runPlanned({
+        streams: [],
+        versions: [streamId],
+        plan: (view) => {
+          const actual = view.version(streamId);
+          if (actual !== expectedVersion) throw new ConcurrencyError(streamId, expectedVersion, actual);
+          const stored = this.stored(streamId, expectedVersion, view.last, events, options.metadata);
+          view.append(stored);
+          return { value: stored, beforeCommit: options.beforeCommit };
+        },
+        work: async (tx) => {
+          const appended = await this.append(tx, streamId, expectedVersion, events, options.metadata);
+          await runHook(options.beforeCommit, appended, tx);
+          return appended;
+        },
       });
     } catch (error) {
       throw translated(error);
@@ -102,29 +113,54 @@ export class PgEventStore implements EventStore {
     commands: readonly StreamCommand<C, Ei, Eo, S>[],
     options: HandleOptions,
   ): Promise<HandleResult<Eo, S>[]> {
+    const work = async (tx: PgWriteTransaction) => {
+      // The guards and the first stream go out in one flight (the writer connection pipelines).
+      const first = commands[0] ? readStream(tx.client, commands[0].streamId) : null;
+      first?.catch(() => undefined); // a failed guard check is the error to report
+      await checkGuards(tx.client, options.guards ?? []);
+      const results: HandleResult<Eo, S>[] = [];
+      for (const [i, { streamId, decider, command }] of commands.entries()) {
+        const history = i === 0 && first ? await first : await readStream(tx.client, streamId);
+        results.push(await this.decideAndAppend(tx, streamId, history, decider, command, options));
+      }
+      if (options.dryRun) throw new DryRunRollback(results);
+      await runHook(
+        options.beforeCommit,
+        results.flatMap((result) => result.events),
+        tx,
+      );
+      return results;
+    };
     try {
-      return await this.options.runner.run(async (tx) => {
-        // The guards and the first stream go out in one flight (the writer connection pipelines).
-        const first = commands[0] ? readStream(tx.client, commands[0].streamId) : null;
-        first?.catch(() => undefined); // a failed guard check is the error to report
-        await checkGuards(tx.client, options.guards ?? []);
-        const results: HandleResult<Eo, S>[] = [];
-        for (const [i, { streamId, decider, command }] of commands.entries()) {
-          const history = i === 0 && first ? await first : await readStream(tx.client, streamId);
-          results.push(await this.decideAndAppend(tx, streamId, history, decider, command, options));
-        }
-        if (options.dryRun) throw new DryRunRollback(results);
-        await runHook(
-          options.beforeCommit,
-          results.flatMap((result) => result.events),
-          tx,
-        );
-        return results;
+      // A dry run rolls its unit back: it runs on the per-unit path only.
+      if (options.dryRun) return await this.options.runner.run(work);
+      const guards = options.guards ?? [];
+      return await this.options.runner.runPlanned({
+        streams: commands.map((c) => c.streamId),
+        versions: guards.map((g) => g.streamId),
+        plan: (view) => {
+          for (const guard of guards) {
+            const actual = view.version(guard.streamId);
+            if (actual !== guard.expectedVersion) throw new ConcurrencyError(guard.streamId, guard.expectedVersion, actual);
+          }
+          const results = commands.map(({ streamId, decider, command }) => {
+            const decision = decideOnStream(decider, view.history(streamId), command);
+            const stored = this.stored(streamId, decision.expectedVersion, view.last, decision.events, options.metadata);
+            view.append(stored);
+            return decision.result(stored);
+          });
+          return { value: results, beforeCommit: options.beforeCommit };
+        },
+        work,
       });
     } catch (error) {
       if (error instanceof DryRunRollback) return error.result as HandleResult<Eo, S>[];
       throw translated(error);
     }
+  }
+
+  private stored(streamId: string, streamVersion: number, last: number, events: readonly LedgerEvent[], metadata: HandleOptions['metadata']): StoredLedgerEvent[] {
+    return storedEvents(streamId, streamVersion, last, events, metadata, this.options.clock().toISOString(), this.options.newId);
   }
 
   private async decideAndAppend<C, Ei extends LedgerEvent, Eo extends Ei, S>(
@@ -152,25 +188,10 @@ export class PgEventStore implements EventStore {
     const actual = knownVersion ?? (await version(tx.client, streamId));
     if (actual !== expectedVersion) throw new ConcurrencyError(streamId, expectedVersion, actual);
     if (events.length === 0) return [];
-    const recordedAt = this.options.clock().toISOString();
-    const values: unknown[] = [];
-    const tuples: string[] = [];
-    const stored: StoredLedgerEvent[] = events.map((event, index) => {
-      const full: EventMetadata = { eventId: this.options.newId(), ...metadata };
-      const globalPosition = tx.last + index + 1;
-      const streamPosition = expectedVersion + index + 1;
-      const { data, bulk } = splitEventData(event.type, event.data);
-      const start = values.length;
-      values.push(globalPosition, streamId, streamPosition, event.type, event.version, data, JSON.stringify(full), full.eventId, recordedAt, bulk);
-      tuples.push(`(${Array.from({ length: 10 }, (_, j) => `$${start + j + 1}`).join(', ')})`);
-      return { globalPosition, streamId, streamPosition, event, metadata: full, recordedAt };
-    });
+    const stored = this.stored(streamId, expectedVersion, tx.last, events, metadata);
     // The insert goes out with the projection rows' loads (their keys do not depend on it); its error, if
     // any, is the one to report (a unique violation), the projections' then only say the unit is aborted.
-    const inserted = tx.client.query({
-      text: `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk) VALUES ${tuples.join(', ')}`,
-      values,
-    });
+    const inserted = insertEvents(tx.client, stored);
     const projected = projectEvents(tx.client, (type) => this.projectionsByType.get(type) ?? [], stored, tx.defer);
     projected.catch(() => undefined);
     await inserted;

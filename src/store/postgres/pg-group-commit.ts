@@ -1,7 +1,11 @@
 import type pg from 'pg';
-import { StoreUnavailableError, type WriteTransaction } from '../event-store.js';
+import type { AnyRowProjection } from '../../../projections/projection.js';
+import { toStoredEvent, type EventRow } from '../event-codec.js';
+import { StoreUnavailableError, type BeforeCommit, type StoredLedgerEvent, type WriteTransaction } from '../event-store.js';
 import { refuseVersionsAhead } from '../projection-maintenance.js';
-import { LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
+import { holdsNul, LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
+import { insertEvents } from './pg-event-rows.js';
+import { PgProjectionTable, projectBatch } from './pg-projection-writer.js';
 
 /**
  * The transaction a unit of work runs in: the writer connection inside the
@@ -50,8 +54,43 @@ export class CommitOutcomeUnknownError extends StoreUnavailableError {
   }
 }
 
+/**
+ * What a planned unit sees of the batch: the streams it named, as the log
+ * holds them under the lock with the events of the batch's earlier units
+ * (and its own) added, and where the next events go.
+ */
+export interface BatchView {
+  /** The stream's events (only streams the unit named in `streams`). */
+  history(streamId: string): readonly StoredLedgerEvent[];
+  /** The stream's version (streams the unit named in `streams` or `versions`). */
+  version(streamId: string): number;
+  /** The global position of the log's last event, the unit's appends included. */
+  readonly last: number;
+  /** Adds events the unit appends (positions after `last` and after the stream's version, in order). */
+  append(stored: readonly StoredLedgerEvent[]): void;
+}
+
+/**
+ * A unit of work whose reads are known before it runs, so that a batch of
+ * them runs pipelined: every stream of every unit read in one flight, each
+ * unit decided in memory in order, every row the batch's events touch loaded
+ * in a second flight, and the events, the rows, the hooks' statements and
+ * COMMIT sent in a third. When anything of that fails in PostgreSQL (a
+ * unique index, a hook's check) the batch is redone unit by unit with `work`,
+ * each in its savepoint, so the failing unit fails alone.
+ */
+export interface PlannedUnit<T> {
+  readonly streams: readonly string[];
+  readonly versions: readonly string[];
+  /** Decides on the view, synchronously, appending through it; throws to fail alone (nothing of it written). */
+  plan(view: BatchView): { readonly value: T; readonly beforeCommit?: BeforeCommit | undefined };
+  /** The same unit as a unit of work on the per-unit path. */
+  work(tx: PgWriteTransaction): Promise<T>;
+}
+
 interface Pending {
   readonly work: (tx: PgWriteTransaction) => Promise<unknown>;
+  readonly planned?: PlannedUnit<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -65,6 +104,16 @@ export interface PgGroupCommitOptions extends PgOptions {
    * holds one at a higher version (a newer instance rebuilt it; research pitfall 8, rolling deploys).
    */
   readonly projections?: readonly { readonly name: string; readonly version: number }[];
+  /** The inline projections a pipelined batch writes (without them every batch runs unit by unit). */
+  readonly inline?: readonly AnyRowProjection[];
+  /** Told of every batch that reached COMMIT or was redone: how many units, and how it ran. */
+  readonly onBatch?: (batch: BatchReport) => void;
+}
+
+/** How a batch ran: pipelined, unit by unit, or pipelined, rolled back and redone unit by unit. */
+export interface BatchReport {
+  readonly units: number;
+  readonly path: 'pipelined' | 'per-unit' | 'redone';
 }
 
 /**
@@ -93,6 +142,7 @@ export class PgGroupCommitRunner {
   private closed = false;
   private readonly maxBatch: number;
   private readonly projections: readonly { readonly name: string; readonly version: number }[];
+  private tablesByType: Map<string, PgProjectionTable[]> | null = null;
 
   constructor(
     private readonly url: string,
@@ -100,6 +150,22 @@ export class PgGroupCommitRunner {
   ) {
     this.maxBatch = options.maxBatch ?? 256;
     this.projections = options.projections ?? [];
+    if (options.inline) {
+      this.tablesByType = new Map();
+      for (const projection of options.inline) {
+        const table = new PgProjectionTable(projection);
+        for (const type of projection.handles) this.tablesByType.set(type, [...(this.tablesByType.get(type) ?? []), table]);
+      }
+    }
+  }
+
+  /** A planned unit: pipelined with the batch it arrives in when every unit of that batch is planned. */
+  runPlanned<T>(unit: PlannedUnit<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the ledger is closed'));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work: unit.work, planned: unit as PlannedUnit<unknown>, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
   }
 
   run<T>(work: (tx: PgWriteTransaction) => Promise<T>): Promise<T> {
@@ -157,6 +223,19 @@ export class PgGroupCommitRunner {
       for (const unit of batch) unit.reject(error);
       return;
     }
+    const pipelined = this.tablesByType !== null && batch.every((unit) => unit.planned);
+    if (pipelined) {
+      const done = await this.commitPipelined(client, batch);
+      if (done) return;
+      this.options.onBatch?.({ units: batch.length, path: 'redone' });
+      // Something of the batch failed in PostgreSQL and it was rolled back: unit by unit, each in its savepoint.
+      try {
+        client = await this.connection();
+      } catch (error) {
+        for (const unit of batch) unit.reject(error);
+        return;
+      }
+    }
     const outcomes: { ok: boolean; value: unknown }[] = [];
     let xid: string;
     let appended = false;
@@ -165,22 +244,10 @@ export class PgGroupCommitRunner {
       // One flight (the writer connection pipelines): the lock is its own statement, and the read after it
       // runs once the lock is granted, with a snapshot taken then (READ COMMITTED), so it sees the previous
       // holder's commit.
-      const [, , head] = await Promise.all([
-        client.query('BEGIN'),
-        client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]),
-        client.query<{ last: number; xid: string; ahead: string | null }>(
-          `SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid,
-                  (SELECT json_object_agg(v.name, v.version)::text FROM projection_versions v
-                     JOIN unnest($1::text[], $2::int[]) AS d(name, version) ON d.name = v.name WHERE v.version > d.version) AS ahead`,
-          [this.projections.map((p) => p.name), this.projections.map((p) => p.version)],
-        ),
-      ]);
-      xid = head.rows[0]!.xid;
-      // Under the lock, so no newer instance's rebuild can land between this check and the batch's COMMIT.
-      const ahead = head.rows[0]!.ahead;
-      if (ahead !== null) refuseVersionsAhead(new Map(Object.entries(JSON.parse(ahead) as Record<string, number>)), this.projections);
+      const head = await this.begin(client);
+      xid = head.xid;
       const deferred = new Deferred();
-      const tx: PgWriteTransaction = { store: 'postgres', client, last: head.rows[0]!.last, defer: (statement) => deferred.add(statement) };
+      const tx: PgWriteTransaction = { store: 'postgres', client, last: head.last, defer: (statement) => deferred.add(statement) };
       const start = tx.last;
       for (const unit of batch) {
         const saved = tx.last;
@@ -214,31 +281,136 @@ export class PgGroupCommitRunner {
       for (const unit of batch) unit.reject(translateLockTimeout(error));
       return;
     }
+    const committed = await this.commit(client, xid, appended ? last : null);
+    if (committed !== true) {
+      const failure = committed === false ? new Error('PostgreSQL rolled the batch back at COMMIT') : committed;
+      for (const unit of batch) unit.reject(failure);
+      return;
+    }
+    if (!pipelined) this.options.onBatch?.({ units: batch.length, path: 'per-unit' });
+    settleAll(batch, outcomes);
+  }
+
+  /**
+   * BEGIN, the writers' lock and the head of the log, in one flight (the writer connection pipelines),
+   * with `more` (statements whose answers need the lock) sent right after: the lock is its own statement,
+   * and what follows it runs once the lock is granted, with a snapshot taken then (READ COMMITTED), so it
+   * sees the previous holder's commit.
+   */
+  private async begin(client: pg.Client): Promise<{ last: number; xid: string }> {
+    const [, , head] = await Promise.all([
+      client.query('BEGIN'),
+      client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]),
+      client.query<{ last: number; xid: string; ahead: string | null }>(
+        `SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid,
+                (SELECT json_object_agg(v.name, v.version)::text FROM projection_versions v
+                   JOIN unnest($1::text[], $2::int[]) AS d(name, version) ON d.name = v.name WHERE v.version > d.version) AS ahead`,
+        [this.projections.map((p) => p.name), this.projections.map((p) => p.version)],
+      ),
+    ]);
+    // Under the lock, so no newer instance's rebuild can land between this check and the batch's COMMIT.
+    const ahead = head.rows[0]!.ahead;
+    if (ahead !== null) refuseVersionsAhead(new Map(Object.entries(JSON.parse(ahead) as Record<string, number>)), this.projections);
+    return { last: head.rows[0]!.last, xid: head.rows[0]!.xid };
+  }
+
+  /**
+   * COMMIT, with the NOTIFY of the last position when the batch appended (sent to listeners at commit, or
+   * not at all): true once committed; false when PostgreSQL rolled the transaction back (a statement of it
+   * had failed: COMMIT then answers ROLLBACK without an error, never to be taken for a commit); else the
+   * error to fail the batch with (the connection lost and the outcome not committed, or unknown).
+   */
+  private async commit(client: pg.Client, xid: string, notify: number | null): Promise<true | false | unknown> {
     try {
-      // The NOTIFY goes out with the COMMIT (it is sent to listeners at commit, or not at all).
-      const notified = appended && this.options.notifyChannel ? client.query('SELECT pg_notify($1, $2)', [this.options.notifyChannel, String(last)]) : null;
+      const notified = notify !== null && this.options.notifyChannel ? client.query('SELECT pg_notify($1, $2)', [this.options.notifyChannel, String(notify)]) : null;
       notified?.catch(() => undefined); // a failed NOTIFY aborts the transaction: the COMMIT answers ROLLBACK
-      // On a transaction PostgreSQL had already aborted, COMMIT answers ROLLBACK without an error: never take it for a commit.
       const committed = await client.query('COMMIT');
-      if (committed.command !== 'COMMIT') {
-        const failure = new Error(`PostgreSQL rolled the batch back at COMMIT (${committed.command})`);
-        for (const unit of batch) unit.reject(failure);
-        return;
-      }
+      return committed.command === 'COMMIT';
     } catch (error) {
       this.drop(client);
       const committed = await this.committed(xid).catch(() => null);
-      if (committed !== true) {
-        const failure = committed === false ? error : new CommitOutcomeUnknownError(error);
-        for (const unit of batch) unit.reject(failure);
-        return;
-      }
+      if (committed === true) return true;
+      return committed === false ? error : new CommitOutcomeUnknownError(error);
     }
-    batch.forEach((unit, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) unit.resolve(outcome.value);
-      else unit.reject(outcome.value);
-    });
+  }
+
+  /**
+   * A batch of planned units in three flights (see PlannedUnit). True when it is settled (committed, or
+   * failed for a reason a redo would not cure: the lock not had, the connection lost); false when it was
+   * rolled back because a statement or a hook failed, to be redone unit by unit.
+   */
+  private async commitPipelined(client: pg.Client, batch: Pending[]): Promise<boolean> {
+    const units = batch.map((unit) => unit.planned!);
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    let xid: string;
+    let last: number;
+    const appended: StoredLedgerEvent[] = [];
+    const hooks: { hook: BeforeCommit; appended: readonly StoredLedgerEvent[] }[] = [];
+    try {
+      const streams = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]));
+      const versioned = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !streams.includes(id));
+      const began = this.begin(client);
+      const read = client.query<EventRow>('SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position', [streams]);
+      const versions = client.query<{ stream_id: string; v: number }>(
+        'SELECT stream_id, max(stream_position) AS v FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
+        [versioned],
+      );
+      read.catch(() => undefined);
+      versions.catch(() => undefined);
+      const head = await began;
+      xid = head.xid;
+      const view = new PipelinedView(head.last, streams, (await read).rows.map(toStoredEvent), (await versions).rows);
+      for (const unit of units) {
+        view.startUnit(unit);
+        try {
+          const { value, beforeCommit } = unit.plan(view);
+          const mine = view.endUnit();
+          appended.push(...mine);
+          if (beforeCommit) hooks.push({ hook: beforeCommit, appended: mine });
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          view.dropUnit();
+          outcomes.push({ ok: false, value: error });
+        }
+      }
+      last = view.last;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => this.drop(client));
+      for (const unit of batch) unit.reject(translateLockTimeout(error));
+      return true;
+    }
+    // Everything of this attempt goes through `statements`: any that fails rolls the whole batch back.
+    const deferred = new Deferred();
+    try {
+      if (appended.length > 0) {
+        deferred.add(insertEvents(client, appended));
+        for (const write of await projectBatch(client, (type) => this.tablesByType!.get(type) ?? [], appended)) deferred.add(write);
+      }
+      const tx: PgWriteTransaction = { store: 'postgres', client, last, defer: (statement) => deferred.add(statement) };
+      for (const { hook, appended: mine } of hooks) await hook(mine, tx);
+    } catch (error) {
+      // A load or a hook failed before COMMIT was sent: nothing of the batch is kept.
+      await client.query('ROLLBACK').catch(() => this.drop(client));
+      await deferred.settle().catch(() => undefined);
+      return this.connectionLost(client, batch, error);
+    }
+    const committed = await this.commit(client, xid, appended.length > 0 ? last : null);
+    await deferred.settle().catch(() => undefined);
+    if (committed === false) return false;
+    if (committed !== true) {
+      for (const unit of batch) unit.reject(committed);
+      return true;
+    }
+    this.options.onBatch?.({ units: batch.length, path: 'pipelined' });
+    settleAll(batch, outcomes);
+    return true;
+  }
+
+  /** After a failure before COMMIT: a lost connection fails the batch (true); anything else has it redone (false). */
+  private connectionLost(client: pg.Client, batch: Pending[], error: unknown): boolean {
+    if (this.writer === client) return false;
+    for (const unit of batch) unit.reject(error);
+    return true;
   }
 
   /** Whether the transaction committed (asked on a new connection after its own was lost); null when PostgreSQL cannot tell. */
@@ -264,6 +436,85 @@ export class WriteLockTimeoutError extends StoreUnavailableError {
   constructor(cause: unknown) {
     super('the ledger is busy: the write lock could not be taken in time; retry', { cause });
     this.name = 'WriteLockTimeoutError';
+  }
+}
+
+function settleAll(batch: readonly Pending[], outcomes: readonly { ok: boolean; value: unknown }[]): void {
+  batch.forEach((unit, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.ok) unit.resolve(outcome.value);
+    else unit.reject(outcome.value);
+  });
+}
+
+/** The batch's streams as read under the lock, with what the batch's units appended so far. */
+class PipelinedView implements BatchView {
+  /** Every stream read, whole (empty when it has no events). */
+  private readonly histories = new Map<string, StoredLedgerEvent[]>();
+  /** The versions of the streams only their versions were asked of. */
+  private readonly versions = new Map<string, number>();
+  private unit: PlannedUnit<unknown> | null = null;
+  private mine: StoredLedgerEvent[] = [];
+  private lastBeforeUnit: number;
+
+  constructor(
+    public last: number,
+    streams: readonly string[],
+    events: readonly StoredLedgerEvent[],
+    versions: readonly { stream_id: string; v: number }[],
+  ) {
+    this.lastBeforeUnit = last;
+    for (const id of streams) this.histories.set(id, []);
+    for (const stored of events) this.histories.get(stored.streamId)?.push(stored);
+    for (const { stream_id, v } of versions) this.versions.set(stream_id, v);
+  }
+
+  startUnit(unit: PlannedUnit<unknown>): void {
+    this.unit = unit;
+    this.mine = [];
+    this.lastBeforeUnit = this.last;
+  }
+
+  endUnit(): StoredLedgerEvent[] {
+    for (const stored of this.mine) {
+      const history = this.histories.get(stored.streamId);
+      if (history) history.push(stored);
+      else this.versions.set(stored.streamId, stored.streamPosition);
+    }
+    this.unit = null;
+    return this.mine;
+  }
+
+  dropUnit(): void {
+    this.unit = null;
+    this.mine = [];
+    this.last = this.lastBeforeUnit;
+  }
+
+  history(streamId: string): readonly StoredLedgerEvent[] {
+    if (!this.unit?.streams.includes(streamId)) throw new Error(`a planned unit read stream ${streamId} it did not name`);
+    const committed = this.histories.get(streamId) ?? [];
+    const own = this.mine.filter((stored) => stored.streamId === streamId);
+    return own.length > 0 ? [...committed, ...own] : committed;
+  }
+
+  version(streamId: string): number {
+    if (!this.unit?.streams.includes(streamId) && !this.unit?.versions.includes(streamId)) {
+      throw new Error(`a planned unit asked the version of stream ${streamId} it did not name`);
+    }
+    const own = this.mine.filter((stored) => stored.streamId === streamId);
+    if (own.length > 0) return own[own.length - 1]!.streamPosition;
+    // A stream whose id PostgreSQL cannot hold (U+0000) was not read: it has no events.
+    return this.histories.get(streamId)?.length ?? this.versions.get(streamId) ?? 0;
+  }
+
+  append(stored: readonly StoredLedgerEvent[]): void {
+    for (const event of stored) {
+      if (event.globalPosition !== this.last + 1) throw new Error(`an append at global position ${event.globalPosition} after ${this.last}`);
+      if (event.streamPosition !== this.version(event.streamId) + 1) throw new Error(`an append to ${event.streamId} at ${event.streamPosition} out of order`);
+      this.mine.push(event);
+      this.last = event.globalPosition;
+    }
   }
 }
 

@@ -13,13 +13,16 @@ import {
   type IdempotentRequest,
   type StoredResponse,
 } from '../idempotency.js';
-import { IDEMPOTENCY_LOCK_CLASS, type PgOptions } from './pg-database.js';
+import { IDEMPOTENCY_LOCK_CLASS, sqlState, type PgOptions } from './pg-database.js';
 import { PgSessionHolder } from './pg-session-holder.js';
 import { postgresTransaction } from './pg-group-commit.js';
 
 
 /** The advisory lock id (within IDEMPOTENCY_LOCK_CLASS) of one key. */
 const lockId = (keyId: string, idempotencyKey: string) => createHash('sha256').update(`${keyId}\n${idempotencyKey}`).digest().readInt32BE(0);
+
+/** The SQLSTATE of `ledger_refuse` (migration 0004). */
+const REFUSED = 'LG409';
 
 const FIND = 'SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2';
 
@@ -141,18 +144,22 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
 
   private held(request: IdempotentRequest, token: string, lock: number | null): HeldReservation {
     const { keyId, idempotencyKey } = request;
-    const beforeCommit: BeforeCommit = async (appended, tx) => {
-      const { client } = postgresTransaction(tx);
+    const beforeCommit: BeforeCommit = (appended, tx) => {
+      const { client, defer } = postgresTransaction(tx);
       if (appended.length === 0) return;
-      // One statement: the positions appended to the JSON array the row holds, if the row is still this
-      // request's reservation (another request may have taken the key over).
-      const recorded = await client.query(
-        `UPDATE idempotency_keys
-            SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || $1 || ']' ELSE left(event_positions, -1) || ',' || $1 || ']' END
-          WHERE key_id = $2 AND idempotency_key = $3 AND created_at = $4 AND status IS NULL`,
+      // One statement, sent and not awaited (the writer's batch goes out in one flight): the positions
+      // appended to the JSON array the row holds, if the row is still this request's reservation (another
+      // request may have taken the key over); if it is not, the statement fails, and the unit with it.
+      const recorded = client.query(
+        `WITH recorded AS (
+           UPDATE idempotency_keys
+              SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || $1 || ']' ELSE left(event_positions, -1) || ',' || $1 || ']' END
+            WHERE key_id = $2 AND idempotency_key = $3 AND created_at = $4 AND status IS NULL
+           RETURNING 1)
+         SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`,
         [appended.map((stored) => stored.globalPosition).join(','), keyId, idempotencyKey, token],
       );
-      if (recorded.rowCount === 0) throw keyInProgress();
+      defer(recorded.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
     };
     return {
       held: true,
