@@ -203,7 +203,7 @@ export class PgEventStore implements EventStore {
 
 async function readStream(client: pg.Pool | pg.ClientBase, streamId: string): Promise<StoredLedgerEvent[]> {
   if (holdsNul([streamId])) return [];
-  const { rows } = await client.query<EventRow>(READ_STREAM, [streamId]);
+  const { rows } = await client.query<EventRow>({ name: 'ledger_read_stream', text: READ_STREAM, values: [streamId] });
   return rows.map(toStoredEvent);
 }
 

@@ -300,13 +300,14 @@ export class PgGroupCommitRunner {
   private async begin(client: pg.Client): Promise<{ last: number; xid: string }> {
     const [, , head] = await Promise.all([
       client.query('BEGIN'),
-      client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, WRITE_LOCK]),
-      client.query<{ last: number; xid: string; ahead: string | null }>(
-        `SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid,
-                (SELECT json_object_agg(v.name, v.version)::text FROM projection_versions v
-                   JOIN unnest($1::text[], $2::int[]) AS d(name, version) ON d.name = v.name WHERE v.version > d.version) AS ahead`,
-        [this.projections.map((p) => p.name), this.projections.map((p) => p.version)],
-      ),
+      client.query({ name: 'ledger_write_lock', text: 'SELECT pg_advisory_xact_lock($1, $2)', values: [LOCK_CLASS, WRITE_LOCK] }),
+      client.query<{ last: number; xid: string; ahead: string | null }>({
+        name: 'ledger_write_head',
+        text: `SELECT (SELECT coalesce(max(global_position), 0) FROM events) AS last, pg_current_xact_id()::text AS xid,
+                      (SELECT json_object_agg(v.name, v.version)::text FROM projection_versions v
+                         JOIN unnest($1::text[], $2::int[]) AS d(name, version) ON d.name = v.name WHERE v.version > d.version) AS ahead`,
+        values: [this.projections.map((p) => p.name), this.projections.map((p) => p.version)],
+      }),
     ]);
     // Under the lock, so no newer instance's rebuild can land between this check and the batch's COMMIT.
     const ahead = head.rows[0]!.ahead;
@@ -322,7 +323,7 @@ export class PgGroupCommitRunner {
    */
   private async commit(client: pg.Client, xid: string, notify: number | null): Promise<true | false | unknown> {
     try {
-      const notified = notify !== null && this.options.notifyChannel ? client.query('SELECT pg_notify($1, $2)', [this.options.notifyChannel, String(notify)]) : null;
+      const notified = notify !== null && this.options.notifyChannel ? client.query({ name: 'ledger_notify', text: 'SELECT pg_notify($1, $2)', values: [this.options.notifyChannel, String(notify)] }) : null;
       notified?.catch(() => undefined); // a failed NOTIFY aborts the transaction: the COMMIT answers ROLLBACK
       const committed = await client.query('COMMIT');
       return committed.command === 'COMMIT';
@@ -350,11 +351,16 @@ export class PgGroupCommitRunner {
       const streams = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]));
       const versioned = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !streams.includes(id));
       const began = this.begin(client);
-      const read = client.query<EventRow>('SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position', [streams]);
-      const versions = client.query<{ stream_id: string; v: number }>(
-        'SELECT stream_id, max(stream_position) AS v FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
-        [versioned],
-      );
+      const read = client.query<EventRow>({
+        name: 'ledger_batch_streams',
+        text: 'SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position',
+        values: [streams],
+      });
+      const versions = client.query<{ stream_id: string; v: number }>({
+        name: 'ledger_batch_versions',
+        text: 'SELECT stream_id, max(stream_position) AS v FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
+        values: [versioned],
+      });
       read.catch(() => undefined);
       versions.catch(() => undefined);
       const head = await began;

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { is } from 'drizzle-orm';
+import { getTableColumns, is } from 'drizzle-orm';
+import { toPgTable } from './pg-schema.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
 
@@ -17,6 +19,26 @@ export function primaryKeyColumns(projection: AnyRowProjection): string[] {
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/** Rows (keys) one statement writes (reads) at most: its arrays stay a few megabytes. */
+const ROWS_PER_STATEMENT = 2_000;
+const KEYS_PER_STATEMENT = 10_000;
+
+/** The name a statement is prepared under on each connection (its text's hash: one text, one name). */
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `ledger_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+function canonical(projection: AnyRowProjection): SQLiteTable {
+  if (!is(projection.table, SQLiteTable)) throw new Error(`projection ${projection.name}: its table is not a canonical (sqlite-core) table`);
+  return projection.table;
+}
+
 /**
  * Reads and writes the rows of one projection on PostgreSQL, asynchronously,
  * inside the caller's transaction (the writer connection under the writers'
@@ -28,7 +50,9 @@ export class PgProjectionTable {
   readonly tableName: string;
   private readonly names: string[];
   private readonly keyColumns: string[];
-  private readonly sql: { insert: string; upsert: string };
+  private readonly sql: { insert: string; upsert: string; upsertArrays: string };
+  /** Each column's PostgreSQL type, by column name (the arrays of an unnested statement are cast to them). */
+  private readonly sqlTypes: Map<string, string>;
 
   constructor(
     readonly projection: AnyRowProjection,
@@ -42,11 +66,12 @@ export class PgProjectionTable {
     const columns = this.names.map(quote).join(', ');
     const values = this.names.map((_, i) => `$${i + 1}`).join(', ');
     const updates = this.names.filter((n) => !this.keyColumns.includes(n)).map((n) => `${quote(n)} = excluded.${quote(n)}`);
+    this.sqlTypes = new Map(Object.values(getTableColumns(toPgTable(canonical(projection)))).map((column) => [column.name, column.getSQLType()]));
+    const onConflict = `ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
     this.sql = {
       insert: `INSERT INTO ${table} (${columns}) VALUES (${values})`,
-      upsert: `INSERT INTO ${table} (${columns}) VALUES (${values}) ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO ${
-        updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'
-      }`,
+      upsert: `INSERT INTO ${table} (${columns}) VALUES (${values}) ${onConflict}`,
+      upsertArrays: `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${this.names.map((n, i) => `$${i + 1}::${this.sqlTypes.get(n)}[]`).join(', ')}) ${onConflict}`,
     };
   }
 
@@ -67,17 +92,17 @@ export class PgProjectionTable {
     if (keys.length === 0) return found;
     const props = Object.keys(keys[0]!);
     for (const key of keys) found.set(rowCacheId(this.tableName, key), null);
-    const columns = props.map((prop) => quote(this.codec.column(prop).name)).join(', ');
-    const perStatement = Math.max(1, Math.floor(30_000 / props.length));
-    for (let i = 0; i < keys.length; i += perStatement) {
-      const tuples: string[] = [];
-      const values: unknown[] = [];
-      for (const key of keys.slice(i, i + perStatement)) {
-        const start = values.length;
-        tuples.push(`(${props.map((_, j) => `$${start + j + 1}`).join(', ')})`);
-        values.push(...this.codec.keyValues(key));
-      }
-      const { rows } = await client.query<Row>({ text: `SELECT * FROM ${quote(this.tableName)} WHERE (${columns}) IN (${tuples.join(', ')})`, values });
+    // One statement text whatever the number of keys (the keys' columns as arrays), prepared once.
+    const names = props.map((prop) => this.codec.column(prop).name);
+    const arrays = names.map((name, i) => `$${i + 1}::${this.sqlTypes.get(name)}[]`);
+    const text =
+      names.length === 1
+        ? `SELECT * FROM ${quote(this.tableName)} WHERE ${quote(names[0]!)} = ANY(${arrays[0]})`
+        : `SELECT * FROM ${quote(this.tableName)} WHERE (${names.map(quote).join(', ')}) IN (SELECT * FROM unnest(${arrays.join(', ')}))`;
+    for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
+      const values: unknown[][] = props.map(() => []);
+      for (const key of keys.slice(i, i + KEYS_PER_STATEMENT)) this.codec.keyValues(key).forEach((value, j) => values[j]!.push(value));
+      const { rows } = await client.query<Row>({ name: statementName(text), text, values });
       for (const raw of rows) {
         const row = this.codec.fromDriver(raw);
         const key: Key = {};
@@ -100,18 +125,12 @@ export class PgProjectionTable {
   }
 
   async upsertMany(client: pg.ClientBase, rows: readonly Row[]): Promise<void> {
-    // Bounded statements: PostgreSQL takes at most 65,535 parameters.
-    const perStatement = Math.max(1, Math.floor(60_000 / this.names.length));
-    for (let i = 0; i < rows.length; i += perStatement) {
-      const chunk = rows.slice(i, i + perStatement);
-      const values: unknown[] = [];
-      const tuples = chunk.map((row) => {
-        const start = values.length;
-        values.push(...this.codec.rowValues(row));
-        return `(${this.names.map((_, j) => `$${start + j + 1}`).join(', ')})`;
-      });
-      const text = this.sql.upsert.replace(/VALUES \([^)]*\)/, `VALUES ${tuples.join(', ')}`);
-      await client.query({ text, values });
+    // One statement text whatever the number of rows (each column as an array), prepared once.
+    const text = this.sql.upsertArrays;
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      const values: unknown[][] = this.names.map(() => []);
+      for (const row of rows.slice(i, i + ROWS_PER_STATEMENT)) this.codec.rowValues(row).forEach((value, j) => values[j]!.push(value));
+      await client.query({ name: statementName(text), text, values });
     }
   }
 
