@@ -35,12 +35,23 @@ function ticks(match: (cmdline: string, pid: number) => boolean): number {
 await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
 const database = await freshPostgresDatabase(server, 'ledger_probe');
 const env = { LEDGER_DATABASE_URL: database.url, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+// The instances log (on stderr) how their writer batched every 5 s at debug level: units, and the writers' lock held.
+const batches: { units: number; lockHeldMsPerUnit: number; pipelined: number; redone: number; batches: number }[] = [];
 await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
 await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
 const services = [];
 for (let i = 0; i < instances; i++) {
   const port = await freePort();
-  const child = await start(process.execPath, [bin, 'serve'], { ...env, PORT: String(port) });
+  const child = await start(process.execPath, [bin, 'serve'], { ...env, PORT: String(port), LOG_LEVEL: 'debug' });
+  let partial = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.includes('"write batches"')) continue;
+      batches.push(JSON.parse(line) as (typeof batches)[number]);
+    }
+  });
   const base = `http://127.0.0.1:${port}`;
   while (!(await fetch(`${base}/healthz`).catch(() => null))?.ok) await new Promise((r) => setTimeout(r, 20));
   if (process.env['PROBE_STDERR']) child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
@@ -85,4 +96,12 @@ process.stdout.write(
     `CPU (100% = one core): service ${cpu('service')}, postgres ${cpu('postgres')}, load generator ${cpu('self')}\n`,
 );
 for (const s of services) await stop(s.child);
+const units = batches.reduce((n, b) => n + b.units, 0);
+const held = batches.reduce((n, b) => n + b.units * b.lockHeldMsPerUnit, 0);
+const count = batches.reduce((n, b) => n + b.batches, 0);
+process.stdout.write(
+  `writer: ${count} batches, ${(units / Math.max(1, count)).toFixed(1)} commands a batch (${batches.reduce((n, b) => n + b.pipelined, 0)} pipelined, ` +
+    `${batches.reduce((n, b) => n + b.redone, 0)} redone); writers' lock held ${(held / Math.max(1, units)).toFixed(2)} ms a command, ` +
+    `${Math.round(held / (seconds * 10))}% of the run (over all instances)\n`,
+);
 await database.drop();

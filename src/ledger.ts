@@ -2,6 +2,7 @@ import { randomIds, type Clock, type IdGenerator } from './application/context.j
 import type { LedgerConfig } from './config.js';
 import type { Ledger } from './store/ledger.js';
 import { openPostgresLedger } from './store/postgres/open-postgres-ledger.js';
+import type { BatchReport } from './store/postgres/pg-group-commit.js';
 import { openSqliteLedger } from './store/sqlite/open-sqlite-ledger.js';
 
 export type { Ledger } from './store/ledger.js';
@@ -21,6 +22,8 @@ export function ledgerLocation(config: Pick<LedgerConfig, 'LEDGER_DATABASE' | 'L
 export interface OpenLedgerOptions {
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
+  /** PostgreSQL: told of every group-commit batch (its size, how it ran, the writers' lock's wait and hold). */
+  readonly onBatch?: (batch: BatchReport) => void;
 }
 
 /**
@@ -30,5 +33,7 @@ export interface OpenLedgerOptions {
  */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
   const common = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
-  return 'postgresUrl' in location ? openPostgresLedger(location.postgresUrl, common) : openSqliteLedger(location.sqliteFile, common);
+  return 'postgresUrl' in location
+    ? openPostgresLedger(location.postgresUrl, { ...common, ...(options.onBatch ? { onBatch: options.onBatch } : {}) })
+    : openSqliteLedger(location.sqliteFile, common);
 }

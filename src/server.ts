@@ -9,10 +9,19 @@ import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
 import { mailerFromConfig } from './mailer/mailer-from-config.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
+import { BatchStats } from './store/postgres/pg-batch-stats.js';
 
 /** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
-  const ledger = await openLedger(ledgerLocation(config));
+  // On PostgreSQL, at debug level: every 5 s, how the writer batched and how long it held the writers' lock.
+  const batchStats = logger.isLevelEnabled('debug') && config.LEDGER_DATABASE_URL ? new BatchStats() : null;
+  const ledger = await openLedger(ledgerLocation(config), batchStats ? { onBatch: batchStats.add } : {});
+  const statsTimer = batchStats
+    ? setInterval(() => {
+        const summary = batchStats.take();
+        if (summary.batches > 0) logger.debug(summary, 'write batches');
+      }, 5_000).unref()
+    : null;
   logger.info({ database: ledger.location }, 'database opened');
   const tokenSecret = await ledger.tokenSecret(config.LEDGER_TOKEN_SECRET);
   await rebuildStaleProjections(ledger, logger);
@@ -44,6 +53,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     const workerStopped = Promise.all([populateWorker.stop(), mailer.stop()]);
     server.close(() => {
       void workerStopped.finally(async () => {
+        if (statsTimer) clearInterval(statsTimer);
         await upkeep.stop();
         await ledger.close();
         process.exit(0);

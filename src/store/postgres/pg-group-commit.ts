@@ -114,6 +114,10 @@ export interface PgGroupCommitOptions extends PgOptions {
 export interface BatchReport {
   readonly units: number;
   readonly path: 'pipelined' | 'per-unit' | 'redone';
+  /** From BEGIN sent to the lock had (the head of the log read under it), in ms. */
+  readonly lockWaitMs: number;
+  /** From then to COMMIT answered (or the rollback before a redo): the writers' lock held, in ms. */
+  readonly lockHeldMs: number;
 }
 
 /**
@@ -227,7 +231,6 @@ export class PgGroupCommitRunner {
     if (pipelined) {
       const done = await this.commitPipelined(client, batch);
       if (done) return;
-      this.options.onBatch?.({ units: batch.length, path: 'redone' });
       // Something of the batch failed in PostgreSQL and it was rolled back: unit by unit, each in its savepoint.
       try {
         client = await this.connection();
@@ -238,13 +241,17 @@ export class PgGroupCommitRunner {
     }
     const outcomes: { ok: boolean; value: unknown }[] = [];
     let xid: string;
+    let startedAt = 0;
+    let lockedAt = 0;
     let appended = false;
     let last = 0;
     try {
       // One flight (the writer connection pipelines): the lock is its own statement, and the read after it
       // runs once the lock is granted, with a snapshot taken then (READ COMMITTED), so it sees the previous
       // holder's commit.
+      startedAt = performance.now();
       const head = await this.begin(client);
+      lockedAt = performance.now();
       xid = head.xid;
       const deferred = new Deferred();
       const tx: PgWriteTransaction = { store: 'postgres', client, last: head.last, defer: (statement) => deferred.add(statement) };
@@ -287,7 +294,7 @@ export class PgGroupCommitRunner {
       for (const unit of batch) unit.reject(failure);
       return;
     }
-    if (!pipelined) this.options.onBatch?.({ units: batch.length, path: 'per-unit' });
+    this.options.onBatch?.({ units: batch.length, path: pipelined ? 'redone' : 'per-unit', lockWaitMs: lockedAt - startedAt, lockHeldMs: performance.now() - lockedAt });
     settleAll(batch, outcomes);
   }
 
@@ -342,6 +349,8 @@ export class PgGroupCommitRunner {
    */
   private async commitPipelined(client: pg.Client, batch: Pending[]): Promise<boolean> {
     const units = batch.map((unit) => unit.planned!);
+    let lockedAt = 0;
+    let lockWaitMs = 0;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     let xid: string;
     let last: number;
@@ -350,6 +359,7 @@ export class PgGroupCommitRunner {
     try {
       const streams = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]));
       const versioned = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !streams.includes(id));
+      const startedAt = performance.now();
       const began = this.begin(client);
       const read = client.query<EventRow>({
         name: 'ledger_batch_streams',
@@ -364,6 +374,8 @@ export class PgGroupCommitRunner {
       read.catch(() => undefined);
       versions.catch(() => undefined);
       const head = await began;
+      lockedAt = performance.now();
+      lockWaitMs = lockedAt - startedAt;
       xid = head.xid;
       const view = new PipelinedView(head.last, streams, (await read).rows.map(toStoredEvent), (await versions).rows);
       for (const unit of units) {
@@ -407,7 +419,7 @@ export class PgGroupCommitRunner {
       for (const unit of batch) unit.reject(committed);
       return true;
     }
-    this.options.onBatch?.({ units: batch.length, path: 'pipelined' });
+    this.options.onBatch?.({ units: batch.length, path: 'pipelined', lockWaitMs, lockHeldMs: performance.now() - lockedAt });
     settleAll(batch, outcomes);
     return true;
   }

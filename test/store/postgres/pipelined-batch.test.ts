@@ -138,7 +138,7 @@ describe('PostgreSQL: pipelined group-commit batches', () => {
       const ledger = await instances.open({ onBatch: (report) => reports.push(report) });
       const outcomes = await Promise.all([run(ledger, supplier('create')), run(ledger, supplier('pause')), run(ledger, supplier('resume'))].map(settle));
       expect(outcomes.map(outcomeOf)).toEqual(['ok', 'ok', 'ok']);
-      expect(reports).toEqual([{ units: 3, path: 'pipelined' }]);
+      expect(reports.map(({ units, path }) => ({ units, path }))).toEqual([{ units: 3, path: 'pipelined' }]);
       expect((await ledger.store.readStream(importSupplierStreamId('A'))).map((e) => e.streamPosition)).toEqual([1, 2, 3]);
       expect(await ledger.read.findImportSupplier('A')).toMatchObject({ status: 'Ongoing', streamVersion: 3 });
     } finally {
@@ -156,7 +156,7 @@ describe('PostgreSQL: pipelined group-commit batches', () => {
         [run(ledger, accountOp('ONE', 'A-00000001')), run(ledger, accountOp('TWO', 'A-00000001')), run(ledger, accountOp('THREE', 'A-00000003'))].map(settle),
       );
       expect(outcomes.map(outcomeOf)).toEqual(['ok', 'unique', 'ok']);
-      expect(reports).toEqual([{ units: 3, path: 'redone' }]);
+      expect(reports.map(({ units, path }) => ({ units, path }))).toEqual([{ units: 3, path: 'redone' }]);
       expect((await ledger.read.findAccountImportProcess('S', 'TWO'))).toBeNull();
       expect((await ledger.read.findAccountImportProcess('S', 'THREE'))?.platformAccountNumber).toBe('A-00000003');
       await expectProjectionsVerify(ledger);
