@@ -13,6 +13,8 @@ export interface ProductReadModels {
 
 /** Most product codes one market lookup asks for. */
 const MARKET_CODES = 16;
+/** Most product markets kept in memory (a catalogue is far smaller; past it they are forgotten and asked again). */
+const KNOWN_MARKETS = 10_000;
 
 export function createProductReadModels(q: ProjectionQueries): ProductReadModels {
   // Prepared once: these run on every account validation.
@@ -29,6 +31,9 @@ export function createProductReadModels(q: ProjectionQueries): ProductReadModels
     }
     return query(Object.fromEntries(codes.map((code, i) => [`c${i}`, code])));
   };
+  // A product's market is fixed when it is created (no event changes it, none removes a product): once
+  // seen, it is known for good, on every instance. Only codes not seen yet are asked of the database.
+  const knownMarkets = new Map<string, ProductRow['marketName']>();
   return {
     findProduct: (code) => byCode({ code }),
     async findProducts(codes) {
@@ -41,9 +46,18 @@ export function createProductReadModels(q: ProjectionQueries): ProductReadModels
     },
     async productMarkets(codes) {
       const found = new Map<string, ProductRow['marketName']>();
-      const distinct = [...new Set(codes)];
+      const distinct: string[] = [];
+      for (const code of new Set(codes)) {
+        const market = knownMarkets.get(code);
+        if (market) found.set(code, market);
+        else distinct.push(code);
+      }
       for (let i = 0; i < distinct.length; i += MARKET_CODES) {
-        for (const row of await marketsOf(distinct.slice(i, i + MARKET_CODES))) found.set(row.code, row.marketName);
+        for (const row of await marketsOf(distinct.slice(i, i + MARKET_CODES))) {
+          found.set(row.code, row.marketName);
+          if (knownMarkets.size >= KNOWN_MARKETS) knownMarkets.clear();
+          knownMarkets.set(row.code, row.marketName);
+        }
       }
       return found;
     },
