@@ -259,10 +259,10 @@ export class PgGroupCommitRunner {
       for (const unit of batch) {
         const saved = tx.last;
         // The savepoint goes out with the unit's first statements, the RELEASE with its last ones.
-        const savepoint = client.query('SAVEPOINT unit');
+        const savepoint = client.query(extended('SAVEPOINT unit'));
         try {
           const [, value] = await Promise.all([savepoint, unit.work(tx)]);
-          const release = client.query('RELEASE SAVEPOINT unit');
+          const release = client.query(extended('RELEASE SAVEPOINT unit'));
           release.catch(() => undefined); // a failed deferred statement is the error to report
           await deferred.settle();
           await release;
@@ -306,7 +306,7 @@ export class PgGroupCommitRunner {
    */
   private async begin(client: pg.Client): Promise<{ last: number; xid: string }> {
     const [, , head] = await Promise.all([
-      client.query('BEGIN'),
+      client.query(extended('BEGIN')),
       client.query({ name: 'ledger_write_lock', text: 'SELECT pg_advisory_xact_lock($1, $2)', values: [LOCK_CLASS, WRITE_LOCK] }),
       client.query<{ last: number; xid: string; ahead: string | null }>({
         name: 'ledger_write_head',
@@ -332,7 +332,7 @@ export class PgGroupCommitRunner {
     try {
       const notified = notify !== null && this.options.notifyChannel ? client.query({ name: 'ledger_notify', text: 'SELECT pg_notify($1, $2)', values: [this.options.notifyChannel, String(notify)] }) : null;
       notified?.catch(() => undefined); // a failed NOTIFY aborts the transaction: the COMMIT answers ROLLBACK
-      const committed = await client.query('COMMIT');
+      const committed = await client.query(extended('COMMIT'));
       return committed.command === 'COMMIT';
     } catch (error) {
       this.drop(client);
@@ -355,6 +355,7 @@ export class PgGroupCommitRunner {
     let xid: string;
     let last: number;
     const appended: StoredLedgerEvent[] = [];
+    const byUnit: StoredLedgerEvent[][] = [];
     const hooks: { hook: BeforeCommit; appended: readonly StoredLedgerEvent[] }[] = [];
     try {
       const streams = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]));
@@ -384,6 +385,7 @@ export class PgGroupCommitRunner {
           const { value, beforeCommit } = unit.plan(view);
           const mine = view.endUnit();
           appended.push(...mine);
+          byUnit.push(mine);
           if (beforeCommit) hooks.push({ hook: beforeCommit, appended: mine });
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -402,7 +404,7 @@ export class PgGroupCommitRunner {
     try {
       if (appended.length > 0) {
         deferred.add(insertEvents(client, appended));
-        for (const write of await projectBatch(client, (type) => this.tablesByType!.get(type) ?? [], appended)) deferred.add(write);
+        for (const write of await projectBatch(client, (type) => this.tablesByType!.get(type) ?? [], byUnit)) deferred.add(write);
       }
       const tx: PgWriteTransaction = { store: 'postgres', client, last, defer: (statement) => deferred.add(statement) };
       for (const { hook, appended: mine } of hooks) await hook(mine, tx);
@@ -456,6 +458,12 @@ export class WriteLockTimeoutError extends StoreUnavailableError {
     this.name = 'WriteLockTimeoutError';
   }
 }
+
+/**
+ * A statement without parameters sent with the extended protocol, as the others are: node-postgres writes
+ * a simple query at once, outside the cork that gathers a flight into one write (see pg-database.ts).
+ */
+const extended = (text: string): pg.QueryConfig => ({ text, queryMode: 'extended' }) as pg.QueryConfig & { queryMode: 'extended' };
 
 function settleAll(batch: readonly Pending[], outcomes: readonly { ok: boolean; value: unknown }[]): void {
   batch.forEach((unit, i) => {

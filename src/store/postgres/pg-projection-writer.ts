@@ -191,27 +191,34 @@ export async function projectEvents(
  * The inline projections of a whole group-commit batch's events, in two
  * flights whatever the batch's size: every row the events touch loaded at
  * once (one statement a table), evolved in memory in log order (the same
- * keyOf/evolve, so the same rows as unit by unit), and each written once
- * (one upsert a table, a DELETE a removed row). The writes are sent and
- * returned, not awaited.
+ * keyOf/evolve, so the same rows as unit by unit), then written unit after
+ * unit, each unit's rows as they stand after it (one upsert a table and
+ * unit, a DELETE a removed row): so a unique index refuses exactly what it
+ * would refuse were the units written one by one (a state the batch passes
+ * through is written, not only its last). The writes are sent and returned,
+ * not awaited.
  */
 export async function projectBatch(
   client: pg.ClientBase,
   tablesOf: (type: string) => readonly PgProjectionTable[],
-  events: readonly StoredLedgerEvent[],
+  units: readonly (readonly StoredLedgerEvent[])[],
 ): Promise<Promise<unknown>[]> {
   const keys = new Map<PgProjectionTable, Map<string, Key>>();
-  const touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[] = [];
-  for (const stored of events) {
-    for (const table of tablesOf(stored.event.type)) {
-      const key = table.projection.keyOf(stored);
-      if (!key) continue;
-      const id = rowCacheId(table.tableName, key);
-      keys.set(table, (keys.get(table) ?? new Map<string, Key>()).set(id, key));
-      touches.push({ table, id, stored });
+  const touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[][] = [];
+  for (const events of units) {
+    const unit: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[] = [];
+    for (const stored of events) {
+      for (const table of tablesOf(stored.event.type)) {
+        const key = table.projection.keyOf(stored);
+        if (!key) continue;
+        const id = rowCacheId(table.tableName, key);
+        keys.set(table, (keys.get(table) ?? new Map<string, Key>()).set(id, key));
+        unit.push({ table, id, stored });
+      }
     }
+    touches.push(unit);
   }
-  if (touches.length === 0) return [];
+  if (keys.size === 0) return [];
   const tables = [...keys.keys()];
   const loaded = await Promise.all(tables.map((table) => table.loadMany(client, [...keys.get(table)!.values()])));
   const rows = new Map<string, { table: PgProjectionTable; key: Key; row: Row | null; existed: boolean }>();
@@ -221,16 +228,22 @@ export async function projectBatch(
       rows.set(id, { table, key, row, existed: row !== null });
     }
   });
-  for (const { table, id, stored } of touches) {
-    const entry = rows.get(id)!;
-    entry.row = table.projection.evolve(entry.row, stored) as Row | null;
-  }
   const writes: Promise<unknown>[] = [];
-  const upserts = new Map<PgProjectionTable, Row[]>();
-  for (const entry of rows.values()) {
-    if (entry.row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), entry.row]);
-    else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
+  for (const unit of touches) {
+    const touched = new Set<string>();
+    for (const { table, id, stored } of unit) {
+      const entry = rows.get(id)!;
+      entry.row = table.projection.evolve(entry.row, stored) as Row | null;
+      touched.add(id);
+    }
+    const upserts = new Map<PgProjectionTable, Row[]>();
+    for (const id of touched) {
+      const entry = rows.get(id)!;
+      if (entry.row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), entry.row]);
+      else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
+      entry.existed = entry.row !== null;
+    }
+    for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
   }
-  for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
   return writes;
 }

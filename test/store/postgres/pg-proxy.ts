@@ -3,10 +3,12 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 /**
  * A TCP proxy in front of PostgreSQL that can lose one COMMIT's answer: when
- * armed, the next simple-protocol `COMMIT` a client sends reaches the server,
- * the server's whole answer is awaited (the transaction is then committed)
- * and thrown away, and both sockets are closed, so the client sees its
- * connection die during COMMIT although the commit happened (pitfall P6).
+ * armed, the next `COMMIT` a client sends (a simple query, or parsed with the
+ * extended protocol) reaches the server, the answers to what the client sent
+ * before it are passed on, the server's whole answer to it is awaited (the
+ * transaction is then committed) and thrown away, and both sockets are
+ * closed, so the client sees its connection die during COMMIT although the
+ * commit happened (pitfall P6).
  * Only for plain-text connections (no SSL), which is what the tests use.
  */
 export interface PgProxy {
@@ -36,7 +38,12 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
 
     let pending = Buffer.alloc(0);
     let started = false;
-    let losing: (() => void) | null = null;
+    // Every Query ('Q') and Sync ('S') the client sends is answered with one ReadyForQuery ('Z').
+    let asked = 0;
+    let answered = 0;
+    let commitParsed = false;
+    /** The number of the ReadyForQuery that ends the COMMIT's answer, and whom to tell once it was lost. */
+    let losing: { at: number; lost: () => void } | null = null;
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
       pending = Buffer.concat([pending, chunk]);
@@ -54,34 +61,49 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
         const length = pending.readInt32BE(1);
         if (pending.length < 1 + length) break;
         const type = String.fromCharCode(pending[0]!);
-        const text = type === 'Q' ? pending.subarray(5, 1 + length - 1).toString('utf8') : '';
+        const body = pending.subarray(5, 1 + length);
         pending = pending.subarray(1 + length);
-        if (armed && type === 'Q' && /^\s*COMMIT\s*;?\s*$/i.test(text)) {
-          losing = armed;
+        if (type === 'Q' || type === 'S') asked++;
+        if (!armed) continue;
+        if (type === 'Q' && /^\s*COMMIT\s*;?\s*$/i.test(body.subarray(0, body.length - 1).toString('utf8'))) {
+          losing = { at: asked, lost: armed };
           armed = null;
+        } else if (type === 'P') {
+          // Parse: the statement's name, then its text, each NUL-terminated.
+          const nameEnd = body.indexOf(0);
+          const text = body.subarray(nameEnd + 1, body.indexOf(0, nameEnd + 1)).toString('utf8');
+          if (/^\s*COMMIT\s*;?\s*$/i.test(text)) commitParsed = true;
+        } else if (type === 'S' && commitParsed) {
+          losing = { at: asked, lost: armed };
+          armed = null;
+          commitParsed = false;
         }
       }
     });
     let answer = Buffer.alloc(0);
     upstream.on('data', (chunk: Buffer) => {
-      if (!losing) {
-        client.write(chunk);
-        return;
-      }
-      // Wait for the whole answer (ReadyForQuery, 'Z'), then drop it and both connections.
       answer = Buffer.concat([answer, chunk]);
-      for (let at = 0; at + 5 <= answer.length; ) {
+      // Pass on the answers message by message up to the COMMIT's; drop that one and both connections.
+      let at = 0;
+      while (at + 5 <= answer.length) {
         const length = answer.readInt32BE(at + 1);
         if (at + 1 + length > answer.length) break;
-        if (answer[at] === 'Z'.charCodeAt(0)) {
-          const lost = losing;
-          losing = null;
-          closeBoth();
-          lost();
-          return;
+        const isReady = answer[at] === 'Z'.charCodeAt(0);
+        if (losing && answered + 1 >= losing.at) {
+          if (isReady) {
+            const { lost } = losing;
+            losing = null;
+            closeBoth();
+            lost();
+            return;
+          }
+        } else {
+          client.write(answer.subarray(at, at + 1 + length));
+          if (isReady) answered++;
         }
         at += 1 + length;
       }
+      answer = answer.subarray(at);
     });
   });
   server.listen(0, '127.0.0.1');

@@ -146,6 +146,22 @@ describe('PostgreSQL: pipelined group-commit batches', () => {
     }
   });
 
+  it('a state a unique index refuses is refused even when a later unit of the batch leaves the row valid', async () => {
+    const instances = await openInstances();
+    try {
+      const ledger = await instances.open();
+      const op = (ext: string, expected: number, platformNumber: string): Operation => ({ kind: 'account', ext, expected, platformNumber, hook: 'none' });
+      // ONE takes TWO's number, then (had that held) would take another: one by one, the first is refused.
+      const outcomes = await Promise.all(
+        [op('TWO', 0, 'A-00000002'), op('ONE', 0, 'A-00000002'), op('ONE', 2, 'A-00000001'), op('ONE', 0, 'A-00000001')].map((o) => settle(run(ledger, o))),
+      );
+      expect(outcomes.map(outcomeOf)).toEqual(['ok', 'unique', 'concurrency', 'ok']);
+      expect((await ledger.read.findAccountImportProcess('S', 'ONE'))?.platformAccountNumber).toBe('A-00000001');
+    } finally {
+      await instances.close();
+    }
+  });
+
   it('a unit refused by PostgreSQL (a unique index) has its batch redone unit by unit: it fails alone', async () => {
     const reports: BatchReport[] = [];
     const instances = await openInstances();
