@@ -2,7 +2,7 @@ import { randomIds, type Clock, type IdGenerator } from './application/context.j
 import type { LedgerConfig } from './config.js';
 import type { Ledger } from './store/ledger.js';
 import { openPostgresLedger } from './store/postgres/open-postgres-ledger.js';
-import type { BatchReport } from './store/postgres/pg-group-commit.js';
+import type { BatchReport } from './store/write-batches.js';
 import { openSqliteLedger } from './store/sqlite/open-sqlite-ledger.js';
 
 export type { Ledger } from './store/ledger.js';

@@ -9,7 +9,7 @@ import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
 import { mailerFromConfig } from './mailer/mailer-from-config.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
-import { BatchStats } from './store/postgres/pg-batch-stats.js';
+import { BatchStats } from './store/write-batches.js';
 
 /** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {

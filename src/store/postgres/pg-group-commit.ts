@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import { toStoredEvent, type EventRow } from '../event-codec.js';
+import type { BatchReport } from '../write-batches.js';
 import { StoreUnavailableError, type BeforeCommit, type StoredLedgerEvent, type WriteTransaction } from '../event-store.js';
 import { refuseVersionsAhead } from '../projection-maintenance.js';
 import { holdsNul, LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
@@ -110,15 +111,7 @@ export interface PgGroupCommitOptions extends PgOptions {
   readonly onBatch?: (batch: BatchReport) => void;
 }
 
-/** How a batch ran: pipelined, unit by unit, or pipelined, rolled back and redone unit by unit. */
-export interface BatchReport {
-  readonly units: number;
-  readonly path: 'pipelined' | 'per-unit' | 'redone';
-  /** From BEGIN sent to the lock had (the head of the log read under it), in ms. */
-  readonly lockWaitMs: number;
-  /** From then to COMMIT answered (or the rollback before a redo): the writers' lock held, in ms. */
-  readonly lockHeldMs: number;
-}
+export type { BatchReport } from '../write-batches.js';
 
 /**
  * Group commit for PostgreSQL, with SQLite's semantics: units of work that

@@ -1,4 +1,15 @@
-import type { BatchReport } from './pg-group-commit.js';
+/**
+ * How one group-commit batch of a store that reports them (PostgreSQL) ran: how many units, whether
+ * pipelined, unit by unit, or pipelined, rolled back and redone unit by unit, and the writers' lock.
+ */
+export interface BatchReport {
+  readonly units: number;
+  readonly path: 'pipelined' | 'per-unit' | 'redone';
+  /** From BEGIN sent to the lock had (the head of the log read under it), in ms. */
+  readonly lockWaitMs: number;
+  /** From then to COMMIT answered: the writers' lock held, in ms. */
+  readonly lockHeldMs: number;
+}
 
 /** What the writer did over an interval: how it batched, and how long it held the cluster's writers' lock. */
 export interface BatchSummary {

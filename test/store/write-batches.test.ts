@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchStats } from '../../../src/store/postgres/pg-batch-stats.js';
+import { BatchStats } from '../../src/store/write-batches.js';
 
 describe('BatchStats: what the PostgreSQL writer logs at debug level', () => {
   it('sums an interval: batches by path, commands, the lock wait a batch and the lock held a command', () => {
