@@ -1,6 +1,7 @@
 import { createFeedReadModels, type FeedReadModels } from '../feed/event-feed.js';
 import type { EventLog } from '../store/event-log.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
+import { createAccountListReadModels, type AccountListReadModels } from './account-list-read-models.js';
 import { createAccountReadModels, type AccountReadModels } from './account-read-models.js';
 import { createAccountRecordReadModels, type AccountRecordReadModels } from './account-record-read-models.js';
 import { createBusinessReadModels, type BusinessReadModels } from './business-read-models.js';
@@ -17,6 +18,7 @@ import { createSupplyPointReadModels, type SupplyPointReadModels } from './suppl
  */
 export interface ReadModels
   extends AccountReadModels,
+    AccountListReadModels,
     BusinessReadModels,
     SupplyPointReadModels,
     ProductReadModels,
@@ -30,6 +32,7 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog): Rea
   return {
     ...createFeedReadModels(log, supplyPoints.findPopulateBatch),
     ...createAccountReadModels(queries),
+    ...createAccountListReadModels(queries),
     ...createBusinessReadModels(queries),
     ...supplyPoints,
     ...createProductReadModels(queries),
