@@ -1,5 +1,8 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { accountHistoricalStatements } from '../../projections/account-historical-statements.js';
 import { accountImportProcesses, type ImportProcessState } from '../../projections/account-import-processes.js';
+import { accountLedgers } from '../../projections/account-ledgers.js';
+import { accountNotes } from '../../projections/account-notes.js';
 import type { ProjectionQueries, SelectedRow, SelectFields } from '../store/projection-queries.js';
 
 /**
@@ -29,6 +32,25 @@ const listFields = {
 /** What a list item (spec 2.7) is made of, and its place in the order. */
 export type AccountListRow = SelectedRow<typeof listFields>;
 
+const sameAccount = (table: typeof accountNotes | typeof accountHistoricalStatements | typeof accountLedgers) =>
+  sql`${table.importSupplier} = ${t.importSupplier} AND ${table.externalAccountNumber} = ${t.externalAccountNumber}`;
+
+const reconciliationFields = {
+  firstStagedAt: t.firstStagedAt,
+  externalAccountNumber: t.externalAccountNumber,
+  state: t.state,
+  platformAccountNumber: t.platformAccountNumber,
+  transferStatus: t.transferStatus,
+  accountCreatedAt: t.accountCreatedAt,
+  // Counted on each projection's primary key prefix (supplier, account): one index range per account.
+  noteCount: sql<number>`(SELECT count(*) FROM ${accountNotes} WHERE ${sameAccount(accountNotes)})`,
+  historicalStatementCount: sql<number>`(SELECT count(*) FROM ${accountHistoricalStatements} WHERE ${sameAccount(accountHistoricalStatements)})`,
+  transactionCount: sql<number>`coalesce(${accountLedgers.transactionCount}, 0)`,
+  balanceCents: sql<number>`coalesce(${accountLedgers.balanceCents}, 0)`,
+} satisfies SelectFields;
+/** One account of the reconciliation export. */
+export type ReconciliationRow = SelectedRow<typeof reconciliationFields>;
+
 const positionFields = { firstStagedAt: t.firstStagedAt, externalAccountNumber: t.externalAccountNumber } satisfies SelectFields;
 
 export interface AccountListReadModels {
@@ -44,6 +66,10 @@ export interface AccountListReadModels {
    * page runs to the end of the list.
    */
   accountListPageEnd(importSupplier: string, state: ImportProcessState | null, after: ListPosition | null, limit: number): Promise<ListPosition | null>;
+  /** At most `limit` accounts of the supplier in `range`, in the lists' order, with what the reconciliation export shows. */
+  reconciliationChunk(importSupplier: string, range: KeysetRange, limit: number): Promise<ReconciliationRow[]>;
+  /** How many accounts the supplier has (every state). */
+  countAccountImportProcesses(importSupplier: string): Promise<number>;
 }
 
 /** The WHERE of a keyset read: the supplier, the state when given, the range's ends when given (placeholders). */
@@ -84,12 +110,18 @@ function preparedByShape<F extends SelectFields>(q: ProjectionQueries, fields: F
 
 export function createAccountListReadModels(q: ProjectionQueries): AccountListReadModels {
   const listChunk = preparedByShape(q, listFields, (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT ${sql.placeholder('limit')}`);
+  const reconciliation = preparedByShape(
+    q,
+    reconciliationFields,
+    (where) => sql`FROM ${t} LEFT JOIN ${accountLedgers} ON ${sameAccount(accountLedgers)} WHERE ${where} ${orderBy} LIMIT ${sql.placeholder('limit')}`,
+  );
   // The page's last account and the one after it, if any: a walk along the index, no row read.
   const pageEnd = preparedByShape(
     q,
     positionFields,
     (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT 2 OFFSET ${sql.placeholder('skip')}`,
   );
+  const count = q.prepareSelect({ n: sql<number>`count(*)` }, sql`FROM ${t} WHERE ${eq(t.importSupplier, sql.placeholder('supplier'))}`);
 
   return {
     accountListChunk: (importSupplier, state, range, limit) =>
@@ -104,5 +136,11 @@ export function createAccountListReadModels(q: ProjectionQueries): AccountListRe
       });
       return rows.length === 2 ? rows[0]! : null;
     },
+    reconciliationChunk: (importSupplier, range, limit) =>
+      reconciliation({ state: false, after: range.after !== null, through: range.through !== null })({
+        ...keysetParams(importSupplier, null, range),
+        limit,
+      }),
+    countAccountImportProcesses: async (importSupplier) => Number((await count({ supplier: importSupplier }))[0]?.n ?? 0),
   };
 }
