@@ -8,6 +8,7 @@ import { createBusinessReadModels, type BusinessReadModels } from './business-re
 import { createCustomerEmailReadModels, type CustomerEmailReadModels } from './customer-email-read-models.js';
 import { createPaymentInstructionReadModels, type PaymentInstructionReadModels } from './payment-instruction-read-models.js';
 import { createProductReadModels, type ProductReadModels } from './product-read-models.js';
+import { createStreamEventReadModels, type StreamEventReadModels } from './stream-event-read-models.js';
 import { createSupplyPointReadModels, type SupplyPointReadModels } from './supply-point-read-models.js';
 
 /**
@@ -25,6 +26,7 @@ export interface ReadModels
     PaymentInstructionReadModels,
     CustomerEmailReadModels,
     AccountRecordReadModels,
+    StreamEventReadModels,
     FeedReadModels {}
 
 export function createReadModels(queries: ProjectionQueries, log: EventLog): ReadModels {
@@ -39,5 +41,6 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog): Rea
     ...createPaymentInstructionReadModels(queries),
     ...createCustomerEmailReadModels(queries),
     ...createAccountRecordReadModels(queries),
+    ...createStreamEventReadModels(log),
   };
 }
