@@ -29,6 +29,7 @@ export const reconciliationColumns = [
   'ledger_balance',
 ] as const;
 type Column = (typeof reconciliationColumns)[number];
+/** One record, its keys in the columns' order (what `Object.values` and the CSV rely on). */
 export type ReconciliationRecord = { readonly [K in Column]: string | number | null };
 
 const stateNames = { STAGED: 'pending', IMPORTED: 'imported', SKIPPED: 'skipped' } as const;
@@ -49,6 +50,8 @@ export function reconciliationRecord(row: ReconciliationRow): ReconciliationReco
   };
 }
 
+const NEEDS_QUOTES = /[",\r\n]/;
+
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, a double quote, a
  * CR or an LF, a quote doubled inside; null is the empty field. Values are
@@ -57,15 +60,17 @@ export function reconciliationRecord(row: ReconciliationRow): ReconciliationReco
  */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  if (typeof value === 'number') return String(value);
+  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 /** RFC 4180 ends records with CRLF. */
 const CSV_EOL = '\r\n';
 
 export function csvRecord(values: readonly (string | number | null)[]): string {
-  return values.map(csvField).join(',') + CSV_EOL;
+  let line = '';
+  for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : ',') + csvField(values[i]!);
+  return line + CSV_EOL;
 }
 
 /**
@@ -83,7 +88,7 @@ export async function* reconciliationParts(
     let text = '';
     for (const row of rows) {
       const record = reconciliationRecord(row);
-      text += format === 'csv' ? csvRecord(reconciliationColumns.map((column) => record[column])) : `${JSON.stringify(record)}\n`;
+      text += format === 'csv' ? csvRecord(Object.values(record)) : `${JSON.stringify(record)}\n`;
     }
     tally.items += rows.length;
     yield text;
