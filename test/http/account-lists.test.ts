@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markAccountToSkip, processAccount } from '../../src/application/account-import-processes.js';
+import { createApiKey, createImportSupplier } from '../../src/application/operator.js';
 import { createApp } from '../../src/http/app.js';
 import { encodeListCursor } from '../../src/http/list-paging.js';
 import { stageAccountsInBulk, type BulkAccount } from '../support/bulk-accounts.js';
@@ -29,7 +30,7 @@ interface ListItem {
   account_created_at: string | null;
 }
 
-const BIG = 2_500;
+const BIG = 2_100;
 const SMALL = 40;
 const T0 = Date.parse('2026-03-01T08:00:00.000Z');
 
@@ -41,18 +42,23 @@ function accounts(prefix: string, count: number, perInstant: number): BulkAccoun
   return Array.from({ length: count }, (_, i) => ({
     ext: `${prefix}${String((i * 7_919) % 10_007).padStart(5, '0')}`,
     stagedAt: new Date(T0 + Math.floor(i / perInstant) * 1_000).toISOString(),
-    imported: i % 3 === 0,
+    imported: i % 10 === 0,
   }));
 }
 
 let api: TestApi;
 let token: string;
 let otherToken: string;
+/** A supplier without accounts, and a token of a key scoped to it. */
+const EMPTY_SUPPLIER = 'EMPTY_SUPPLIER';
+let emptyToken: string;
 
 beforeAll(async () => {
   api = await createTestApi();
   token = await accessToken(api, api.key);
   otherToken = await accessToken(api, api.otherKey);
+  await createImportSupplier(api.ledger, { code: EMPTY_SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
+  emptyToken = await accessToken(api, (await createApiKey(api.ledger, { suppliers: [EMPTY_SUPPLIER], label: 'empty' }, operator)).key);
   const big = accounts('K', BIG, 7);
   await stageAccountsInBulk(api.ledger, SUPPLIER, big);
   await stageAccountsInBulk(api.ledger, OTHER_SUPPLIER, accounts('S', SMALL, 6));
@@ -103,23 +109,19 @@ describe('the full list streams (the default answer, unchanged)', () => {
     expect(res.headers.get('link')).toBeNull();
     const text = await res.text();
     const expected = await expectedItems(list, SUPPLIER);
-    expect(expected.length).toBeGreaterThan(list === 'all' ? BIG - 1 : 800);
+    expect(expected.length).toBeGreaterThan(list === 'all' ? BIG - 1 : list === 'pending' ? 1_000 : 200);
     // Byte for byte what one JSON.stringify of the whole list gives: existing clients see no difference.
     expect(text).toBe(JSON.stringify(expected));
   });
 
   it('an empty list is [] with 200, paged or not', async () => {
-    const fresh = await createTestApi({ exampleProducts: false });
-    try {
-      const freshToken = await accessToken(fresh, fresh.key);
+    for (const list of LISTS) {
       for (const query of ['', '?limit=5']) {
-        const res = await fresh.get(`${listPath('all', SUPPLIER)}${query}`, freshToken);
+        const res = await api.get(`${listPath(list, EMPTY_SUPPLIER)}${query}`, emptyToken);
         expect(res.status).toBe(200);
         expect(res.headers.get('link')).toBeNull();
         expect(await res.text()).toBe('[]');
       }
-    } finally {
-      await fresh.close();
     }
   });
 });
@@ -130,7 +132,7 @@ describe('cursor paging: ?limit= and ?after=, the next page in a Link header', (
     expect(res.headers.get('link')).toMatch(/^<\/v1\/data-import\/all-account-import-processes\/LEGACY_ENERGIE\/\?limit=1000&after=[A-Za-z0-9_-]+>; rel="next"$/);
     expect(((await res.json()) as unknown[]).length).toBe(1_000);
     const { pages, sizes } = await pageThrough(`${listPath('all', SUPPLIER)}?limit=1000`, token);
-    expect({ pages, sizes }).toEqual({ pages: 3, sizes: [1_000, 1_000, 500] });
+    expect({ pages, sizes }).toEqual({ pages: 3, sizes: [1_000, 1_000, 100] });
     // A page that ends exactly at the end of the list announces no next page.
     const exact = await pageThrough(`${listPath('all', OTHER_SUPPLIER)}?limit=${SMALL}`, otherToken);
     expect(exact.sizes).toEqual([SMALL]);
@@ -149,7 +151,7 @@ describe('cursor paging: ?limit= and ?after=, the next page in a Link header', (
     );
   });
 
-  it('pages larger than a chunk: the full list of 2,500 once, in order, whatever the page size (fast-check)', async () => {
+  it('pages larger than a chunk: the full list of 2,100 once, in order, whatever the page size (fast-check)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...LISTS), fc.integer({ min: 700, max: 10_000 }), async (list, limit) => {
         const paged = await pageThrough(`${listPath(list, SUPPLIER)}?limit=${limit}`, token);
