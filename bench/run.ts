@@ -2,12 +2,14 @@
 // the echo reference, stage-account, process, projection rebuild over a generated log, start-up on
 // that log, the streamed reads on it (the full list of its accounts, the reconciliation export) and
 // stage throughput on it. Prints a table and writes bench/results/latest.json.
-// `-- --only=reads`: only the generated log, its rebuild and the streamed reads. `-- --log=FILE`: a log
-// generated earlier (tsx bench/generate-log.ts FILE --events N) instead of a new one; it is changed in place.
+// `-- --only=reads`: only the generated log, its rebuild and the streamed reads (with `--store=postgres`
+// on PostgreSQL too). `-- --log=FILE`: a log generated earlier (tsx bench/generate-log.ts FILE --events N)
+// instead of a new one; it is changed in place.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { copyAccountRows } from './copy-account-rows.js';
 import { freePort, freshPostgresDatabase, peakRssMb, root, run, start, stop } from './lib.js';
 import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
 
@@ -243,7 +245,8 @@ async function logScenarios(echoRate: number | null): Promise<number> {
   const onBig = await startService(big);
   progress(`  start-up to first /healthz on the ${LOG_EVENTS.toLocaleString()}-event log: ${onBig.startupMs} ms`);
   const bigToken = await tokenFor(onBig.base, big);
-  await streamedReads(onBig.base, onBig.child.pid!, bigToken);
+  await streamedReads(onBig.base, onBig.child.pid!, bigToken, 'SQLite');
+  if (storeArg === 'postgres') await postgresStreamedReads(big);
   if (!onlyReads) {
     const bigStage = await load(`${onBig.base}/v1/data-import/account-import-process/create-or-update/`, {
       headers: { authorization: `Token ${bigToken}` },
@@ -259,7 +262,7 @@ async function logScenarios(echoRate: number | null): Promise<number> {
  * (6) Issue 15: the full list of every account of the generated log (250,000 on the full log) and the
  * reconciliation export of them, each alone on the service, twice; with a /healthz polled every 20 ms.
  */
-async function streamedReads(base: string, pid: number, token: string): Promise<void> {
+async function streamedReads(base: string, pid: number, token: string, store: 'SQLite' | 'PostgreSQL'): Promise<void> {
   const headers = { authorization: `Token ${token}` };
   const scenarios = [
     { name: 'full list', path: '/v1/data-import/all-account-import-processes/BENCH/', itemMarker: '{"external_account_number":' },
@@ -272,7 +275,7 @@ async function streamedReads(base: string, pid: number, token: string): Promise<
       // The CSV's header line is not an account.
       const items = scenario.name.includes('CSV') ? measured.items - 1 : measured.items;
       const figuresOfRun = { ...measured, items, itemsPerSecond: Math.round(items / measured.seconds) };
-      const label = `${scenario.name} of ${items.toLocaleString()} accounts, run ${run}`;
+      const label = `${scenario.name} of ${items.toLocaleString()} accounts (${store}), run ${run}`;
       const meetsTargets =
         figuresOfRun.worstHealthzMs <= READ_TARGETS.worstHealthzMs &&
         figuresOfRun.rssGrowthMb <= READ_TARGETS.rssGrowthMb &&
@@ -293,6 +296,26 @@ async function streamedReads(base: string, pid: number, token: string): Promise<
   }
 }
 
+/**
+ * (6, --store=postgres) The same reads on PostgreSQL: a new database, the account rows of the generated
+ * log copied into its projections (bench/copy-account-rows.ts), one instance serving them.
+ */
+async function postgresStreamedReads(big: string): Promise<void> {
+  const database = await freshPostgresDatabase(PG_SERVER, 'ledger_bench_reads');
+  try {
+    const env = { ...databaseEnv(database.url), NODE_ENV: 'production' };
+    await stop((await startService(database.url)).child); // migrates the new database
+    await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
+    const accounts = await copyAccountRows(big, database.url, 'BENCH');
+    progress(`  PostgreSQL: the ${accounts.toLocaleString()} accounts of the log copied in`);
+    const service = await startService(database.url);
+    await streamedReads(service.base, service.child.pid!, await keyToken(service.base, database.url), 'PostgreSQL');
+    await stop(service.child);
+  } finally {
+    await database.drop();
+  }
+}
+
 function printStreamedReads() {
   if (streamed.length === 0) return;
   process.stdout.write(
@@ -300,7 +323,7 @@ function printStreamedReads() {
   );
   for (const r of streamed) {
     process.stdout.write(
-      `  ${r.scenario.padEnd(58)} ${r.seconds.toFixed(2).padStart(6)} s ${r.itemsPerSecond.toLocaleString().padStart(9)} items/s ` +
+      `  ${r.scenario.padEnd(72)} ${r.seconds.toFixed(2).padStart(6)} s ${r.itemsPerSecond.toLocaleString().padStart(9)} items/s ` +
         `RSS +${String(r.rssGrowthMb).padStart(5)} MB  worst /healthz ${String(r.worstHealthzMs).padStart(6)} ms (${r.healthzPolls} polls)  ${r.meetsTargets ? 'meets targets' : 'MISSES a target'}\n`,
     );
   }
