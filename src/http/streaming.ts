@@ -66,3 +66,16 @@ export function streamedResponse(
   c.header('Content-Type', contentType);
   return c.body(body);
 }
+
+/** The items of a JSON array, chunk by chunk: `[` with the first chunk, `]` after the last. */
+export async function* jsonArrayParts<R>(chunks: AsyncIterable<readonly R[]>, item: (row: R) => unknown, tally: StreamTally): AsyncGenerator<string> {
+  let opened = false;
+  for await (const rows of chunks) {
+    if (rows.length === 0) continue;
+    const text = JSON.stringify(rows.map(item));
+    tally.items += rows.length;
+    yield opened ? `,${text.slice(1, -1)}` : text.slice(0, -1);
+    opened = true;
+  }
+  yield opened ? ']' : '[]';
+}

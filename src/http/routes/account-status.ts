@@ -10,7 +10,7 @@ import { keysetChunks } from '../../queries/keyset-chunks.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { listPaging, nextPageLink } from '../list-paging.js';
-import { streamedResponse, type StreamTally } from '../streaming.js';
+import { jsonArrayParts, streamedResponse, type StreamTally } from '../streaming.js';
 
 /** GET account-transfer-status/<code>/<ext>/ (spec 4.13). */
 export const accountTransferStatusResponseSchema = z.object({
@@ -47,19 +47,6 @@ const listStates: Readonly<Record<'all' | 'pending' | 'imported', ImportProcessS
   imported: 'IMPORTED',
 };
 
-/** The items of a JSON array, chunk by chunk: `[` with the first chunk, `]` after the last. */
-export async function* jsonArrayParts<R>(chunks: AsyncIterable<readonly R[]>, item: (row: R) => unknown, tally: StreamTally): AsyncGenerator<string> {
-  let opened = false;
-  for await (const rows of chunks) {
-    if (rows.length === 0) continue;
-    const text = JSON.stringify(rows.map(item));
-    tally.items += rows.length;
-    yield opened ? `,${text.slice(1, -1)}` : text.slice(0, -1);
-    opened = true;
-  }
-  yield opened ? ']' : '[]';
-}
-
 export function accountStatusRoutes(ctx: LedgerContext) {
   const app = new Hono<AppEnv>().get('/account-transfer-status/:supplier/:ext/', async (c) => {
     const supplier = c.req.param('supplier');
@@ -73,7 +60,7 @@ export function accountStatusRoutes(ctx: LedgerContext) {
     });
   });
   // The full list streams in constant memory, whatever its length (the spec's answer, unchanged); `?limit=`
-  // and `?after=` page it, the next page announced in a Link header (README "Lists").
+  // and `?after=` page it, the next page announced in a Link header (README "Lists at scale, and the reconciliation export").
   for (const list of ['all', 'pending', 'imported'] as const) {
     app.get(`/${list}-account-import-processes/:supplier/`, async (c) => {
       const supplier = c.req.param('supplier');
