@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, rmSync, renameSync } from 'node:fs';
+import { createWriteStream, openSync, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
 import { DomainError } from '../domain/errors.js';
@@ -35,7 +35,10 @@ export function exportCommand(): Command {
         }
         const total = await ledger.read.countAccountImportProcesses(supplier);
         const partial = opts.output === undefined ? null : `${opts.output}.partial`;
-        const target: Writable = partial === null ? process.stdout : createWriteStream(partial);
+        // Opened here, so a path that cannot be written fails at once with its reason (exit 1).
+        const target: Writable = partial === null ? process.stdout : createWriteStream(partial, { fd: openSync(partial, 'w') });
+        let failure: Error | null = null;
+        target.on('error', (error) => (failure ??= error));
         const progress = progressReporter(`export ${supplier}`);
         const tally = { items: 0 };
         const started = performance.now();
@@ -43,11 +46,13 @@ export function exportCommand(): Command {
           const chunks = keysetChunks((range, limit) => ledger.read.reconciliationChunk(supplier, range, limit), { range: { after: null, through: null } });
           for await (const part of reconciliationParts(opts.format, chunks, tally)) {
             await write(target, part);
+            if (failure) throw failure;
             progress.update(tally.items, total);
           }
           if (partial !== null) {
             target.end();
             await once(target, 'close');
+            if (failure) throw failure;
             renameSync(partial, opts.output!);
           }
         } catch (error) {

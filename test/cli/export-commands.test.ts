@@ -53,18 +53,21 @@ describe('import-ledger export reconciliation', () => {
   );
 
   it(
-    'an unknown supplier exits 1 with import_supplier_not_found and writes no file; a bad format exits 2',
+    'an unknown supplier exits 1 with import_supplier_not_found and writes no file; a bad format exits 2; an unwritable --output exits 1',
     async () => {
       const file = join(dir, 'none.csv');
-      const [unknown, badFormat] = await Promise.all([
+      const [unknown, badFormat, badPath] = await Promise.all([
         runCli(api.location, ['export', 'reconciliation', 'NO_SUCH_SUPPLIER', '--output', file]),
         runCli(api.location, ['export', 'reconciliation', SUPPLIER, '--format', 'xlsx']),
+        runCli(api.location, ['export', 'reconciliation', SUPPLIER, '--output', join(dir, 'no-such-directory', 'r.csv')]),
       ]);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toContain('(import_supplier_not_found)');
       expect(existsSync(file) || existsSync(`${file}.partial`)).toBe(false);
       expect(badFormat.code).toBe(2);
       expect(badFormat.stderr).toContain('expected one of csv, ndjson');
+      expect(badPath.code).toBe(1);
+      expect(badPath.stderr).toContain('ENOENT');
     },
     CLI_TEST_TIMEOUT_MS,
   );
