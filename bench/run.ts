@@ -1,13 +1,21 @@
 // npm run bench [-- --quick]: starts the real service on a temp database and measures, in one run,
 // the echo reference, stage-account, process, projection rebuild over a generated log, start-up on
-// that log and stage throughput on it. Prints a table and writes bench/results/latest.json.
+// that log, the streamed reads on it (the full list of its accounts, the reconciliation export) and
+// stage throughput on it. Prints a table and writes bench/results/latest.json.
+// `-- --only=reads`: only the generated log, its rebuild and the streamed reads (with `--store=postgres`
+// on PostgreSQL too). `-- --log=FILE`: a log generated earlier (tsx bench/generate-log.ts FILE --events N)
+// instead of a new one; it is changed in place.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { copyAccountRows } from './copy-account-rows.js';
 import { freePort, freshPostgresDatabase, peakRssMb, root, run, start, stop } from './lib.js';
+import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
 
 const quick = process.argv.includes('--quick');
+const onlyReads = process.argv.includes('--only=reads');
+const givenLog = process.argv.find((a) => a.startsWith('--log='))?.slice('--log='.length);
 /** `--store=postgres --instances=N`: also measure the PostgreSQL store with 1 and N instances on one database. */
 const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite';
 const INSTANCES = Number(process.argv.find((a) => a.startsWith('--instances='))?.slice('--instances='.length) ?? 2);
@@ -22,7 +30,7 @@ const bin = join(root, 'dist/import-ledger.mjs');
 interface Figure {
   scenario: string;
   rate: number;
-  unit: 'req/s' | 'events/s';
+  unit: 'req/s' | 'events/s' | 'items/s';
   p50Ms: number | null;
   p99Ms: number | null;
   peakRssMb: number | null;
@@ -30,6 +38,9 @@ interface Figure {
   note?: string;
 }
 const figures: Figure[] = [];
+/** Issue 15's targets for one streamed read, on this 2-core machine. */
+const READ_TARGETS = { worstHealthzMs: 50, rssGrowthMb: 50, itemsPerSecond: 100_000 } as const;
+const streamed: (StreamedReadFigures & { scenario: string; meetsTargets: boolean })[] = [];
 const work = mkdtempSync(join(tmpdir(), 'import-ledger-bench-'));
 const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic.json'), 'utf8');
 const accountTemplate = example
@@ -126,7 +137,32 @@ async function keyToken(base: string, database: string): Promise<string> {
 async function main() {
   await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
   progress(`import-ledger bench (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${DURATION} s per HTTP scenario, ${LOG_EVENTS.toLocaleString()}-event log`);
+  const echoRate = onlyReads ? null : await writeScenarios();
+  const startupMs = await logScenarios(echoRate);
+  const peers = onlyReads ? null : await peerComparison();
+  if (storeArg === 'postgres' && echoRate !== null) {
+    await postgresScenarios(echoRate, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
+  }
+  printTable();
+  printStreamedReads();
+  if (peers) {
+    process.stdout.write('store append, 1 KB events, 1 event per append (WAL + synchronous=FULL):\n');
+    for (const f of peers.figures) {
+      process.stdout.write(
+        `  ${f.store.padEnd(22)} ${f.mode.padEnd(14)} ${String(f.appendsPerSecond).padStart(7)} appends/s` +
+          `${f.failed ? `, ${f.failed} failed` : ''}${f.notAttempted ? `, ${f.notAttempted} not done after ${Math.round(f.seconds)} s` : ''}\n`,
+      );
+    }
+    process.stdout.write(`  ratio import-ledger / emmett: sequential ${peers.ratioSequential}x, 10 concurrent ${peers.ratioConcurrent}x\n\n`);
+  }
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, streamed, startupMs, peers };
+  writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  progress('written bench/results/latest.json');
+}
 
+/** (1) to (4): the echo reference and the write scenarios on a fresh database; returns the echo's rate. */
+async function writeScenarios(): Promise<number> {
   // (1) the echo reference, same payload
   const echoPort = await freePort();
   const echo = await start(tsx, [join(root, 'bench/echo-server.ts')], { PORT: String(echoPort) }, /ready/);
@@ -179,11 +215,17 @@ async function main() {
   });
   record('transactions (10 per request)', transactionsResult, service.child.pid, echoRate);
   await stop(service.child);
+  return echoRate;
+}
 
+/** (5) to (7) on a generated log: rebuild, start-up, the streamed reads, stage-account; returns the start-up time. */
+async function logScenarios(echoRate: number | null): Promise<number> {
   // (5) projection rebuild over a generated log, then start-up and stage throughput on that log
-  const big = join(work, 'big.db');
-  progress(`  generating a ${LOG_EVENTS.toLocaleString()}-event log ...`);
-  JSON.parse(await run(tsx, [join(root, 'bench/generate-log.ts'), big, '--events', String(LOG_EVENTS)], {}));
+  const big = givenLog ?? join(work, 'big.db');
+  if (givenLog === undefined) {
+    progress(`  generating a ${LOG_EVENTS.toLocaleString()}-event log ...`);
+    JSON.parse(await run(tsx, [join(root, 'bench/generate-log.ts'), big, '--events', String(LOG_EVENTS)], {}));
+  }
   const rebuild = JSON.parse(await run(tsx, [join(root, 'bench/rebuild.ts'), big], {})) as {
     eventsRead: number;
     eventsPerSecond: number;
@@ -203,31 +245,89 @@ async function main() {
   const onBig = await startService(big);
   progress(`  start-up to first /healthz on the ${LOG_EVENTS.toLocaleString()}-event log: ${onBig.startupMs} ms`);
   const bigToken = await tokenFor(onBig.base, big);
-  const bigStage = await load(`${onBig.base}/v1/data-import/account-import-process/create-or-update/`, {
-    headers: { authorization: `Token ${bigToken}` },
-    body: (i) => accountBody(`LATE-${i}`),
-  });
-  record(`stage-account on the ${LOG_EVENTS.toLocaleString()}-event log`, bigStage, onBig.child.pid, echoRate, `start-up to /healthz ${onBig.startupMs} ms`);
-  await stop(onBig.child);
-
-  const peers = await peerComparison();
-  if (storeArg === 'postgres') await postgresScenarios(echoRate, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
-
-  printTable();
-  if (peers) {
-    process.stdout.write('store append, 1 KB events, 1 event per append (WAL + synchronous=FULL):\n');
-    for (const f of peers.figures) {
-      process.stdout.write(
-        `  ${f.store.padEnd(22)} ${f.mode.padEnd(14)} ${String(f.appendsPerSecond).padStart(7)} appends/s` +
-          `${f.failed ? `, ${f.failed} failed` : ''}${f.notAttempted ? `, ${f.notAttempted} not done after ${Math.round(f.seconds)} s` : ''}\n`,
-      );
-    }
-    process.stdout.write(`  ratio import-ledger / emmett: sequential ${peers.ratioSequential}x, 10 concurrent ${peers.ratioConcurrent}x\n\n`);
+  await streamedReads(onBig.base, onBig.child.pid!, bigToken, 'SQLite');
+  if (storeArg === 'postgres') await postgresStreamedReads(big);
+  if (!onlyReads) {
+    const bigStage = await load(`${onBig.base}/v1/data-import/account-import-process/create-or-update/`, {
+      headers: { authorization: `Token ${bigToken}` },
+      body: (i) => accountBody(`LATE-${i}`),
+    });
+    record(`stage-account on the ${LOG_EVENTS.toLocaleString()}-event log`, bigStage, onBig.child.pid, echoRate, `start-up to /healthz ${onBig.startupMs} ms`);
   }
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, startupMs: onBig.startupMs, peers };
-  writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-  progress('written bench/results/latest.json');
+  await stop(onBig.child);
+  return onBig.startupMs;
+}
+
+/**
+ * (6) Issue 15: the full list of every account of the generated log (250,000 on the full log) and the
+ * reconciliation export of them, each alone on the service, twice; with a /healthz polled every 20 ms.
+ */
+async function streamedReads(base: string, pid: number, token: string, store: 'SQLite' | 'PostgreSQL'): Promise<void> {
+  const headers = { authorization: `Token ${token}` };
+  const scenarios = [
+    { name: 'full list', path: '/v1/data-import/all-account-import-processes/BENCH/', itemMarker: '{"external_account_number":' },
+    { name: 'reconciliation export (CSV)', path: '/v1/data-import/reconciliation/BENCH/?format=csv', itemMarker: '\n' },
+    { name: 'reconciliation export (NDJSON)', path: '/v1/data-import/reconciliation/BENCH/?format=ndjson', itemMarker: '\n' },
+  ];
+  for (const scenario of scenarios) {
+    for (let run = 1; run <= 2; run++) {
+      const measured = await measureStreamedRead({ base, path: scenario.path, headers, pid, itemMarker: scenario.itemMarker });
+      // The CSV's header line is not an account.
+      const items = scenario.name.includes('CSV') ? measured.items - 1 : measured.items;
+      const figuresOfRun = { ...measured, items, itemsPerSecond: Math.round(items / measured.seconds) };
+      const label = `${scenario.name} of ${items.toLocaleString()} accounts (${store}), run ${run}`;
+      const meetsTargets =
+        figuresOfRun.worstHealthzMs <= READ_TARGETS.worstHealthzMs &&
+        figuresOfRun.rssGrowthMb <= READ_TARGETS.rssGrowthMb &&
+        figuresOfRun.itemsPerSecond >= READ_TARGETS.itemsPerSecond;
+      streamed.push({ scenario: label, ...figuresOfRun, meetsTargets });
+      figures.push({
+        scenario: label,
+        rate: figuresOfRun.itemsPerSecond,
+        unit: 'items/s',
+        p50Ms: null,
+        p99Ms: null,
+        peakRssMb: peakRssMb(pid),
+        ratioToEcho: null,
+        note: `${figuresOfRun.seconds.toFixed(2)} s, ${(figuresOfRun.bytes / 1e6).toFixed(1)} MB, RSS +${figuresOfRun.rssGrowthMb} MB, worst /healthz ${figuresOfRun.worstHealthzMs} ms`,
+      });
+      progress(`  ${label}: ${figuresOfRun.itemsPerSecond.toLocaleString()} items/s, ${figuresOfRun.seconds.toFixed(2)} s, RSS +${figuresOfRun.rssGrowthMb} MB, worst /healthz ${figuresOfRun.worstHealthzMs} ms`);
+    }
+  }
+}
+
+/**
+ * (6, --store=postgres) The same reads on PostgreSQL: a new database, the account rows of the generated
+ * log copied into its projections (bench/copy-account-rows.ts), one instance serving them.
+ */
+async function postgresStreamedReads(big: string): Promise<void> {
+  const database = await freshPostgresDatabase(PG_SERVER, 'ledger_bench_reads');
+  try {
+    const env = { ...databaseEnv(database.url), NODE_ENV: 'production' };
+    await stop((await startService(database.url)).child); // migrates the new database
+    await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
+    const accounts = await copyAccountRows(big, database.url, 'BENCH');
+    progress(`  PostgreSQL: the ${accounts.toLocaleString()} accounts of the log copied in`);
+    const service = await startService(database.url);
+    await streamedReads(service.base, service.child.pid!, await keyToken(service.base, database.url), 'PostgreSQL');
+    await stop(service.child);
+  } finally {
+    await database.drop();
+  }
+}
+
+function printStreamedReads() {
+  if (streamed.length === 0) return;
+  process.stdout.write(
+    `streamed reads (targets: worst /healthz <= ${READ_TARGETS.worstHealthzMs} ms, RSS growth <= ${READ_TARGETS.rssGrowthMb} MB, >= ${READ_TARGETS.itemsPerSecond.toLocaleString()} items/s):\n`,
+  );
+  for (const r of streamed) {
+    process.stdout.write(
+      `  ${r.scenario.padEnd(72)} ${r.seconds.toFixed(2).padStart(6)} s ${r.itemsPerSecond.toLocaleString().padStart(9)} items/s ` +
+        `RSS +${String(r.rssGrowthMb).padStart(5)} MB  worst /healthz ${String(r.worstHealthzMs).padStart(6)} ms (${r.healthzPolls} polls)  ${r.meetsTargets ? 'meets targets' : 'MISSES a target'}\n`,
+    );
+  }
+  process.stdout.write('\n');
 }
 
 /**

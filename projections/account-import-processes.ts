@@ -32,7 +32,10 @@ export const accountImportProcesses = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.importSupplier, t.externalAccountNumber] }),
     uniqueIndex('account_import_processes_platform_account_number_unique').on(t.platformAccountNumber),
-    index('account_import_processes_list_idx').on(t.importSupplier, t.state, t.firstStagedAt),
+    // The lists and the reconciliation export are read in keyset order (first staging, then external account
+    // number): one index range per chunk, for one state (pending, imported) or for every state (all, export).
+    index('account_import_processes_list_idx').on(t.importSupplier, t.state, t.firstStagedAt, t.externalAccountNumber),
+    index('account_import_processes_order_idx').on(t.importSupplier, t.firstStagedAt, t.externalAccountNumber),
   ],
 );
 export type AccountImportProcessRow = typeof accountImportProcesses.$inferSelect;

@@ -2,6 +2,9 @@ import { Command, InvalidArgumentError } from 'commander';
 import { accountHistory, accountHistoryAsOf, type HistoryEntry } from '../audit/account-history.js';
 import { out, withLedger } from './context.js';
 
+/** Events read per page. */
+const HISTORY_PAGE = 1_000;
+
 const datetime = (value: string): Date => {
   const parsed = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(parsed.getTime())) {
@@ -55,24 +58,35 @@ export function historyCommand(account: Command): void {
     .option('--diff', 'show what changed between successive stagings', false)
     .action(async (supplier: string, ext: string, opts: { asOf?: Date; json: boolean; diff: boolean }) => {
       await withLedger(async (ledger) => {
-        const entries = opts.asOf
-          ? await accountHistoryAsOf(ledger, supplier, ext, opts.asOf).then((r) => {
-              if (opts.json) out(JSON.stringify({ as_of: r.as_of, state: r.state }));
-              else out(`state as of ${r.as_of}: ${r.state.import_state}, transfer ${r.state.transfer_status}, balance ${r.state.balance}`);
-              return r.events;
-            })
-          : (await accountHistory(ledger, supplier, ext, { after: 0, limit: Number.MAX_SAFE_INTEGER })).events;
         let lastPayload: Record<string, unknown> | null = null;
-        for (const entry of entries) {
+        const print = (entry: HistoryEntry) => {
           if (opts.json) {
             out(JSON.stringify(entry));
-            continue;
+            return;
           }
           out(`${entry.recorded_at}  ${entry.actor.padEnd(24)} ${entry.type.padEnd(30)} ${summary(entry)}`);
           const payload = (entry.data as { payload?: Record<string, unknown> }).payload;
           if (opts.diff && payload && (entry.type === 'AccountStaged' || entry.type === 'AccountRestaged')) {
             if (lastPayload) for (const line of payloadDiff(lastPayload, payload)) out(line);
             lastPayload = payload;
+          }
+        };
+        // Page by page, so an account with a long history is printed in constant memory.
+        let after: number | null = 0;
+        while (after !== null) {
+          const page = { after, limit: HISTORY_PAGE };
+          if (opts.asOf) {
+            const r = await accountHistoryAsOf(ledger, supplier, ext, opts.asOf, page);
+            if (page.after === 0) {
+              if (opts.json) out(JSON.stringify({ as_of: r.as_of, state: r.state }));
+              else out(`state as of ${r.as_of}: ${r.state.import_state}, transfer ${r.state.transfer_status}, balance ${r.state.balance}`);
+            }
+            r.events.forEach(print);
+            after = r.next_after;
+          } else {
+            const r = await accountHistory(ledger, supplier, ext, page);
+            r.events.forEach(print);
+            after = r.next_after;
           }
         }
       });

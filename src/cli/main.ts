@@ -9,6 +9,7 @@ import { populateCommand } from './populate-commands.js';
 import { UsageError } from './context.js';
 import { eventsCommand } from './events-commands.js';
 import { emailCommand } from './email-commands.js';
+import { exportCommand } from './export-commands.js';
 import { projectionsCommand, VerifyFailed } from './projection-commands.js';
 
 /** Exit codes: 0 success, 1 a rule refused the change (or a runtime failure), 2 bad usage or configuration. */
@@ -28,7 +29,7 @@ export function buildProgram(): Command {
       const config = loadConfig();
       await runServer(config, createLogger(config.LOG_LEVEL));
     });
-  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand(), populateCommand(), projectionsCommand(), eventsCommand(), emailCommand()]) {
+  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand(), populateCommand(), projectionsCommand(), eventsCommand(), emailCommand(), exportCommand()]) {
     program.addCommand(command.exitOverride().showHelpAfterError());
     for (const sub of command.commands) sub.exitOverride().showHelpAfterError();
   }

@@ -26,6 +26,7 @@ import { transactionRoutes } from './routes/transactions.js';
 import { emptyDocumentStore, type DocumentStore } from '../adapters/document-store.js';
 import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendors.js';
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
+import { reconciliationRoutes } from './routes/reconciliation.js';
 
 export interface AppDeps extends LedgerContext {
   /** The process concurrency limit's slots and the request-rate buckets (the ledger's: cluster-wide on PostgreSQL). */
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (deps.idempotency) api.use('*', idempotency(deps.idempotency, deps.store));
   api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
+  api.route('/', reconciliationRoutes(deps));
   api.route('/', eventsFeedRoutes(deps));
   api.route('/', accountHistoryRoutes(deps));
   api.route('/', businessRoutes(deps));

@@ -1,5 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { ImportProcessState } from '../../projections/account-import-processes.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { accountImportProcesses, type AccountImportProcessRow } from '../../projections/account-import-processes.js';
 import { apiKeys, type ApiKeyRow } from '../../projections/api-keys.js';
 import { importSuppliers, type ImportSupplierRow } from '../../projections/import-suppliers.js';
@@ -18,7 +17,6 @@ export interface AccountReadModels {
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRow | null>;
   listApiKeys(): Promise<ApiKeyRow[]>;
   findAccountImportProcess(importSupplier: string, externalAccountNumber: string): Promise<AccountImportProcessRow | null>;
-  listAccountImportProcesses(importSupplier: string, states: readonly ImportProcessState[]): Promise<AccountImportProcessRow[]>;
   configValue(key: ServiceConfigKey): Promise<number | null>;
 }
 
@@ -45,11 +43,6 @@ export function createAccountReadModels(q: ProjectionQueries): AccountReadModels
     findApiKeyByHash: (keyHash) => keyByHash({ keyHash }),
     listApiKeys: () => q.list(apiKeys, { orderBy: [asc(apiKeys.createdAt)] }),
     findAccountImportProcess: (importSupplier, externalAccountNumber) => processByKey({ importSupplier, externalAccountNumber }),
-    listAccountImportProcesses: (importSupplier, states) =>
-      q.list(accountImportProcesses, {
-        where: and(eq(accountImportProcesses.importSupplier, importSupplier), inArray(accountImportProcesses.state, [...states])),
-        orderBy: [asc(accountImportProcesses.firstStagedAt), asc(accountImportProcesses.externalAccountNumber)],
-      }),
     configValue: async (key) => (await configByKey({ key }))?.value ?? null,
   };
 }

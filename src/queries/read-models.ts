@@ -1,12 +1,14 @@
 import { createFeedReadModels, type FeedReadModels } from '../feed/event-feed.js';
 import type { EventLog } from '../store/event-log.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
+import { createAccountListReadModels, type AccountListReadModels } from './account-list-read-models.js';
 import { createAccountReadModels, type AccountReadModels } from './account-read-models.js';
 import { createAccountRecordReadModels, type AccountRecordReadModels } from './account-record-read-models.js';
 import { createBusinessReadModels, type BusinessReadModels } from './business-read-models.js';
 import { createCustomerEmailReadModels, type CustomerEmailReadModels } from './customer-email-read-models.js';
 import { createPaymentInstructionReadModels, type PaymentInstructionReadModels } from './payment-instruction-read-models.js';
 import { createProductReadModels, type ProductReadModels } from './product-read-models.js';
+import { createStreamEventReadModels, type StreamEventReadModels } from './stream-event-read-models.js';
 import { createSupplyPointReadModels, type SupplyPointReadModels } from './supply-point-read-models.js';
 
 /**
@@ -17,12 +19,14 @@ import { createSupplyPointReadModels, type SupplyPointReadModels } from './suppl
  */
 export interface ReadModels
   extends AccountReadModels,
+    AccountListReadModels,
     BusinessReadModels,
     SupplyPointReadModels,
     ProductReadModels,
     PaymentInstructionReadModels,
     CustomerEmailReadModels,
     AccountRecordReadModels,
+    StreamEventReadModels,
     FeedReadModels {}
 
 export function createReadModels(queries: ProjectionQueries, log: EventLog): ReadModels {
@@ -30,11 +34,13 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog): Rea
   return {
     ...createFeedReadModels(log, supplyPoints.findPopulateBatch),
     ...createAccountReadModels(queries),
+    ...createAccountListReadModels(queries),
     ...createBusinessReadModels(queries),
     ...supplyPoints,
     ...createProductReadModels(queries),
     ...createPaymentInstructionReadModels(queries),
     ...createCustomerEmailReadModels(queries),
     ...createAccountRecordReadModels(queries),
+    ...createStreamEventReadModels(log),
   };
 }

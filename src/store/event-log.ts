@@ -8,6 +8,12 @@ export interface LogReadOptions {
   readonly through?: number;
   /** Only events of these types (default: every type). */
   readonly types?: readonly LedgerEventType[];
+  /**
+   * Only events of these streams (default: every stream), still in global
+   * order: an account's history. A page (`limit`) then reads at most `limit`
+   * events of each stream, whatever the length of the log or of the streams.
+   */
+  readonly streams?: readonly string[];
   /** At most this many events in all (a page); the read is then one bounded query. */
   readonly limit?: number;
   /**
@@ -115,4 +121,13 @@ export function logSnapshot(
       await close();
     },
   };
+}
+
+/** For the stores' pages of several streams: the first `limit` rows of lists each in global order, in global order. */
+export function mergeByPosition<R extends { global_position: number }>(lists: readonly (readonly R[])[], limit: number): R[] {
+  if (lists.length === 1) return lists[0]!.slice(0, limit);
+  return lists
+    .flat()
+    .sort((a, b) => a.global_position - b.global_position)
+    .slice(0, limit);
 }

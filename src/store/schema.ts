@@ -30,6 +30,8 @@ export const events = sqliteTable(
     uniqueIndex('events_stream_id_stream_position_unique').on(t.streamId, t.streamPosition),
     uniqueIndex('events_event_id_unique').on(t.eventId),
     index('events_type_idx').on(t.type),
+    // An account's history pages through its streams in global order: one range of this index per stream.
+    index('events_stream_id_global_position_idx').on(t.streamId, t.globalPosition),
   ],
 );
 

@@ -19,6 +19,7 @@ const COMMANDS = [
   ['account', 'skip'],
   ['account', 'set-transfer-status'],
   ['config', 'set'],
+  ['export', 'reconciliation'],
 ] as const;
 
 let db: { file: string; cleanup: () => void };

@@ -53,7 +53,8 @@ export function fuzzEndpoints(share: readonly Endpoint[]): void {
         const text = await res.text();
         let body: unknown;
         try {
-          body = JSON.parse(text);
+          // A 2xx of an NDJSON endpoint is one JSON value per line (none for an empty export).
+          body = res.status < 300 && endpoint.ndjson ? text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown) : JSON.parse(text);
         } catch {
           body = undefined;
         }

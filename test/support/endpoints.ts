@@ -59,6 +59,8 @@ export interface Endpoint {
   readonly writes: boolean;
   /** The success statuses of the example payloads. */
   readonly success: readonly number[];
+  /** A 2xx body is NDJSON (one JSON value per line) rather than one JSON value. */
+  readonly ndjson?: true;
   /** Spec-documented answers that are not in spec 7's error shape (the transactions endpoint's TRANSACTION_IMPORT_ERROR). */
   readonly transactionImportError?: true;
   /**
@@ -219,6 +221,20 @@ export const endpoints: readonly Endpoint[] = [
       success: [200],
     }),
   ),
+  {
+    // Streamed NDJSON (CSV with Accept: text/csv or ?format=csv), one record per account of the supplier.
+    name: 'GET reconciliation/<code>/',
+    method: 'GET',
+    path: (p) => `${DATA_IMPORT}/reconciliation/${encodeURIComponent(p.supplier)}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'path', param: 'supplier' },
+    needs: ['imported-account', 'staged-account'],
+    auth: true,
+    writes: false,
+    success: [200],
+    ndjson: true,
+  },
   {
     name: 'GET account-history/<code>/<ext>/',
     method: 'GET',

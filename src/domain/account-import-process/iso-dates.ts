@@ -56,3 +56,8 @@ function isLeapYear(year: number): boolean {
 function format(year: number, month: number, day: number): string {
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
+
+/** Spec 2.1 writes datetimes as YYYY-MM-DDTHH:MM:SSZ; the log keeps milliseconds, responses do not. */
+export function specDateTime(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z');
+}

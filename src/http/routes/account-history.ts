@@ -7,7 +7,7 @@ import type { AppEnv } from '../env.js';
 import { validationError } from '../errors.js';
 import { positionPageQuery } from '../pagination.js';
 
-/** GET account-history/<code>/<ext>/ (beyond the spec): the account's events, or its state as of an instant. */
+/** GET account-history/<code>/<ext>/ (beyond the spec): a page of the account's events, or its state as of an instant and a page of the events up to then. */
 export const accountHistoryQuerySchema = z.object({
   ...positionPageQuery,
   as_of: z.iso.datetime({ offset: true }).optional(),
@@ -24,10 +24,12 @@ export const historyEntrySchema = z.object({
   data: z.unknown(),
 });
 export const accountHistoryResponseSchema = z.object({ events: z.array(historyEntrySchema), next_after: z.number().int().nullable() });
+/** With `as_of`: the state then, and the events recorded by then, paged like the history (`after`, `limit`). */
 export const accountHistoryAsOfResponseSchema = z.object({
   as_of: z.string(),
   state: z.record(z.string(), z.unknown()),
   events: z.array(historyEntrySchema),
+  next_after: z.number().int().nullable(),
 });
 
 export function accountHistoryRoutes(ctx: LedgerContext) {
@@ -37,9 +39,10 @@ export function accountHistoryRoutes(ctx: LedgerContext) {
     const query = accountHistoryQuerySchema.safeParse(c.req.query(), { reportInput: true });
     if (!query.success) throw validationError(query.error.issues);
     const ext = c.req.param('ext');
+    const page = { after: query.data.after, limit: query.data.limit };
     if (query.data.as_of !== undefined) {
-      return c.json(await accountHistoryAsOf(ctx, supplier, ext, new Date(query.data.as_of)));
+      return c.json(await accountHistoryAsOf(ctx, supplier, ext, new Date(query.data.as_of), page));
     }
-    return c.json(await accountHistory(ctx, supplier, ext, { after: query.data.after, limit: query.data.limit }));
+    return c.json(await accountHistory(ctx, supplier, ext, page));
   });
 }

@@ -1,11 +1,16 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { transferStatusSchema } from '../../../events/account-import-process.js';
-import type { AccountImportProcessRow, ImportProcessState } from '../../../projections/account-import-processes.js';
+import type { ImportProcessState } from '../../../projections/account-import-processes.js';
 import type { LedgerContext } from '../../application/context.js';
+import { specDateTime } from '../../domain/account-import-process/iso-dates.js';
 import { DomainError } from '../../domain/errors.js';
+import type { AccountListRow, ListPosition } from '../../queries/account-list-read-models.js';
+import { keysetChunks } from '../../queries/keyset-chunks.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { listPaging, nextPageLink } from '../list-paging.js';
+import { jsonArrayParts, streamedResponse, type StreamTally } from '../streaming.js';
 
 /** GET account-transfer-status/<code>/<ext>/ (spec 4.13). */
 export const accountTransferStatusResponseSchema = z.object({
@@ -23,7 +28,7 @@ export const allAccountImportProcessesResponseSchema = z.array(importProcessList
 export const pendingAccountImportProcessesResponseSchema = z.array(importProcessListItemSchema);
 export const importedAccountImportProcessesResponseSchema = z.array(importProcessListItemSchema);
 
-function listItem(row: AccountImportProcessRow): z.infer<typeof importProcessListItemSchema> {
+function listItem(row: AccountListRow): z.infer<typeof importProcessListItemSchema> {
   return {
     external_account_number: row.externalAccountNumber,
     platform_account_number: row.platformAccountNumber,
@@ -31,20 +36,15 @@ function listItem(row: AccountImportProcessRow): z.infer<typeof importProcessLis
   };
 }
 
-/** Spec 2.1 writes datetimes as YYYY-MM-DDTHH:MM:SSZ; the log keeps milliseconds, responses do not. */
-export function specDateTime(iso: string): string {
-  return iso.replace(/\.\d+Z$/, 'Z');
-}
-
 /**
- * Which projection states each list shows. "all" is every account that was
- * staged, including ones an operator marked to skip; "pending" is staged and
- * neither processed nor skipped.
+ * Which projection state each list shows. "all" is every account that was
+ * staged (null: every state), including ones an operator marked to skip;
+ * "pending" is staged and neither processed nor skipped.
  */
-const listStates: Readonly<Record<'all' | 'pending' | 'imported', readonly ImportProcessState[]>> = {
-  all: ['STAGED', 'SKIPPED', 'IMPORTED'],
-  pending: ['STAGED'],
-  imported: ['IMPORTED'],
+const listStates: Readonly<Record<'all' | 'pending' | 'imported', ImportProcessState | null>> = {
+  all: null,
+  pending: 'STAGED',
+  imported: 'IMPORTED',
 };
 
 export function accountStatusRoutes(ctx: LedgerContext) {
@@ -59,12 +59,25 @@ export function accountStatusRoutes(ctx: LedgerContext) {
       platform_account_number: row.platformAccountNumber ?? '',
     });
   });
+  // The full list streams in constant memory, whatever its length (the spec's answer, unchanged); `?limit=`
+  // and `?after=` page it, the next page announced in a Link header (README "Lists at scale, and the reconciliation export").
   for (const list of ['all', 'pending', 'imported'] as const) {
     app.get(`/${list}-account-import-processes/:supplier/`, async (c) => {
       const supplier = c.req.param('supplier');
       requireSupplierScope(c, supplier);
-      const rows = await ctx.read.listAccountImportProcesses(supplier, listStates[list]);
-      return c.json(rows.map(listItem));
+      const paging = listPaging(c);
+      const state = listStates[list];
+      let through: ListPosition | null = null;
+      if (paging.limit !== null) {
+        through = await ctx.read.accountListPageEnd(supplier, state, paging.after, paging.limit);
+        if (through) c.header('Link', nextPageLink(c, paging.limit, through));
+      }
+      const chunks = keysetChunks((range, limit) => ctx.read.accountListChunk(supplier, state, range, limit), {
+        range: { after: paging.after, through },
+        ...(paging.limit !== null ? { maxRows: paging.limit } : {}),
+      });
+      const tally: StreamTally = { items: 0 };
+      return streamedResponse(c, 'application/json', jsonArrayParts(chunks, listItem, tally), tally);
     });
   }
   return app;

@@ -21,7 +21,7 @@ import { postgresTransaction } from './pg-group-commit.js';
 /** The advisory lock id (within IDEMPOTENCY_LOCK_CLASS) of one key. */
 const lockId = (keyId: string, idempotencyKey: string) => createHash('sha256').update(`${keyId}\n${idempotencyKey}`).digest().readInt32BE(0);
 
-/** The SQLSTATE of `ledger_refuse` (migration 0004). */
+/** The SQLSTATE of `ledger_refuse` (migration 0006). */
 const REFUSED = 'LG409';
 
 const FIND = 'SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2';

@@ -1,7 +1,7 @@
 import Cursor from 'pg-cursor';
 import type pg from 'pg';
 import { eventColumns, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
-import { logSnapshot, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
+import { logSnapshot, mergeByPosition, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 import { newClient, type PgOptions } from './pg-database.js';
 
@@ -9,9 +9,19 @@ const DEFAULT_BATCH = 2_000;
 /** The fallback poll of live readers, should a notification be missed. */
 const POLL_MS = 1_000;
 
-/** `AND type = ANY($n)` for a type filter, with its value; nothing without one. */
-function typeFilter(types: readonly string[] | undefined, index: number): { sql: string; values: unknown[] } {
-  return types === undefined ? { sql: '', values: [] } : { sql: ` AND type = ANY($${index})`, values: [[...types]] };
+/** `AND type = ANY($n)` and `AND stream_id = ANY($m)` for a read's filters, numbered from `index`, with their values. */
+function readFilter(types: readonly string[] | undefined, streams: readonly string[] | undefined, index: number): { sql: string; values: unknown[] } {
+  let sql = '';
+  const values: unknown[] = [];
+  if (types !== undefined) {
+    values.push([...types]);
+    sql += ` AND type = ANY($${index + values.length - 1})`;
+  }
+  if (streams !== undefined) {
+    values.push([...streams]);
+    sql += ` AND stream_id = ANY($${index + values.length - 1})`;
+  }
+  return { sql, values };
 }
 
 /**
@@ -40,25 +50,33 @@ export class PgEventLog implements EventLog {
   }
 
   async open(options: LogReadOptions = {}): Promise<LogSnapshot> {
-    if (options.types?.length === 0) return logSnapshot(options.through ?? 0, options.count ? 0 : null, async function* () {});
+    if (options.types?.length === 0 || options.streams?.length === 0) return logSnapshot(options.through ?? 0, options.count ? 0 : null, async function* () {});
     return options.limit !== undefined ? this.page(options, options.limit) : this.snapshot(options);
   }
 
+  /** One bounded query (one per stream with `streams`, each a range of the (stream_id, global_position) index, merged). */
   private async page(options: LogReadOptions, limit: number): Promise<LogSnapshot> {
     const last = await this.lastPosition();
     const through = Math.min(options.through ?? last, last);
     const after = options.after ?? 0;
-    const filter = typeFilter(options.types, 3);
-    const rows =
-      through > after && limit > 0
-        ? (
-            await this.pool.query<EventRow>(
-              `SELECT ${eventColumns(options.withBulkFields ?? true)} FROM events
-                WHERE global_position > $1 AND global_position <= $2${filter.sql} ORDER BY global_position LIMIT $${3 + filter.values.length}`,
-              [after, through, ...filter.values, limit],
-            )
-          ).rows
-        : [];
+    const columns = eventColumns(options.withBulkFields ?? true);
+    const query = async (streams: readonly string[] | undefined) => {
+      const filter = readFilter(options.types, streams, 3);
+      return (
+        await this.pool.query<EventRow>(
+          `SELECT ${columns} FROM events
+            WHERE global_position > $1 AND global_position <= $2${filter.sql} ORDER BY global_position LIMIT $${3 + filter.values.length}`,
+          [after, through, ...filter.values, limit],
+        )
+      ).rows;
+    };
+    let rows: EventRow[] = [];
+    if (through > after && limit > 0) {
+      rows =
+        options.streams === undefined
+          ? await query(undefined)
+          : mergeByPosition(await Promise.all(options.streams.map((stream) => query([stream]))), limit);
+    }
     const events = rows.map(toStoredEvent);
     const size = options.batchSize ?? DEFAULT_BATCH;
     return logSnapshot(through, options.count ? events.length : null, async function* () {
@@ -79,7 +97,7 @@ export class PgEventLog implements EventLog {
       const last = (await client.query<{ p: number }>('SELECT coalesce(max(global_position), 0) AS p FROM events')).rows[0]!.p;
       const through = Math.min(options.through ?? last, last);
       const after = options.after ?? 0;
-      const filter = typeFilter(options.types, 3);
+      const filter = readFilter(options.types, options.streams, 3);
       const total = options.count
         ? (await client.query<{ n: number }>(`SELECT count(*) AS n FROM events WHERE global_position > $1 AND global_position <= $2${filter.sql}`, [after, through, ...filter.values]))
             .rows[0]!.n

@@ -4,7 +4,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { holdsNul } from './pg-database.js';
 import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
-import { listSql, oneSql, selectedRow, selectSql } from '../projection-query-sql.js';
+import { listSql, oneSql, selectedRowMapper, selectSql } from '../projection-query-sql.js';
 import { rowCodecOf, type Row } from '../projection-rows.js';
 
 /**
@@ -36,13 +36,15 @@ export class PgQueryRunner implements ProjectionQueries {
 
   async select<F extends SelectFields>(fields: F, rest: SQL): Promise<SelectedRow<F>[]> {
     const { text, params } = this.render(selectSql(fields, rest));
-    return (await this.rows(text, params)).map((raw) => selectedRow(fields, raw));
+    const mapper = selectedRowMapper(fields);
+    return (await this.rows(text, params)).map((raw) => mapper.fromRow(raw));
   }
 
   prepareSelect<F extends SelectFields>(fields: F, rest: SQL): (params: Record<string, unknown>) => Promise<SelectedRow<F>[]> {
     const { text, params } = this.render(selectSql(fields, rest));
     const name = statementName(text);
-    return async (values) => (await this.rows(text, fillPlaceholders(params, values), name)).map((raw) => selectedRow(fields, raw));
+    const mapper = selectedRowMapper(fields);
+    return async (values) => (await this.rows(text, fillPlaceholders(params, values), name)).map((raw) => mapper.fromRow(raw));
   }
 
   private first<T extends Table>(table: T, rows: Row[]): T['$inferSelect'] | null {

@@ -4,7 +4,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { parseLedgerEvent } from '../../../events/registry.js';
 import { packageRoot } from '../../package-root.js';
 import { eventColumns, mergeParsedEventData, ReplayedEvent, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
-import { logSnapshot, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
+import { logSnapshot, mergeByPosition, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 
 /** How often a live reader looks at the log when no commit of this process woke it (another process may write: the CLI). */
@@ -24,10 +24,22 @@ const DEFAULT_BATCH = 2_000;
 /** Rows the worker serialises per message (one JSON text each). */
 const WORKER_CHUNK = 2_000;
 
-/** `AND +type IN (?, ...)` (the `+` keeps SQLite on the primary key order instead of the type index) and its values. */
-function typeFilter(types: readonly string[] | undefined): { sql: string; values: readonly string[] } {
-  if (types === undefined) return { sql: '', values: [] };
-  return { sql: ` AND +type IN (${types.map(() => '?').join(', ')})`, values: types };
+/**
+ * The `AND ...` of a read's filters and their values: `+type IN (?, ...)` (the `+` keeps SQLite on the
+ * primary key order instead of the type index) and `stream_id IN (?, ...)`.
+ */
+function readFilter(types: readonly string[] | undefined, streams: readonly string[] | undefined): { sql: string; values: readonly string[] } {
+  let sql = '';
+  const values: string[] = [];
+  if (types !== undefined) {
+    sql += ` AND +type IN (${types.map(() => '?').join(', ')})`;
+    values.push(...types);
+  }
+  if (streams !== undefined) {
+    sql += ` AND stream_id IN (${streams.map(() => '?').join(', ')})`;
+    values.push(...streams);
+  }
+  return { sql, values };
 }
 
 /**
@@ -57,27 +69,36 @@ export class SqliteEventLog implements EventLog {
   }
 
   async open(options: LogReadOptions = {}): Promise<LogSnapshot> {
-    if (options.types?.length === 0) return emptySnapshot(options.through ?? 0);
+    if (options.types?.length === 0 || options.streams?.length === 0) return emptySnapshot(options.through ?? 0);
     if (options.limit !== undefined) return this.page(options, options.limit);
-    const inWorker = this.options.inWorker ?? (await this.lastPosition()) >= (this.options.workerFromEvents ?? 50_000);
+    // A read of a few streams is small, whatever the log's length: no worker for it.
+    const inWorker =
+      this.options.inWorker ?? (options.streams === undefined && (await this.lastPosition()) >= (this.options.workerFromEvents ?? 50_000));
     return inWorker ? openWorkerSnapshot(this.sqlite.name, options) : openInlineSnapshot(this.sqlite.name, options);
   }
 
-  /** One bounded query: every position up to the last committed one is visible (one writer at a time). */
+  /**
+   * One bounded query (one per stream with `streams`: a range of the (stream_id, global_position) index each,
+   * merged): every position up to the last committed one is visible (one writer at a time).
+   */
   private async page(options: LogReadOptions, limit: number): Promise<LogSnapshot> {
     const last = await this.lastPosition();
     const through = Math.min(options.through ?? last, last);
     const after = options.after ?? 0;
-    const filter = typeFilter(options.types);
-    const rows =
-      through > after && limit > 0
-        ? this.sqlite
-            .prepare<unknown[], EventRow>(
-              `SELECT ${eventColumns(options.withBulkFields ?? true)} FROM events
-                WHERE global_position > ? AND global_position <= ?${filter.sql} ORDER BY global_position LIMIT ?`,
-            )
-            .all(after, through, ...filter.values, limit)
-        : [];
+    const columns = eventColumns(options.withBulkFields ?? true);
+    const query = (streams: readonly string[] | undefined) => {
+      const filter = readFilter(options.types, streams);
+      return this.sqlite
+        .prepare<unknown[], EventRow>(
+          `SELECT ${columns} FROM events
+            WHERE global_position > ? AND global_position <= ?${filter.sql} ORDER BY global_position LIMIT ?`,
+        )
+        .all(after, through, ...filter.values, limit);
+    };
+    let rows: EventRow[] = [];
+    if (through > after && limit > 0) {
+      rows = options.streams === undefined ? query(undefined) : mergeByPosition(options.streams.map((stream) => query([stream])), limit);
+    }
     const events = rows.map(toStoredEvent);
     const size = options.batchSize ?? DEFAULT_BATCH;
     return logSnapshot(through, options.count ? events.length : null, async function* () {
@@ -99,7 +120,7 @@ function openInlineSnapshot(file: string, options: LogReadOptions): LogSnapshot 
     const last = (reader.prepare('SELECT MAX(global_position) AS p FROM events').get() as { p: number | null }).p ?? 0;
     const through = Math.min(options.through ?? last, last);
     const after = options.after ?? 0;
-    const filter = typeFilter(options.types);
+    const filter = readFilter(options.types, options.streams);
     const total = options.count
       ? (
           reader
@@ -171,6 +192,7 @@ async function openWorkerSnapshot(file: string, options: LogReadOptions): Promis
       after: options.after ?? 0,
       through: options.through ?? null,
       types: options.types ?? null,
+      streams: options.streams ?? null,
       count: options.count ?? false,
       withBulk,
       batchSize: Math.min(WORKER_CHUNK, size),

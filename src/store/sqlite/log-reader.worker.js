@@ -6,7 +6,7 @@
 import { workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
-const { file, after: start, through: upTo, types, count, withBulk, batchSize, maxAhead, shared, port } = workerData;
+const { file, after: start, through: upTo, types, streams, count, withBulk, batchSize, maxAhead, shared, port } = workerData;
 const counters = new Int32Array(shared); // [messages posted, batches consumed]
 let posted = 0;
 
@@ -23,8 +23,10 @@ try {
   db.exec('BEGIN'); // one snapshot for the whole read
   const last = db.prepare('SELECT MAX(global_position) AS p FROM events').get().p ?? 0;
   const through = upTo === null ? last : Math.min(upTo, last);
-  const filter = types === null ? '' : ` AND +type IN (${types.map(() => '?').join(', ')})`;
-  const values = types ?? [];
+  const filter =
+    (types === null ? '' : ` AND +type IN (${types.map(() => '?').join(', ')})`) +
+    (streams === null ? '' : ` AND stream_id IN (${streams.map(() => '?').join(', ')})`);
+  const values = [...(types ?? []), ...(streams ?? [])];
   const total = count
     ? db.prepare(`SELECT COUNT(*) AS n FROM events WHERE global_position > ? AND global_position <= ?${filter.replace('+type', 'type')}`).get(start, through, ...values).n
     : null;

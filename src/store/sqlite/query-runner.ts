@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { fillPlaceholders, type SQL, type Table } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
-import { listSql, oneSql, selectedRow, selectSql } from '../projection-query-sql.js';
+import { listSql, oneSql, selectedRowMapper, selectSql } from '../projection-query-sql.js';
 import { rowCodecOf, type Row } from '../projection-rows.js';
 
 /** Statements kept prepared, by SQL text; past this many the cache starts afresh (IN lists vary in length). */
@@ -44,7 +44,9 @@ export class SqliteQueryRunner implements ProjectionQueries {
 
   prepareSelect<F extends SelectFields>(fields: F, rest: SQL): (params: Record<string, unknown>) => Promise<SelectedRow<F>[]> {
     const { text, params } = this.render(selectSql(fields, rest));
-    return async (values) => (this.statement(text).all(...fillPlaceholders(params, values)) as Row[]).map((raw) => selectedRow(fields, raw));
+    const mapper = selectedRowMapper(fields);
+    // Rows as arrays (the fields' order): no object per row from the driver, half the time on a big list.
+    return async (values) => (this.statement(text, { raw: true }).all(...fillPlaceholders(params, values)) as unknown[][]).map((raw) => mapper.fromValues(raw));
   }
 
   private render(query: SQL): { text: string; params: unknown[] } {
@@ -52,12 +54,15 @@ export class SqliteQueryRunner implements ProjectionQueries {
     return { text: rendered.sql, params: rendered.params };
   }
 
-  private statement(text: string): Database.Statement {
-    let statement = this.statements.get(text);
+  /** The statement prepared for `text`; `raw` ones (rows as arrays) are kept apart, the mode being the statement's. */
+  private statement(text: string, options: { raw?: boolean } = {}): Database.Statement {
+    const id = options.raw ? `raw:${text}` : text;
+    let statement = this.statements.get(id);
     if (!statement) {
       if (this.statements.size >= MAX_STATEMENTS) this.statements.clear();
       statement = this.sqlite.prepare(text);
-      this.statements.set(text, statement);
+      if (options.raw) statement.raw(true);
+      this.statements.set(id, statement);
     }
     return statement;
   }

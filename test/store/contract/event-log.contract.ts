@@ -65,6 +65,32 @@ export function eventLogContract(open: LedgerFactory): void {
       expect(plain(page.events)).toEqual(plain(all.slice(2, 7)));
     });
 
+    it('reads only the named streams, in global order, paged (at most limit in all) or whole, with the other filters', async () => {
+      const all = await logged();
+      const streams = ['account-import-process:LEGACY_ENERGIE:ACC-1', 'account-import-process:LEGACY_ENERGIE:ACC-4', 'no-such-stream'];
+      const ofStreams = all.filter((e) => streams.includes(e.streamId));
+      expect(new Set(ofStreams.map((e) => e.streamId)).size).toBe(2);
+      expect(plain((await readAll({ streams, batchSize: 2, count: true })).events)).toEqual(plain(ofStreams));
+      // Pages interleave the streams by global position, whatever each stream's length.
+      const pages: StoredEvent<LedgerEvent>[] = [];
+      for (let after = 0; ; ) {
+        const page = (await readAll({ streams, after, limit: 2 })).events;
+        expect(page.length).toBeLessThanOrEqual(2);
+        pages.push(...page);
+        if (page.length < 2) break;
+        after = page[page.length - 1]!.globalPosition;
+      }
+      expect(plain(pages)).toEqual(plain(ofStreams));
+      const types: LedgerEventType[] = ['AccountProcessed', 'AccountTransferStatusChanged'];
+      expect(plain((await readAll({ streams, types, limit: 10, withBulkFields: false })).events)).toEqual(
+        plain(ofStreams.filter((e) => types.includes(e.event.type))),
+      );
+      const through = ofStreams[2]!.globalPosition;
+      expect(plain((await readAll({ streams, after: ofStreams[0]!.globalPosition, through })).events)).toEqual(plain(ofStreams.slice(1, 3)));
+      expect((await readAll({ streams: [] })).events).toEqual([]);
+      expect((await readAll({ streams: [], limit: 5 })).events).toEqual([]);
+    });
+
     it('keeps to its snapshot while the log grows, and can be closed early', async () => {
       const snapshot = await t.ledger.log.open({ batchSize: 2 });
       const through = snapshot.through;

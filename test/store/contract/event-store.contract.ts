@@ -114,7 +114,7 @@ export function eventStoreContract(open: LedgerFactory): void {
       expect(await t.ledger.store.streamVersion('import-supplier:A\u0000B')).toBe(0);
       expect(await t.ledger.read.findImportSupplier('A\u0000B')).toBeNull();
       expect(await t.ledger.read.findPopulateBatch('a\u0000b')).toBeNull();
-      expect(await t.ledger.read.listAccountImportProcesses('A\u0000B', ['STAGED'])).toEqual([]);
+      expect(await t.ledger.read.accountListChunk('A\u0000B', 'STAGED', { after: null, through: null }, 100)).toEqual([]);
     });
 
     describe('handleMany: several streams, one atomic unit', () => {

@@ -1,0 +1,1 @@
+CREATE INDEX `events_stream_id_global_position_idx` ON `events` (`stream_id`,`global_position`);

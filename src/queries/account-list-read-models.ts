@@ -1,0 +1,146 @@
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { accountHistoricalStatements } from '../../projections/account-historical-statements.js';
+import { accountImportProcesses, type ImportProcessState } from '../../projections/account-import-processes.js';
+import { accountLedgers } from '../../projections/account-ledgers.js';
+import { accountNotes } from '../../projections/account-notes.js';
+import type { ProjectionQueries, SelectedRow, SelectFields } from '../store/projection-queries.js';
+
+/**
+ * A place in the lists' order (first staging time, then external account
+ * number): both are set once, when an account is first staged, so an
+ * account keeps its place for good and a keyset read never shows it twice.
+ */
+export interface ListPosition {
+  readonly firstStagedAt: string;
+  readonly externalAccountNumber: string;
+}
+
+/** The rows of one keyset read: after `after` (excluded) and up to `through` (included); null: from the start, to the end. */
+export interface KeysetRange {
+  readonly after: ListPosition | null;
+  readonly through: ListPosition | null;
+}
+
+const t = accountImportProcesses;
+
+const listFields = {
+  firstStagedAt: t.firstStagedAt,
+  externalAccountNumber: t.externalAccountNumber,
+  platformAccountNumber: t.platformAccountNumber,
+  accountCreatedAt: t.accountCreatedAt,
+} satisfies SelectFields;
+/** What a list item (spec 2.7) is made of, and its place in the order. */
+export type AccountListRow = SelectedRow<typeof listFields>;
+
+const sameAccount = (table: typeof accountNotes | typeof accountHistoricalStatements | typeof accountLedgers) =>
+  sql`${table.importSupplier} = ${t.importSupplier} AND ${table.externalAccountNumber} = ${t.externalAccountNumber}`;
+
+const reconciliationFields = {
+  firstStagedAt: t.firstStagedAt,
+  externalAccountNumber: t.externalAccountNumber,
+  state: t.state,
+  platformAccountNumber: t.platformAccountNumber,
+  transferStatus: t.transferStatus,
+  accountCreatedAt: t.accountCreatedAt,
+  // Counted on each projection's primary key prefix (supplier, account): one index range per account.
+  noteCount: sql<number>`(SELECT count(*) FROM ${accountNotes} WHERE ${sameAccount(accountNotes)})`,
+  historicalStatementCount: sql<number>`(SELECT count(*) FROM ${accountHistoricalStatements} WHERE ${sameAccount(accountHistoricalStatements)})`,
+  transactionCount: sql<number>`coalesce(${accountLedgers.transactionCount}, 0)`,
+  balanceCents: sql<number>`coalesce(${accountLedgers.balanceCents}, 0)`,
+} satisfies SelectFields;
+/** One account of the reconciliation export. */
+export type ReconciliationRow = SelectedRow<typeof reconciliationFields>;
+
+const positionFields = { firstStagedAt: t.firstStagedAt, externalAccountNumber: t.externalAccountNumber } satisfies SelectFields;
+
+export interface AccountListReadModels {
+  /**
+   * At most `limit` accounts of the supplier in `range`, in the lists' order:
+   * those in `state`, or every one (null). One index range, however many
+   * accounts the supplier has: what the lists stream, chunk by chunk.
+   */
+  accountListChunk(importSupplier: string, state: ImportProcessState | null, range: KeysetRange, limit: number): Promise<AccountListRow[]>;
+  /**
+   * The last account of the page of `limit` accounts after `after` when
+   * more accounts follow it (where the next page starts), else null: the
+   * page runs to the end of the list.
+   */
+  accountListPageEnd(importSupplier: string, state: ImportProcessState | null, after: ListPosition | null, limit: number): Promise<ListPosition | null>;
+  /** At most `limit` accounts of the supplier in `range`, in the lists' order, with what the reconciliation export shows. */
+  reconciliationChunk(importSupplier: string, range: KeysetRange, limit: number): Promise<ReconciliationRow[]>;
+  /** How many accounts the supplier has (every state). */
+  countAccountImportProcesses(importSupplier: string): Promise<number>;
+}
+
+/** The WHERE of a keyset read: the supplier, the state when given, the range's ends when given (placeholders). */
+function keysetWhere(options: { state: boolean; after: boolean; through: boolean }): SQL {
+  const position = sql`(${t.firstStagedAt}, ${t.externalAccountNumber})`;
+  const conditions: SQL[] = [eq(t.importSupplier, sql.placeholder('supplier'))];
+  if (options.state) conditions.push(eq(t.state, sql.placeholder('state')));
+  if (options.after) conditions.push(sql`${position} > (${sql.placeholder('afterAt')}, ${sql.placeholder('afterExt')})`);
+  if (options.through) conditions.push(sql`${position} <= (${sql.placeholder('throughAt')}, ${sql.placeholder('throughExt')})`);
+  return and(...conditions)!;
+}
+
+const orderBy = sql`ORDER BY ${t.firstStagedAt}, ${t.externalAccountNumber}`;
+
+/** The values of a keyset read's placeholders. */
+function keysetParams(importSupplier: string, state: ImportProcessState | null, range: KeysetRange): Record<string, unknown> {
+  return {
+    supplier: importSupplier,
+    ...(state === null ? {} : { state }),
+    ...(range.after ? { afterAt: range.after.firstStagedAt, afterExt: range.after.externalAccountNumber } : {}),
+    ...(range.through ? { throughAt: range.through.firstStagedAt, throughExt: range.through.externalAccountNumber } : {}),
+  };
+}
+
+/** One prepared statement per shape of read (state or not, each end or not), made on first use. */
+function preparedByShape<F extends SelectFields>(q: ProjectionQueries, fields: F, rest: (where: SQL) => SQL) {
+  const prepared = new Map<string, (params: Record<string, unknown>) => Promise<SelectedRow<F>[]>>();
+  return (shape: { state: boolean; after: boolean; through: boolean }) => {
+    const id = `${shape.state}/${shape.after}/${shape.through}`;
+    let statement = prepared.get(id);
+    if (!statement) {
+      statement = q.prepareSelect(fields, rest(keysetWhere(shape)));
+      prepared.set(id, statement);
+    }
+    return statement;
+  };
+}
+
+export function createAccountListReadModels(q: ProjectionQueries): AccountListReadModels {
+  const listChunk = preparedByShape(q, listFields, (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT ${sql.placeholder('limit')}`);
+  const reconciliation = preparedByShape(
+    q,
+    reconciliationFields,
+    (where) => sql`FROM ${t} LEFT JOIN ${accountLedgers} ON ${sameAccount(accountLedgers)} WHERE ${where} ${orderBy} LIMIT ${sql.placeholder('limit')}`,
+  );
+  // The page's last account and the one after it, if any: a walk along the index, no row read.
+  const pageEnd = preparedByShape(
+    q,
+    positionFields,
+    (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT 2 OFFSET ${sql.placeholder('skip')}`,
+  );
+  const count = q.prepareSelect({ n: sql<number>`count(*)` }, sql`FROM ${t} WHERE ${eq(t.importSupplier, sql.placeholder('supplier'))}`);
+
+  return {
+    accountListChunk: (importSupplier, state, range, limit) =>
+      listChunk({ state: state !== null, after: range.after !== null, through: range.through !== null })({
+        ...keysetParams(importSupplier, state, range),
+        limit,
+      }),
+    async accountListPageEnd(importSupplier, state, after, limit) {
+      const rows = await pageEnd({ state: state !== null, after: after !== null, through: false })({
+        ...keysetParams(importSupplier, state, { after, through: null }),
+        skip: limit - 1,
+      });
+      return rows.length === 2 ? rows[0]! : null;
+    },
+    reconciliationChunk: (importSupplier, range, limit) =>
+      reconciliation({ state: false, after: range.after !== null, through: range.through !== null })({
+        ...keysetParams(importSupplier, null, range),
+        limit,
+      }),
+    countAccountImportProcesses: async (importSupplier) => Number((await count({ supplier: importSupplier }))[0]?.n ?? 0),
+  };
+}
