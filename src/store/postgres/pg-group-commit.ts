@@ -355,16 +355,8 @@ export class PgGroupCommitRunner {
       const versioned = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !streams.includes(id));
       const startedAt = performance.now();
       const began = this.begin(client);
-      const read = client.query<EventRow>({
-        name: 'ledger_batch_streams',
-        text: 'SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position',
-        values: [streams],
-      });
-      const versions = client.query<{ stream_id: string; v: number }>({
-        name: 'ledger_batch_versions',
-        text: 'SELECT stream_id, max(stream_position) AS v FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
-        values: [versioned],
-      });
+      const read = client.query<EventRow>({ name: 'ledger_batch_streams', text: READ_STREAMS, values: [streams] });
+      const versions = client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [versioned] });
       read.catch(() => undefined);
       versions.catch(() => undefined);
       const head = await began;
@@ -372,6 +364,24 @@ export class PgGroupCommitRunner {
       lockWaitMs = lockedAt - startedAt;
       xid = head.xid;
       const view = new PipelinedView(head.last, streams, (await read).rows.map(toStoredEvent), (await versions).rows);
+      // Units that arrived while the lock was awaited join the batch (another instance held it: they would
+      // otherwise wait a whole batch more), their streams read in one more flight.
+      const late: Pending[] = [];
+      while (batch.length + late.length < this.maxBatch && this.queue[0]?.planned) late.push(this.queue.shift()!);
+      if (late.length > 0) {
+        const lateUnits = late.map((unit) => unit.planned!);
+        const more = [...new Set(lateUnits.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]) && !streams.includes(id));
+        const moreVersioned = [...new Set(lateUnits.flatMap((unit) => unit.versions))].filter(
+          (id) => !holdsNul([id]) && !streams.includes(id) && !more.includes(id) && !versioned.includes(id),
+        );
+        const [moreRead, moreVersions] = await Promise.all([
+          client.query<EventRow>({ name: 'ledger_batch_streams', text: READ_STREAMS, values: [more] }),
+          client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [moreVersioned] }),
+        ]);
+        view.addRead(more, moreRead.rows.map(toStoredEvent), moreVersions.rows);
+        batch.push(...late);
+        units.push(...lateUnits);
+      }
       for (const unit of units) {
         view.startUnit(unit);
         try {
@@ -452,6 +462,9 @@ export class WriteLockTimeoutError extends StoreUnavailableError {
   }
 }
 
+const READ_STREAMS = 'SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position';
+const READ_VERSIONS = 'SELECT stream_id, max(stream_position) AS v FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id';
+
 /**
  * A statement without parameters sent with the extended protocol, as the others are: node-postgres writes
  * a simple query at once, outside the cork that gathers a flight into one write (see pg-database.ts).
@@ -483,6 +496,13 @@ class PipelinedView implements BatchView {
     versions: readonly { stream_id: string; v: number }[],
   ) {
     this.lastBeforeUnit = last;
+    for (const id of streams) this.histories.set(id, []);
+    for (const stored of events) this.histories.get(stored.streamId)?.push(stored);
+    for (const { stream_id, v } of versions) this.versions.set(stream_id, v);
+  }
+
+  /** More streams read (and versions), before any unit was decided. */
+  addRead(streams: readonly string[], events: readonly StoredLedgerEvent[], versions: readonly { stream_id: string; v: number }[]): void {
     for (const id of streams) this.histories.set(id, []);
     for (const stored of events) this.histories.get(stored.streamId)?.push(stored);
     for (const { stream_id, v } of versions) this.versions.set(stream_id, v);

@@ -10,7 +10,7 @@ import type { BatchReport } from '../../../src/store/postgres/pg-group-commit.js
 import { postgresTransaction } from '../../../src/store/postgres/pg-group-commit.js';
 import { createTestLedger } from '../../support/ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
-import { expectProjectionsVerify, metadata, openInstances, settle, supplierCommand, tick, type SupplierCommandKind } from './instances.js';
+import { expectProjectionsVerify, metadata, openInstances, settle, sleep, supplierCommand, tick, WRITE_LOCK_KEY, type SupplierCommandKind } from './instances.js';
 
 type Hook = 'none' | 'throws' | 'refused-in-sql';
 type Operation =
@@ -141,6 +141,28 @@ describe('PostgreSQL: pipelined group-commit batches', () => {
       expect(reports.map(({ units, path }) => ({ units, path }))).toEqual([{ units: 3, path: 'pipelined' }]);
       expect((await ledger.store.readStream(importSupplierStreamId('A'))).map((e) => e.streamPosition)).toEqual([1, 2, 3]);
       expect(await ledger.read.findImportSupplier('A')).toMatchObject({ status: 'Ongoing', streamVersion: 3 });
+    } finally {
+      await instances.close();
+    }
+  });
+
+  it('commands that arrive while the batch waits for the lock join it, their streams read once the lock is had', async () => {
+    const reports: BatchReport[] = [];
+    const instances = await openInstances();
+    try {
+      const ledger = await instances.open({ onBatch: (report) => reports.push(report) });
+      // Another session holds the writers' lock: the first batch (one command) waits for it.
+      await instances.sql('SELECT pg_advisory_lock($1, $2)', [...WRITE_LOCK_KEY]);
+      const first = settle(run(ledger, supplier('create')));
+      await sleep(100);
+      // These arrive while it waits: a command on the first one's stream, and one on a stream of its own.
+      const later = [settle(run(ledger, supplier('pause'))), settle(run(ledger, { kind: 'supplier', command: 'create', code: 'B', hook: 'none' }))];
+      await sleep(100);
+      await instances.sql('SELECT pg_advisory_unlock($1, $2)', [...WRITE_LOCK_KEY]);
+      expect((await Promise.all([first, ...later])).map(outcomeOf)).toEqual(['ok', 'ok', 'ok']);
+      expect(reports.map(({ units, path }) => ({ units, path }))).toEqual([{ units: 3, path: 'pipelined' }]);
+      expect(await ledger.read.findImportSupplier('A')).toMatchObject({ status: 'Paused', streamVersion: 2 });
+      expect(await ledger.read.findImportSupplier('B')).toMatchObject({ status: 'Ongoing', streamVersion: 1 });
     } finally {
       await instances.close();
     }
