@@ -369,6 +369,8 @@ export class PgGroupCommitRunner {
       const late: Pending[] = [];
       while (batch.length + late.length < this.maxBatch && this.queue[0]?.planned) late.push(this.queue.shift()!);
       if (late.length > 0) {
+        // Theirs from now on: whatever happens next settles them with the batch.
+        batch.push(...late);
         const lateUnits = late.map((unit) => unit.planned!);
         const more = [...new Set(lateUnits.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]) && !streams.includes(id));
         const moreVersioned = [...new Set(lateUnits.flatMap((unit) => unit.versions))].filter(
@@ -379,7 +381,6 @@ export class PgGroupCommitRunner {
           client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [moreVersioned] }),
         ]);
         view.addRead(more, moreRead.rows.map(toStoredEvent), moreVersions.rows);
-        batch.push(...late);
         units.push(...lateUnits);
       }
       for (const unit of units) {
