@@ -19,7 +19,7 @@ import {
 } from '../event-store.js';
 import { holdsNul, sqlState } from './pg-database.js';
 import type { PgGroupCommitRunner, PgWriteTransaction } from './pg-group-commit.js';
-import { PgProjectionTable, projectEvents } from './pg-projection-writer.js';
+import { PgProjectionTable, projectBatch } from './pg-projection-writer.js';
 
 export interface PgEventStoreOptions {
   /** Reads outside the write lock. */
@@ -192,7 +192,7 @@ export class PgEventStore implements EventStore {
     // The insert goes out with the projection rows' loads (their keys do not depend on it); its error, if
     // any, is the one to report (a unique violation), the projections' then only say the unit is aborted.
     const inserted = insertEvents(tx.client, stored);
-    const projected = projectEvents(tx.client, (type) => this.projectionsByType.get(type) ?? [], stored, tx.defer);
+    const projected = projectBatch(tx.client, (type) => this.projectionsByType.get(type) ?? [], [stored]).then((writes) => writes.forEach(tx.defer));
     projected.catch(() => undefined);
     await inserted;
     await projected;

@@ -50,7 +50,7 @@ export class PgProjectionTable {
   readonly tableName: string;
   private readonly names: string[];
   private readonly keyColumns: string[];
-  private readonly sql: { insert: string; upsert: string; upsertArrays: string };
+  private readonly upsertArrays: string;
   /** Each column's PostgreSQL type, by column name (the arrays of an unnested statement are cast to them). */
   private readonly sqlTypes: Map<string, string>;
 
@@ -64,26 +64,14 @@ export class PgProjectionTable {
     this.keyColumns = primaryKeyColumns(projection);
     const table = quote(this.tableName);
     const columns = this.names.map(quote).join(', ');
-    const values = this.names.map((_, i) => `$${i + 1}`).join(', ');
     const updates = this.names.filter((n) => !this.keyColumns.includes(n)).map((n) => `${quote(n)} = excluded.${quote(n)}`);
     this.sqlTypes = new Map(Object.values(getTableColumns(toPgTable(canonical(projection)))).map((column) => [column.name, column.getSQLType()]));
     const onConflict = `ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
-    this.sql = {
-      insert: `INSERT INTO ${table} (${columns}) VALUES (${values})`,
-      upsert: `INSERT INTO ${table} (${columns}) VALUES (${values}) ${onConflict}`,
-      upsertArrays: `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${this.names.map((n, i) => `$${i + 1}::${this.sqlTypes.get(n)}[]`).join(', ')}) ${onConflict}`,
-    };
-  }
-
-  async load(client: pg.ClientBase, key: Key): Promise<Row | null> {
-    const props = Object.keys(key);
-    const where = props.map((prop, i) => `${quote(this.codec.column(prop).name)} = $${i + 1}`).join(' AND ');
-    const { rows } = await client.query<Row>({ text: `SELECT * FROM ${quote(this.tableName)} WHERE ${where}`, values: this.codec.keyValues(key) });
-    return rows[0] ? this.codec.fromDriver(rows[0]) : null;
+    this.upsertArrays = `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${this.names.map((n, i) => `$${i + 1}::${this.sqlTypes.get(n)}[]`).join(', ')}) ${onConflict}`;
   }
 
   /**
-   * The rows of many keys at once (a rebuild's batch): keyed by the rows'
+   * The rows of many keys at once (a batch's, a rebuild's): keyed by the rows'
    * cache ids; a key with no row maps to null. Keys must name exactly the
    * primary key columns (the rows they name are found by their primary key).
    */
@@ -113,20 +101,11 @@ export class PgProjectionTable {
     return found;
   }
 
-  async insert(client: pg.ClientBase, row: Row): Promise<void> {
-    await client.query({ text: this.sql.insert, values: this.codec.rowValues(row) });
-  }
 
-  async update(client: pg.ClientBase, key: Key, row: Row): Promise<void> {
-    const sets = this.names.map((name, i) => `${quote(name)} = $${i + 1}`).join(', ');
-    const props = Object.keys(key);
-    const where = props.map((prop, i) => `${quote(this.codec.column(prop).name)} = $${this.names.length + i + 1}`).join(' AND ');
-    await client.query({ text: `UPDATE ${quote(this.tableName)} SET ${sets} WHERE ${where}`, values: [...this.codec.rowValues(row), ...this.codec.keyValues(key)] });
-  }
 
   async upsertMany(client: pg.ClientBase, rows: readonly Row[]): Promise<void> {
     // One statement text whatever the number of rows (each column as an array), prepared once.
-    const text = this.sql.upsertArrays;
+    const text = this.upsertArrays;
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const values: unknown[][] = this.names.map(() => []);
       for (const row of rows.slice(i, i + ROWS_PER_STATEMENT)) this.codec.rowValues(row).forEach((value, j) => values[j]!.push(value));
@@ -140,51 +119,6 @@ export class PgProjectionTable {
     await client.query({ text: `DELETE FROM ${quote(this.tableName)} WHERE ${where}`, values: this.codec.keyValues(key) });
   }
 
-}
-
-/**
- * The inline projections of one unit's events, in two flights instead of
- * two round trips per event and projection: every row the events touch is
- * loaded at once, evolved in memory in event order (the same keyOf/evolve as
- * a row-by-row apply, so the same result), and written back at once. The
- * writes are sent, not awaited: they are handed to `defer` (the runner awaits
- * them with the unit's RELEASE).
- */
-export async function projectEvents(
-  client: pg.ClientBase,
-  tablesOf: (type: string) => readonly PgProjectionTable[],
-  events: readonly StoredLedgerEvent[],
-  defer: (statement: Promise<unknown>) => void,
-): Promise<void> {
-  const rows = new Map<string, { table: PgProjectionTable; key: Key; row: Row | null; existed: boolean }>();
-  const touches: { id: string; stored: StoredLedgerEvent }[] = [];
-  for (const stored of events) {
-    for (const table of tablesOf(stored.event.type)) {
-      const key = table.projection.keyOf(stored);
-      if (!key) continue;
-      const id = rowCacheId(table.tableName, key);
-      if (!rows.has(id)) rows.set(id, { table, key, row: null, existed: false });
-      touches.push({ id, stored });
-    }
-  }
-  if (touches.length === 0) return;
-  const entries = [...rows.values()];
-  const loaded = await Promise.all(entries.map((entry) => entry.table.load(client, entry.key)));
-  entries.forEach((entry, i) => {
-    entry.row = loaded[i] ?? null;
-    entry.existed = entry.row !== null;
-  });
-  for (const { id, stored } of touches) {
-    const entry = rows.get(id)!;
-    entry.row = entry.table.projection.evolve(entry.row, stored) as Row | null;
-  }
-  for (const entry of entries) {
-    if (entry.row === null) {
-      if (entry.existed) defer(entry.table.delete(client, entry.key));
-    } else {
-      defer(entry.existed ? entry.table.update(client, entry.key, entry.row) : entry.table.insert(client, entry.row));
-    }
-  }
 }
 
 /**
