@@ -73,6 +73,14 @@ const measure = () => ({
   postgres: ticks((cmdline) => cmdline.startsWith('postgres')),
   self: ticks((_, pid) => pid === process.pid),
 });
+// Transactions the database ran (each statement outside a transaction is one): how many round trips a request costs it.
+const { default: pg } = await import('pg');
+const stats = new pg.Client({ connectionString: server });
+await stats.connect();
+const transactions = async () =>
+  Number((await stats.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [new URL(database.url).pathname.slice(1)])).rows[0]!.n);
+await new Promise((r) => setTimeout(r, 1_100)); // backends flush their counts at most once a second
+const transactionsBefore = await transactions();
 const before = measure();
 let i = 0;
 const results = await Promise.all(
@@ -90,11 +98,15 @@ const results = await Promise.all(
 const after = measure();
 const total = results.reduce((n, r) => n + r.requests.total, 0);
 const bad = results.reduce((n, r) => n + r.non2xx + r.errors, 0);
-const cpu = (k: keyof typeof before) => `${Math.round((after[k] - before[k]) / seconds)}%`;
+// A tick is 10 ms of CPU: the share of one core over the run, and the CPU milliseconds each request cost that side.
+const cpu = (k: keyof typeof before) => `${Math.round((after[k] - before[k]) / seconds)}% (${(((after[k] - before[k]) * 10) / Math.max(1, total)).toFixed(2)} ms a request)`;
 process.stdout.write(
   `stage, ${instances} instance(s): ${Math.round(total / seconds)} req/s, ${bad} bad, p99 ${Math.max(...results.map((r) => r.latency.p99))} ms; ` +
     `CPU (100% = one core): service ${cpu('service')}, postgres ${cpu('postgres')}, load generator ${cpu('self')}\n`,
 );
+await new Promise((r) => setTimeout(r, 1_100));
+process.stdout.write(`database: ${((await transactions()) - transactionsBefore) / Math.max(1, total)} transactions a request\n`);
+await stats.end();
 for (const s of services) await stop(s.child);
 const units = batches.reduce((n, b) => n + b.units, 0);
 const held = batches.reduce((n, b) => n + b.units * b.lockHeldMsPerUnit, 0);

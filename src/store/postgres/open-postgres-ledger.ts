@@ -1,6 +1,7 @@
 import { inlineProjections } from '../../../projections/index.js';
 import type { Clock, IdGenerator } from '../../application/context.js';
 import { generateTokenSecret } from '../../application/tokens.js';
+import { generationCachedReads } from '../../queries/generation-cached-reads.js';
 import { createReadModels } from '../../queries/read-models.js';
 import type { Ledger } from '../ledger.js';
 import { migrateLedger, newPool, redactedUrl, type PgOptions } from './pg-database.js';
@@ -11,6 +12,7 @@ import { PgListener } from './pg-listen.js';
 import { PgEventLog } from './pg-log-reader.js';
 import { PgProjectionMaintenance } from './pg-projection-rebuild.js';
 import { PgQueryRunner } from './pg-query-runner.js';
+import { readGeneration } from './pg-read-generation.js';
 import { PgSharedLimits } from './pg-shared-limits.js';
 
 export interface PostgresLedgerOptions extends PgOptions {
@@ -45,7 +47,8 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   const limits = new PgSharedLimits(pool, url, clock, options);
   return {
     store: new PgEventStore({ pool, runner, projections: inlineProjections, clock, newId: ids.uuid }),
-    read: createReadModels(new PgQueryRunner(pool), log),
+    // Keys, suppliers, teams and settings from memory behind one read of the generation (as fresh as a read).
+    read: generationCachedReads(createReadModels(new PgQueryRunner(pool), log), () => readGeneration(pool)),
     clock,
     ids,
     idempotency,

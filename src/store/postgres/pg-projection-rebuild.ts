@@ -8,6 +8,7 @@ import { rebuildSummary, refuseVersionsAhead, type ProjectionMaintenance, type R
 import { rowCacheId, type Key, type Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
+import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
 
 const SCRATCH_SUFFIX = '__rebuild';
 const DEFAULT_REPLAY_BATCH = 10_000;
@@ -156,6 +157,8 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
           for (const index of plan.indexes) await client.query(index.definition);
           rowsWritten += (await client.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(plan.table)}`)).rows[0]!.n;
           await this.recordVersion(client, plan.projection, scratch.through());
+          // A replaced table's rows may differ from what the instances keep in memory.
+          if (READ_GENERATION_TABLES.has(plan.table)) await bumpReadGeneration(client);
         }
       });
       return rebuildSummary(projections, scratch.eventsRead(), rowsWritten, started);

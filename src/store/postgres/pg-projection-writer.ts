@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { getTableColumns, is } from 'drizzle-orm';
+import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
 import { toPgTable } from './pg-schema.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
@@ -163,6 +164,8 @@ export async function projectBatch(
     }
   });
   const writes: Promise<unknown>[] = [];
+  // Instances keep these tables' rows in memory until the generation moves: it moves with them.
+  if (tables.some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
   for (const unit of touches) {
     const touched = new Set<string>();
     for (const { table, id, stored } of unit) {

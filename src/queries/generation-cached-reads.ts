@@ -1,0 +1,87 @@
+import type { ReadModels } from './read-models.js';
+
+/** The reads every request makes (its key, the rate limit, its supplier and team): the ones worth keeping. */
+type CachedRead = 'findApiKey' | 'findImportSupplier' | 'operationsTeamExists' | 'configValue';
+
+/** Past this many rows the cache starts again (API keys, suppliers, teams and settings are few). */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * A number read by a statement that began after the call: the calls that
+ * arrive while one read is in flight share the next one, so under load one
+ * round trip serves every request waiting, and no caller is answered by a
+ * read that began before it did.
+ */
+export class FreshGeneration {
+  private inFlight: Promise<number> | null = null;
+  private following: Promise<number> | null = null;
+
+  constructor(private readonly read: () => Promise<number>) {}
+
+  get(): Promise<number> {
+    if (!this.inFlight) return this.start();
+    // The read in flight began before this call: wait for the one after it.
+    this.following ??= this.inFlight.then(
+      () => this.startFollowing(),
+      () => this.startFollowing(),
+    );
+    return this.following;
+  }
+
+  private startFollowing(): Promise<number> {
+    this.following = null;
+    return this.inFlight ?? this.start();
+  }
+
+  private start(): Promise<number> {
+    const read = this.read();
+    this.inFlight = read;
+    const clear = () => {
+      if (this.inFlight === read) this.inFlight = null;
+    };
+    read.then(clear, clear);
+    return read;
+  }
+}
+
+/**
+ * `read` with the rows every request reads kept in memory, as fresh as
+ * reading them again: before answering from memory, each call checks the
+ * store's read generation (a number bumped in the transaction of every change
+ * to those tables, by any instance or command line) with a read that began
+ * after the call; when it moved, everything kept is dropped. So a revoked key,
+ * a supplier's new status or a new setting apply to the next request on every
+ * instance, as with a fresh read, for one trivial statement (often shared)
+ * instead of one a table.
+ */
+export function generationCachedReads(read: ReadModels, readGeneration: () => Promise<number>): ReadModels {
+  const generation = new FreshGeneration(readGeneration);
+  let current = -1;
+  const rows = new Map<string, unknown>();
+
+  const cached = <T>(key: string, load: () => Promise<T>) => async (): Promise<T> => {
+    const seen = await generation.get();
+    // Any change of the number means a change of the rows (the reads come one after another, so in order).
+    if (seen !== current) {
+      current = seen;
+      rows.clear();
+    }
+    if (rows.has(key)) return rows.get(key) as T;
+    // Loaded by a statement after the generation was read: at least as new as it. Kept only while that
+    // generation is still the newest seen (a load that raced a change is answered, not kept).
+    const value = await load();
+    if (current === seen) {
+      if (rows.size >= MAX_ENTRIES) rows.clear();
+      rows.set(key, value);
+    }
+    return value;
+  };
+
+  const overrides: Pick<ReadModels, CachedRead> = {
+    findApiKey: (keyId) => cached(`key:${keyId}`, () => read.findApiKey(keyId))(),
+    findImportSupplier: (code) => cached(`supplier:${code}`, () => read.findImportSupplier(code))(),
+    operationsTeamExists: (name) => cached(`team:${name}`, () => read.operationsTeamExists(name))(),
+    configValue: (key) => cached(`config:${key}`, () => read.configValue(key))(),
+  };
+  return { ...read, ...overrides };
+}

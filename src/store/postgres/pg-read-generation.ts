@@ -1,0 +1,29 @@
+import { getTableName } from 'drizzle-orm';
+import type pg from 'pg';
+import { apiKeys } from '../../../projections/api-keys.js';
+import { importSuppliers } from '../../../projections/import-suppliers.js';
+import { operationsTeams } from '../../../projections/operations-teams.js';
+import { serviceConfig } from '../../../projections/service-config.js';
+
+/**
+ * The tables whose rows each instance keeps in memory behind the read
+ * generation (src/queries/generation-cached-reads.ts): whatever changes one of
+ * them bumps the generation in the same transaction (drizzle-pg/0007).
+ */
+export const READ_GENERATION_TABLES: ReadonlySet<string> = new Set(
+  [apiKeys, importSuppliers, operationsTeams, serviceConfig].map((table) => getTableName(table)),
+);
+
+/** Bumps the generation; sent in the transaction that changes a table above (its row lock orders the bumps). */
+export function bumpReadGeneration(client: pg.ClientBase): Promise<unknown> {
+  return client.query({
+    name: 'ledger_bump_read_generation',
+    text: 'INSERT INTO read_generation (id, generation) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET generation = read_generation.generation + 1',
+  });
+}
+
+/** The generation as of now (0 before the first bump): a statement of its own, so it sees every change committed before it began. */
+export async function readGeneration(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ generation: string }>({ name: 'ledger_read_generation', text: 'SELECT generation FROM read_generation WHERE id = 1' });
+  return Number(rows[0]?.generation ?? 0);
+}
