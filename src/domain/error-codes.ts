@@ -50,10 +50,10 @@ export const errorCodes = [
   'invalid_input',
   // Account import processes.
   'account_failed_validation',
-  'account_already_imported',
+  'account_import_process_already_imported',
   'account_marked_to_skip',
   'import_supplier_migration_not_ongoing',
-  'operations_team_not_found',
+  'operations_team_name_does_not_exist',
   'dry_run_rollback',
   'import_process_does_not_exist',
   'account_not_found',
@@ -73,7 +73,7 @@ export const errorCodes = [
   'transaction_already_added',
   'historical_statements_failed_validation',
   // Payment instructions (docs/payment-instructions-and-emails.md).
-  'payment_vendor_not_configured',
+  'invalid_vendor',
   'payment_instruction_rejected',
   'payment_vendor_unavailable',
   // The store cannot take a write now (writers' lock wait, unknown COMMIT outcome, an older instance): retry.

@@ -12,6 +12,7 @@ import { noteResultStatuses } from '../domain/notes/note-results.js';
 import { validateProducts } from '../domain/product/product-payload.js';
 import { validateImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
 import { errorBody, statusOf } from './errors.js';
+import { stageAccountResponse } from './routes/account-import-processes.js';
 
 /** A response rebuilt from the events a request appended. */
 export interface RecoveredResponse {
@@ -40,7 +41,7 @@ export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/account-import-process/create-or-update/': (request, events) => {
     const account = validateAccountPayload(request);
     if (!account.ok) return null;
-    const body = { import_supplier: account.data.import_supplier, external_account_number: account.data.external_account_number };
+    const body = stageAccountResponse(account.data.import_supplier, account.data.external_account_number);
     return { status: ofType(events, 'AccountStaged').length > 0 ? 201 : 200, body };
   },
   '/v1/data-import/account-import-process/process/': (_request, events) => {
@@ -50,7 +51,9 @@ export const recoveries: Readonly<Record<string, Recover>> = {
       return { status: statusOf(error.code), body: errorBody(error) };
     }
     const processed = ofType(events, 'AccountProcessed')[0];
-    return processed ? { status: 201, body: { platform_account_number: processed.event.data.platformAccountNumber } } : null;
+    if (!processed) return null;
+    const { externalAccountNumber, platformAccountNumber } = processed.event.data;
+    return { status: 201, body: { external_account_number: externalAccountNumber, platform_account_number: platformAccountNumber } };
   },
   '/v1/data-import/products/': (request, events) => {
     const products = validateProducts(request);
@@ -86,7 +89,7 @@ export const recoveries: Readonly<Record<string, Recover>> = {
       body: note.body ?? null,
       created_at: note.created_at ?? withoutMillis(stamped),
       is_pinned: note.is_pinned ?? false,
-      unpin_at: note.unpin_at ?? null,
+      ...(note.unpin_at === undefined ? {} : { unpin_at: note.unpin_at }),
       document_paths: note.document_paths ?? [],
       status: statuses[i] ?? 'NOTE_ALREADY_EXISTS',
     }));

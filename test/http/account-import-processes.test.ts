@@ -305,10 +305,10 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
     expect(await api.ledger.store.streamVersion(accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT))).toBe(0);
   });
 
-  it('refuses to stage an imported account: 400 account_already_imported with both account numbers', async () => {
+  it('refuses to stage an imported account: 400 account_import_process_already_imported with both account numbers', async () => {
     await stage(domestic(), 201);
     const platformAccountNumber = await processOk(DOMESTIC_EXT);
-    const body = await expectErrorBody(await stage(domestic()), 400, 'account_already_imported', [
+    const body = await expectErrorBody(await stage(domestic()), 400, 'account_import_process_already_imported', [
       'external_account_number',
       'platform_account_number',
     ]);
@@ -371,21 +371,21 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     await expectErrorBody(await api.post(PROCESS, processRequest('NEVER-STAGED'), token), 404, 'import_process_does_not_exist');
   });
 
-  it('answers 400 operations_team_not_found at attr operations_team_name for an unknown team', async () => {
+  it('answers 400 operations_team_name_does_not_exist at attr operations_team_name for an unknown team', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { operations_team_name: 'Nobody' }), token);
-    const body = await expectErrorBody(res, 400, 'operations_team_not_found');
-    expect(codesAndAttrs(body)).toEqual([{ code: 'operations_team_not_found', attr: 'operations_team_name' }]);
+    const body = await expectErrorBody(res, 400, 'operations_team_name_does_not_exist');
+    expect(codesAndAttrs(body)).toEqual([{ code: 'operations_team_name_does_not_exist', attr: 'operations_team_name' }]);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
   });
 
-  it('answers 400 account_already_imported with both account numbers on a second process', async () => {
+  it('answers 400 account_import_process_already_imported with both account numbers on a second process', async () => {
     await stage(domestic(), 201);
     const platformAccountNumber = await processOk(DOMESTIC_EXT);
     // Processing appends AccountProcessed and the records the staged payload brings; the refused second process appends nothing.
     const versionAfterProcess = await api.ledger.store.streamVersion(streamId);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT), token);
-    const body = await expectErrorBody(res, 400, 'account_already_imported', ['external_account_number', 'platform_account_number']);
+    const body = await expectErrorBody(res, 400, 'account_import_process_already_imported', ['external_account_number', 'platform_account_number']);
     expect(body['external_account_number']).toBe(DOMESTIC_EXT);
     expect(body['platform_account_number']).toBe(platformAccountNumber);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(versionAfterProcess);
@@ -449,7 +449,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
   it('with dry_run true still reports the errors a real run would (unknown team), and records no dry run', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { dry_run: true, operations_team_name: 'Nobody' }), token);
-    await expectErrorBody(res, 400, 'operations_team_not_found');
+    await expectErrorBody(res, 400, 'operations_team_name_does_not_exist');
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
     expect(await api.ledger.store.streamVersion(dryRunStreamId)).toBe(0);
   });

@@ -134,15 +134,15 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
     expect(await accountEvents()).toEqual(before);
   });
 
-  it('a vendor not configured: 400 payment_vendor_not_configured at attr vendor, no call', async () => {
+  it('a vendor not configured: 400 invalid_vendor at attr vendor, no call', async () => {
     await importAccount(api);
     const body = await expectErrorBody(
       await api.post(PATH, { ...example, vendor: 'GOCARDLESS' }, token),
       400,
-      'payment_vendor_not_configured',
+      'invalid_vendor',
       VENDOR_ERROR_EXTRAS,
     );
-    expect(body.errors).toEqual([{ code: 'payment_vendor_not_configured', detail: body.detail, attr: 'vendor' }]);
+    expect(body.errors).toEqual([{ code: 'invalid_vendor', detail: body.detail, attr: 'vendor' }]);
     expect(fake.hits).toEqual([]);
   });
 

@@ -40,8 +40,8 @@ export function paymentInstructionErrorExtra(request: PaymentInstructionRequest,
   };
 }
 
-function vendorError(code: DomainError['code'], request: PaymentInstructionRequest, detail: string, attr: string | null = null): DomainError {
-  return new DomainError(code, detail, { attr, extra: paymentInstructionErrorExtra(request, detail) });
+function vendorError(code: DomainError['code'], request: PaymentInstructionRequest, detail: string, attr?: string): DomainError {
+  return new DomainError(code, detail, { ...(attr === undefined ? {} : { attr }), extra: paymentInstructionErrorExtra(request, detail) });
 }
 
 export type PaymentInstructionCheck =
@@ -87,7 +87,7 @@ function decide(command: CreatePaymentInstruction, state: PaymentInstructionStat
   switch (answer.kind) {
     case 'not-configured':
       throw vendorError(
-        'payment_vendor_not_configured',
+        'invalid_vendor',
         command,
         `Payment vendor ${command.vendor} is not configured.`,
         'vendor',
