@@ -146,14 +146,14 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
     expect(fake.hits).toEqual([]);
   });
 
-  it('404 account_not_found for an unknown account, a staged-only account, or a wrong supplier code; the vendor is not asked', async () => {
+  it('400 account_not_found (the platform documents no 404 here) for an unknown account, a staged-only account, or a wrong supplier code; the vendor is not asked', async () => {
     fake.script(REFERENCE, { kind: 'found' });
-    await expectErrorBody(await api.post(PATH, example, token), 404, 'account_not_found');
+    await expectErrorBody(await api.post(PATH, example, token), 400, 'account_not_found');
     await stage(api);
-    await expectErrorBody(await api.post(PATH, example, token), 404, 'account_not_found');
+    await expectErrorBody(await api.post(PATH, example, token), 400, 'account_not_found');
     await importAccount(api, OTHER_SUPPLIER, 'LEG-0000002');
     const otherToken = await accessToken(api, api.otherKey);
-    await expectErrorBody(await api.post(PATH, { ...example, import_supplier: OTHER_SUPPLIER }, otherToken), 404, 'account_not_found');
+    await expectErrorBody(await api.post(PATH, { ...example, import_supplier: OTHER_SUPPLIER }, otherToken), 400, 'account_not_found');
     expect(fake.hits).toEqual([]);
   });
 

@@ -69,7 +69,7 @@ describe('simultaneous process calls for one staged account', () => {
     expect(refused).toHaveLength(CALLS - 1);
     for (const { status, body } of refused) {
       expect({ status, code: body.code }).toEqual({ status: 400, code: 'account_import_process_already_imported' });
-      expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors', 'external_account_number', 'platform_account_number']);
+      expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors', 'external_account_number', 'non_field_errors', 'platform_account_number']);
       expect(body.external_account_number).toBe(ext);
       expect(body.platform_account_number).toBe(number);
     }
