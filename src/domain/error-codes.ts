@@ -64,6 +64,8 @@ export const errorCodes = [
   // Businesses.
   'business_failed_validation',
   'business_already_exists',
+  /** business-contracts/create/, business-payment-instruction/create/: no such business (issue 16). */
+  'business_not_found',
   // Supply point population.
   'populate_batch_not_found',
   // After import: notes, transactions (TransactionImportError's codes too), historical statements.

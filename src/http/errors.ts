@@ -76,6 +76,7 @@ const statusByCode = {
   rate_not_continuous: 400,
   business_failed_validation: 400,
   business_already_exists: 400,
+  business_not_found: 404,
   populate_batch_not_found: 404,
   // After import.
   notes_failed_validation: 400,
@@ -122,6 +123,8 @@ const statusByCode = {
  */
 const statusOverridesByPath: Readonly<Record<string, Partial<Record<ErrorCode, ContentfulStatusCode>>>> = {
   '/v1/data-import/payment-instruction/create/': { account_not_found: 400 },
+  // An account of the request's `accounts` that is not imported: a 400 about the body (the business itself is the 404).
+  '/v1/data-import/business-payment-instruction/create/': { account_not_found: 400 },
 };
 
 /**

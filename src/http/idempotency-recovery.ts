@@ -13,6 +13,7 @@ import { validateProducts } from '../domain/product/product-payload.js';
 import { validateImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
 import { errorBody, statusOf } from './errors.js';
 import { stageAccountResponse } from './routes/account-import-processes.js';
+import { businessContractsResponse } from './routes/business-contracts.js';
 
 /** A response rebuilt from the events a request appended. */
 export interface RecoveredResponse {
@@ -113,6 +114,15 @@ export const recoveries: Readonly<Record<string, Recover>> = {
     const { import_supplier, external_account_number } = statements.data;
     const items = statements.data.statements.map((statement) => ({ ...statement, gross_amount: centsToNumber(statement.gross_amount) }));
     return { status: 201, body: { import_supplier, external_account_number, statements: items } };
+  },
+  '/v1/data-import/business-contracts/create/': (_request, events) => {
+    const added = ofType(events, 'BusinessContractAdded').map((stored) => stored.event.data.identifier);
+    return added.length > 0 ? { status: 201, body: businessContractsResponse(added) } : null;
+  },
+  '/v1/data-import/business-payment-instruction/create/': (_request, events) => {
+    const created = ofType(events, 'BusinessPaymentInstructionCreated')[0];
+    if (!created) return null;
+    return { status: 201, body: { reference: created.event.data.reference, external_business_identifier: created.event.data.externalBusinessIdentifier } };
   },
   '/v1/data-import/payment-instruction/create/': (_request, events) => {
     const created = ofType(events, 'PaymentInstructionCreated')[0];
