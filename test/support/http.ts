@@ -5,7 +5,7 @@ import { TOKEN_SECRET, type TestApi } from './ledger.js';
 export interface ErrorItem {
   detail: string;
   code: string;
-  attr: string | null;
+  attr: string;
 }
 
 export interface ErrorBody {
