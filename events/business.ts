@@ -36,7 +36,9 @@ export const businessCreatedSchema = eventSchema(
 );
 
 /**
- * A business contract (spec 2.3) of a business created in the same request.
+ * A business contract (spec 2.3) of a business: appended right after
+ * BusinessCreated by business/, or later, on the existing business, by
+ * business-contracts/create/ (issue 16), one event per contract in payload order.
  * `identifier` is unique among the business contracts of the import supplier;
  * accounts link to the contract by it (spec 1.5). `contract` is the validated
  * contract exactly as sent (identifier, dates, versions and their terms), kept
@@ -55,8 +57,37 @@ export const businessContractAddedSchema = eventSchema(
   }),
 );
 
-export const businessEventSchemas = [businessCreatedSchema, businessContractAddedSchema] as const;
+/**
+ * A payment instruction held by a payment vendor was recorded on a business
+ * (business-payment-instruction/create/, issue 16), for the business's
+ * accounts named in the request. Recorded only after the vendor confirmed, in
+ * the same request, that the instruction exists: `vendorDetails` is the
+ * vendor's JSON answer exactly as given. A reference is recorded at most once
+ * per business: sending it again appends nothing.
+ */
+export const businessPaymentInstructionCreatedSchema = eventSchema(
+  'BusinessPaymentInstructionCreated',
+  1,
+  z.object({
+    importSupplier: z.string(),
+    externalBusinessIdentifier: z.string(),
+    /** The vendor name as the caller gave it (a key of LEDGER_PAYMENT_VENDORS). */
+    vendor: z.string(),
+    reference: z.string(),
+    /** The instruction type the caller gave (CARD, DIRECT_DEBIT, ...). */
+    type: z.string(),
+    /** The caller's `valid_from` date, or null when none was given. */
+    validFrom: z.string().nullable(),
+    /** The imported accounts of the supplier the instruction is for, as named in the request, with their platform numbers. */
+    accounts: z.array(z.object({ externalAccountNumber: z.string(), platformAccountNumber: z.string() })),
+    vendorDetails: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+  }),
+);
+
+export const businessEventSchemas = [businessCreatedSchema, businessContractAddedSchema, businessPaymentInstructionCreatedSchema] as const;
 
 export type BusinessCreated = z.infer<typeof businessCreatedSchema>;
 export type BusinessContractAdded = z.infer<typeof businessContractAddedSchema>;
-export type BusinessEvent = BusinessCreated | BusinessContractAdded;
+export type BusinessPaymentInstructionCreated = z.infer<typeof businessPaymentInstructionCreatedSchema>;
+export type BusinessEvent = BusinessCreated | BusinessContractAdded | BusinessPaymentInstructionCreated;

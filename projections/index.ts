@@ -5,6 +5,7 @@ import { accountLedgersProjection } from './account-ledgers.js';
 import { accountNotesProjection } from './account-notes.js';
 import { apiKeysProjection } from './api-keys.js';
 import { businessContractsProjection } from './business-contracts.js';
+import { businessPaymentInstructionsProjection } from './business-payment-instructions.js';
 import { businessesProjection } from './businesses.js';
 import { customerEmailsProjection } from './customer-emails.js';
 import { importSuppliersProjection } from './import-suppliers.js';
@@ -30,6 +31,7 @@ export const inlineProjections: readonly AnyRowProjection[] = [
   supplyPointsProjection,
   businessesProjection,
   businessContractsProjection,
+  businessPaymentInstructionsProjection,
   paymentInstructionsProjection,
   customerEmailsProjection,
   accountNotesProjection,

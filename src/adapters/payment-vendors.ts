@@ -111,5 +111,5 @@ export function paymentVendorsFromConfig(config: {
 }
 
 
-/** No vendor configured: every request is `payment_vendor_not_configured`. */
+/** No vendor configured: every request is `invalid_vendor`. */
 export const noPaymentVendors: PaymentVendors = createPaymentVendors({ baseUrls: {}, timeoutMs: DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS });

@@ -69,14 +69,28 @@ export async function authenticate(ctx: LedgerContext, secret: string, token: st
 }
 
 /**
+ * Whether the credential of `Token <credential>` is an API key rather than a
+ * JWT. A JWT is three base64url parts joined by dots; an API key (`ilk_` and
+ * base64url) has no dot, so the dot alone tells them apart, whatever the key's
+ * prefix (keys created by older builds or injected id generators included).
+ */
+export const isApiKeyCredential = (credential: string): boolean => !credential.includes('.');
+
+/**
  * `authenticate` with a bounded cache of tokens whose signature was already
  * checked (an HMAC through WebCrypto on the thread pool for every request
  * otherwise). Only the signature check is cached: expiry is compared with the
  * clock and the key's status read on every request, so a revoked key stops at once.
+ *
+ * The platform also accepts the API key itself in `Token <key>` on every
+ * data-import operation (issue 16), and so does this: the key is looked up by
+ * its SHA-256 hash and compared in constant time, exactly as obtainToken does,
+ * on every request (never cached), so scoping and revocation are the key's own.
  */
 export function createAuthenticator(ctx: LedgerContext, secret: string, maxEntries = 10_000) {
   const verified = new Map<string, { keyId: string; exp: number }>();
   return async (token: string): Promise<Principal> => {
+    if (isApiKeyCredential(token)) return principalForApiKey(ctx, token);
     // Keyed by the token's SHA-256, so the lookup never compares a caller's string with a valid token's
     // characters (which could leak a prefix through timing); the signature check is WebCrypto's, constant-time.
     const cacheKey = createHash('sha256').update(token, 'utf8').digest('base64');

@@ -50,10 +50,10 @@ export const errorCodes = [
   'invalid_input',
   // Account import processes.
   'account_failed_validation',
-  'account_already_imported',
+  'account_import_process_already_imported',
   'account_marked_to_skip',
   'import_supplier_migration_not_ongoing',
-  'operations_team_not_found',
+  'operations_team_name_does_not_exist',
   'dry_run_rollback',
   'import_process_does_not_exist',
   'account_not_found',
@@ -64,6 +64,8 @@ export const errorCodes = [
   // Businesses.
   'business_failed_validation',
   'business_already_exists',
+  /** business-contracts/create/, business-payment-instruction/create/: no such business (issue 16). */
+  'business_not_found',
   // Supply point population.
   'populate_batch_not_found',
   // After import: notes, transactions (TransactionImportError's codes too), historical statements.
@@ -73,7 +75,7 @@ export const errorCodes = [
   'transaction_already_added',
   'historical_statements_failed_validation',
   // Payment instructions (docs/payment-instructions-and-emails.md).
-  'payment_vendor_not_configured',
+  'invalid_vendor',
   'payment_instruction_rejected',
   'payment_vendor_unavailable',
   // The store cannot take a write now (writers' lock wait, unknown COMMIT outcome, an older instance): retry.

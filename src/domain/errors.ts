@@ -1,22 +1,30 @@
 import type { ErrorCode } from './error-codes.js';
 
 /**
+ * The `attr` of a problem with the request as a whole: the Django REST
+ * framework's name for errors that belong to no single field. The platform's
+ * standardized error body requires `attr` to be a string (issue 16), so it is
+ * never null.
+ */
+export const NON_FIELD_ERRORS = 'non_field_errors';
+
+/**
  * One field-level problem, exactly as the API reports it (spec section 7):
- * `attr` is the dot path into the input with zero-based indexes, or null for
- * a problem with the request as a whole.
+ * `attr` is the dot path into the input with zero-based indexes, or
+ * `non_field_errors` for a problem with the request as a whole.
  */
 export interface FieldError {
   readonly detail: string;
   readonly code: string;
-  readonly attr: string | null;
+  readonly attr: string;
 }
 
 export interface DomainErrorOptions {
   /** Field-level errors; when absent the error itself becomes the single item. */
   readonly errors?: readonly FieldError[];
-  /** Path of the offending input when the error concerns one field. */
-  readonly attr?: string | null;
-  /** Extra top-level body fields (e.g. platform_account_number on account_already_imported). */
+  /** Path of the offending input when the error concerns one field; `non_field_errors` when absent. */
+  readonly attr?: string;
+  /** Extra top-level body fields (e.g. platform_account_number on account_import_process_already_imported). */
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
@@ -35,7 +43,7 @@ export class DomainError extends Error {
     super(detail);
     this.name = 'DomainError';
     this.code = code;
-    this.errors = options.errors ?? [{ detail, code, attr: options.attr ?? null }];
+    this.errors = options.errors ?? [{ detail, code, attr: options.attr ?? NON_FIELD_ERRORS }];
     this.extra = options.extra ?? {};
   }
 

@@ -17,6 +17,8 @@ import { accountStatusRoutes } from './routes/account-status.js';
 import { eventsFeedRoutes } from './routes/events-feed.js';
 import { accountHistoryRoutes } from './routes/account-history.js';
 import { businessRoutes } from './routes/businesses.js';
+import { businessContractRoutes } from './routes/business-contracts.js';
+import { businessPaymentInstructionRoutes } from './routes/business-payment-instructions.js';
 import { graphqlRoutes } from './routes/graphql.js';
 import { productRoutes } from './routes/products.js';
 import { supplyPointPopulateRoutes } from './routes/supply-point-populate.js';
@@ -75,6 +77,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', eventsFeedRoutes(deps));
   api.route('/', accountHistoryRoutes(deps));
   api.route('/', businessRoutes(deps));
+  api.route('/', businessContractRoutes(deps));
+  api.route('/', businessPaymentInstructionRoutes(deps, deps.paymentVendors ?? noPaymentVendors));
   api.route('/', productRoutes(deps));
   api.route('/', supplyPointPopulateRoutes(deps));
   api.route('/', notesRoutes(deps, deps.documents ?? emptyDocumentStore));

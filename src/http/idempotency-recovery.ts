@@ -12,6 +12,8 @@ import { noteResultStatuses } from '../domain/notes/note-results.js';
 import { validateProducts } from '../domain/product/product-payload.js';
 import { validateImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
 import { errorBody, statusOf } from './errors.js';
+import { stageAccountResponse } from './routes/account-import-processes.js';
+import { businessContractsResponse } from './routes/business-contracts.js';
 
 /** A response rebuilt from the events a request appended. */
 export interface RecoveredResponse {
@@ -40,7 +42,7 @@ export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/account-import-process/create-or-update/': (request, events) => {
     const account = validateAccountPayload(request);
     if (!account.ok) return null;
-    const body = { import_supplier: account.data.import_supplier, external_account_number: account.data.external_account_number };
+    const body = stageAccountResponse(account.data.import_supplier, account.data.external_account_number);
     return { status: ofType(events, 'AccountStaged').length > 0 ? 201 : 200, body };
   },
   '/v1/data-import/account-import-process/process/': (_request, events) => {
@@ -50,7 +52,9 @@ export const recoveries: Readonly<Record<string, Recover>> = {
       return { status: statusOf(error.code), body: errorBody(error) };
     }
     const processed = ofType(events, 'AccountProcessed')[0];
-    return processed ? { status: 201, body: { platform_account_number: processed.event.data.platformAccountNumber } } : null;
+    if (!processed) return null;
+    const { externalAccountNumber, platformAccountNumber } = processed.event.data;
+    return { status: 201, body: { external_account_number: externalAccountNumber, platform_account_number: platformAccountNumber } };
   },
   '/v1/data-import/products/': (request, events) => {
     const products = validateProducts(request);
@@ -86,7 +90,7 @@ export const recoveries: Readonly<Record<string, Recover>> = {
       body: note.body ?? null,
       created_at: note.created_at ?? withoutMillis(stamped),
       is_pinned: note.is_pinned ?? false,
-      unpin_at: note.unpin_at ?? null,
+      ...(note.unpin_at === undefined ? {} : { unpin_at: note.unpin_at }),
       document_paths: note.document_paths ?? [],
       status: statuses[i] ?? 'NOTE_ALREADY_EXISTS',
     }));
@@ -110,6 +114,15 @@ export const recoveries: Readonly<Record<string, Recover>> = {
     const { import_supplier, external_account_number } = statements.data;
     const items = statements.data.statements.map((statement) => ({ ...statement, gross_amount: centsToNumber(statement.gross_amount) }));
     return { status: 201, body: { import_supplier, external_account_number, statements: items } };
+  },
+  '/v1/data-import/business-contracts/create/': (_request, events) => {
+    const added = ofType(events, 'BusinessContractAdded').map((stored) => stored.event.data.identifier);
+    return added.length > 0 ? { status: 201, body: businessContractsResponse(added) } : null;
+  },
+  '/v1/data-import/business-payment-instruction/create/': (_request, events) => {
+    const created = ofType(events, 'BusinessPaymentInstructionCreated')[0];
+    if (!created) return null;
+    return { status: 201, body: { reference: created.event.data.reference, external_business_identifier: created.event.data.externalBusinessIdentifier } };
   },
   '/v1/data-import/payment-instruction/create/': (_request, events) => {
     const created = ofType(events, 'PaymentInstructionCreated')[0];

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../domain/error-codes.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, NON_FIELD_ERRORS } from '../domain/errors.js';
 
 /**
  * Structural limits on every JSON request body, checked on the raw text right
@@ -32,16 +32,16 @@ export const MAX_JSON_STRING_LENGTH = 65_536;
 
 type Frame = { kind: 'object'; key: string | null } | { kind: 'array'; index: number };
 
-const pathOf = (stack: readonly Frame[]): string | null => {
+const pathOf = (stack: readonly Frame[]): string => {
   const parts: string[] = [];
   for (const frame of stack) {
     if (frame.kind === 'array') parts.push(String(Math.max(frame.index, 0)));
     else if (frame.key !== null) parts.push(frame.key);
   }
-  return parts.length > 0 ? parts.join('.') : null;
+  return parts.length > 0 ? parts.join('.') : NON_FIELD_ERRORS;
 };
 
-const problem = (code: ErrorCode, detail: string, attr: string | null) =>
+const problem = (code: ErrorCode, detail: string, attr: string) =>
   new DomainError(code, detail, { errors: [{ detail, code, attr }] });
 
 /** Significant digits and decimal point position of a number's text; null for zero. */
@@ -58,7 +58,7 @@ function decimalForm(text: string): { digits: string; point: number } | null {
 }
 
 /** The first problem with one number literal, or null. */
-function numberProblem(literal: string, attr: string | null): DomainError | null {
+function numberProblem(literal: string, attr: string): DomainError | null {
   const value = Number(literal);
   if (!Number.isFinite(value)) {
     return problem('number_out_of_range', `The number ${literal.slice(0, 40)} is out of range.`, attr);

@@ -1,4 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
+import { businessPaymentInstructions, type BusinessPaymentInstructionRow } from '../../projections/business-payment-instructions.js';
 import { paymentInstructions, type PaymentInstructionRow } from '../../projections/payment-instructions.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
 
@@ -6,6 +7,8 @@ import type { ProjectionQueries } from '../store/projection-queries.js';
 export interface PaymentInstructionReadModels {
   /** The account's vendor-verified payment instructions, oldest first. */
   listPaymentInstructions(importSupplier: string, externalAccountNumber: string): Promise<PaymentInstructionRow[]>;
+  /** The business's vendor-verified payment instructions (business-payment-instruction/create/), oldest first. */
+  listBusinessPaymentInstructions(importSupplier: string, externalBusinessIdentifier: string): Promise<BusinessPaymentInstructionRow[]>;
 }
 
 export function createPaymentInstructionReadModels(q: ProjectionQueries): PaymentInstructionReadModels {
@@ -15,6 +18,14 @@ export function createPaymentInstructionReadModels(q: ProjectionQueries): Paymen
       q.list(p, {
         where: and(eq(p.importSupplier, importSupplier), eq(p.externalAccountNumber, externalAccountNumber)),
         orderBy: [asc(p.createdAt), asc(p.reference)],
+      }),
+    listBusinessPaymentInstructions: (importSupplier, externalBusinessIdentifier) =>
+      q.list(businessPaymentInstructions, {
+        where: and(
+          eq(businessPaymentInstructions.importSupplier, importSupplier),
+          eq(businessPaymentInstructions.externalBusinessIdentifier, externalBusinessIdentifier),
+        ),
+        orderBy: [asc(businessPaymentInstructions.createdAt), asc(businessPaymentInstructions.reference)],
       }),
   };
 }

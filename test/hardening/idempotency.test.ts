@@ -153,7 +153,7 @@ describe('Idempotency-Key rules', () => {
   it('a refused command leaves no key in the log transaction; a GET ignores the header', async () => {
     const before = (await rows(world)).length;
     const refused = { ...(process.payloads(world.params(process))[0] as object), dry_run: true, operations_team_name: 'Nobody' };
-    await expectErrorBody(await world.request(process, { body: refused, headers: key('refused') }), 400, 'operations_team_not_found');
+    await expectErrorBody(await world.request(process, { body: refused, headers: key('refused') }), 400, 'operations_team_name_does_not_exist');
     const [row] = (await rows(world)).filter((r) => r.idempotency_key === 'refused');
     expect(row).toMatchObject({ event_positions: '[]', status: 400 });
     const get = endpoints.find((e) => e.method === 'GET')!;

@@ -123,7 +123,7 @@ describe('GET account-history/<code>/<ext>/', () => {
         external_account_number: 'LEG-0000001', import_supplier_code: SUPPLIER, operations_team_name: team, dry_run: true,
       }, token, { 'x-request-id': `dry-${team}` });
     await expectErrorBody(await dryRun(TEAM), 400, 'dry_run_rollback');
-    await expectErrorBody(await dryRun('Nobody'), 400, 'operations_team_not_found');
+    await expectErrorBody(await dryRun('Nobody'), 400, 'operations_team_name_does_not_exist');
     const afterDryRun = api.clock.now.toISOString();
     api.clock.advanceSeconds(60);
     await stage({ sales_channel: 'PHONE' });

@@ -270,14 +270,14 @@ describe('POST validate-account/ (spec 4.6)', () => {
 describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
   it('answers 201 on first staging and 200 on re-staging, with {import_supplier, external_account_number}', async () => {
     const first = await stage(domestic(), 201);
-    expect(await first.json()).toStrictEqual({ import_supplier: SUPPLIER, external_account_number: DOMESTIC_EXT });
+    expect(await first.json()).toStrictEqual({ import_supplier: SUPPLIER, import_supplier_code: SUPPLIER, external_account_number: DOMESTIC_EXT });
     const second = await stage(domestic(), 200);
-    expect(await second.json()).toStrictEqual({ import_supplier: SUPPLIER, external_account_number: DOMESTIC_EXT });
+    expect(await second.json()).toStrictEqual({ import_supplier: SUPPLIER, import_supplier_code: SUPPLIER, external_account_number: DOMESTIC_EXT });
   });
 
   it('stages the business example too', async () => {
     const res = await stage(business(), 201);
-    expect(await res.json()).toStrictEqual({ import_supplier: SUPPLIER, external_account_number: BUSINESS_EXT });
+    expect(await res.json()).toStrictEqual({ import_supplier: SUPPLIER, import_supplier_code: SUPPLIER, external_account_number: BUSINESS_EXT });
   });
 
   it('replaces the data on re-stage and keeps both versions in the event log', async () => {
@@ -305,13 +305,15 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
     expect(await api.ledger.store.streamVersion(accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT))).toBe(0);
   });
 
-  it('refuses to stage an imported account: 400 account_already_imported with both account numbers', async () => {
+  it('refuses to stage an imported account: 400 account_import_process_already_imported with both account numbers', async () => {
     await stage(domestic(), 201);
     const platformAccountNumber = await processOk(DOMESTIC_EXT);
-    const body = await expectErrorBody(await stage(domestic()), 400, 'account_already_imported', [
+    const body = await expectErrorBody(await stage(domestic()), 400, 'account_import_process_already_imported', [
       'external_account_number',
       'platform_account_number',
+      'non_field_errors',
     ]);
+    expect(body['non_field_errors']).toEqual([body.detail]);
     expect(body['external_account_number']).toBe(DOMESTIC_EXT);
     expect(body['platform_account_number']).toBe(platformAccountNumber);
   });
@@ -346,12 +348,13 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
   const streamId = accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT);
   const dryRunStreamId = accountProcessDryRunStreamId(SUPPLIER, DOMESTIC_EXT);
 
-  it('answers 201 {platform_account_number} and the transfer status becomes PENDING', async () => {
+  it('answers 201 {external_account_number, platform_account_number} and the transfer status becomes PENDING', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, loadExample('process.json'), token);
     expect(res.status).toBe(201);
     const body = (await res.json()) as Json;
-    expect(Object.keys(body)).toEqual(['platform_account_number']);
+    expect(Object.keys(body)).toEqual(['external_account_number', 'platform_account_number']);
+    expect(body['external_account_number']).toBe(DOMESTIC_EXT);
     expect(body['platform_account_number']).toMatch(/^A-[0-9A-F]{8}$/);
 
     const status = await api.get(`/v1/data-import/account-transfer-status/${SUPPLIER}/${DOMESTIC_EXT}/`, token);
@@ -367,25 +370,31 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     expect(first).not.toBe(second);
   });
 
-  it('answers 404 import_process_does_not_exist when nothing was staged', async () => {
-    await expectErrorBody(await api.post(PROCESS, processRequest('NEVER-STAGED'), token), 404, 'import_process_does_not_exist');
+  it('answers 400 import_process_does_not_exist when nothing was staged (the platform documents no 404 there)', async () => {
+    const body = await expectErrorBody(await api.post(PROCESS, processRequest('NEVER-STAGED'), token), 400, 'import_process_does_not_exist');
+    expect(codesAndAttrs(body)).toEqual([{ code: 'import_process_does_not_exist', attr: 'non_field_errors' }]);
   });
 
-  it('answers 400 operations_team_not_found at attr operations_team_name for an unknown team', async () => {
+  it('answers 400 operations_team_name_does_not_exist at attr operations_team_name for an unknown team', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { operations_team_name: 'Nobody' }), token);
-    const body = await expectErrorBody(res, 400, 'operations_team_not_found');
-    expect(codesAndAttrs(body)).toEqual([{ code: 'operations_team_not_found', attr: 'operations_team_name' }]);
+    const body = await expectErrorBody(res, 400, 'operations_team_name_does_not_exist');
+    expect(codesAndAttrs(body)).toEqual([{ code: 'operations_team_name_does_not_exist', attr: 'operations_team_name' }]);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
   });
 
-  it('answers 400 account_already_imported with both account numbers on a second process', async () => {
+  it('answers 400 account_import_process_already_imported with both account numbers on a second process', async () => {
     await stage(domestic(), 201);
     const platformAccountNumber = await processOk(DOMESTIC_EXT);
     // Processing appends AccountProcessed and the records the staged payload brings; the refused second process appends nothing.
     const versionAfterProcess = await api.ledger.store.streamVersion(streamId);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT), token);
-    const body = await expectErrorBody(res, 400, 'account_already_imported', ['external_account_number', 'platform_account_number']);
+    const body = await expectErrorBody(res, 400, 'account_import_process_already_imported', [
+      'external_account_number',
+      'platform_account_number',
+      'non_field_errors',
+    ]);
+    expect(body['non_field_errors']).toEqual([body.detail]);
     expect(body['external_account_number']).toBe(DOMESTIC_EXT);
     expect(body['platform_account_number']).toBe(platformAccountNumber);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(versionAfterProcess);
@@ -449,7 +458,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
   it('with dry_run true still reports the errors a real run would (unknown team), and records no dry run', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { dry_run: true, operations_team_name: 'Nobody' }), token);
-    await expectErrorBody(res, 400, 'operations_team_not_found');
+    await expectErrorBody(res, 400, 'operations_team_name_does_not_exist');
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
     expect(await api.ledger.store.streamVersion(dryRunStreamId)).toBe(0);
   });

@@ -231,6 +231,51 @@ describe.each(endpoints)('Authorization on $name', ({ call }) => {
     await expectErrorBody(res, 403, 'permission_denied');
     expect(res.headers.get('www-authenticate')).toBeNull();
   });
+
+  // Issue 16: the platform accepts the API key itself in `Token <key>` besides the token.
+  it('answers 200 with the API key itself of a key scoped to the supplier', async () => {
+    expect((await call(api, `Token ${api.key}`)).status).toBe(200);
+  });
+
+  it('403 permission_denied with the API key itself of a key scoped to another supplier', async () => {
+    await expectErrorBody(await call(api, `Token ${api.otherKey}`), 403, 'permission_denied');
+  });
+
+  it('401 authentication_failed with an unknown API key, or one a character off', async () => {
+    await expectErrorBody(await call(api, 'Token ilk_not-a-real-key'), 401, 'authentication_failed');
+    await expectErrorBody(await call(api, `Token ${api.key}x`), 401, 'authentication_failed');
+    await expectErrorBody(await call(api, `Token ${api.key.slice(0, -1)}`), 401, 'authentication_failed');
+  });
+
+  it('401 authentication_failed with the API key itself once it is revoked, at once', async () => {
+    expect((await call(api, `Token ${api.key}`)).status).toBe(200);
+    await revokeApiKey(api.ledger, api.keyId, operator);
+    await expectErrorBody(await call(api, `Token ${api.key}`), 401, 'authentication_failed');
+  });
+});
+
+describe('API key as the credential (issue 16)', () => {
+  let api: TestApi;
+  beforeEach(async () => {
+    api = await createTestApi();
+  });
+  afterEach(() => api.close());
+
+  it('stages an account with `Token <API key>`, recorded as that key, like a token of the key', async () => {
+    const res = await api.post('/v1/data-import/account-import-process/create-or-update/', loadExample('account-domestic.json'), api.key);
+    expect(res.status).toBe(201);
+    const account = loadExample('account-domestic.json');
+    const stream = await api.ledger.store.readStream(`account-import-process:${SUPPLIER}:${String(account['external_account_number'])}`);
+    expect(stream.map((stored) => stored.metadata.actor)).toEqual([api.keyId]);
+  });
+
+  it('obtainToken still takes the key; a JWT is never taken for a key (the dot tells them apart)', async () => {
+    const token = (await issue(api)).token;
+    expect(token.split('.')).toHaveLength(3);
+    expect(api.key).not.toContain('.');
+    expect((await api.get(PENDING_PATH, token)).status).toBe(200);
+    expect((await api.get(PENDING_PATH, api.key)).status).toBe(200);
+  });
 });
 
 describe('API key storage', () => {

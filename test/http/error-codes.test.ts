@@ -63,6 +63,12 @@ describe('error codes and their HTTP statuses', () => {
     expect(statusOf(code)).toBe(documented.get(code) ?? UNDOCUMENTED_STATUSES[code] ?? 400);
   });
 
+  it('answers account_not_found with 400 on payment-instruction/create/ only (the platform documents no 404 there)', () => {
+    expect(statusOf('account_not_found', '/v1/data-import/payment-instruction/create/')).toBe(400);
+    expect(statusOf('account_not_found', '/v1/data-import/notes/create/')).toBe(404);
+    expect(statusOf('account_not_found')).toBe(404);
+  });
+
   it('lists each code once', () => {
     expect(new Set(errorCodes).size).toBe(errorCodes.length);
   });

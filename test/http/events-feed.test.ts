@@ -104,8 +104,8 @@ describe('GET /v1/data-import/events/', () => {
         tok,
       );
     await expectErrorBody(await dryRun('ACC-1', SUPPLIER, token), 400, 'dry_run_rollback');
-    await expectErrorBody(await dryRun('ACC-1', SUPPLIER, token, 'Nobody'), 400, 'operations_team_not_found');
-    await expectErrorBody(await dryRun('OTHER-1', OTHER_SUPPLIER, otherToken, 'Nobody'), 400, 'operations_team_not_found');
+    await expectErrorBody(await dryRun('ACC-1', SUPPLIER, token, 'Nobody'), 400, 'operations_team_name_does_not_exist');
+    await expectErrorBody(await dryRun('OTHER-1', OTHER_SUPPLIER, otherToken, 'Nobody'), 400, 'operations_team_name_does_not_exist');
 
     const mine = (await all()).filter((e) => e.import_supplier !== null);
     expect(mine.map((e) => [e.type, e.external_account_number])).toEqual([

@@ -64,7 +64,7 @@ function harness(config: { concurrency: number | null; rate: number | null }): H
 const post = (h: Harness, path: string, body: string, contentType = 'application/json') =>
   Promise.resolve(h.app.request(path, { method: 'POST', headers: { 'content-type': contentType }, body }));
 
-const errorJson = (code: string, detail: string) => JSON.stringify({ detail, code, errors: [{ detail, code, attr: null }] });
+const errorJson = (code: string, detail: string) => JSON.stringify({ detail, code, errors: [{ detail, code, attr: 'non_field_errors' }] });
 
 describe('errors thrown by middleware', () => {
   it('inside the mounted sub-app (every(...) included) become the onError answer, seen by the middleware outside', async () => {

@@ -35,7 +35,8 @@ describe('POST notes/create/ (spec 4.9)', () => {
     await importedExampleAccount(api.ledger);
     const res = await api.post(NOTES, notesExample(), token);
     expect(res.status).toBe(201);
-    expect(await res.json()).toEqual([
+    // A note without unpin_at has no unpin_at key (issue 16: never null): toStrictEqual tells a missing key from undefined.
+    expect(await res.json()).toStrictEqual([
       {
         body: 'Welcome call done on migration day.',
         created_at: '2025-07-01T10:00:00Z',
@@ -48,7 +49,6 @@ describe('POST notes/create/ (spec 4.9)', () => {
         body: 'Signed contract scan attached.',
         created_at: '2026-11-21T10:00:00Z', // the server clock: none was given
         is_pinned: false,
-        unpin_at: null,
         document_paths: [{ document_path: 'contracts/LEG-0000001/contract.pdf' }],
         status: 'NOTE_CREATION_SUCCESS',
       },

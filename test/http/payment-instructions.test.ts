@@ -134,26 +134,26 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
     expect(await accountEvents()).toEqual(before);
   });
 
-  it('a vendor not configured: 400 payment_vendor_not_configured at attr vendor, no call', async () => {
+  it('a vendor not configured: 400 invalid_vendor at attr vendor, no call', async () => {
     await importAccount(api);
     const body = await expectErrorBody(
       await api.post(PATH, { ...example, vendor: 'GOCARDLESS' }, token),
       400,
-      'payment_vendor_not_configured',
+      'invalid_vendor',
       VENDOR_ERROR_EXTRAS,
     );
-    expect(body.errors).toEqual([{ code: 'payment_vendor_not_configured', detail: body.detail, attr: 'vendor' }]);
+    expect(body.errors).toEqual([{ code: 'invalid_vendor', detail: body.detail, attr: 'vendor' }]);
     expect(fake.hits).toEqual([]);
   });
 
-  it('404 account_not_found for an unknown account, a staged-only account, or a wrong supplier code; the vendor is not asked', async () => {
+  it('400 account_not_found (the platform documents no 404 here) for an unknown account, a staged-only account, or a wrong supplier code; the vendor is not asked', async () => {
     fake.script(REFERENCE, { kind: 'found' });
-    await expectErrorBody(await api.post(PATH, example, token), 404, 'account_not_found');
+    await expectErrorBody(await api.post(PATH, example, token), 400, 'account_not_found', VENDOR_ERROR_EXTRAS);
     await stage(api);
-    await expectErrorBody(await api.post(PATH, example, token), 404, 'account_not_found');
+    await expectErrorBody(await api.post(PATH, example, token), 400, 'account_not_found', VENDOR_ERROR_EXTRAS);
     await importAccount(api, OTHER_SUPPLIER, 'LEG-0000002');
     const otherToken = await accessToken(api, api.otherKey);
-    await expectErrorBody(await api.post(PATH, { ...example, import_supplier: OTHER_SUPPLIER }, otherToken), 404, 'account_not_found');
+    await expectErrorBody(await api.post(PATH, { ...example, import_supplier: OTHER_SUPPLIER }, otherToken), 400, 'account_not_found', VENDOR_ERROR_EXTRAS);
     expect(fake.hits).toEqual([]);
   });
 
@@ -162,7 +162,7 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
     fake.script(REFERENCE, { kind: 'found' });
     for (const status of ['Paused', 'Complete'] as const) {
       await setImportSupplierStatus(api.ledger, SUPPLIER, status, operator);
-      await expectErrorBody(await api.post(PATH, example, token), 400, 'import_supplier_migration_not_ongoing');
+      await expectErrorBody(await api.post(PATH, example, token), 400, 'import_supplier_migration_not_ongoing', VENDOR_ERROR_EXTRAS);
     }
     expect(fake.hits).toEqual([]);
   });

@@ -55,7 +55,7 @@ async function fire(exts: readonly string[]): Promise<{ status: number; retryAft
 }
 
 describe('simultaneous process calls for one staged account', () => {
-  it(`${CALLS} calls yield exactly one 201; the others are account_already_imported with the same number`, async () => {
+  it(`${CALLS} calls yield exactly one 201; the others are account_import_process_already_imported with the same number`, async () => {
     const ext = 'LEG-0000001';
     await stage(ext);
 
@@ -68,8 +68,8 @@ describe('simultaneous process calls for one staged account', () => {
     expect(number).toMatch(/^A-[0-9A-F]{8}$/);
     expect(refused).toHaveLength(CALLS - 1);
     for (const { status, body } of refused) {
-      expect({ status, code: body.code }).toEqual({ status: 400, code: 'account_already_imported' });
-      expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors', 'external_account_number', 'platform_account_number']);
+      expect({ status, code: body.code }).toEqual({ status: 400, code: 'account_import_process_already_imported' });
+      expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'errors', 'external_account_number', 'non_field_errors', 'platform_account_number']);
       expect(body.external_account_number).toBe(ext);
       expect(body.platform_account_number).toBe(number);
     }

@@ -186,10 +186,10 @@ describe('payload rules (spec 2.5): 400 product_failed_validation, attr from the
 
   it('the body must be a non-empty list', async () => {
     expect(codesAndAttrs(await expectErrorBody(await api.post(CREATE, products()[0], token), 400, 'product_failed_validation'))).toEqual([
-      { code: 'not_a_list', attr: null },
+      { code: 'not_a_list', attr: 'non_field_errors' },
     ]);
     expect(codesAndAttrs(await expectErrorBody(await api.post(VALIDATE, [], token), 400, 'product_failed_validation'))).toEqual([
-      { code: 'empty', attr: null },
+      { code: 'empty', attr: 'non_field_errors' },
     ]);
   });
 

@@ -85,14 +85,14 @@ describe('POST supply-point/populate/', () => {
       { code: 'invalid_supply_point_identifier', attr: 'pce_ids.0' },
     ]);
     const empty = await expectErrorBody(await api.post(POPULATE, { prm_ids: [], customer_category: 'Domestic' }, token), 400, 'validation_error');
-    expect(empty.errors).toEqual([{ code: 'no_supply_point_identifiers', attr: null, detail: expect.any(String) }]);
+    expect(empty.errors).toEqual([{ code: 'no_supply_point_identifiers', attr: 'non_field_errors', detail: expect.any(String) }]);
     const ids = (n: number) => Array.from({ length: n }, (_, i) => `1${String(i).padStart(13, '0')}`);
     const tooMany = await expectErrorBody(
       await api.post(POPULATE, { prm_ids: ids(600), pce_ids: ids(401), customer_category: 'Domestic' }, token),
       400,
       'validation_error',
     );
-    expect(tooMany.errors.map(({ code, attr }) => ({ code, attr }))).toEqual([{ code: 'too_many_supply_point_identifiers', attr: null }]);
+    expect(tooMany.errors.map(({ code, attr }) => ({ code, attr }))).toEqual([{ code: 'too_many_supply_point_identifiers', attr: 'non_field_errors' }]);
     const tooLong = await expectErrorBody(await api.post(POPULATE, { pce_ids: ids(1_001), customer_category: 'Domestic' }, token), 400, 'validation_error');
     expect(tooLong.errors.map(({ code, attr }) => ({ code, attr }))).toEqual([{ code: 'max_length', attr: 'pce_ids' }]);
     expect((await api.ledger.store.readAll(0, 100_000)).length).toBe(before);

@@ -243,7 +243,7 @@ export function isSpecErrorBody(body: unknown): boolean {
       Object.keys(item).sort().join() === 'attr,code,detail' &&
       typeof (item as Record<string, unknown>)['detail'] === 'string' &&
       typeof (item as Record<string, unknown>)['code'] === 'string' &&
-      ((item as Record<string, unknown>)['attr'] === null || typeof (item as Record<string, unknown>)['attr'] === 'string'),
+      typeof (item as Record<string, unknown>)['attr'] === 'string',
   );
 }
 

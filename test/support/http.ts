@@ -5,7 +5,7 @@ import { TOKEN_SECRET, type TestApi } from './ledger.js';
 export interface ErrorItem {
   detail: string;
   code: string;
-  attr: string | null;
+  attr: string;
 }
 
 export interface ErrorBody {
@@ -39,7 +39,7 @@ export async function expectErrorBody(
     expect(Object.keys(item).sort()).toEqual(['attr', 'code', 'detail']);
     expect(typeof item.detail).toBe('string');
     expect(typeof item.code).toBe('string');
-    expect(item.attr === null || typeof item.attr === 'string').toBe(true);
+    expect(typeof item.attr).toBe('string');
   }
   if (status === 401) expect(res.headers.get('www-authenticate')).toBe('Token');
   return body;

@@ -34,12 +34,16 @@ export const transferStatusTransitions: Readonly<Record<TransferStatus, readonly
   COMPLETED: [],
 };
 
+/**
+ * Stage or process of an imported account. Besides spec 7's shape the body
+ * carries what the platform's AccountAlreadyImportedResponse requires: the two
+ * account numbers and `non_field_errors: [detail]` (issue 16).
+ */
 export function alreadyImported(externalAccountNumber: string, platformAccountNumber: string): DomainError {
-  return new DomainError(
-    'account_already_imported',
-    `The account import process with the account number ${externalAccountNumber} has already been imported.`,
-    { extra: { external_account_number: externalAccountNumber, platform_account_number: platformAccountNumber } },
-  );
+  const detail = `The account import process with the account number ${externalAccountNumber} has already been imported.`;
+  return new DomainError('account_import_process_already_imported', detail, {
+    extra: { external_account_number: externalAccountNumber, platform_account_number: platformAccountNumber, non_field_errors: [detail] },
+  });
 }
 
 /** The answer to a process dry run that passed every check: the run was rolled back (spec 4.8). */
@@ -58,7 +62,6 @@ const notOngoing = (supplier: string, status: string) =>
   new DomainError(
     'import_supplier_migration_not_ongoing',
     `The migration for import supplier ${supplier} is ${status}, not Ongoing.`,
-    { attr: null },
   );
 
 function stage(command: StageAccount, state: AccountImportProcessState): Events {
@@ -80,7 +83,7 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
   if (state.status === 'skipped') throw markedToSkip(command.externalAccountNumber);
   if (command.supplierStatus !== 'Ongoing') throw notOngoing(command.importSupplier, command.supplierStatus);
   if (!command.operationsTeamExists) {
-    throw new DomainError('operations_team_not_found', `Operations team ${command.operationsTeamName} does not exist.`, {
+    throw new DomainError('operations_team_name_does_not_exist', `Operations team ${command.operationsTeamName} does not exist.`, {
       attr: 'operations_team_name',
     });
   }

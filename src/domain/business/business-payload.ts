@@ -65,7 +65,7 @@ const whenDatesClean = {
 export const businessContractSchema = contractSchema.superRefine(checkVersionDates, whenDatesClean);
 
 /** Every later contract whose identifier repeats an earlier one's. */
-function checkContractIdentifiersUnique(contracts: readonly { identifier: string }[], ctx: Ctx): void {
+export function checkContractIdentifiersUnique(contracts: readonly { identifier: string }[], ctx: Ctx): void {
   const seen = new Set<string>();
   contracts.forEach((contract, index) => {
     if (seen.has(contract.identifier)) {
@@ -88,7 +88,7 @@ function checkDetailKeysUnique(details: readonly { key: string }[], ctx: Ctx): v
 }
 
 /** Identifiers are compared only once each one is valid; the other contracts' errors are reported alongside. */
-const whenIdentifiersClean = {
+export const whenIdentifiersClean = {
   when: (payload: core.ParsePayload): boolean =>
     Array.isArray(payload.value) &&
     payload.value.every((c) => typeof c === 'object' && c !== null && typeof (c as Record<string, unknown>)['identifier'] === 'string') &&

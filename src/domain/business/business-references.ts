@@ -1,4 +1,4 @@
-import type { BusinessPayload } from './business-payload.js';
+import type { BusinessContract, BusinessPayload } from './business-payload.js';
 
 /** A value of the payload that names something outside it, with its attr (spec 7 dot path). */
 export interface PayloadReference {
@@ -6,16 +6,24 @@ export interface PayloadReference {
   readonly attr: string;
 }
 
+/** Where business/ holds its contracts; business-contracts/create/ holds them at `business_contracts`. */
+export const BUSINESS_CONTRACTS_ATTR = 'business.business_contracts';
+
 /**
  * Every product code the contracts name: the items of PRODUCT_RATE_OVERRIDE_SCHEDULE
  * terms and the schedules of RATE_GROUP_ELIGIBILITY terms, in payload order.
  */
 export function productCodeReferences(payload: BusinessPayload): PayloadReference[] {
+  return contractProductCodeReferences(payload.business.business_contracts, BUSINESS_CONTRACTS_ATTR);
+}
+
+/** `productCodeReferences` of a list of contracts found at `attr` in its payload. */
+export function contractProductCodeReferences(contracts: readonly BusinessContract[], attr: string): PayloadReference[] {
   const references: PayloadReference[] = [];
-  payload.business.business_contracts.forEach((contract, c) => {
+  contracts.forEach((contract, c) => {
     contract.versions.forEach((version, v) => {
       version.terms.forEach((term, t) => {
-        const base = `business.business_contracts.${c}.versions.${v}.terms.${t}`;
+        const base = `${attr}.${c}.versions.${v}.terms.${t}`;
         if (term.term_type === 'PRODUCT_RATE_OVERRIDE_SCHEDULE') {
           term.schedules.forEach((schedule, s) => {
             schedule.items.forEach((item, i) => {
@@ -35,8 +43,10 @@ export function productCodeReferences(payload: BusinessPayload): PayloadReferenc
 
 /** The contract identifiers of the payload, with their attrs. */
 export function contractIdentifierReferences(payload: BusinessPayload): PayloadReference[] {
-  return payload.business.business_contracts.map((contract, c) => ({
-    value: contract.identifier,
-    attr: `business.business_contracts.${c}.identifier`,
-  }));
+  return contractIdentifierReferencesOf(payload.business.business_contracts, BUSINESS_CONTRACTS_ATTR);
+}
+
+/** `contractIdentifierReferences` of a list of contracts found at `attr` in its payload. */
+export function contractIdentifierReferencesOf(contracts: readonly BusinessContract[], attr: string): PayloadReference[] {
+  return contracts.map((contract, c) => ({ value: contract.identifier, attr: `${attr}.${c}.identifier` }));
 }

@@ -1,4 +1,4 @@
-import type { BusinessPayload } from './business-payload.js';
+import type { BusinessContract, BusinessPayload } from './business-payload.js';
 
 /** Create a business with all its contracts (spec 4.4). The payload has passed validateBusinessPayload. */
 export interface CreateBusiness {
@@ -21,4 +21,20 @@ export interface CreateBusiness {
   readonly now: string;
 }
 
-export type BusinessCommand = CreateBusiness;
+/**
+ * Add contracts to an existing business (business-contracts/create/, issue
+ * 16). The contracts have passed validateBusinessContractsPayload. The facts
+ * are those of CreateBusiness, read the same way (a concurrent claim of an
+ * identifier is caught by the business_contracts primary key and retried).
+ */
+export interface AddBusinessContracts {
+  readonly type: 'AddBusinessContracts';
+  readonly importSupplier: string;
+  readonly externalBusinessIdentifier: string;
+  readonly contracts: readonly BusinessContract[];
+  readonly existingProductCodes: readonly string[];
+  readonly takenContractIdentifiers: readonly string[];
+  readonly now: string;
+}
+
+export type BusinessCommand = CreateBusiness | AddBusinessContracts;

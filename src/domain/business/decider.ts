@@ -2,8 +2,9 @@ import type { BusinessEvent } from '../../../events/business.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
-import { contractIdentifierReferences, productCodeReferences } from './business-references.js';
-import type { BusinessCommand, CreateBusiness } from './commands.js';
+import type { BusinessContract } from './business-payload.js';
+import { BUSINESS_CONTRACTS_ATTR, contractIdentifierReferencesOf, contractProductCodeReferences } from './business-references.js';
+import type { AddBusinessContracts, BusinessCommand, CreateBusiness } from './commands.js';
 import { evolveBusiness, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
 
 /** The top-level code of every 400 about the business payload, its rules and what it refers to. */
@@ -30,19 +31,27 @@ function alreadyExists(command: CreateBusiness, differing: readonly (keyof Busin
   );
 }
 
-/** What the payload refers to that the facts say does not exist, or is taken. */
-function referenceErrors(command: CreateBusiness): FieldError[] {
-  const taken = new Set(command.takenContractIdentifiers);
-  const products = new Set(command.existingProductCodes);
-  const supplier = command.payload.import_supplier_code;
-  const contractErrors = contractIdentifierReferences(command.payload)
+/** The business a command names does not exist (404; issue 16: "business not found"). */
+export const businessNotFound = (importSupplier: string, externalBusinessIdentifier: string, extra?: Readonly<Record<string, unknown>>) =>
+  new DomainError('business_not_found', `No business ${externalBusinessIdentifier} for import supplier ${importSupplier}.`, extra ? { extra } : {});
+
+/** What the contracts (found at `attr` in the payload) refer to that the facts say does not exist, or is taken. */
+function referenceErrors(
+  facts: { readonly takenContractIdentifiers: readonly string[]; readonly existingProductCodes: readonly string[] },
+  supplier: string,
+  contracts: readonly BusinessContract[],
+  attr: string,
+): FieldError[] {
+  const taken = new Set(facts.takenContractIdentifiers);
+  const products = new Set(facts.existingProductCodes);
+  const contractErrors = contractIdentifierReferencesOf(contracts, attr)
     .filter((ref) => taken.has(ref.value))
     .map((ref) => ({
       detail: `A business contract with identifier ${ref.value} already exists for import supplier ${supplier}.`,
       code: 'contract_with_identifier_exists',
       attr: ref.attr,
     }));
-  const productErrors = productCodeReferences(command.payload)
+  const productErrors = contractProductCodeReferences(contracts, attr)
     .filter((ref) => !products.has(ref.value))
     .map((ref) => ({ detail: `Product ${ref.value} does not exist.`, code: 'product_code_does_not_exist', attr: ref.attr }));
   return [...contractErrors, ...productErrors];
@@ -56,7 +65,7 @@ function createBusiness(command: CreateBusiness, state: BusinessState): Business
     if (differing.length === 0) return [];
     throw alreadyExists(command, differing);
   }
-  const errors = referenceErrors(command);
+  const errors = referenceErrors(command, payload.import_supplier_code, payload.business.business_contracts, BUSINESS_CONTRACTS_ATTR);
   if (errors.length > 0) throw businessFailedValidation(errors);
   const importSupplier = payload.import_supplier_code;
   const externalBusinessIdentifier = payload.external_business_identifier;
@@ -79,12 +88,41 @@ function createBusiness(command: CreateBusiness, state: BusinessState): Business
   ];
 }
 
+/**
+ * Contracts added to an existing business: the business must exist (404
+ * business_not_found), every identifier must be free in the supplier (the
+ * business's own contracts included: an identifier is never reused, so a
+ * repeat is refused rather than ignored) and every named product must exist
+ * (400 business_failed_validation). One BusinessContractAdded per contract.
+ */
+function addBusinessContracts(command: AddBusinessContracts, state: BusinessState): BusinessEvent[] {
+  const { importSupplier, externalBusinessIdentifier } = command;
+  if (state.status !== 'created') throw businessNotFound(importSupplier, externalBusinessIdentifier);
+  const errors = referenceErrors(command, importSupplier, command.contracts, 'business_contracts');
+  if (errors.length > 0) throw businessFailedValidation(errors);
+  return command.contracts.map(
+    (contract): BusinessEvent => ({
+      type: 'BusinessContractAdded',
+      version: 1,
+      data: {
+        importSupplier,
+        externalBusinessIdentifier,
+        identifier: contract.identifier,
+        contract: contract as unknown as Record<string, unknown>,
+        addedAt: command.now,
+      },
+    }),
+  );
+}
+
 function decide(command: BusinessCommand, state: BusinessState): BusinessEvent[] {
   switch (command.type) {
     case 'CreateBusiness':
       return createBusiness(command, state);
+    case 'AddBusinessContracts':
+      return addBusinessContracts(command, state);
     default:
-      return assertNever(command.type);
+      return assertNever(command);
   }
 }
 

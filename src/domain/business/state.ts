@@ -24,6 +24,9 @@ export function evolveBusiness(state: BusinessState, event: BusinessEvent): Busi
       return state.status === 'created'
         ? { ...state, contractIdentifiers: [...state.contractIdentifiers, event.data.identifier] }
         : state;
+    case 'BusinessPaymentInstructionCreated':
+      // Payment instructions are the business payment-instruction decider's; the business itself is unchanged.
+      return state;
     default:
       return assertNever(event);
   }

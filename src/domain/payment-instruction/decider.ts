@@ -40,8 +40,8 @@ export function paymentInstructionErrorExtra(request: PaymentInstructionRequest,
   };
 }
 
-function vendorError(code: DomainError['code'], request: PaymentInstructionRequest, detail: string, attr: string | null = null): DomainError {
-  return new DomainError(code, detail, { attr, extra: paymentInstructionErrorExtra(request, detail) });
+function vendorError(code: DomainError['code'], request: PaymentInstructionRequest, detail: string, attr?: string): DomainError {
+  return new DomainError(code, detail, { ...(attr === undefined ? {} : { attr }), extra: paymentInstructionErrorExtra(request, detail) });
 }
 
 export type PaymentInstructionCheck =
@@ -51,7 +51,7 @@ export type PaymentInstructionCheck =
 
 /**
  * The rules that do not need the vendor's answer, in order: the account must
- * be imported (404 `account_not_found`, also for a staged-only account or a
+ * be imported (`account_not_found`, also for a staged-only account or a
  * wrong supplier code), its supplier Ongoing, and a reference already
  * recorded is success with nothing to add. The application runs it before
  * calling the vendor, so a request refused here never reaches the vendor; the
@@ -62,15 +62,18 @@ export function checkPaymentInstruction(
   supplierStatus: ImportSupplierStatus | null,
   state: PaymentInstructionState,
 ): PaymentInstructionCheck {
+  // Both carry the platform's CreatePaymentInstructionError fields too: its validators name these two codes.
   if (state.status !== 'imported' || supplierStatus === null) {
-    throw new DomainError(
+    throw vendorError(
       'account_not_found',
+      request,
       `No imported account ${request.externalAccountNumber} for import supplier ${request.importSupplier}.`,
     );
   }
   if (supplierStatus !== 'Ongoing') {
-    throw new DomainError(
+    throw vendorError(
       'import_supplier_migration_not_ongoing',
+      request,
       `The migration for import supplier ${request.importSupplier} is ${supplierStatus}, not Ongoing.`,
     );
   }
@@ -87,7 +90,7 @@ function decide(command: CreatePaymentInstruction, state: PaymentInstructionStat
   switch (answer.kind) {
     case 'not-configured':
       throw vendorError(
-        'payment_vendor_not_configured',
+        'invalid_vendor',
         command,
         `Payment vendor ${command.vendor} is not configured.`,
         'vendor',

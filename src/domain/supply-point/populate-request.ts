@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isValidSupplyPointIdentifier, type SupplyType } from '../account-import-process/identifiers.js';
-import type { FieldError } from '../errors.js';
+import { NON_FIELD_ERRORS, type FieldError } from '../errors.js';
 
 /**
  * Customer categories a populate request may name. The spec shows only
@@ -45,12 +45,12 @@ export function populateIdentifierErrors(prmIds: readonly string[], pceIds: read
   }
   const total = prmIds.length + pceIds.length;
   if (total === 0) {
-    errors.push({ code: 'no_supply_point_identifiers', attr: null, detail: 'Give at least one identifier in prm_ids or pce_ids.' });
+    errors.push({ code: 'no_supply_point_identifiers', attr: NON_FIELD_ERRORS, detail: 'Give at least one identifier in prm_ids or pce_ids.' });
   }
   if (total > MAX_IDENTIFIERS_PER_BATCH) {
     errors.push({
       code: 'too_many_supply_point_identifiers',
-      attr: null,
+      attr: NON_FIELD_ERRORS,
       detail: `At most ${MAX_IDENTIFIERS_PER_BATCH} identifiers (prm_ids and pce_ids together) per request; ${total} were given.`,
     });
   }
@@ -74,7 +74,7 @@ export const populateRequestSchema = z
       ctx.addIssue({
         code: 'custom',
         message: error.detail,
-        path: error.attr === null ? [] : error.attr.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+        path: error.attr === NON_FIELD_ERRORS ? [] : error.attr.split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
         params: { code: error.code },
       });
     }

@@ -1,11 +1,11 @@
 import type { core } from 'zod';
-import type { FieldError } from '../errors.js';
+import { NON_FIELD_ERRORS, type FieldError } from '../errors.js';
 
 type Issue = core.$ZodIssue;
 
-/** Dot path with zero-based indexes: `customers.0.landline` (spec 7.1). */
-export function attrOf(path: readonly PropertyKey[]): string | null {
-  if (path.length === 0) return null;
+/** Dot path with zero-based indexes: `customers.0.landline` (spec 7.1); the request as a whole: `non_field_errors`. */
+export function attrOf(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return NON_FIELD_ERRORS;
   return path.map((part) => String(part)).join('.');
 }
 

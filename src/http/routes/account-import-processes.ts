@@ -15,7 +15,17 @@ export const validateAccountResponseSchema = accountPayloadSchema;
 
 /** POST account-import-process/create-or-update/ (spec 4.7). */
 export const stageAccountRequestSchema = accountPayloadSchema;
-export const stageAccountResponseSchema = z.object({ import_supplier: z.string(), external_account_number: z.string() });
+/** `import_supplier` is our spec's name, `import_supplier_code` the platform's schema's: both, so clients of either work (issue 16). */
+export const stageAccountResponseSchema = z.object({
+  import_supplier: z.string(),
+  import_supplier_code: z.string(),
+  external_account_number: z.string(),
+});
+
+/** The stage answer: the supplier under both names (see stageAccountResponseSchema). */
+export function stageAccountResponse(importSupplier: string, externalAccountNumber: string): z.input<typeof stageAccountResponseSchema> {
+  return { import_supplier: importSupplier, import_supplier_code: importSupplier, external_account_number: externalAccountNumber };
+}
 
 /** POST account-import-process/process/ (spec 4.8). */
 export const processAccountRequestSchema = z.object({
@@ -24,7 +34,8 @@ export const processAccountRequestSchema = z.object({
   operations_team_name: z.string().min(1).max(255),
   dry_run: z.boolean().optional().default(false),
 });
-export const processAccountResponseSchema = z.object({ platform_account_number: z.string() });
+/** 201: the platform's ProcessAccountImportProcessCreation requires `external_account_number` beside the number (issue 16). */
+export const processAccountResponseSchema = z.object({ external_account_number: z.string(), platform_account_number: z.string() });
 
 /** Scope first (403 before any detail of the payload is revealed), then the account rules. */
 async function validatedAccount(ctx: LedgerContext, c: Context<AppEnv>): Promise<AccountPayload> {
@@ -49,10 +60,7 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
     .post('/account-import-process/create-or-update/', async (c) => {
       const account = await validatedAccount(ctx, c);
       const { created } = await stageAccount(ctx, account, httpActor(c));
-      return c.json(
-        { import_supplier: account.import_supplier, external_account_number: account.external_account_number },
-        created ? 201 : 200,
-      );
+      return c.json(stageAccountResponse(account.import_supplier, account.external_account_number), created ? 201 : 200);
     })
     .post('/account-import-process/process/', jsonBody(processAccountRequestSchema), async (c) => {
       const request = c.req.valid('json');
@@ -68,6 +76,10 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
         httpActor(c),
       );
       if (result.dryRun) throw dryRunRolledBack();
-      return c.json({ platform_account_number: result.platformAccountNumber }, 201);
+      const response: z.input<typeof processAccountResponseSchema> = {
+        external_account_number: request.external_account_number,
+        platform_account_number: result.platformAccountNumber,
+      };
+      return c.json(response, 201);
     });
 }

@@ -18,7 +18,8 @@ export const createNotesResponseSchema = z.array(
     body: z.string().nullable(),
     created_at: z.string(),
     is_pinned: z.boolean(),
-    unpin_at: z.string().nullable(),
+    /** Omitted when the note has none (issue 16: the platform's schema has no null here). */
+    unpin_at: z.string().optional(),
     document_paths: z.array(z.object({ document_path: z.string() })),
     status: z.enum(noteStatuses),
   }),
@@ -35,7 +36,7 @@ export function notesRoutes(ctx: LedgerContext, documents: DocumentStore) {
       body: note.body ?? null,
       created_at: createdAt,
       is_pinned: note.is_pinned ?? false,
-      unpin_at: note.unpin_at ?? null,
+      ...(note.unpin_at === undefined ? {} : { unpin_at: note.unpin_at }),
       document_paths: note.document_paths ?? [],
       status,
     }));

@@ -28,7 +28,7 @@ export const createPaymentInstructionResponseSchema = z.object({
 });
 
 /**
- * The body of the vendor errors (400 `payment_vendor_not_configured`,
+ * The body of the vendor errors (400 `invalid_vendor`,
  * `payment_instruction_rejected`; 500 `payment_vendor_unavailable`): spec 7's
  * shape plus the platform's four fields.
  */

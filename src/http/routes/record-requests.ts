@@ -7,10 +7,10 @@ import { requireSupplierScope } from '../auth.js';
  * before anything else of the request is looked at (a missing or malformed
  * import_supplier is then a validation error).
  */
-export async function scopedBody(c: Context<AppEnv>): Promise<unknown> {
+export async function scopedBody(c: Context<AppEnv>, supplierField = 'import_supplier'): Promise<unknown> {
   const body: unknown = await c.req.json();
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const supplier = (body as Record<string, unknown>)['import_supplier'];
+    const supplier = (body as Record<string, unknown>)[supplierField];
     if (typeof supplier === 'string') requireSupplierScope(c, supplier);
   }
   return body;

@@ -240,6 +240,7 @@ export const pgSupplyPointPopulateRequests = projectionTable('supply_point_popul
 export const pgSupplyPoints = projectionTable('supply_points');
 export const pgBusinesses = projectionTable('businesses');
 export const pgBusinessContracts = projectionTable('business_contracts');
+export const pgBusinessPaymentInstructions = projectionTable('business_payment_instructions');
 export const pgPaymentInstructions = projectionTable('payment_instructions');
 export const pgCustomerEmails = projectionTable('customer_emails');
 export const pgAccountNotes = projectionTable('account_notes');

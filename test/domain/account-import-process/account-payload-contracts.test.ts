@@ -56,6 +56,6 @@ describe('contractSchema', () => {
   });
 
   it('a term that is not an object is invalid at the term path', () => {
-    expect(codesOf(contractTermSchema, 'PAYS_BY_DIRECT_DEBIT')).toEqual([{ code: 'invalid', attr: null }]);
+    expect(codesOf(contractTermSchema, 'PAYS_BY_DIRECT_DEBIT')).toEqual([{ code: 'invalid', attr: 'non_field_errors' }]);
   });
 });

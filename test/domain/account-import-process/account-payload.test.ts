@@ -50,10 +50,10 @@ describe('validateAccountPayload: the examples', () => {
     for (const error of result.errors) expect(Object.keys(error).sort()).toEqual(['attr', 'code', 'detail']);
   });
 
-  it('reports a body that is not an object at attr null', () => {
-    expectError(null, 'null', null);
-    expectError([], 'invalid', null);
-    expectError('account', 'invalid', null);
+  it('reports a body that is not an object at attr non_field_errors', () => {
+    expectError(null, 'null', 'non_field_errors');
+    expectError([], 'invalid', 'non_field_errors');
+    expectError('account', 'invalid', 'non_field_errors');
   });
 });
 

@@ -83,10 +83,10 @@ describe('account import process decider: spec 3.2, row by row', () => {
     given(lifecycle, [staged, restaged]).when(processCmd({ platformAccountNumber: 'A-11111111' })).then([processed]);
   });
 
-  it('imported + stage -> unchanged, 400 account_already_imported carrying both account numbers', () => {
+  it('imported + stage -> unchanged, 400 account_import_process_already_imported carrying both account numbers', () => {
     given(decider, [staged, processed])
       .when(stage())
-      .thenFails('account_already_imported', { external_account_number: EXT, platform_account_number: 'A-11111111' });
+      .thenFails('account_import_process_already_imported', { external_account_number: EXT, platform_account_number: 'A-11111111' });
   });
 
   it('any + stage when the account is marked to be skipped -> 400 account_marked_to_skip', () => {
@@ -104,10 +104,10 @@ describe('account import process decider: process', () => {
     given(decider).when(processCmd()).thenFails('import_process_does_not_exist');
   });
 
-  it('an already imported account -> account_already_imported with both numbers', () => {
+  it('an already imported account -> account_import_process_already_imported with both numbers', () => {
     given(decider, [staged, processed])
       .when(processCmd())
-      .thenFails('account_already_imported', { external_account_number: EXT, platform_account_number: 'A-11111111' });
+      .thenFails('account_import_process_already_imported', { external_account_number: EXT, platform_account_number: 'A-11111111' });
   });
 
   it('a skipped account -> account_marked_to_skip', () => {
@@ -118,8 +118,8 @@ describe('account import process decider: process', () => {
     given(decider, [staged]).when(processCmd({ supplierStatus: 'Paused' })).thenFails('import_supplier_migration_not_ongoing');
   });
 
-  it('an unknown operations team -> operations_team_not_found at attr operations_team_name', () => {
-    const error = given(decider, [staged]).when(processCmd({ operationsTeamExists: false })).thenFails('operations_team_not_found');
+  it('an unknown operations team -> operations_team_name_does_not_exist at attr operations_team_name', () => {
+    const error = given(decider, [staged]).when(processCmd({ operationsTeamExists: false })).thenFails('operations_team_name_does_not_exist');
     if (error.errors[0]?.attr !== 'operations_team_name') throw new Error('attr must be operations_team_name');
   });
 
@@ -144,7 +144,7 @@ describe('account import process decider: operator actions', () => {
     given(decider, [staged]).when({ type: 'MarkAccountToSkip', ...ref, now: NOW }).then([skipped]);
     given(decider, [staged, skipped]).when({ type: 'MarkAccountToSkip', ...ref, now: NOW }).then([]);
     given(decider).when({ type: 'MarkAccountToSkip', ...ref, now: NOW }).thenFails('import_process_does_not_exist');
-    given(decider, [staged, processed]).when({ type: 'MarkAccountToSkip', ...ref, now: NOW }).thenFails('account_already_imported');
+    given(decider, [staged, processed]).when({ type: 'MarkAccountToSkip', ...ref, now: NOW }).thenFails('account_import_process_already_imported');
   });
 
   it('transfer status moves PENDING -> IN_PROGRESS -> COMPLETED or REJECTED, and REJECTED -> IN_PROGRESS', () => {

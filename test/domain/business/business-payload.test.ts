@@ -36,7 +36,7 @@ describe('business-create payload (spec 2.4, contracts 2.3)', () => {
   });
 
   it('a body that is not an object is invalid as a whole', () => {
-    expect(errorsOf([businessExample()])).toEqual([{ code: 'invalid', attr: null }]);
+    expect(errorsOf([businessExample()])).toEqual([{ code: 'invalid', attr: 'non_field_errors' }]);
   });
 
   it.each([

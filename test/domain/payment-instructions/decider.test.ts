@@ -75,11 +75,11 @@ describe('payment instructions: the vendor decides whether the reference exists'
     given(decider, [staged, noteOnTheStream, processed, noteOnTheStream]).when(create()).then([created()]);
   });
 
-  it('vendor not configured: 400 payment_vendor_not_configured at attr vendor, with the four platform fields', () => {
+  it('vendor not configured: 400 invalid_vendor at attr vendor, with the four platform fields', () => {
     const error = given(decider, [staged, processed])
       .when(create({ vendorAnswer: { kind: 'not-configured' } }))
-      .thenFails('payment_vendor_not_configured', vendorExtra('Payment vendor STRIPE is not configured.'));
-    expect(error.errors).toEqual([{ code: 'payment_vendor_not_configured', detail: error.detail, attr: 'vendor' }]);
+      .thenFails('invalid_vendor', vendorExtra('Payment vendor STRIPE is not configured.'));
+    expect(error.errors).toEqual([{ code: 'invalid_vendor', detail: error.detail, attr: 'vendor' }]);
   });
 
   it('vendor rejects (4xx): 400 payment_instruction_rejected, error_detail is the vendor message', () => {

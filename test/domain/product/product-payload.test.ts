@@ -27,8 +27,8 @@ describe('validateProducts: the examples', () => {
 
 describe('validateProducts: the body', () => {
   it('must be a non-empty list of objects', () => {
-    expectError({}, 'not_a_list', null);
-    expectError([], 'empty', null);
+    expectError({}, 'not_a_list', 'non_field_errors');
+    expectError([], 'empty', 'non_field_errors');
     expectError(['x'], 'invalid', '0');
   });
 });

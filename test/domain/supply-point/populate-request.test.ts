@@ -48,12 +48,12 @@ describe('populate request validation', () => {
   });
 
   it('needs at least one identifier and at most 1,000 in all', () => {
-    expect(errorsOf({ customer_category: 'Domestic' })).toEqual([{ code: 'no_supply_point_identifiers', attr: null }]);
-    expect(errorsOf({ prm_ids: [], pce_ids: [], customer_category: 'Domestic' })).toEqual([{ code: 'no_supply_point_identifiers', attr: null }]);
+    expect(errorsOf({ customer_category: 'Domestic' })).toEqual([{ code: 'no_supply_point_identifiers', attr: 'non_field_errors' }]);
+    expect(errorsOf({ prm_ids: [], pce_ids: [], customer_category: 'Domestic' })).toEqual([{ code: 'no_supply_point_identifiers', attr: 'non_field_errors' }]);
     const half = Array.from({ length: 500 }, (_, i) => prm(i));
     expect(errorsOf({ prm_ids: half, pce_ids: half, customer_category: 'Domestic' })).toEqual([]);
     expect(errorsOf({ prm_ids: [...half, prm(999)], pce_ids: half, customer_category: 'Domestic' })).toEqual([
-      { code: 'too_many_supply_point_identifiers', attr: null },
+      { code: 'too_many_supply_point_identifiers', attr: 'non_field_errors' },
     ]);
     const tooLong = Array.from({ length: MAX_IDENTIFIERS_PER_BATCH + 1 }, (_, i) => prm(i));
     expect(errorsOf({ prm_ids: tooLong, customer_category: 'Domestic' })).toEqual(
@@ -66,7 +66,7 @@ describe('populate request validation', () => {
     expect(errorsOf({ prm_ids: [prm(1)], customer_category: 'Residential' })).toEqual([{ code: 'invalid_choice', attr: 'customer_category' }]);
     expect(errorsOf({ prm_ids: prm(1), customer_category: 'Domestic' })).toEqual([{ code: 'not_a_list', attr: 'prm_ids' }]);
     expect(errorsOf({ prm_ids: [42], customer_category: 'Domestic' })).toEqual([{ code: 'invalid', attr: 'prm_ids.0' }]);
-    expect(errorsOf([])).toEqual([{ code: 'invalid', attr: null }]);
+    expect(errorsOf([])).toEqual([{ code: 'invalid', attr: 'non_field_errors' }]);
   });
 
   it('populateIdentifierErrors is the same rule the decider re-checks', () => {

@@ -1,0 +1,38 @@
+import { businessStreamId } from '../../events/business.js';
+import type { BusinessContractsPayload } from '../domain/business/business-contracts-payload.js';
+import { businessDecider } from '../domain/business/decider.js';
+import { contractIdentifierReferencesOf, contractProductCodeReferences } from '../domain/business/business-references.js';
+import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { withRetry } from './retry.js';
+
+/**
+ * Adds contracts to an existing business (business-contracts/create/, issue
+ * 16). As for business/, the facts (existing products, identifiers already
+ * taken in the supplier) are read before the transaction, and a concurrent
+ * claim of the same identifier violates the business_contracts primary key:
+ * the attempt is retried on fresh facts, then refused. Accounts can link to
+ * the new contracts as soon as this commits (they are business_contracts rows).
+ */
+export async function addBusinessContracts(ctx: LedgerContext, payload: BusinessContractsPayload, actor: Actor): Promise<readonly string[]> {
+  const importSupplier = payload.import_supplier_code;
+  const contracts = payload.business_contracts;
+  return withRetry(async () => {
+    const productCodes = contractProductCodeReferences(contracts, 'business_contracts').map((ref) => ref.value);
+    const identifiers = contractIdentifierReferencesOf(contracts, 'business_contracts').map((ref) => ref.value);
+    await ctx.store.handle(
+      businessStreamId(importSupplier, payload.external_business_identifier),
+      businessDecider,
+      {
+        type: 'AddBusinessContracts',
+        importSupplier,
+        externalBusinessIdentifier: payload.external_business_identifier,
+        contracts,
+        existingProductCodes: await ctx.read.existingProductCodes(productCodes),
+        takenContractIdentifiers: await ctx.read.takenContractIdentifiers(importSupplier, identifiers),
+        now: ctx.clock().toISOString(),
+      },
+      writeOptions(ctx, actor),
+    );
+    return identifiers;
+  });
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { requiredText } from '../account-import-process/payload-fields.js';
+import type { FieldError } from '../errors.js';
+import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+import { businessContractSchema, checkContractIdentifiersUnique, whenIdentifiersClean } from './business-payload.js';
+
+/**
+ * The business-contracts/create/ payload (issue 16, the platform's endpoint of
+ * the same name): contracts added to an existing business, each with the same
+ * schema and in-payload rules as the contracts of business/ (spec 2.3).
+ * Whether the business exists, the identifiers are free and the named
+ * products exist are looked-up facts, checked by the business decider.
+ */
+export const businessContractsPayloadSchema = z.object({
+  import_supplier_code: requiredText(64),
+  external_business_identifier: requiredText(128),
+  /** At least one: a request that adds nothing is a mistake, not a repeat. */
+  business_contracts: z.array(businessContractSchema).min(1).max(1000).superRefine(checkContractIdentifiersUnique, whenIdentifiersClean),
+});
+
+export type BusinessContractsPayload = z.output<typeof businessContractsPayloadSchema>;
+
+export type BusinessContractsPayloadValidation = { ok: true; data: BusinessContractsPayload } | { ok: false; errors: FieldError[] };
+
+/** Parses a business-contracts/create/ payload; on failure every problem found is returned. */
+export function validateBusinessContractsPayload(input: unknown): BusinessContractsPayloadValidation {
+  const result = businessContractsPayloadSchema.safeParse(input, { reportInput: true });
+  if (result.success) return { ok: true, data: result.data };
+  return { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };
+}

@@ -1,0 +1,167 @@
+import type { BusinessEvent, BusinessPaymentInstructionCreated } from '../../../events/business.js';
+import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
+import type { Decider } from '../decider.js';
+import { assertNever } from '../assert-never.js';
+import { DomainError, type FieldError } from '../errors.js';
+import type { VendorAnswer } from '../payment-instruction/commands.js';
+import { businessNotFound } from './decider.js';
+
+/**
+ * Payment instructions of a business (business-payment-instruction/create/,
+ * issue 16: the platform's endpoint of that name), decided over the business's
+ * stream. Checked with the payment vendor exactly as an account's (spec 4.12,
+ * docs/payment-instructions-and-emails.md): the vendor's answer arrives as a
+ * fact. It folds only what it needs: whether the business exists, and the
+ * references already recorded on it.
+ */
+
+/** The caller's request, already parsed. */
+export interface BusinessPaymentInstructionRequest {
+  readonly importSupplier: string;
+  readonly externalBusinessIdentifier: string;
+  readonly vendor: string;
+  readonly reference: string;
+  readonly instructionType: string;
+  readonly validFrom: string | null;
+  /** The external account numbers the instruction is for (distinct; may be empty). */
+  readonly accounts: readonly string[];
+}
+
+export interface CreateBusinessPaymentInstruction extends BusinessPaymentInstructionRequest {
+  readonly type: 'CreateBusinessPaymentInstruction';
+  /** Fact: the supplier's status (guarded by the supplier stream version); null when the supplier is unknown. */
+  readonly supplierStatus: ImportSupplierStatus | null;
+  /**
+   * Fact: the platform account number of each named account that is imported
+   * in the supplier; the others are absent. An imported account stays
+   * imported, so the fact cannot go stale in a way that matters.
+   */
+  readonly importedAccounts: ReadonlyMap<string, string>;
+  /** Fact: the vendor's answer for `reference`. */
+  readonly vendorAnswer: VendorAnswer;
+  readonly now: string;
+}
+
+export type BusinessPaymentInstructionState =
+  | { readonly status: 'none' }
+  | { readonly status: 'created'; readonly references: ReadonlySet<string> };
+
+export const initialBusinessPaymentInstructionState: BusinessPaymentInstructionState = { status: 'none' };
+
+export function evolveBusinessPaymentInstructions(state: BusinessPaymentInstructionState, event: BusinessEvent): BusinessPaymentInstructionState {
+  switch (event.type) {
+    case 'BusinessCreated':
+      return { status: 'created', references: new Set() };
+    case 'BusinessPaymentInstructionCreated':
+      if (state.status !== 'created') return state;
+      return { ...state, references: new Set([...state.references, event.data.reference]) };
+    case 'BusinessContractAdded':
+      return state;
+    default:
+      return assertNever(event);
+  }
+}
+
+/** The four body fields of the platform's CreateBusinessPaymentInstructionError, beside spec 7's. */
+export function businessPaymentInstructionErrorExtra(request: BusinessPaymentInstructionRequest, errorDetail: string) {
+  return {
+    error_detail: errorDetail,
+    external_business_identifier: request.externalBusinessIdentifier,
+    import_supplier_code: request.importSupplier,
+    reference: request.reference,
+  };
+}
+
+function refusal(
+  code: DomainError['code'],
+  request: BusinessPaymentInstructionRequest,
+  detail: string,
+  options: { attr?: string; errors?: readonly FieldError[] } = {},
+): DomainError {
+  return new DomainError(code, detail, { ...options, extra: businessPaymentInstructionErrorExtra(request, detail) });
+}
+
+export type BusinessPaymentInstructionCheck =
+  | { readonly kind: 'new' }
+  /** The reference is already recorded on the business: the request succeeds and nothing is appended. */
+  | { readonly kind: 'already-recorded' };
+
+/**
+ * The rules that do not need the vendor, in order: the business exists (404
+ * business_not_found), its supplier is Ongoing (the platform's only validator
+ * here), a reference already recorded is success with nothing to add, and
+ * every named account is an imported account of the supplier (400
+ * account_not_found, one item per account). The application runs it before
+ * asking the vendor, so a request refused here never reaches the vendor; the
+ * decider runs it again inside the transaction.
+ */
+export function checkBusinessPaymentInstruction(
+  request: BusinessPaymentInstructionRequest,
+  supplierStatus: ImportSupplierStatus | null,
+  importedAccounts: ReadonlyMap<string, string>,
+  state: BusinessPaymentInstructionState,
+): BusinessPaymentInstructionCheck {
+  if (state.status !== 'created' || supplierStatus === null) {
+    const detail = `No business ${request.externalBusinessIdentifier} for import supplier ${request.importSupplier}.`;
+    throw businessNotFound(request.importSupplier, request.externalBusinessIdentifier, businessPaymentInstructionErrorExtra(request, detail));
+  }
+  if (supplierStatus !== 'Ongoing') {
+    throw refusal('import_supplier_migration_not_ongoing', request, `The migration for import supplier ${request.importSupplier} is ${supplierStatus}, not Ongoing.`);
+  }
+  if (state.references.has(request.reference)) return { kind: 'already-recorded' };
+  const missing: FieldError[] = request.accounts.flatMap((ext, i) =>
+    importedAccounts.has(ext)
+      ? []
+      : [{ detail: `No imported account ${ext} for import supplier ${request.importSupplier}.`, code: 'account_not_found', attr: `accounts.${i}.external_account_number` }],
+  );
+  if (missing.length > 0) {
+    const detail = missing.length === 1 ? (missing[0]?.detail ?? '') : `${missing.length} of the accounts are not imported accounts of ${request.importSupplier}.`;
+    throw refusal('account_not_found', request, detail, { errors: missing });
+  }
+  return { kind: 'new' };
+}
+
+function decide(command: CreateBusinessPaymentInstruction, state: BusinessPaymentInstructionState): BusinessPaymentInstructionCreated[] {
+  const check = checkBusinessPaymentInstruction(command, command.supplierStatus, command.importedAccounts, state);
+  if (check.kind === 'already-recorded') return [];
+  const answer = command.vendorAnswer;
+  switch (answer.kind) {
+    case 'not-configured':
+      throw refusal('invalid_vendor', command, `Payment vendor ${command.vendor} is not configured.`, { attr: 'vendor' });
+    case 'rejected':
+      throw refusal('payment_instruction_rejected', command, answer.message);
+    case 'unavailable':
+      throw refusal('payment_vendor_unavailable', command, answer.reason);
+    case 'found':
+      return [
+        {
+          type: 'BusinessPaymentInstructionCreated',
+          version: 1,
+          data: {
+            importSupplier: command.importSupplier,
+            externalBusinessIdentifier: command.externalBusinessIdentifier,
+            vendor: command.vendor,
+            reference: command.reference,
+            type: command.instructionType,
+            validFrom: command.validFrom,
+            accounts: command.accounts.map((ext) => ({ externalAccountNumber: ext, platformAccountNumber: command.importedAccounts.get(ext) ?? '' })),
+            vendorDetails: { ...answer.details },
+            createdAt: command.now,
+          },
+        },
+      ];
+    default:
+      return assertNever(answer);
+  }
+}
+
+export const businessPaymentInstructionDecider: Decider<
+  CreateBusinessPaymentInstruction,
+  BusinessEvent,
+  BusinessPaymentInstructionCreated,
+  BusinessPaymentInstructionState
+> = {
+  decide,
+  evolve: evolveBusinessPaymentInstructions,
+  initialState: initialBusinessPaymentInstructionState,
+};

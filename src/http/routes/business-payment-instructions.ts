@@ -1,0 +1,103 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { PaymentVendors } from '../../adapters/payment-vendors.js';
+import { createBusinessPaymentInstruction } from '../../application/business-payment-instructions.js';
+import type { LedgerContext } from '../../application/context.js';
+import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/account-payload-supply.js';
+import { isoDate } from '../../domain/account-import-process/iso-dates.js';
+import { MAX_LINE, addDomainIssue, choice, requiredText, whenClean } from '../../domain/account-import-process/payload-fields.js';
+import { isDomainError } from '../../domain/errors.js';
+import { httpActor, requireSupplierScope } from '../auth.js';
+import type { AppEnv } from '../env.js';
+import { errorBodySchema } from '../errors.js';
+import { jsonBody } from '../validation.js';
+import { scopedBody } from './record-requests.js';
+
+/** The platform's code for a child repeated in a list (as business details' keys). */
+const CHILDREN_WITH_DUPLICATE_VALUES = 'children_with_duplicate_values';
+
+/**
+ * POST business-payment-instruction/create/ (issue 16; the platform's
+ * BusinessPaymentInstruction). `reference` is optional on the platform;
+ * here it is required, because the instruction is checked with the vendor by
+ * its reference (docs/businesses.md).
+ */
+export const createBusinessPaymentInstructionRequestSchema = z.object({
+  import_supplier_code: requiredText(64),
+  external_business_identifier: requiredText(128),
+  /** A vendor name configured in LEDGER_PAYMENT_VENDORS (e.g. STRIPE). */
+  vendor: requiredText(64),
+  type: choice(PAYMENT_INSTRUCTION_TYPES),
+  reference: requiredText(MAX_LINE),
+  valid_from: isoDate().nullable().optional(),
+  /** The business's accounts the instruction is for: imported accounts of the supplier, each once. */
+  accounts: z
+    .array(z.object({ external_account_number: requiredText(128) }))
+    .max(1000)
+    .superRefine((accounts, ctx) => {
+      const seen = new Set<string>();
+      accounts.forEach((account, i) => {
+        if (seen.has(account.external_account_number)) {
+          addDomainIssue(ctx, CHILDREN_WITH_DUPLICATE_VALUES, `Account ${account.external_account_number} appears more than once.`, [i, 'external_account_number']);
+        }
+        seen.add(account.external_account_number);
+      });
+    }, whenClean([]))
+    .optional(),
+});
+
+/** 201, for a new instruction and for a reference already recorded on the business. */
+export const createBusinessPaymentInstructionResponseSchema = z.object({
+  reference: z.string(),
+  external_business_identifier: z.string(),
+});
+
+/** The body of its domain errors: spec 7's shape plus the platform's CreateBusinessPaymentInstructionError fields. */
+export const businessPaymentInstructionErrorBodySchema = errorBodySchema.extend({
+  error_detail: z.string(),
+  external_business_identifier: z.string(),
+  import_supplier_code: z.string(),
+  reference: z.string(),
+});
+
+export function businessPaymentInstructionRoutes(ctx: LedgerContext, vendors: PaymentVendors) {
+  return new Hono<AppEnv>().post(
+    '/business-payment-instruction/create/',
+    // Scope first: a caller learns nothing about the body's other fields for a supplier it cannot act for.
+    async (c, next) => {
+      await scopedBody(c, 'import_supplier_code');
+      await next();
+    },
+    jsonBody(createBusinessPaymentInstructionRequestSchema),
+    async (c) => {
+      const request = c.req.valid('json');
+      requireSupplierScope(c, request.import_supplier_code);
+      try {
+        await createBusinessPaymentInstruction(
+          ctx,
+          vendors,
+          {
+            importSupplier: request.import_supplier_code,
+            externalBusinessIdentifier: request.external_business_identifier,
+            vendor: request.vendor,
+            reference: request.reference,
+            instructionType: request.type,
+            validFrom: request.valid_from ?? null,
+            accounts: (request.accounts ?? []).map((account) => account.external_account_number),
+          },
+          httpActor(c),
+        );
+        const response: z.input<typeof createBusinessPaymentInstructionResponseSchema> = {
+          reference: request.reference,
+          external_business_identifier: request.external_business_identifier,
+        };
+        return c.json(response, 201);
+      } catch (error) {
+        if (isDomainError(error) && error.code === 'payment_vendor_unavailable') {
+          c.get('logger').warn({ vendor: request.vendor, reference: request.reference, detail: error.detail }, 'payment vendor unavailable');
+        }
+        throw error;
+      }
+    },
+  );
+}
