@@ -52,6 +52,8 @@ export const recoveries: Readonly<Record<string, Recover>> = {
     const processed = ofType(events, 'AccountProcessed')[0];
     return processed ? { status: 201, body: { platform_account_number: processed.event.data.platformAccountNumber } } : null;
   },
+  // Staged and scheduled in one unit: the events are there only if it succeeded.
+  '/v2/data-import/accounts/': (_request, events) => (ofType(events, 'AccountCreationScheduled').length > 0 ? { status: 201, body: {} } : null),
   '/v1/data-import/products/': (request, events) => {
     const products = validateProducts(request);
     if (!products.ok) return null;
