@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { refusedAttemptStreamId } from '../../events/import-attempt.js';
+import { refusedAttemptStreamId, type AccountImportAttemptRefused } from '../../events/import-attempt.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
@@ -20,8 +20,10 @@ const badLandline = (): Payload => {
   p.customers[0].landline = '12345';
   return p;
 };
-const facts = async (api: TestApi, supplier = SUPPLIER, ext = EXT) =>
-  (await api.ledger.store.readStream(refusedAttemptStreamId(supplier, ext))).map((stored) => stored.event.data);
+const facts = async (api: TestApi, supplier = SUPPLIER, ext = EXT): Promise<AccountImportAttemptRefused['data'][]> =>
+  (await api.ledger.store.readStream(refusedAttemptStreamId(supplier, ext))).flatMap((stored) =>
+    stored.event.type === 'AccountImportAttemptRefused' ? [stored.event.data] : [],
+  );
 
 describe('refused attempts (v1)', () => {
   let api: TestApi;
