@@ -35,6 +35,12 @@ export const importSupplierConfigChangedSchema = eventSchema(
     code: z.string(),
     sendEmails: z.boolean().optional(),
     documentRoot: z.string().nullable().optional(),
+    /**
+     * The operations team a v2 scheduled creation is assigned to when its request
+     * names none (null: no default any more). Added by issue 16; absent from older
+     * events, which left it unchanged.
+     */
+    defaultOperationsTeamName: z.string().nullable().optional(),
     changedAt: z.string(),
   }),
 );

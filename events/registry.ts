@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { accountImportProcessEventSchemas, type AccountImportProcessEvent } from './account-import-process.js';
+import { accountCreationEventSchemas, type AccountCreationEvent } from './account-creation.js';
 import { accountProcessDryRunEventSchemas, type AccountProcessDryRunEvent } from './account-process-dry-run.js';
+import { importAttemptEventSchemas, type ImportAttemptEvent } from './import-attempt.js';
 import { accountRecordEventSchemas, type AccountRecordEvent } from './account-records.js';
 import { apiKeyEventSchemas, type ApiKeyEvent } from './api-key.js';
 import { businessEventSchemas, type BusinessEvent } from './business.js';
@@ -20,6 +22,8 @@ export type LedgerEvent =
   | ApiKeyEvent
   | AccountImportProcessEvent
   | AccountProcessDryRunEvent
+  | AccountCreationEvent
+  | ImportAttemptEvent
   | AccountRecordEvent
   | PaymentInstructionEvent
   | CustomerEmailEvent
@@ -37,6 +41,8 @@ const currentSchemas = [
   ...apiKeyEventSchemas,
   ...accountImportProcessEventSchemas,
   ...accountProcessDryRunEventSchemas,
+  ...accountCreationEventSchemas,
+  ...importAttemptEventSchemas,
   ...accountRecordEventSchemas,
   ...paymentInstructionEventSchemas,
   ...customerEmailEventSchemas,

@@ -8,6 +8,8 @@ export const importSuppliers = sqliteTable('import_suppliers', {
   status: text('status', { enum: ['Ongoing', 'Paused', 'Complete'] }).notNull(),
   sendEmails: integer('send_emails', { mode: 'boolean' }).notNull(),
   documentRoot: text('document_root'),
+  /** The operations team of v2 scheduled creations whose request names none (issue 16); null: none. */
+  defaultOperationsTeamName: text('default_operations_team_name'),
   /** Stream version of the supplier: commands that depend on the status guard on it. */
   streamVersion: integer('stream_version').notNull(),
   createdAt: text('created_at').notNull(),
@@ -17,7 +19,8 @@ export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
 
 export const importSuppliersProjection = defineProjection({
   name: 'import_suppliers',
-  version: 1,
+  // 2: the default operations team (issue 16).
+  version: 2,
   table: importSuppliers,
   handles: ['ImportSupplierCreated', 'ImportSupplierStatusChanged', 'ImportSupplierConfigChanged'],
   keyOf: ({ event }) => ({ code: event.data.code }),
@@ -29,6 +32,7 @@ export const importSuppliersProjection = defineProjection({
           status: event.data.status,
           sendEmails: event.data.sendEmails,
           documentRoot: event.data.documentRoot,
+          defaultOperationsTeamName: null,
           streamVersion: streamPosition,
           createdAt: event.data.createdAt,
           updatedAt: event.data.createdAt,
@@ -41,6 +45,8 @@ export const importSuppliersProjection = defineProjection({
             ...row,
             sendEmails: event.data.sendEmails ?? row.sendEmails,
             documentRoot: event.data.documentRoot === undefined ? row.documentRoot : event.data.documentRoot,
+            defaultOperationsTeamName:
+              event.data.defaultOperationsTeamName === undefined ? row.defaultOperationsTeamName : event.data.defaultOperationsTeamName,
             streamVersion: streamPosition,
             updatedAt: event.data.changedAt,
           }

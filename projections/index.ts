@@ -1,5 +1,6 @@
 import { accountHistoricalStatementsProjection } from './account-historical-statements.js';
 import { accountImportProcessesProjection } from './account-import-processes.js';
+import { accountImportStatusesProjection } from './account-import-statuses.js';
 import { accountLedgerTransactionsProjection } from './account-ledger-transactions.js';
 import { accountLedgersProjection } from './account-ledgers.js';
 import { accountNotesProjection } from './account-notes.js';
@@ -24,6 +25,7 @@ export const inlineProjections: readonly AnyRowProjection[] = [
   operationsTeamsProjection,
   apiKeysProjection,
   accountImportProcessesProjection,
+  accountImportStatusesProjection,
   productsProjection,
   serviceConfigProjection,
   supplyPointPopulateBatchesProjection,

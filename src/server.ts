@@ -7,6 +7,7 @@ import { ledgerLocation, openLedger } from './ledger.js';
 import { populateWorkerFromConfig } from './populate/worker-from-config.js';
 import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
 import { mailerFromConfig } from './mailer/mailer-from-config.js';
+import { AccountCreationScheduler } from './scheduler/account-creation-scheduler.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
 import { BatchStats } from './store/write-batches.js';
@@ -48,9 +49,16 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   // The customer-email outbox is delivered after commit, beside the HTTP service (docs/payment-instructions-and-emails.md).
   const mailer = mailerFromConfig(ledger, config, logger, { actor: 'system:mailer', requestId: null });
   mailer.start();
+  // v2 scheduled account creations run as their windows open, on every instance, each once (README "v2 accounts").
+  const scheduler = new AccountCreationScheduler({
+    ctx: ledger,
+    logger: logger.child({ component: 'scheduler' }),
+    actor: { actor: 'system:scheduler', requestId: null },
+  });
+  scheduler.start();
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    const workerStopped = Promise.all([populateWorker.stop(), mailer.stop()]);
+    const workerStopped = Promise.all([populateWorker.stop(), mailer.stop(), scheduler.stop()]);
     server.close(() => {
       void workerStopped.finally(async () => {
         if (statsTimer) clearInterval(statsTimer);

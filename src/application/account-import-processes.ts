@@ -12,9 +12,11 @@ import { checkAccountReferences } from './account-references.js';
 import { findNamedBusinessContract } from './business-contract-references.js';
 import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
-import type { WriteOptions } from '../store/event-store.js';
+import type { StreamGuard, WriteOptions } from '../store/event-store.js';
+import type { ProcessAccount } from '../domain/account-import-process/commands.js';
 
-async function supplierFact(ctx: LedgerContext, code: string) {
+/** The supplier a command is decided on, and the guard on its stream. */
+export async function supplierFact(ctx: LedgerContext, code: string) {
   const supplier = await ctx.read.findImportSupplier(code);
   if (!supplier) {
     throw new DomainError('import_supplier_not_found', `Import supplier ${code} does not exist.`, { attr: 'import_supplier' });
@@ -22,6 +24,7 @@ async function supplierFact(ctx: LedgerContext, code: string) {
   return {
     status: supplier.status,
     sendEmails: supplier.sendEmails,
+    defaultOperationsTeamName: supplier.defaultOperationsTeamName,
     guard: { streamId: importSupplierStreamId(code), expectedVersion: supplier.streamVersion },
   };
 }
@@ -64,41 +67,67 @@ export async function processAccount(
   request: ProcessAccountRequest,
   actor: Actor,
 ): Promise<{ platformAccountNumber: string; dryRun: boolean }> {
-  const streamId = accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber);
   const run = await withRetry(async () => {
-    const supplier = await supplierFact(ctx, request.importSupplier);
-    const platformAccountNumber = ctx.ids.platformAccountNumber();
-    // The references of the staged payload are checked against the read models before the transaction;
-    // the guard on the account stream makes sure the payload checked is the one processed.
-    const history = await ctx.store.readStream(streamId);
-    const state = fold(accountImportProcessDecider, history.map((stored) => stored.event));
-    const staged = state.status === 'none' ? null : validateAccountPayload(state.payload);
-    const referenceErrors = staged?.ok ? await checkAccountReferences(ctx.read, staged.data) : [];
-    const contract = staged?.ok ? await findNamedBusinessContract(ctx.read, staged.data) : null;
+    const prepared = await prepareProcess(ctx, request);
     const options = writeOptions(ctx, actor);
-    const now = ctx.clock().toISOString();
-    await ctx.store.handle(
-      streamId,
-      accountImportProcessDecider,
-      {
-        type: 'ProcessAccount',
-        importSupplier: request.importSupplier,
-        externalAccountNumber: request.externalAccountNumber,
-        operationsTeamName: request.operationsTeamName,
-        operationsTeamExists: await ctx.read.operationsTeamExists(request.operationsTeamName),
-        supplierStatus: supplier.status,
-        referenceErrors,
-        businessContract: contract && { identifier: contract.contractIdentifier, platformBusinessId: contract.platformBusinessId },
-        platformAccountNumber,
-        sendEmails: supplier.sendEmails,
-        now,
-      },
-      { ...options, guards: [supplier.guard, { streamId, expectedVersion: history.length }], dryRun: request.dryRun },
-    );
-    return { platformAccountNumber, options, now, accountStreamVersion: history.length };
+    await ctx.store.handle(prepared.streamId, accountImportProcessDecider, prepared.command, {
+      ...options,
+      guards: prepared.guards,
+      dryRun: request.dryRun,
+    });
+    return { platformAccountNumber: prepared.command.platformAccountNumber, options, now: prepared.command.now, accountStreamVersion: prepared.accountStreamVersion };
   });
   if (request.dryRun) await recordDryRun(ctx, request, run);
   return { platformAccountNumber: run.platformAccountNumber, dryRun: request.dryRun };
+}
+
+/** A process command with the facts it is decided on, and the guards that keep those facts current. */
+export interface PreparedProcess {
+  readonly streamId: string;
+  readonly command: ProcessAccount;
+  readonly guards: readonly StreamGuard[];
+  /** The version of the account stream the command was prepared on. */
+  readonly accountStreamVersion: number;
+}
+
+/**
+ * Reads what a process is decided on (the supplier, the team, what the staged
+ * payload refers to) before the transaction, and the guards that make the
+ * write fail with a ConcurrencyError (to be retried afresh) if any of it moved
+ * on meanwhile. Shared by the v1 endpoint and the v2 scheduler.
+ */
+export async function prepareProcess(
+  ctx: LedgerContext,
+  request: Omit<ProcessAccountRequest, 'dryRun'>,
+): Promise<PreparedProcess> {
+  const streamId = accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber);
+  const supplier = await supplierFact(ctx, request.importSupplier);
+  const platformAccountNumber = ctx.ids.platformAccountNumber();
+  // The references of the staged payload are checked against the read models before the transaction;
+  // the guard on the account stream makes sure the payload checked is the one processed.
+  const history = await ctx.store.readStream(streamId);
+  const state = fold(accountImportProcessDecider, history.map((stored) => stored.event));
+  const staged = state.status === 'none' ? null : validateAccountPayload(state.payload);
+  const referenceErrors = staged?.ok ? await checkAccountReferences(ctx.read, staged.data) : [];
+  const contract = staged?.ok ? await findNamedBusinessContract(ctx.read, staged.data) : null;
+  return {
+    streamId,
+    command: {
+      type: 'ProcessAccount',
+      importSupplier: request.importSupplier,
+      externalAccountNumber: request.externalAccountNumber,
+      operationsTeamName: request.operationsTeamName,
+      operationsTeamExists: await ctx.read.operationsTeamExists(request.operationsTeamName),
+      supplierStatus: supplier.status,
+      referenceErrors,
+      businessContract: contract && { identifier: contract.contractIdentifier, platformBusinessId: contract.platformBusinessId },
+      platformAccountNumber,
+      sendEmails: supplier.sendEmails,
+      now: ctx.clock().toISOString(),
+    },
+    guards: [supplier.guard, { streamId, expectedVersion: history.length }],
+    accountStreamVersion: history.length,
+  };
 }
 
 /**
@@ -116,7 +145,16 @@ async function recordDryRun(
   run: { platformAccountNumber: string; options: WriteOptions; now: string; accountStreamVersion: number },
 ): Promise<void> {
   const auditStreamId = accountProcessDryRunStreamId(request.importSupplier, request.externalAccountNumber);
-  const event: AccountProcessDryRunSucceeded = {
+  const event = dryRunSucceeded(request, run);
+  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.options));
+}
+
+/** The record of a successful dry run (its audit stream: `accountProcessDryRunStreamId`). */
+export function dryRunSucceeded(
+  request: Omit<ProcessAccountRequest, 'dryRun'>,
+  run: { platformAccountNumber: string; now: string; accountStreamVersion: number },
+): AccountProcessDryRunSucceeded {
+  return {
     type: 'AccountProcessDryRunSucceeded',
     version: 1,
     data: {
@@ -128,7 +166,6 @@ async function recordDryRun(
       ranAt: run.now,
     },
   };
-  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.options));
 }
 
 /** Operator: mark a staged account to be skipped. Returns false when it already was. */

@@ -43,13 +43,15 @@ export async function setImportSupplierStatus(
 export async function setImportSupplierConfig(
   ctx: LedgerContext,
   code: string,
-  change: { sendEmails?: boolean; documentRoot?: string | null },
+  change: { sendEmails?: boolean; documentRoot?: string | null; defaultOperationsTeamName?: string | null },
   actor: Actor,
 ): Promise<boolean> {
+  const team = change.defaultOperationsTeamName;
+  const teamFact = typeof team === 'string' ? { defaultOperationsTeamExists: await ctx.read.operationsTeamExists(team) } : {};
   const result = await ctx.store.handle(
     importSupplierStreamId(code),
     importSupplierDecider,
-    { type: 'ChangeImportSupplierConfig', code, ...change, now: ctx.clock().toISOString() },
+    { type: 'ChangeImportSupplierConfig', code, ...change, ...teamFact, now: ctx.clock().toISOString() },
     { ...writeOptions(ctx, actor) },
   );
   return result.events.length > 0;

@@ -1,6 +1,8 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { accountCreationStreamId } from '../../events/account-creation.js';
 import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
+import { refusedAttemptStreamId } from '../../events/import-attempt.js';
 import type { StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
 import type { LedgerContext } from '../application/context.js';
@@ -44,11 +46,14 @@ const FOLD_BATCH = 1_000;
 /**
  * The streams of an account: its own (its import process and everything
  * recorded on it after: notes, transactions, statements, payment
- * instructions, emails), and the audit record of its process dry runs.
+ * instructions, emails), the audit records of its process dry runs and of
+ * its refused attempts, and its v2 scheduled creations.
  */
 const accountStreams = (importSupplier: string, externalAccountNumber: string): readonly string[] => [
   accountImportProcessStreamId(importSupplier, externalAccountNumber),
   accountProcessDryRunStreamId(importSupplier, externalAccountNumber),
+  accountCreationStreamId(importSupplier, externalAccountNumber),
+  refusedAttemptStreamId(importSupplier, externalAccountNumber),
 ];
 
 async function requireAccount(ctx: LedgerContext, importSupplier: string, externalAccountNumber: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { transferStatuses, type TransferStatus } from '../../events/account-import-process.js';
+import { cancelAccountCreation } from '../application/account-creations.js';
 import { changeTransferStatus, markAccountToSkip } from '../application/account-import-processes.js';
 import { info, operatorActor, withLedger } from './context.js';
 import { historyCommand } from './history-commands.js';
@@ -31,6 +32,15 @@ export function accountCommand(): Command {
     .action(async (supplier: string, ext: string, status: TransferStatus) => {
       await withLedger((ledger) => changeTransferStatus(ledger, supplier, ext, status, operatorActor()));
       info(`account ${supplier}/${ext} transfer status is now ${status}`);
+    });
+  account
+    .command('cancel-creation')
+    .description('cancel the account\'s v2 scheduled creation that has not run yet: its status becomes CANCELLED and it never runs')
+    .argument('<SUPPLIER>', 'import supplier code')
+    .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
+    .action(async (supplier: string, ext: string) => {
+      const taskId = await withLedger((ledger) => cancelAccountCreation(ledger, supplier, ext, operatorActor()));
+      info(`scheduled creation ${taskId} of account ${supplier}/${ext} cancelled`);
     });
   historyCommand(account);
   return account;

@@ -58,8 +58,11 @@ export function supplierCommand(): Command {
     .option('--no-send-emails', 'do not send them')
     .option('--document-root <path>', "root of this supplier's documents inside the document store")
     .option('--no-document-root', 'the supplier has no documents')
-    .action(async (code: string, opts: { sendEmails?: boolean; documentRoot?: string | false }) => {
-      const change: { sendEmails?: boolean; documentRoot?: string | null } = {};
+    .option('--default-team <name>', 'operations team of v2 scheduled creations that name none (must exist)')
+    .option('--no-default-team', 'no default team: a v2 creation must name its team')
+    .action(async (code: string, opts: { sendEmails?: boolean; documentRoot?: string | false; defaultTeam?: string | false }) => {
+      const change: { sendEmails?: boolean; documentRoot?: string | null; defaultOperationsTeamName?: string | null } = {};
+      if (opts.defaultTeam !== undefined) change.defaultOperationsTeamName = opts.defaultTeam === false ? null : opts.defaultTeam;
       if (opts.sendEmails !== undefined) change.sendEmails = opts.sendEmails;
       if (opts.documentRoot !== undefined) change.documentRoot = opts.documentRoot === false ? null : opts.documentRoot;
       const changed = await withLedger((ledger) => setImportSupplierConfig(ledger, code, change, operatorActor()));
@@ -83,6 +86,7 @@ export function supplierCommand(): Command {
             STATUS: r.status,
             SEND_EMAILS: String(r.sendEmails),
             DOCUMENT_ROOT: r.documentRoot ?? '',
+            DEFAULT_TEAM: r.defaultOperationsTeamName ?? '',
             CREATED_AT: r.createdAt,
           })),
         ),

@@ -57,6 +57,13 @@ export const errorCodes = [
   'dry_run_rollback',
   'import_process_does_not_exist',
   'account_not_found',
+  // v2 accounts (issue 16): the platform's codes for scheduling an account's creation.
+  'import_process_failed_validation',
+  'schedule_window_start_in_past',
+  'schedule_window_end_too_far_in_future',
+  /** Sic: the platform's code, with its double underscore. */
+  'schedule_window_start__after_end',
+  'operations_team_should_be_provided',
   // Products (spec 2.5, 4.3).
   'product_failed_validation',
   'no_matching_rate',
@@ -92,6 +99,8 @@ export const errorCodes = [
   'account_not_imported',
   'invalid_transfer_status_transition',
   'invalid_config_value',
+  /** account cancel-creation: nothing scheduled that has not run yet. */
+  'account_creation_not_scheduled',
   // Between workers and the store: a claim or lease no longer held, a batch id taken. Never answered.
   'populate_batch_already_exists',
   'populate_request_finished',
@@ -103,6 +112,9 @@ export const errorCodes = [
   'customer_email_claimed',
   'customer_email_not_due',
   'customer_email_claim_lost',
+  'account_creation_not_due',
+  'account_creation_claimed',
+  'account_creation_claim_lost',
 ] as const;
 
 /** A top-level machine code of a `DomainError`. */

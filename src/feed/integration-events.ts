@@ -48,6 +48,22 @@ const mappers: Mappers = {
     ...account(e.data),
     data: { platform_account_number: e.data.platformAccountNumber, operations_team_name: e.data.operationsTeamName },
   }),
+  AccountCreationScheduled: (e) => ({
+    type: 'import_process.creation_scheduled',
+    ...account(e.data),
+    data: { is_dry_run: e.data.isDryRun, schedule_window_start: e.data.windowStart, schedule_window_end: e.data.windowEnd },
+  }),
+  AccountCreationFinished: (e) => ({
+    type: 'import_process.creation_finished',
+    ...account(e.data),
+    data: { status: e.data.outcome, error_code: e.data.error?.code ?? null },
+  }),
+  AccountCreationCancelled: (e) => ({ type: 'import_process.creation_cancelled', ...account(e.data), data: {} }),
+  AccountImportAttemptRefused: (e) => ({
+    type: 'import_process.attempt_refused',
+    ...account(e.data),
+    data: { operation: e.data.operation, dry_run: e.data.dryRun, code: e.data.code },
+  }),
   AccountMarkedToSkip: (e) => ({ type: 'import_process.marked_to_skip', ...account(e.data), data: {} }),
   AccountTransferStatusChanged: (e) => ({
     type: 'transfer_status.changed',

@@ -29,6 +29,7 @@ import { emptyDocumentStore, type DocumentStore } from '../adapters/document-sto
 import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendors.js';
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
+import { v2AccountRoutes } from './routes/v2-accounts.js';
 
 export interface AppDeps extends LedgerContext {
   /** The process concurrency limit's slots and the request-rate buckets (the ledger's: cluster-wide on PostgreSQL). */
@@ -65,12 +66,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // every process request the server is handling, not only the instant it spends in the store.
   app.use(PROCESS_PATH, processConcurrencyLimit(new ConcurrencyLimiter(deps.read, deps.limits)));
 
-  const api = new Hono<AppEnv>({ strict: true });
   // The rate limit counts every authenticated request, before its body is read (docs/reliability.md).
   const rateLimit = requestRateLimit(deps.read, deps.limits);
-  api.use('*', tokenAuth(deps, deps.tokenSecret), rateLimit, jsonBody(deps.maxBodyBytes));
-  // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
-  if (deps.idempotency) api.use('*', idempotency(deps.idempotency, deps.store));
+  const auth = tokenAuth(deps, deps.tokenSecret);
+  /** Every data-import API, v1 and v2, sits behind the same authentication, rate limit, body limits and Idempotency-Key. */
+  const dataImportApi = () => {
+    const sub = new Hono<AppEnv>({ strict: true });
+    sub.use('*', auth, rateLimit, jsonBody(deps.maxBodyBytes));
+    // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
+    if (deps.idempotency) sub.use('*', idempotency(deps.idempotency, deps.store));
+    return sub;
+  };
+  const api = dataImportApi();
   api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
   api.route('/', reconciliationRoutes(deps));
@@ -86,6 +93,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', historicalStatementRoutes(deps, deps.documents ?? emptyDocumentStore));
   api.route('/', paymentInstructionRoutes(deps, deps.paymentVendors ?? noPaymentVendors));
   app.route('/v1/data-import', api);
+  // The platform's v2 account operations: validate, schedule a creation, its status (README "v2 accounts").
+  app.route('/v2/data-import', dataImportApi().route('/', v2AccountRoutes(deps)));
 
   // No route answered: nothing threw, so this answers directly.
   app.notFound((c) => errorResponse(c, new DomainError('not_found', 'Not found.')));

@@ -70,6 +70,11 @@ const statusByCode = {
   // Issue 16: the platform documents only 201, 400 and 429 for process/, so a process of nothing staged is a 400.
   import_process_does_not_exist: 400,
   account_not_found: 404,
+  import_process_failed_validation: 400,
+  schedule_window_start_in_past: 400,
+  schedule_window_end_too_far_in_future: 400,
+  schedule_window_start__after_end: 400,
+  operations_team_should_be_provided: 400,
   // Products, businesses, supply points.
   product_failed_validation: 400,
   no_matching_rate: 400,
@@ -101,6 +106,7 @@ const statusByCode = {
   account_not_imported: 400,
   invalid_transfer_status_transition: 400,
   invalid_config_value: 400,
+  account_creation_not_scheduled: 400,
   // Between workers and the store: never answered over HTTP; 400 as every rule broken.
   populate_batch_already_exists: 400,
   populate_request_finished: 400,
@@ -112,6 +118,9 @@ const statusByCode = {
   customer_email_claimed: 400,
   customer_email_not_due: 400,
   customer_email_claim_lost: 400,
+  account_creation_not_due: 400,
+  account_creation_claimed: 400,
+  account_creation_claim_lost: 400,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /**

@@ -56,6 +56,8 @@ export const recoveries: Readonly<Record<string, Recover>> = {
     const { externalAccountNumber, platformAccountNumber } = processed.event.data;
     return { status: 201, body: { external_account_number: externalAccountNumber, platform_account_number: platformAccountNumber } };
   },
+  // Staged and scheduled in one unit: the events are there only if it succeeded.
+  '/v2/data-import/accounts/': (_request, events) => (ofType(events, 'AccountCreationScheduled').length > 0 ? { status: 201, body: {} } : null),
   '/v1/data-import/products/': (request, events) => {
     const products = validateProducts(request);
     if (!products.ok) return null;

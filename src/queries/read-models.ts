@@ -1,6 +1,7 @@
 import { createFeedReadModels, type FeedReadModels } from '../feed/event-feed.js';
 import type { EventLog } from '../store/event-log.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
+import { createAccountImportStatusReadModels, type AccountImportStatusReadModels } from './account-import-status-read-models.js';
 import { createAccountListReadModels, type AccountListReadModels } from './account-list-read-models.js';
 import { createAccountReadModels, type AccountReadModels } from './account-read-models.js';
 import { createAccountRecordReadModels, type AccountRecordReadModels } from './account-record-read-models.js';
@@ -20,6 +21,7 @@ import { createSupplyPointReadModels, type SupplyPointReadModels } from './suppl
 export interface ReadModels
   extends AccountReadModels,
     AccountListReadModels,
+    AccountImportStatusReadModels,
     BusinessReadModels,
     SupplyPointReadModels,
     ProductReadModels,
@@ -35,6 +37,7 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog): Rea
     ...createFeedReadModels(log, supplyPoints.findPopulateBatch),
     ...createAccountReadModels(queries),
     ...createAccountListReadModels(queries),
+    ...createAccountImportStatusReadModels(queries),
     ...createBusinessReadModels(queries),
     ...supplyPoints,
     ...createProductReadModels(queries),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scheduleAccountCreation } from '../../src/application/account-creations.js';
 import { processAccount, stageAccount } from '../../src/application/account-import-processes.js';
 import { validateAccountPayload, type AccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { DomainError } from '../../src/domain/errors.js';
@@ -11,6 +12,7 @@ const PROCESSED = 'LEG-CLI-PROCESSED';
 const STILL_PENDING = 'LEG-CLI-PENDING';
 const STAGED_ONLY = 'LEG-CLI-STAGED';
 const TO_SKIP = 'LEG-CLI-SKIP';
+const SCHEDULED = 'LEG-CLI-SCHEDULED';
 
 function domesticAccount(externalAccountNumber: string): AccountPayload {
   const result = validateAccountPayload({ ...loadExample('account-domestic.json'), external_account_number: externalAccountNumber });
@@ -111,6 +113,38 @@ describe('import-ledger account', () => {
       } finally {
         await ledger.close();
       }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'supplier set-config --default-team sets the v2 default team (which must exist); cancel-creation cancels a scheduled creation once',
+    async () => {
+      const unknown = await runCli(db.file, ['supplier', 'set-config', SUPPLIER, '--default-team', 'Nobody']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('operations_team_name_does_not_exist');
+      expect(await runCli(db.file, ['supplier', 'set-config', SUPPLIER, '--default-team', TEAM])).toMatchObject({ code: 0 });
+      const suppliers = readDatabase(db.file, (sqlite) => sqlite.prepare('SELECT default_operations_team_name AS team FROM import_suppliers').all());
+      expect(suppliers).toEqual([{ team: TEAM }]);
+
+      const ledger = await openLedger({ sqliteFile: db.file });
+      try {
+        const window = { start: new Date(Date.now() + 3_600_000).toISOString(), end: null };
+        await scheduleAccountCreation(ledger, { payload: domesticAccount(SCHEDULED), operationsTeamName: undefined, isDryRun: false, window }, operator);
+      } finally {
+        await ledger.close();
+      }
+      const cancel = await runCli(db.file, ['account', 'cancel-creation', SUPPLIER, SCHEDULED]);
+      expect(cancel).toMatchObject({ code: 0 });
+      const status = readDatabase(db.file, (sqlite) =>
+        sqlite.prepare('SELECT status, operations_team_name AS team FROM account_import_statuses WHERE external_account_number = ?').get(SCHEDULED),
+      );
+      expect(status).toEqual({ status: 'CANCELLED', team: TEAM });
+      const again = await runCli(db.file, ['account', 'cancel-creation', SUPPLIER, SCHEDULED]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('account_creation_not_scheduled');
+      const cancelled = storedEvents(db.file).filter((e) => e.type === 'AccountCreationCancelled');
+      expect(cancelled.map((e) => e.metadata['actor'])).toEqual([expectedOperatorActor()]);
     },
     CLI_TEST_TIMEOUT_MS,
   );

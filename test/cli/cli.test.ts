@@ -18,6 +18,7 @@ const COMMANDS = [
   ['api-key', 'revoke'],
   ['account', 'skip'],
   ['account', 'set-transfer-status'],
+  ['account', 'cancel-creation'],
   ['config', 'set'],
   ['export', 'reconciliation'],
 ] as const;

@@ -115,7 +115,7 @@ describe('GET account-history/<code>/<ext>/', () => {
     expect((await at(afterProcess)).state).toMatchObject({ balance: '0.00', transactions: [] });
   });
 
-  it('lists successful process dry runs from their audit stream, in order; as_of shows them but folds no state from them', async () => {
+  it('lists process dry runs from their audit streams (a refused one as a refused attempt, issue 16), in order; as_of shows them but folds no state from them', async () => {
     await stage();
     api.clock.advanceSeconds(60);
     const dryRun = (team: string) =>
@@ -132,8 +132,10 @@ describe('GET account-history/<code>/<ext>/', () => {
     expect(events.map((e) => [e.type, e.stream_position])).toEqual([
       ['AccountStaged', 1],
       ['AccountProcessDryRunSucceeded', 1],
+      ['AccountImportAttemptRefused', 1],
       ['AccountRestaged', 2],
     ]);
+    expect(events[2]).toMatchObject({ request_id: 'dry-Nobody', data: { operation: 'process', dryRun: true, code: 'operations_team_name_does_not_exist' } });
     expect(events[1]).toMatchObject({
       schema_version: 1,
       actor: api.keyId,
@@ -147,7 +149,7 @@ describe('GET account-history/<code>/<ext>/', () => {
     const res = await api.get(`${HISTORY}?as_of=${encodeURIComponent(afterDryRun)}`, token);
     expect(res.status).toBe(200);
     const asOf = (await res.json()) as { state: Record<string, unknown>; events: Entry[] };
-    expect(asOf.events.map((e) => e.type)).toEqual(['AccountStaged', 'AccountProcessDryRunSucceeded']);
+    expect(asOf.events.map((e) => e.type)).toEqual(['AccountStaged', 'AccountProcessDryRunSucceeded', 'AccountImportAttemptRefused']);
     expect(asOf.state).toMatchObject({
       import_state: 'staged',
       stage_count: 1,

@@ -94,7 +94,7 @@ describe('GET /v1/data-import/events/', () => {
     expect(others.map((e) => e.external_account_number)).toEqual(['OTHER-1']);
   });
 
-  it('a successful process dry run is import_process.dry_run_succeeded, seen only by its supplier; a failing one is not there', async () => {
+  it('a successful process dry run is import_process.dry_run_succeeded, a failing one import_process.attempt_refused (issue 16), each seen only by its supplier', async () => {
     await stage('ACC-1');
     await stage('OTHER-1', OTHER_SUPPLIER, otherToken);
     const dryRun = (ext: string, supplier: string, tok: string, team = TEAM) =>
@@ -111,11 +111,16 @@ describe('GET /v1/data-import/events/', () => {
     expect(mine.map((e) => [e.type, e.external_account_number])).toEqual([
       ['import_process.staged', 'ACC-1'],
       ['import_process.dry_run_succeeded', 'ACC-1'],
+      ['import_process.attempt_refused', 'ACC-1'],
     ]);
+    expect(mine[2]).toMatchObject({ data: { operation: 'process', dry_run: true, code: 'operations_team_name_does_not_exist' } });
     expect(mine[1]).toMatchObject({ import_supplier: SUPPLIER, data: { platform_account_number: expect.stringMatching(/^A-[0-9A-F]{8}$/), operations_team_name: TEAM } });
     expect(Object.keys(mine[1]!.data).sort()).toEqual(['operations_team_name', 'platform_account_number']);
     const others = (await all(otherToken)).filter((e) => e.import_supplier !== null);
-    expect(others.map((e) => [e.type, e.external_account_number])).toEqual([['import_process.staged', 'OTHER-1']]);
+    expect(others.map((e) => [e.type, e.external_account_number])).toEqual([
+      ['import_process.staged', 'OTHER-1'],
+      ['import_process.attempt_refused', 'OTHER-1'],
+    ]);
   });
 
   it('pages with after/limit give the same events as one page, with nothing missed or repeated', async () => {

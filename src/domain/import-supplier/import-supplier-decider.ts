@@ -18,6 +18,10 @@ export type ImportSupplierCommand =
       readonly code: string;
       readonly sendEmails?: boolean;
       readonly documentRoot?: string | null;
+      /** The v2 default operations team (null: none). */
+      readonly defaultOperationsTeamName?: string | null;
+      /** Fact: whether `defaultOperationsTeamName` names an existing team (read when it is given). */
+      readonly defaultOperationsTeamExists?: boolean;
       readonly now: string;
     };
 
@@ -29,6 +33,7 @@ export type ImportSupplierState =
       readonly status: ImportSupplierStatus;
       readonly sendEmails: boolean;
       readonly documentRoot: string | null;
+      readonly defaultOperationsTeamName: string | null;
     };
 
 /** Supplier codes appear in paths and stream ids: keep them to a safe alphabet. */
@@ -69,7 +74,12 @@ function decide(command: ImportSupplierCommand, state: ImportSupplierState): Imp
       const sendEmails = command.sendEmails !== undefined && command.sendEmails !== state.sendEmails ? command.sendEmails : undefined;
       const documentRoot =
         command.documentRoot !== undefined && command.documentRoot !== state.documentRoot ? command.documentRoot : undefined;
-      if (sendEmails === undefined && documentRoot === undefined) return [];
+      const team = command.defaultOperationsTeamName;
+      if (typeof team === 'string' && command.defaultOperationsTeamExists !== true) {
+        throw new DomainError('operations_team_name_does_not_exist', `Operations team ${team} does not exist.`, { attr: 'operations_team_name' });
+      }
+      const defaultOperationsTeamName = team !== undefined && team !== state.defaultOperationsTeamName ? team : undefined;
+      if (sendEmails === undefined && documentRoot === undefined && defaultOperationsTeamName === undefined) return [];
       return [
         {
           type: 'ImportSupplierConfigChanged',
@@ -78,6 +88,7 @@ function decide(command: ImportSupplierCommand, state: ImportSupplierState): Imp
             code: command.code,
             ...(sendEmails !== undefined ? { sendEmails } : {}),
             ...(documentRoot !== undefined ? { documentRoot } : {}),
+            ...(defaultOperationsTeamName !== undefined ? { defaultOperationsTeamName } : {}),
             changedAt: command.now,
           },
         },
@@ -97,6 +108,7 @@ function evolve(state: ImportSupplierState, event: ImportSupplierEvent): ImportS
         status: event.data.status,
         sendEmails: event.data.sendEmails,
         documentRoot: event.data.documentRoot,
+        defaultOperationsTeamName: null,
       };
     case 'ImportSupplierStatusChanged':
       return state.exists ? { ...state, status: event.data.to } : state;
@@ -106,6 +118,8 @@ function evolve(state: ImportSupplierState, event: ImportSupplierEvent): ImportS
             ...state,
             sendEmails: event.data.sendEmails ?? state.sendEmails,
             documentRoot: event.data.documentRoot === undefined ? state.documentRoot : event.data.documentRoot,
+            defaultOperationsTeamName:
+              event.data.defaultOperationsTeamName === undefined ? state.defaultOperationsTeamName : event.data.defaultOperationsTeamName,
           }
         : state;
     default:

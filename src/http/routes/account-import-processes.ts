@@ -7,7 +7,9 @@ import { checkAccountReferences } from '../../application/account-references.js'
 import { accountFailedValidation, dryRunRolledBack } from '../../domain/account-import-process/decider.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { jsonBody } from '../validation.js';
+import { recordingRefusals } from '../../application/refused-attempts.js';
+import { field, scopedAttempt } from '../attempts.js';
+import { validationError } from '../errors.js';
 
 /** POST validate-account/ (spec 4.6): the account payload; 200 echoes the validated data (unknown fields dropped). */
 export const validateAccountRequestSchema = accountPayloadSchema;
@@ -58,28 +60,41 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .post('/validate-account/', async (c) => c.json(await validatedAccount(ctx, c), 200))
     .post('/account-import-process/create-or-update/', async (c) => {
-      const account = await validatedAccount(ctx, c);
-      const { created } = await stageAccount(ctx, account, httpActor(c));
-      return c.json(stageAccountResponse(account.import_supplier, account.external_account_number), created ? 201 : 200);
+      // A refusal (payload rules included) is recorded on the account's audit stream (README "Refused attempts").
+      const body: unknown = await c.req.json();
+      const attempt = scopedAttempt(c, field(body, 'import_supplier'), field(body, 'external_account_number'), 'stage', false);
+      const actor = httpActor(c);
+      return recordingRefusals(ctx, attempt, actor, async () => {
+        const account = await validatedAccount(ctx, c);
+        const { created } = await stageAccount(ctx, account, actor);
+        return c.json(stageAccountResponse(account.import_supplier, account.external_account_number), created ? 201 : 200);
+      });
     })
-    .post('/account-import-process/process/', jsonBody(processAccountRequestSchema), async (c) => {
-      const request = c.req.valid('json');
-      requireSupplierScope(c, request.import_supplier_code);
-      const result = await processAccount(
-        ctx,
-        {
-          importSupplier: request.import_supplier_code,
-          externalAccountNumber: request.external_account_number,
-          operationsTeamName: request.operations_team_name,
-          dryRun: request.dry_run,
-        },
-        httpActor(c),
-      );
-      if (result.dryRun) throw dryRunRolledBack();
-      const response: z.input<typeof processAccountResponseSchema> = {
-        external_account_number: request.external_account_number,
-        platform_account_number: result.platformAccountNumber,
-      };
-      return c.json(response, 201);
+    .post('/account-import-process/process/', async (c) => {
+      const body: unknown = await c.req.json();
+      const attempt = scopedAttempt(c, field(body, 'import_supplier_code'), field(body, 'external_account_number'), 'process', field(body, 'dry_run'));
+      const actor = httpActor(c);
+      return recordingRefusals(ctx, attempt, actor, async () => {
+        const parsed = processAccountRequestSchema.safeParse(body, { reportInput: true });
+        if (!parsed.success) throw validationError(parsed.error.issues);
+        const request = parsed.data;
+        requireSupplierScope(c, request.import_supplier_code);
+        const result = await processAccount(
+          ctx,
+          {
+            importSupplier: request.import_supplier_code,
+            externalAccountNumber: request.external_account_number,
+            operationsTeamName: request.operations_team_name,
+            dryRun: request.dry_run,
+          },
+          actor,
+        );
+        if (result.dryRun) throw dryRunRolledBack();
+        const response: z.input<typeof processAccountResponseSchema> = {
+          external_account_number: request.external_account_number,
+          platform_account_number: result.platformAccountNumber,
+        };
+        return c.json(response, 201);
+      });
     });
 }

@@ -233,6 +233,7 @@ export const pgImportSuppliers = projectionTable('import_suppliers');
 export const pgOperationsTeams = projectionTable('operations_teams');
 export const pgApiKeys = projectionTable('api_keys');
 export const pgAccountImportProcesses = projectionTable('account_import_processes');
+export const pgAccountImportStatuses = projectionTable('account_import_statuses');
 export const pgProducts = projectionTable('products');
 export const pgServiceConfig = projectionTable('service_config');
 export const pgSupplyPointPopulateBatches = projectionTable('supply_point_populate_batches');

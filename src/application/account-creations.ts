@@ -1,0 +1,220 @@
+import { accountCreationStreamId, type AccountCreationOutcome } from '../../events/account-creation.js';
+import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
+import { refusedAttemptStreamId } from '../../events/import-attempt.js';
+import type { LedgerEvent } from '../../events/registry.js';
+import { accountCreationDecider, type AccountCreationCommand } from '../domain/account-creation/decider.js';
+import { checkScheduleWindow, type ScheduleWindow } from '../domain/account-creation/schedule-window.js';
+import type { AccountPayload } from '../domain/account-import-process/account-payload.js';
+import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
+import type { Decider } from '../domain/decider.js';
+import { DomainError } from '../domain/errors.js';
+import { refusedAttemptDecider } from '../domain/import-attempt/decider.js';
+import type { StreamCommand } from '../store/event-store.js';
+import { dryRunSucceeded, prepareProcess, supplierFact } from './account-import-processes.js';
+import { commandMetadata, writeOptions, type Actor, type LedgerContext } from './context.js';
+import { isRefusal, refusalCommand } from './refused-attempts.js';
+import { withRetry } from './retry.js';
+
+type AnyStreamCommand = StreamCommand<unknown, LedgerEvent, LedgerEvent, unknown>;
+
+/**
+ * One command of a `handleMany` unit whose commands go to different deciders.
+ * The port types a unit with one decider type; each command is still decided
+ * by its own decider on its own stream, so widening them to one type is safe.
+ */
+function on<C, Eo extends LedgerEvent, S>(streamId: string, decider: Decider<C, LedgerEvent, Eo, S>, command: C): AnyStreamCommand {
+  return { streamId, decider, command } as unknown as AnyStreamCommand;
+}
+
+/** Appends the events it is given: for an audit stream written in the same unit as a decided command. */
+const recordDecider: Decider<readonly LedgerEvent[], LedgerEvent, LedgerEvent, null> = {
+  decide: (events) => events,
+  evolve: () => null,
+  initialState: null,
+};
+
+export interface ScheduleAccountCreationRequest {
+  readonly payload: AccountPayload;
+  /** The team the request names; absent: the supplier's default team. */
+  readonly operationsTeamName: string | undefined;
+  readonly isDryRun: boolean;
+  readonly window: ScheduleWindow;
+}
+
+/**
+ * v2 POST accounts/: stages the account data and schedules its creation, in
+ * one unit (both or neither). Checks in the platform's order once the payload
+ * validated: the window, the team (named, else the supplier's default, else
+ * `operations_team_should_be_provided`), then the account's lifecycle.
+ */
+export async function scheduleAccountCreation(ctx: LedgerContext, request: ScheduleAccountCreationRequest, actor: Actor): Promise<{ taskId: string }> {
+  const { payload } = request;
+  checkScheduleWindow(request.window, ctx.clock().toISOString());
+  return withRetry(async () => {
+    const supplier = await supplierFact(ctx, payload.import_supplier);
+    const team = request.operationsTeamName ?? supplier.defaultOperationsTeamName;
+    if (team === null) {
+      throw new DomainError(
+        'operations_team_should_be_provided',
+        `No operations team was given and import supplier ${payload.import_supplier} has no default team.`,
+        { attr: 'operations_team_name' },
+      );
+    }
+    if (!(await ctx.read.operationsTeamExists(team))) {
+      throw new DomainError('operations_team_name_does_not_exist', `Operations team ${team} does not exist.`, { attr: 'operations_team_name' });
+    }
+    const now = ctx.clock().toISOString();
+    const taskId = ctx.ids.uuid();
+    const ref = { importSupplier: payload.import_supplier, externalAccountNumber: payload.external_account_number, now };
+    await ctx.store.handleMany(
+      [
+        on(accountImportProcessStreamId(ref.importSupplier, ref.externalAccountNumber), accountImportProcessDecider, {
+          type: 'StageAccount',
+          ...ref,
+          payload,
+          supplierStatus: supplier.status,
+        }),
+        on(accountCreationStreamId(ref.importSupplier, ref.externalAccountNumber), accountCreationDecider, {
+          type: 'ScheduleAccountCreation',
+          ...ref,
+          taskId,
+          isDryRun: request.isDryRun,
+          operationsTeamName: team,
+          window: request.window,
+        } satisfies AccountCreationCommand),
+      ],
+      { ...writeOptions(ctx, actor), guards: [supplier.guard] },
+    );
+    return { taskId };
+  });
+}
+
+/** Operator: cancel the account's scheduled creation that has not run yet. It never runs. */
+export async function cancelAccountCreation(ctx: LedgerContext, importSupplier: string, externalAccountNumber: string, actor: Actor): Promise<string> {
+  const result = await ctx.store.handle(
+    accountCreationStreamId(importSupplier, externalAccountNumber),
+    accountCreationDecider,
+    { type: 'CancelAccountCreation', importSupplier, externalAccountNumber, now: ctx.clock().toISOString() },
+    writeOptions(ctx, actor),
+  );
+  const event = result.events[0]?.event;
+  return event?.type === 'AccountCreationCancelled' ? event.data.taskId : '';
+}
+
+/** A scheduled creation as the scheduler found it due. */
+export interface DueCreation {
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  readonly taskId: string;
+  readonly isDryRun: boolean;
+  readonly operationsTeamName: string;
+}
+
+export type ClaimResult = { readonly kind: 'claimed'; readonly claimId: string } | { readonly kind: 'window_elapsed' };
+
+/**
+ * Records that this worker takes the creation, decided under the store's
+ * write lock like every command, so one instance at a time holds it. Throws a
+ * DomainError (`account_creation_claimed`, `_not_due`, `_not_scheduled`) or a
+ * ConcurrencyError when another worker got there first.
+ */
+export async function claimAccountCreation(ctx: LedgerContext, due: DueCreation, leaseMs: number, actor: Actor): Promise<ClaimResult> {
+  const now = ctx.clock();
+  const claimId = ctx.ids.uuid();
+  const result = await ctx.store.handle(
+    accountCreationStreamId(due.importSupplier, due.externalAccountNumber),
+    accountCreationDecider,
+    {
+      type: 'ClaimAccountCreation',
+      importSupplier: due.importSupplier,
+      externalAccountNumber: due.externalAccountNumber,
+      taskId: due.taskId,
+      claimId,
+      now: now.toISOString(),
+      leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(),
+    },
+    { metadata: { ...commandMetadata(ctx, actor), correlationId: due.taskId } },
+  );
+  return result.events[0]?.event.type === 'AccountCreationClaimed' ? { kind: 'claimed', claimId } : { kind: 'window_elapsed' };
+}
+
+const claimLost = (error: unknown) =>
+  error instanceof DomainError && (error.code === 'account_creation_claim_lost' || error.code === 'account_creation_not_scheduled');
+
+export type RunOutcome = AccountCreationOutcome | 'claim_lost';
+
+/**
+ * Runs a claimed creation exactly once: the account's AccountProcessed and the
+ * schedule's outcome are one unit, and the outcome is refused unless this
+ * claim still holds, so a run whose claim ran out (another worker took it
+ * over), was cancelled or replaced writes nothing. A dry run is decided in a
+ * unit that is rolled back, then its outcome and its dry-run record are one
+ * unit. A rule refusing the run ends it ERRORED (DRY_RUN_ERRORED), with the
+ * refusal on the account's audit stream in the same unit.
+ */
+export async function runClaimedCreation(ctx: LedgerContext, due: DueCreation, claimId: string, actor: Actor): Promise<RunOutcome> {
+  const creationStream = accountCreationStreamId(due.importSupplier, due.externalAccountNumber);
+  const finish = (outcome: AccountCreationOutcome, platformAccountNumber: string | null, error: DomainError | null, now: string) =>
+    on(creationStream, accountCreationDecider, {
+      type: 'FinishAccountCreation',
+      importSupplier: due.importSupplier,
+      externalAccountNumber: due.externalAccountNumber,
+      taskId: due.taskId,
+      claimId,
+      outcome,
+      platformAccountNumber,
+      error: error && { code: error.code, detail: error.detail },
+      now,
+    });
+  const metadata = { ...commandMetadata(ctx, actor), correlationId: due.taskId };
+  try {
+    return await withRetry(async () => {
+      const prepared = await prepareProcess(ctx, due);
+      const { command } = prepared;
+      const outcome = due.isDryRun ? 'DRY_RUN_SUCCEEDED' : 'PROCESSED';
+      const unit = [finish(outcome, due.isDryRun ? null : command.platformAccountNumber, null, command.now), on(prepared.streamId, accountImportProcessDecider, command)];
+      await ctx.store.handleMany(unit, { metadata, guards: prepared.guards, dryRun: due.isDryRun });
+      if (due.isDryRun) {
+        const record = dryRunSucceeded(due, { platformAccountNumber: command.platformAccountNumber, now: command.now, accountStreamVersion: prepared.accountStreamVersion });
+        await ctx.store.handleMany(
+          [finish(outcome, null, null, command.now), on(accountProcessDryRunStreamId(due.importSupplier, due.externalAccountNumber), recordDecider, [record])],
+          { metadata, guards: prepared.guards },
+        );
+      }
+      return outcome;
+    });
+  } catch (error) {
+    if (claimLost(error)) return 'claim_lost';
+    if (!isRefusal(error)) throw error;
+    return recordFailedRun(ctx, due, error, finish, metadata);
+  }
+}
+
+async function recordFailedRun(
+  ctx: LedgerContext,
+  due: DueCreation,
+  error: DomainError,
+  finish: (outcome: AccountCreationOutcome, platformAccountNumber: null, error: DomainError, now: string) => AnyStreamCommand,
+  metadata: ReturnType<typeof commandMetadata>,
+): Promise<RunOutcome> {
+  const outcome = due.isDryRun ? 'DRY_RUN_ERRORED' : 'ERRORED';
+  const ref = { importSupplier: due.importSupplier, externalAccountNumber: due.externalAccountNumber, operation: 'scheduled_run', dryRun: due.isDryRun } as const;
+  try {
+    await withRetry(async () => {
+      const now = ctx.clock().toISOString();
+      const accountStreamVersion = await ctx.store.streamVersion(accountImportProcessStreamId(due.importSupplier, due.externalAccountNumber));
+      await ctx.store.handleMany(
+        [
+          finish(outcome, null, error, now),
+          on(refusedAttemptStreamId(due.importSupplier, due.externalAccountNumber), refusedAttemptDecider, refusalCommand(ref, error, accountStreamVersion, now)),
+        ],
+        { metadata },
+      );
+    });
+  } catch (lost) {
+    if (claimLost(lost)) return 'claim_lost';
+    throw lost;
+  }
+  return outcome;
+}

@@ -1,0 +1,91 @@
+import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { refusedAttemptStreamId, type ImportAttemptOperation } from '../../events/import-attempt.js';
+import type { ErrorCode } from '../domain/error-codes.js';
+import { DomainError } from '../domain/errors.js';
+import { refusedAttemptDecider, type RecordRefusedAttempt } from '../domain/import-attempt/decider.js';
+import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { withRetry } from './retry.js';
+
+/** Which attempt of which account was refused. */
+export interface AttemptRef {
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  readonly operation: ImportAttemptOperation;
+  readonly dryRun: boolean;
+}
+
+/**
+ * Codes that are not a rule of the account refusing the attempt: who the
+ * caller is and what it may see (nothing is recorded for them, so a key
+ * cannot write into another supplier's audit), the transport, and the store
+ * asking for a retry. A denylist rather than a list of rules, so a rule added
+ * (or renamed) later is recorded without anyone remembering this file.
+ */
+const notARefusal: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'not_authenticated',
+  'authentication_failed',
+  'permission_denied',
+  'throttled',
+  'concurrency_conflict',
+  'store_unavailable',
+  'internal_error',
+  'parse_error',
+  'payload_too_large',
+  'unsupported_media_type',
+  'nesting_too_deep',
+  'array_too_long',
+  'string_too_long',
+  'number_out_of_range',
+  'number_precision_lost',
+  'invalid_unicode',
+  'invalid_idempotency_key',
+  'idempotency_key_in_progress',
+  'idempotency_response_lost',
+  'idempotency_key_reused',
+  // A successful dry run is answered 400 but is no refusal: it has its own record.
+  'dry_run_rollback',
+]);
+
+export const isRefusal = (error: unknown): error is DomainError => error instanceof DomainError && !notARefusal.has(error.code);
+
+/** The refusal command for `error`: its codes and paths, never its items' details (they may quote the payload). */
+export function refusalCommand(ref: AttemptRef, error: DomainError, accountStreamVersion: number, now: string): RecordRefusedAttempt {
+  return {
+    type: 'RecordRefusedAttempt',
+    ...ref,
+    code: error.code,
+    detail: error.detail,
+    errors: error.errors.map((item) => ({ code: item.code, attr: item.attr })),
+    accountStreamVersion,
+    now,
+  };
+}
+
+/**
+ * Appends the fact that an attempt was refused to the account's audit stream,
+ * in a unit of its own once the refused command's unit has rolled back (it
+ * wrote nothing, on either store), and before the refusal is answered, so
+ * every answered refusal has its fact; a retry after a crash in between is
+ * refused again and recorded then. Not with the request's Idempotency-Key
+ * hook: the fact is not the request's effect, and a replay of the stored
+ * refusal must not be mistaken for one rebuilt from events.
+ */
+export async function recordRefusedAttempt(ctx: LedgerContext, ref: AttemptRef, error: DomainError, actor: Actor): Promise<void> {
+  const streamId = refusedAttemptStreamId(ref.importSupplier, ref.externalAccountNumber);
+  await withRetry(async () => {
+    const accountStreamVersion = await ctx.store.streamVersion(accountImportProcessStreamId(ref.importSupplier, ref.externalAccountNumber));
+    await ctx.store.handle(streamId, refusedAttemptDecider, refusalCommand(ref, error, accountStreamVersion, ctx.clock().toISOString()), {
+      metadata: commandMetadata(ctx, actor),
+    });
+  });
+}
+
+/** Runs `attempt`; when a rule refuses it, records the refusal and rethrows. */
+export async function recordingRefusals<T>(ctx: LedgerContext, ref: AttemptRef | null, actor: Actor, attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    if (ref !== null && isRefusal(error)) await recordRefusedAttempt(ctx, ref, error, actor);
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+import type { AccountImportAttemptRefused, ImportAttemptOperation } from '../../../events/import-attempt.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { Decider } from '../decider.js';
+
+/** Record that a stage or process of the account was refused (never throws: recording a refusal is not refused). */
+export interface RecordRefusedAttempt {
+  readonly type: 'RecordRefusedAttempt';
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  readonly operation: ImportAttemptOperation;
+  readonly dryRun: boolean;
+  readonly code: string;
+  readonly detail: string;
+  /** The error items' codes and paths only: their details may quote the payload. */
+  readonly errors: readonly { readonly code: string; readonly attr: string | null }[];
+  /** Fact: the version of the account's import-process stream the attempt was refused on. */
+  readonly accountStreamVersion: number;
+  readonly now: string;
+}
+
+/** What makes two refusals "the same": everything but the time and the wording. */
+export interface RefusedAttemptState {
+  readonly lastFingerprint: string | null;
+}
+
+export function refusalFingerprint(data: Omit<RecordRefusedAttempt, 'type' | 'now' | 'detail' | 'importSupplier' | 'externalAccountNumber'>): string {
+  return JSON.stringify([data.operation, data.dryRun, data.code, data.errors.map((e) => [e.code, e.attr]), data.accountStreamVersion]);
+}
+
+function evolve(state: RefusedAttemptState, event: LedgerEvent): RefusedAttemptState {
+  return event.type === 'AccountImportAttemptRefused' ? { lastFingerprint: refusalFingerprint(event.data) } : state;
+}
+
+/**
+ * Appends the refusal unless the stream's last one is the same refusal: a
+ * client retrying the same broken request in a loop leaves one fact, not
+ * thousands. Anything different in between (another code, another path, a
+ * change of the account) makes the next one a new fact.
+ */
+function decide(command: RecordRefusedAttempt, state: RefusedAttemptState): AccountImportAttemptRefused[] {
+  const data = {
+    importSupplier: command.importSupplier,
+    externalAccountNumber: command.externalAccountNumber,
+    operation: command.operation,
+    dryRun: command.dryRun,
+    code: command.code,
+    detail: command.detail,
+    errors: command.errors.map((e) => ({ code: e.code, attr: e.attr })),
+    accountStreamVersion: command.accountStreamVersion,
+    refusedAt: command.now,
+  };
+  if (state.lastFingerprint === refusalFingerprint(data)) return [];
+  return [{ type: 'AccountImportAttemptRefused', version: 1, data }];
+}
+
+export const refusedAttemptDecider: Decider<RecordRefusedAttempt, LedgerEvent, AccountImportAttemptRefused, RefusedAttemptState> = {
+  decide,
+  evolve,
+  initialState: { lastFingerprint: null },
+};

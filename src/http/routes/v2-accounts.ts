@@ -1,0 +1,139 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import type { AccountImportStatusRow } from '../../../projections/account-import-statuses.js';
+import { accountImportStatuses } from '../../../projections/account-import-statuses.js';
+import { scheduleAccountCreation } from '../../application/account-creations.js';
+import { checkAccountReferences } from '../../application/account-references.js';
+import type { LedgerContext } from '../../application/context.js';
+import { recordingRefusals } from '../../application/refused-attempts.js';
+import { validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
+import { accountFailedValidation } from '../../domain/account-import-process/decider.js';
+import { isoDateTime } from '../../domain/account-import-process/iso-dates.js';
+import { DomainError, type FieldError } from '../../domain/errors.js';
+import { httpActor, requireSupplierScope } from '../auth.js';
+import { field, scopedAttempt } from '../attempts.js';
+import type { AppEnv } from '../env.js';
+import { validationError } from '../errors.js';
+
+/** POST accounts/validate/ and accounts/: the account under `payload` (the platform's ValidateAccount / ScheduleAccountCreation). */
+const envelopeSchema = z.object({ payload: z.record(z.string(), z.unknown()) });
+
+/** The platform's TaskParameters: every field optional; no window means "run at once". */
+export const taskParamsSchema = z
+  .object({
+    is_dry_run: z.boolean().optional().default(false),
+    schedule_window_start: isoDateTime().nullable().optional(),
+    schedule_window_end: isoDateTime().nullable().optional(),
+  })
+  .optional()
+  .default({ is_dry_run: false });
+
+/** v2 takes the team inside the account payload, as the platform's account schema does; absent: the supplier's default. */
+const payloadTeamSchema = z.object({ operations_team_name: z.string().min(1).max(255).optional() });
+
+/** GET accounts/<code>/<ext>/: the platform's ImportStatusResponse (`kraken_identifier` is `platform_identifier` here). */
+export const accountImportStatusResponseSchema = z.object({
+  status: z.enum(accountImportStatuses),
+  created_at: z.string(),
+  modified_at: z.string(),
+  platform_identifier: z.string().nullable(),
+  latest_event: z.object({ event: z.string(), occurred_at: z.string(), data: z.record(z.string(), z.unknown()).nullable() }),
+  latest_error: z.object({ code: z.string().nullable(), detail: z.string().nullable(), domain: z.string().nullable() }).nullable(),
+});
+
+const importProcessFailedValidation = (errors: readonly FieldError[]) =>
+  new DomainError(
+    'import_process_failed_validation',
+    'Import process validation failed during account creation. Please validate the import process to get full details of the validation errors.',
+    { errors, extra: { domain: 'import_process' } },
+  );
+
+/** The body's envelope, and the account it names, checked for scope before anything of the payload is revealed. */
+async function envelope(c: Context<AppEnv>): Promise<{ body: Record<string, unknown>; payload: Record<string, unknown> }> {
+  const body: unknown = await c.req.json();
+  const parsed = envelopeSchema.safeParse(body, { reportInput: true });
+  if (!parsed.success) throw validationError(parsed.error.issues);
+  const supplier = parsed.data.payload['import_supplier'];
+  if (typeof supplier === 'string') requireSupplierScope(c, supplier);
+  return { body: body as Record<string, unknown>, payload: parsed.data.payload };
+}
+
+async function validAccount(ctx: LedgerContext, c: Context<AppEnv>, payload: unknown, failed: (errors: readonly FieldError[]) => DomainError): Promise<AccountPayload> {
+  const result = validateAccountPayload(payload);
+  if (!result.ok) throw failed(result.errors);
+  requireSupplierScope(c, result.data.import_supplier);
+  const referenceErrors = await checkAccountReferences(ctx.read, result.data);
+  if (referenceErrors.length > 0) throw failed(referenceErrors);
+  return result.data;
+}
+
+/** The v1 already-imported refusal in the v2 vocabulary (the platform's AlreadyImportedAccount example). */
+function v2AlreadyImported(error: unknown): unknown {
+  if (!(error instanceof DomainError) || error.code !== 'account_import_process_already_imported') return error;
+  const code = 'account_import_process_already_imported';
+  return new DomainError(code, error.detail, {
+    attr: 'non_field_errors',
+    extra: { ...error.extra, account_id: error.extra['platform_account_number'], non_field_errors: { detail: error.detail, code } },
+  });
+}
+
+function statusBody(row: AccountImportStatusRow): z.infer<typeof accountImportStatusResponseSchema> {
+  return {
+    status: row.status,
+    created_at: row.createdAt,
+    modified_at: row.modifiedAt,
+    platform_identifier: row.platformIdentifier,
+    latest_event: {
+      event: row.latestEvent,
+      occurred_at: row.latestEventAt,
+      data: row.latestEventData === null ? null : (JSON.parse(row.latestEventData) as Record<string, unknown>),
+    },
+    latest_error:
+      row.latestErrorCode === null ? null : { code: row.latestErrorCode, detail: row.latestErrorDetail, domain: row.latestErrorDomain },
+  };
+}
+
+/** The platform's v2 account operations (README "v2 accounts"), mounted under /v2/data-import. */
+export function v2AccountRoutes(ctx: LedgerContext) {
+  return new Hono<AppEnv>()
+    .post('/accounts/validate/', async (c) => {
+      const { payload } = await envelope(c);
+      await validAccount(ctx, c, payload, accountFailedValidation);
+      return c.json({}, 200);
+    })
+    .post('/accounts/', async (c) => {
+      const { body, payload } = await envelope(c);
+      const rawParams = body['task_params'];
+      const actor = httpActor(c);
+      const attempt = scopedAttempt(c, payload['import_supplier'], payload['external_account_number'], 'schedule', field(rawParams, 'is_dry_run'));
+      await recordingRefusals(ctx, attempt, actor, async () => {
+        const account = await validAccount(ctx, c, payload, importProcessFailedValidation);
+        const params = taskParamsSchema.safeParse(rawParams, { reportInput: true });
+        if (!params.success) throw validationError(params.error.issues.map((issue) => ({ ...issue, path: ['task_params', ...issue.path] })));
+        const team = payloadTeamSchema.safeParse(payload, { reportInput: true });
+        if (!team.success) throw validationError(team.error.issues);
+        try {
+          await scheduleAccountCreation(
+            ctx,
+            {
+              payload: account,
+              operationsTeamName: team.data.operations_team_name,
+              isDryRun: params.data.is_dry_run,
+              window: { start: params.data.schedule_window_start ?? null, end: params.data.schedule_window_end ?? null },
+            },
+            actor,
+          );
+        } catch (error) {
+          throw v2AlreadyImported(error);
+        }
+      });
+      return c.json({}, 201);
+    })
+    .get('/accounts/:supplier/:ext/', async (c) => {
+      const supplier = c.req.param('supplier');
+      requireSupplierScope(c, supplier);
+      const row = await ctx.read.findAccountImportStatus(supplier, c.req.param('ext'));
+      if (!row) throw new DomainError('not_found', 'The requested resource was not found.');
+      return c.json(statusBody(row));
+    });
+}

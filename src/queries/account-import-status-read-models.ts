@@ -1,0 +1,23 @@
+import { and, asc, eq, isNotNull, lte } from 'drizzle-orm';
+import { accountImportStatusTable, type AccountImportStatusRow } from '../../projections/account-import-statuses.js';
+import type { ProjectionQueries } from '../store/projection-queries.js';
+
+/** Queries over the v2 status projection: the status endpoint and the scheduler's queue. */
+export interface AccountImportStatusReadModels {
+  findAccountImportStatus(importSupplier: string, externalAccountNumber: string): Promise<AccountImportStatusRow | null>;
+  /**
+   * Scheduled creations a worker should take at `now`, soonest due first:
+   * waiting ones whose window has opened, and running ones whose claim ran
+   * out. One range of the `due_at` index, at most `limit` rows.
+   */
+  dueAccountCreations(now: string, limit: number): Promise<AccountImportStatusRow[]>;
+}
+
+export function createAccountImportStatusReadModels(q: ProjectionQueries): AccountImportStatusReadModels {
+  const t = accountImportStatusTable;
+  return {
+    findAccountImportStatus: (importSupplier, externalAccountNumber) =>
+      q.one(t, and(eq(t.importSupplier, importSupplier), eq(t.externalAccountNumber, externalAccountNumber))!),
+    dueAccountCreations: (now, limit) => q.list(t, { where: and(isNotNull(t.dueAt), lte(t.dueAt, now)), orderBy: [asc(t.dueAt)], limit }),
+  };
+}
