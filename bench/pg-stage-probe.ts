@@ -42,7 +42,9 @@ await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
 const services = [];
 for (let i = 0; i < instances; i++) {
   const port = await freePort();
-  const child = await start(process.execPath, [bin, 'serve'], { ...env, PORT: String(port), LOG_LEVEL: 'debug' });
+  // PROBE_PROFILE=<dir>: each instance writes a CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env['PROBE_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['PROBE_PROFILE']}`] : [];
+  const child = await start(process.execPath, [...profile, bin, 'serve'], { ...env, PORT: String(port), LOG_LEVEL: 'debug' });
   let partial = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString()).split('\n');
