@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
-import type { Decider } from '../domain/decider.js';
+import { fold, type Decider } from '../domain/decider.js';
 import type { HandleResult, StoredLedgerEvent } from './event-store.js';
 
 /**
@@ -20,14 +20,15 @@ export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
   command: C,
 ): Decision<Eo, S> {
   // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the stores make.
-  const state = history.reduce((s, stored) => decider.evolve(s, stored.event as Ei), decider.initialState);
+  // One fold over the whole history (linear: see the Decider's `fold`), not an evolve per event.
+  const state = fold(decider, history.map((stored) => stored.event as Ei));
   const events = decider.decide(command, state);
   return {
     expectedVersion: history.length,
     events,
     result: (stored) => ({
       events: stored as readonly StoredEvent<Eo>[],
-      state: events.reduce((s, e) => decider.evolve(s, e), state),
+      state: fold(decider, events, state),
       streamVersion: history.length + events.length,
     }),
   };

@@ -4,7 +4,7 @@ import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { contractIdentifierReferences, productCodeReferences } from './business-references.js';
 import type { BusinessCommand, CreateBusiness } from './commands.js';
-import { evolveBusiness, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
+import { businessEvolution, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
 
 /** The top-level code of every 400 about the business payload, its rules and what it refers to. */
 export const BUSINESS_FAILED_VALIDATION = 'business_failed_validation';
@@ -90,6 +90,6 @@ function decide(command: BusinessCommand, state: BusinessState): BusinessEvent[]
 
 export const businessDecider: Decider<BusinessCommand, BusinessEvent, BusinessEvent, BusinessState> = {
   decide,
-  evolve: evolveBusiness,
+  ...businessEvolution,
   initialState: initialBusinessState,
 };
