@@ -35,7 +35,7 @@ async function main() {
   await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
   await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
   const port = await freePort();
-  const service = await start(process.execPath, [bin, 'serve'], { ...env, PORT: String(port) });
+  const service = await start(process.execPath, [...(process.env['BIG_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BIG_PROF']}`] : []), bin, 'serve'], { ...env, PORT: String(port) });
   const base = `http://127.0.0.1:${port}`;
   try {
     while (!(await fetch(`${base}/healthz`).catch(() => null))?.ok) await new Promise((r) => setTimeout(r, 20));
