@@ -42,6 +42,8 @@ export interface AppDeps extends LedgerContext {
   readonly databaseReachable: () => Promise<boolean>;
   /** Where notes' and statements' documents are looked up (docs/account-records.md); none: every path is missing. */
   readonly documents?: DocumentStore;
+  /** Resolves once every write committed so far is on disk (the ledger's `durable`); none: commits are durable at once. */
+  readonly durable?: () => Promise<void>;
   /** Idempotency-Key records (openLedger's `idempotency`); without them the header is ignored. */
   readonly idempotency?: IdempotencyRecords;
   /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md); none: every vendor is not configured. */
@@ -52,6 +54,16 @@ export interface AppDeps extends LedgerContext {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: true });
   app.use('*', requestContext(deps.logger, deps.ids.uuid));
+  // No answer shows a write before it is on disk: a write's own answer already waits for its batch's
+  // sync; a read (or an Idempotency-Key replay) that saw a batch still being synced waits for it too.
+  // A streamed body reads on after this point (docs/reliability.md).
+  if (deps.durable) {
+    const durable = deps.durable;
+    app.use('*', async (_c, next) => {
+      await next();
+      await durable();
+    });
+  }
 
   app.get('/healthz', async (c) =>
     (await deps.databaseReachable())

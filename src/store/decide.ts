@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
-import type { Decider } from '../domain/decider.js';
+import { fold, type Decider } from '../domain/decider.js';
 import type { HandleResult, StoredLedgerEvent } from './event-store.js';
 
 /**
@@ -14,21 +14,39 @@ export interface Decision<Eo extends LedgerEvent, S> {
   result(stored: readonly StoredLedgerEvent[]): HandleResult<Eo, S>;
 }
 
+/** A decider's state of a stream as at `version` (its first `version` events folded). */
+export interface StreamSnapshot<S> {
+  readonly version: number;
+  readonly state: S;
+}
+
+/**
+ * `history` is the stream's events after `from` (the whole stream without
+ * one): a store that kept a snapshot of the stream reads and folds only what
+ * was appended since.
+ */
 export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
   decider: Decider<C, Ei, Eo, S>,
   history: readonly Pick<StoredLedgerEvent, 'event'>[],
   command: C,
+  from: StreamSnapshot<S> = { version: 0, state: decider.initialState },
 ): Decision<Eo, S> {
   // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the stores make.
-  const state = history.reduce((s, stored) => decider.evolve(s, stored.event as Ei), decider.initialState);
+  // One fold over the whole history (linear: see the Decider's `fold`), not an evolve per event.
+  const state = fold(
+    decider,
+    history.map((stored) => stored.event as Ei),
+    from.state,
+  );
+  const version = from.version + history.length;
   const events = decider.decide(command, state);
   return {
-    expectedVersion: history.length,
+    expectedVersion: version,
     events,
     result: (stored) => ({
       events: stored as readonly StoredEvent<Eo>[],
-      state: events.reduce((s, e) => decider.evolve(s, e), state),
-      streamVersion: history.length + events.length,
+      state: fold(decider, events, state),
+      streamVersion: version + events.length,
     }),
   };
 }

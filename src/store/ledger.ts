@@ -25,6 +25,14 @@ export interface Ledger extends LedgerContext {
   readonly limits: SharedLimits;
   /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
   readonly location: string;
+  /**
+   * Resolves once every write committed so far is on disk. SQLite syncs its
+   * WAL off the event loop after a batch's COMMIT (issue 20), so a reader could
+   * otherwise answer with a write a power cut may still take back; the HTTP
+   * app waits for this before it answers. PostgreSQL's commits are durable
+   * before they are visible: it resolves at once.
+   */
+  durable(): Promise<void>;
   /** True when the database answers a trivial query. */
   healthCheck(): Promise<boolean>;
   /**

@@ -2,6 +2,7 @@ import type { AccountProcessed, AccountRestaged, AccountStaged } from '../../../
 import type { DomainEvent } from '../../../events/envelope.js';
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import { assertNever } from '../assert-never.js';
+import { ownedEvolution } from '../decider.js';
 import { DomainError } from '../errors.js';
 
 /**
@@ -20,6 +21,20 @@ export function foldingOnly<S, F extends DomainEvent>(
 ): <E extends DomainEvent>(state: S, event: E) => S {
   const known = new Set<string>(Object.keys(types));
   return (state, event) => (known.has(event.type) ? evolve(state, event as unknown as F) : state);
+}
+
+/**
+ * As `foldingOnly`, for a decider whose state holds collections: its `step`
+ * works on a state the fold owns (see `ownedEvolution`), so the account
+ * stream folds in linear time however many transactions or notes it holds.
+ */
+export function foldingOnlyOwned<S, F extends DomainEvent, D extends S>(
+  types: { readonly [K in F['type']]: true },
+  own: (state: S) => D,
+  step: (owned: D, event: F) => D,
+): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S } {
+  const known = new Set<string>(Object.keys(types));
+  return ownedEvolution<S, DomainEvent, D>({ own, step: (owned, event) => step(owned, event as F), folds: (event) => known.has(event.type) });
 }
 
 /** What every post-import decider needs to know about the account itself. */

@@ -5,7 +5,7 @@ import { DomainError, type FieldError } from '../errors.js';
 import type { BusinessContract } from './business-payload.js';
 import { BUSINESS_CONTRACTS_ATTR, contractIdentifierReferencesOf, contractProductCodeReferences } from './business-references.js';
 import type { AddBusinessContracts, BusinessCommand, CreateBusiness } from './commands.js';
-import { evolveBusiness, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
+import { businessEvolution, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
 
 /** The top-level code of every 400 about the business payload, its rules and what it refers to. */
 export const BUSINESS_FAILED_VALIDATION = 'business_failed_validation';
@@ -128,6 +128,6 @@ function decide(command: BusinessCommand, state: BusinessState): BusinessEvent[]
 
 export const businessDecider: Decider<BusinessCommand, BusinessEvent, BusinessEvent, BusinessState> = {
   decide,
-  evolve: evolveBusiness,
+  ...businessEvolution,
   initialState: initialBusinessState,
 };

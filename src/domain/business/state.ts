@@ -1,5 +1,6 @@
 import type { BusinessEvent } from '../../../events/business.js';
 import { assertNever } from '../assert-never.js';
+import { ownedEvolution } from '../decider.js';
 
 /** The key attributes that decide whether a second create is the same business (spec 2.4). */
 export interface BusinessKeyAttributes {
@@ -14,16 +15,20 @@ export type BusinessState =
 
 export const initialBusinessState: BusinessState = { status: 'none' };
 
-export function evolveBusiness(state: BusinessState, event: BusinessEvent): BusinessState {
+/** The state a fold owns (see `ownedEvolution`): its contract list is appended to in place. */
+type OwnedBusinessState =
+  | { readonly status: 'none' }
+  | { readonly status: 'created'; readonly key: BusinessKeyAttributes; readonly contractIdentifiers: string[] };
+
+function step(state: OwnedBusinessState, event: BusinessEvent): OwnedBusinessState {
   switch (event.type) {
     case 'BusinessCreated': {
       const { business_type, company_name, siret } = event.data.business;
       return { status: 'created', key: { business_type, company_name, siret }, contractIdentifiers: [] };
     }
     case 'BusinessContractAdded':
-      return state.status === 'created'
-        ? { ...state, contractIdentifiers: [...state.contractIdentifiers, event.data.identifier] }
-        : state;
+      if (state.status === 'created') state.contractIdentifiers.push(event.data.identifier);
+      return state;
     case 'BusinessPaymentInstructionCreated':
       // Payment instructions are the business payment-instruction decider's; the business itself is unchanged.
       return state;
@@ -31,3 +36,11 @@ export function evolveBusiness(state: BusinessState, event: BusinessEvent): Busi
       return assertNever(event);
   }
 }
+
+/** evolve and fold of a business stream: a business with many contracts folds in linear time. */
+export const businessEvolution = ownedEvolution<BusinessState, BusinessEvent, OwnedBusinessState>({
+  own: (state) => (state.status === 'created' ? { ...state, contractIdentifiers: [...state.contractIdentifiers] } : state),
+  step,
+});
+
+export const evolveBusiness = businessEvolution.evolve;

@@ -1,6 +1,6 @@
 import type { CustomerEmailEvent } from '../../../events/customer-email.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../decider.js';
+import { ownedEvolution, type Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
@@ -50,13 +50,17 @@ export interface CustomerEmailState {
 
 const before = (a: string, b: string): boolean => Date.parse(a) < Date.parse(b);
 
-function withEmail(state: CustomerEmailState, emailId: string, status: CustomerEmailStatus): CustomerEmailState {
-  const emails = new Map(state.emails);
-  emails.set(emailId, status);
-  return { emails };
+/** The state a fold owns (see `ownedEvolution`): its map is changed in place. */
+interface OwnedCustomerEmailState extends CustomerEmailState {
+  readonly emails: Map<string, CustomerEmailStatus>;
 }
 
-export function evolveCustomerEmails(state: CustomerEmailState, event: LedgerEvent): CustomerEmailState {
+function withEmail(state: OwnedCustomerEmailState, emailId: string, status: CustomerEmailStatus): OwnedCustomerEmailState {
+  state.emails.set(emailId, status);
+  return state;
+}
+
+function step(state: OwnedCustomerEmailState, event: LedgerEvent): OwnedCustomerEmailState {
   switch (event.type) {
     case 'CustomerWelcomeEmailQueued':
       return withEmail(state, event.data.emailId, { status: 'queued', attemptsUsed: 0, dueAt: null });
@@ -76,6 +80,22 @@ export function evolveCustomerEmails(state: CustomerEmailState, event: LedgerEve
       return state;
   }
 }
+
+const emailEventTypes = new Set<string>([
+  'CustomerWelcomeEmailQueued',
+  'CustomerEmailSendClaimed',
+  'CustomerEmailSendFailed',
+  'CustomerEmailSent',
+  'CustomerEmailFailed',
+]);
+
+const customerEmailEvolution = ownedEvolution<CustomerEmailState, LedgerEvent, OwnedCustomerEmailState>({
+  own: (state) => ({ emails: new Map(state.emails) }),
+  step,
+  folds: (event) => emailEventTypes.has(event.type),
+});
+
+export const evolveCustomerEmails = customerEmailEvolution.evolve;
 
 const ref = (email: CustomerEmailRef) => ({
   importSupplier: email.importSupplier,
@@ -173,6 +193,6 @@ function decide(command: CustomerEmailCommand, state: CustomerEmailState): Custo
 
 export const customerEmailDecider: Decider<CustomerEmailCommand, LedgerEvent, CustomerEmailEvent, CustomerEmailState> = {
   decide,
-  evolve: evolveCustomerEmails,
+  ...customerEmailEvolution,
   initialState: { emails: new Map() },
 };

@@ -7,7 +7,7 @@ import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import {
   evolveAccountFacts,
-  foldingOnly,
+  foldingOnlyOwned,
   initialAccountFacts,
   requireImportedAccount,
   type AccountFacts,
@@ -16,7 +16,7 @@ import {
 } from '../account-records/account-stream.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
-import { addNotes, emptyNoteBook, evolveNoteBook, type NoteBook } from '../notes/note-book.js';
+import { addNotes, emptyNoteBook, ownNoteBook, recordNote, type NoteBook, type OwnedNoteBook } from '../notes/note-book.js';
 import { ledgerTransaction, transactionData } from './ledger-transaction.js';
 import { laterDate, openPeriodStart } from './statement-period.js';
 import {
@@ -53,18 +53,37 @@ export const initialLedgerState: LedgerState = {
 
 type LedgerFolded = AccountFactsEvent | LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated;
 
-function evolve(state: LedgerState, event: LedgerFolded): LedgerState {
+/** The state a fold owns and changes in place (see `ownedEvolution`). */
+interface OwnedLedgerState extends LedgerState {
+  account: AccountFacts;
+  readonly transactionIds: Set<string>;
+  latestStatementEnd: string | null;
+  readonly notes: OwnedNoteBook;
+}
+
+const own = (state: LedgerState): OwnedLedgerState => ({
+  account: state.account,
+  transactionIds: new Set(state.transactionIds),
+  latestStatementEnd: state.latestStatementEnd,
+  notes: ownNoteBook(state.notes),
+});
+
+function step(state: OwnedLedgerState, event: LedgerFolded): OwnedLedgerState {
   switch (event.type) {
     case 'AccountStaged':
     case 'AccountRestaged':
     case 'AccountProcessed':
-      return { ...state, account: evolveAccountFacts(state.account, event) };
+      state.account = evolveAccountFacts(state.account, event);
+      return state;
     case 'LedgerTransactionAdded':
-      return { ...state, transactionIds: new Set(state.transactionIds).add(event.data.transaction.transactionId) };
+      state.transactionIds.add(event.data.transaction.transactionId);
+      return state;
     case 'HistoricalStatementImported':
-      return { ...state, latestStatementEnd: laterDate(state.latestStatementEnd, event.data.billPeriodToDate) };
+      state.latestStatementEnd = laterDate(state.latestStatementEnd, event.data.billPeriodToDate);
+      return state;
     case 'AccountNoteCreated':
-      return { ...state, notes: evolveNoteBook(state.notes, event) };
+      recordNote(state.notes, event);
+      return state;
     default:
       return assertNever(event);
   }
@@ -139,7 +158,7 @@ function decide(command: ImportTransactions, state: LedgerState): (LedgerTransac
 
 export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerTransactionAdded | AccountNoteCreated, LedgerState> = {
   decide,
-  evolve: foldingOnly<LedgerState, LedgerFolded>(
+  ...foldingOnlyOwned<LedgerState, LedgerFolded, OwnedLedgerState>(
     {
       AccountStaged: true,
       AccountRestaged: true,
@@ -148,7 +167,8 @@ export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerTrans
       HistoricalStatementImported: true,
       AccountNoteCreated: true,
     },
-    evolve,
+    own,
+    step,
   ),
   initialState: initialLedgerState,
 };

@@ -3,7 +3,7 @@ import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import {
   evolveAccountFacts,
-  foldingOnly,
+  foldingOnlyOwned,
   initialAccountFacts,
   requireImportedAccount,
   type AccountFacts,
@@ -13,7 +13,16 @@ import {
 import { pathDoesNotExist } from '../account-records/documents.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
-import { addNotes, emptyNoteBook, evolveNoteBook, withoutFraction, type NoteBook, type NoteDraft } from './note-book.js';
+import {
+  addNotes,
+  emptyNoteBook,
+  ownNoteBook,
+  recordNote,
+  withoutFraction,
+  type NoteBook,
+  type NoteDraft,
+  type OwnedNoteBook,
+} from './note-book.js';
 import { instantOf, NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE, type NoteInput } from './note-payload.js';
 
 /** notes/create/ (spec 4.9): the validated notes, in request order. */
@@ -33,14 +42,24 @@ export const initialNotesState: NotesState = { account: initialAccountFacts, boo
 
 type NotesFolded = AccountFactsEvent | AccountNoteCreated;
 
-function evolve(state: NotesState, event: NotesFolded): NotesState {
+/** The state a fold owns and changes in place (see `ownedEvolution`). */
+interface OwnedNotesState extends NotesState {
+  account: AccountFacts;
+  readonly book: OwnedNoteBook;
+}
+
+const own = (state: NotesState): OwnedNotesState => ({ account: state.account, book: ownNoteBook(state.book) });
+
+function step(state: OwnedNotesState, event: NotesFolded): OwnedNotesState {
   switch (event.type) {
     case 'AccountStaged':
     case 'AccountRestaged':
     case 'AccountProcessed':
-      return { ...state, account: evolveAccountFacts(state.account, event) };
+      state.account = evolveAccountFacts(state.account, event);
+      return state;
     case 'AccountNoteCreated':
-      return { ...state, book: evolveNoteBook(state.book, event) };
+      recordNote(state.book, event);
+      return state;
     default:
       return assertNever(event);
   }
@@ -89,9 +108,10 @@ function decide(command: ImportNotes, state: NotesState): AccountNoteCreated[] {
 
 export const notesDecider: Decider<ImportNotes, LedgerEvent, AccountNoteCreated, NotesState> = {
   decide,
-  evolve: foldingOnly<NotesState, NotesFolded>(
+  ...foldingOnlyOwned<NotesState, NotesFolded, OwnedNotesState>(
     { AccountStaged: true, AccountRestaged: true, AccountProcessed: true, AccountNoteCreated: true },
-    evolve,
+    own,
+    step,
   ),
   initialState: initialNotesState,
 };

@@ -14,6 +14,12 @@ export interface NoteBook {
   readonly instantsByContent: ReadonlyMap<string, readonly number[]>;
 }
 
+/** A NoteBook a fold owns: its map and lists may be changed in place (see `ownedEvolution`). */
+export interface OwnedNoteBook extends NoteBook {
+  count: number;
+  readonly instantsByContent: Map<string, number[]>;
+}
+
 export const emptyNoteBook: NoteBook = { count: 0, instantsByContent: new Map() };
 
 export function contentKey(body: string | null, documentPaths: readonly string[]): string {
@@ -41,11 +47,25 @@ export function withoutFraction(iso: string): string {
   return iso.replace(/\.\d+Z$/, 'Z');
 }
 
-export function evolveNoteBook(book: NoteBook, event: AccountNoteCreated): NoteBook {
+/** A copy of the book sharing nothing `recordNote` changes. */
+export function ownNoteBook(book: NoteBook): OwnedNoteBook {
+  const instantsByContent = new Map<string, number[]>();
+  for (const [key, instants] of book.instantsByContent) instantsByContent.set(key, [...instants]);
+  return { count: book.count, instantsByContent };
+}
+
+/** Adds the note to a book the caller owns, in place. */
+export function recordNote(book: OwnedNoteBook, event: AccountNoteCreated): OwnedNoteBook {
   const key = contentKey(event.data.body, event.data.documentPaths);
-  const instantsByContent = new Map(book.instantsByContent);
-  instantsByContent.set(key, [...(book.instantsByContent.get(key) ?? []), instantOf(event.data.createdAt)]);
-  return { count: book.count + 1, instantsByContent };
+  const instants = book.instantsByContent.get(key);
+  if (instants) instants.push(instantOf(event.data.createdAt));
+  else book.instantsByContent.set(key, [instantOf(event.data.createdAt)]);
+  book.count += 1;
+  return book;
+}
+
+export function evolveNoteBook(book: NoteBook, event: AccountNoteCreated): NoteBook {
+  return recordNote(ownNoteBook(book), event);
 }
 
 /**
@@ -59,7 +79,8 @@ export function addNotes(
   account: { readonly importSupplier: string; readonly externalAccountNumber: string; readonly now: string },
 ): { events: AccountNoteCreated[]; book: NoteBook } {
   const events: AccountNoteCreated[] = [];
-  let current = book;
+  // One copy for the whole request: the drafts are recorded in it as they become notes.
+  const current = ownNoteBook(book);
   for (const draft of drafts) {
     if (noteExists(current, draft)) continue;
     const event: AccountNoteCreated = {
@@ -79,7 +100,7 @@ export function addNotes(
       },
     };
     events.push(event);
-    current = evolveNoteBook(current, event);
+    recordNote(current, event);
   }
   return { events, book: current };
 }

@@ -1,7 +1,7 @@
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { PaymentInstructionCreated } from '../../../events/payment-instruction.js';
 import type { LedgerEvent } from '../../../events/registry.js';
-import type { Decider } from '../decider.js';
+import { ownedEvolution, type Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 import type { CreatePaymentInstruction, PaymentInstructionRequest } from './commands.js';
@@ -17,18 +17,34 @@ export type PaymentInstructionState =
 
 export const initialPaymentInstructionState: PaymentInstructionState = { status: 'not-imported' };
 
-export function evolvePaymentInstructions(state: PaymentInstructionState, event: LedgerEvent): PaymentInstructionState {
+/** The state a fold owns (see `ownedEvolution`): its references may be added to in place. */
+type OwnedPaymentInstructionState =
+  | { readonly status: 'not-imported' }
+  | { readonly status: 'imported'; readonly platformAccountNumber: string; readonly references: Set<string> };
+
+const own = (state: PaymentInstructionState): OwnedPaymentInstructionState =>
+  state.status === 'imported' ? { ...state, references: new Set(state.references) } : state;
+
+function step(state: OwnedPaymentInstructionState, event: LedgerEvent): OwnedPaymentInstructionState {
   switch (event.type) {
     case 'AccountProcessed':
       return { status: 'imported', platformAccountNumber: event.data.platformAccountNumber, references: new Set() };
     case 'PaymentInstructionCreated':
-      if (state.status !== 'imported') return state;
-      return { ...state, references: new Set([...state.references, event.data.reference]) };
+      if (state.status === 'imported') state.references.add(event.data.reference);
+      return state;
     default:
       // Every other event of the account stream leaves the payment instructions as they are.
       return state;
   }
 }
+
+const paymentInstructionEvolution = ownedEvolution<PaymentInstructionState, LedgerEvent, OwnedPaymentInstructionState>({
+  own,
+  step,
+  folds: (event) => event.type === 'AccountProcessed' || event.type === 'PaymentInstructionCreated',
+});
+
+export const evolvePaymentInstructions = paymentInstructionEvolution.evolve;
 
 /** The four body fields the platform's payment-instruction errors carry besides spec 7's (platform reference 5.2). */
 export function paymentInstructionErrorExtra(request: PaymentInstructionRequest, errorDetail: string) {
@@ -123,6 +139,6 @@ function decide(command: CreatePaymentInstruction, state: PaymentInstructionStat
 
 export const paymentInstructionDecider: Decider<CreatePaymentInstruction, LedgerEvent, PaymentInstructionCreated, PaymentInstructionState> = {
   decide,
-  evolve: evolvePaymentInstructions,
+  ...paymentInstructionEvolution,
   initialState: initialPaymentInstructionState,
 };

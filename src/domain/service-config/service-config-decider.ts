@@ -1,5 +1,5 @@
 import type { ServiceConfigEvent, ServiceConfigKey } from '../../../events/service-config.js';
-import type { Decider } from '../decider.js';
+import { ownedEvolution, type Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 import { serviceConfigSettings } from './service-config-settings.js';
@@ -34,10 +34,11 @@ function decide(command: ServiceConfigCommand, state: ServiceConfigState): Servi
   }
 }
 
-function evolve(state: ServiceConfigState, event: ServiceConfigEvent): ServiceConfigState {
+/** Folded into a map the fold owns (see `ownedEvolution`): one copy per fold, not one per event. */
+function step(state: Map<ServiceConfigKey, number | null>, event: ServiceConfigEvent): Map<ServiceConfigKey, number | null> {
   switch (event.type) {
     case 'ServiceConfigChanged':
-      return new Map(state).set(event.data.key, event.data.value);
+      return state.set(event.data.key, event.data.value);
     default:
       return assertNever(event.type);
   }
@@ -45,6 +46,6 @@ function evolve(state: ServiceConfigState, event: ServiceConfigEvent): ServiceCo
 
 export const serviceConfigDecider: Decider<ServiceConfigCommand, ServiceConfigEvent, ServiceConfigEvent, ServiceConfigState> = {
   decide,
-  evolve,
+  ...ownedEvolution<ServiceConfigState, ServiceConfigEvent, Map<ServiceConfigKey, number | null>>({ own: (state) => new Map(state), step }),
   initialState: new Map(),
 };

@@ -3,7 +3,7 @@ import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import {
   evolveAccountFacts,
-  foldingOnly,
+  foldingOnlyOwned,
   initialAccountFacts,
   requireImportedAccount,
   type AccountFacts,
@@ -34,14 +34,24 @@ export const initialStatementsState: StatementsState = { account: initialAccount
 
 type StatementsFolded = AccountFactsEvent | HistoricalStatementImported;
 
-function evolve(state: StatementsState, event: StatementsFolded): StatementsState {
+/** The state a fold owns and changes in place (see `ownedEvolution`). */
+interface OwnedStatementsState extends StatementsState {
+  account: AccountFacts;
+  readonly statementIds: Set<string>;
+}
+
+const own = (state: StatementsState): OwnedStatementsState => ({ account: state.account, statementIds: new Set(state.statementIds) });
+
+function step(state: OwnedStatementsState, event: StatementsFolded): OwnedStatementsState {
   switch (event.type) {
     case 'AccountStaged':
     case 'AccountRestaged':
     case 'AccountProcessed':
-      return { ...state, account: evolveAccountFacts(state.account, event) };
+      state.account = evolveAccountFacts(state.account, event);
+      return state;
     case 'HistoricalStatementImported':
-      return { ...state, statementIds: new Set(state.statementIds).add(event.data.statementId) };
+      state.statementIds.add(event.data.statementId);
+      return state;
     default:
       return assertNever(event);
   }
@@ -87,9 +97,10 @@ function decide(command: ImportHistoricalStatements, state: StatementsState): Hi
 
 export const statementsDecider: Decider<ImportHistoricalStatements, LedgerEvent, HistoricalStatementImported, StatementsState> = {
   decide,
-  evolve: foldingOnly<StatementsState, StatementsFolded>(
+  ...foldingOnlyOwned<StatementsState, StatementsFolded, OwnedStatementsState>(
     { AccountStaged: true, AccountRestaged: true, AccountProcessed: true, HistoricalStatementImported: true },
-    evolve,
+    own,
+    step,
   ),
   initialState: initialStatementsState,
 };

@@ -74,6 +74,8 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
       if (!rows[0]) throw new Error('token secret could not be stored');
       return rows[0].value;
     },
+    // synchronous_commit is on: a commit is on disk before another session can see it.
+    durable: async () => undefined,
     // PostgreSQL checkpoints by itself: nothing to run beside the service.
     startUpkeep: () => ({ stop: async () => undefined }),
     async close() {

@@ -1,3 +1,5 @@
+import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 
 interface Pending {
@@ -9,46 +11,102 @@ interface Pending {
 export interface GroupCommitOptions {
   /** Most units of work committed together; the rest wait for the next batch. */
   readonly maxBatch?: number;
+  /**
+   * The connection's WAL file (`<database>-wal`): when given, a batch commits
+   * with `synchronous=NORMAL` (no fsync on the event loop) and the runner
+   * syncs the WAL itself on libuv's thread pool before any unit of the batch
+   * settles. Without it (an in-memory database, tests of the runner), every
+   * COMMIT syncs inline as the connection's `synchronous=FULL` says.
+   */
+  readonly walFile?: string;
+  /** How the WAL is synced (tests hold it to see what waits for it): `fdatasync` on the thread pool. */
+  readonly syncWal?: (fd: number, done: (error: Error | null) => void) => void;
 }
+
+/** Settles the units of a committed batch once the WAL holding them is on disk (or the sync failed). */
+type AfterSync = (error: Error | null) => void;
 
 /**
  * Group commit for SQLite. Units of work (synchronous functions that read and
  * write through the same connection) that arrive in the same turn of the
  * event loop are run one after another inside ONE `BEGIN IMMEDIATE`
- * transaction, each in its own SAVEPOINT, and committed with one fsync:
+ * transaction, each in its own SAVEPOINT, and committed together:
  *
  * - each unit sees everything the units before it in the batch wrote, so a
  *   command is decided against the state that includes them;
  * - a unit that throws is rolled back to its savepoint alone and its caller
  *   gets the error; the others are unaffected;
- * - no caller's promise settles before the COMMIT returned, so with
- *   `synchronous=FULL` nothing is acknowledged before it is durable. If the
- *   COMMIT itself fails, every unit of the batch gets that error.
+ * - no caller's promise settles before the batch is durable. If the COMMIT
+ *   itself fails, every unit of the batch gets that error.
+ *
+ * Durability without the fsync on the event loop (issue 20): with a WAL file,
+ * the batch's COMMIT runs with `synchronous=NORMAL`, which writes the WAL
+ * frames (into the OS page cache: a killed process loses nothing from there)
+ * but does not fsync them; the runner then `fdatasync`s the WAL on the thread
+ * pool and settles the batch's promises only when that returns. Meanwhile the
+ * event loop reads bodies and decides the next batch, which is decided against
+ * the state including this one (same connection) and settles only after a
+ * later sync, which covers every frame written before it. One sync runs at a
+ * time; the batches committed during it share the next one. Everything else
+ * on the connection (migrations, rebuilds, the token secret) keeps
+ * `synchronous=FULL`. A failed sync leaves the page cache's state unknown (the
+ * kernel may have dropped the dirty pages): the runner then refuses every
+ * later unit, so the process must restart and SQLite recovers from the file.
  */
 export class GroupCommitRunner {
   private queue: Pending[] = [];
   private scheduled = false;
   private readonly maxBatch: number;
   private readonly committedListeners = new Set<() => void>();
+  private readonly walFile: string | undefined;
+  private readonly syncWal: NonNullable<GroupCommitOptions['syncWal']>;
+  private walFd: number | null = null;
+  /** Batches committed since the sync in flight started: they wait for the next one. */
+  private waitingForSync: AfterSync[] = [];
+  /** The batches the sync in flight covers (null: none in flight). */
+  private syncing: AfterSync[] | null = null;
+  private syncFailure: Error | null = null;
 
   constructor(
     private readonly sqlite: Database.Database,
     options: GroupCommitOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 512;
+    this.walFile = options.walFile;
+    this.syncWal = options.syncWal ?? fdatasync;
   }
 
-  /** Called after every COMMIT (live readers' wake-up); returns the unsubscribe function. */
+  /** Called after every durable batch (live readers' wake-up); returns the unsubscribe function. */
   onCommitted(listener: () => void): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
   }
 
   run<T>(work: () => T): Promise<T> {
+    if (this.syncFailure) return Promise.reject(this.syncFailure);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Resolves once everything committed so far is on disk: a reader that
+   * answers from what it read waits for it, so no answer shows a write that a
+   * power cut could still take back.
+   */
+  durable(): Promise<void> {
+    if (this.syncFailure) return Promise.reject(this.syncFailure);
+    const group = this.waitingForSync.length > 0 ? this.waitingForSync : this.syncing;
+    if (!group) return Promise.resolve();
+    return new Promise((resolve, reject) => group.push((error) => (error ? reject(error) : resolve())));
+  }
+
+  /** Waits for the sync in flight, then closes the WAL file (the connection is the caller's). */
+  async close(): Promise<void> {
+    await this.durable().catch(() => undefined);
+    if (this.walFd !== null) closeSync(this.walFd);
+    this.walFd = null;
   }
 
   private schedule(): void {
@@ -63,11 +121,19 @@ export class GroupCommitRunner {
     const batch = this.queue.splice(0, this.maxBatch);
     if (this.queue.length > 0) this.schedule();
     if (batch.length === 0) return;
+    if (this.syncFailure) {
+      for (const unit of batch) unit.reject(this.syncFailure);
+      return;
+    }
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    const asyncSync = this.walFile !== undefined;
     try {
+      // Outside a transaction, as SQLite requires; only this batch's COMMIT skips the inline fsync.
+      if (asyncSync) this.sqlite.pragma('synchronous = NORMAL');
       this.sqlite.exec('BEGIN IMMEDIATE');
     } catch (error) {
+      this.restoreFullSync(asyncSync);
       for (const unit of batch) unit.reject(error);
       return;
     }
@@ -87,14 +153,81 @@ export class GroupCommitRunner {
       this.sqlite.exec('COMMIT');
     } catch (error) {
       if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+      this.restoreFullSync(asyncSync);
       for (const unit of batch) unit.reject(error);
       return;
     }
-    batch.forEach((unit, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) unit.resolve(outcome.value);
-      else unit.reject(outcome.value);
-    });
+    this.restoreFullSync(asyncSync);
+    const settle: AfterSync = (syncError) => {
+      batch.forEach((unit, i) => {
+        const outcome = outcomes[i]!;
+        if (syncError) unit.reject(syncError);
+        else if (outcome.ok) unit.resolve(outcome.value);
+        else unit.reject(outcome.value);
+      });
+    };
+    if (!asyncSync) {
+      settle(null);
+      this.notifyCommitted();
+      return;
+    }
+    this.waitingForSync.push(settle);
+    if (!this.syncing) this.startSync();
+  }
+
+  private restoreFullSync(asyncSync: boolean): void {
+    if (asyncSync) this.sqlite.pragma('synchronous = FULL');
+  }
+
+  /** One fdatasync of the WAL on the thread pool for every batch committed before it starts. */
+  private startSync(): void {
+    const group = this.waitingForSync;
+    this.waitingForSync = [];
+    this.syncing = group;
+    let fd: number;
+    try {
+      fd = this.openWal();
+    } catch (error) {
+      this.finishSync(group, error as Error);
+      return;
+    }
+    this.syncWal(fd, (error) => this.finishSync(group, error));
+  }
+
+  private finishSync(group: AfterSync[], error: Error | null): void {
+    this.syncing = null;
+    if (error) {
+      this.syncFailure = new Error(`the SQLite write-ahead log could not be synced to disk; restart the service (${error.message})`, {
+        cause: error,
+      });
+      for (const settle of [...group, ...this.waitingForSync]) settle(this.syncFailure);
+      this.waitingForSync = [];
+      return;
+    }
+    for (const settle of group) settle(null);
+    this.notifyCommitted();
+    if (this.waitingForSync.length > 0) this.startSync();
+  }
+
+  /**
+   * The WAL, opened once (it exists after the first commit and is never
+   * deleted while this connection is open; a checkpoint truncates it in place).
+   * Its directory is synced once, so the file itself survives a power cut.
+   */
+  private openWal(): number {
+    if (this.walFd !== null) return this.walFd;
+    const fd = openSync(this.walFile!, 'r');
+    const directory = openSync(dirname(this.walFile!), 'r');
+    try {
+      fsyncSync(directory);
+    } finally {
+      closeSync(directory);
+    }
+    this.walFd = fd;
+    return fd;
+  }
+
+  private notifyCommitted(): void {
     for (const listener of [...this.committedListeners]) listener();
   }
 }

@@ -37,7 +37,9 @@ export function openSqliteLedger(file: string, options: SqliteLedgerOptions): Le
 export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOptions): Ledger {
   const { sqlite } = database;
   const { clock, ids } = options;
-  const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch });
+  // A file database syncs its WAL off the event loop (group-commit.ts); ':memory:' has nothing to sync.
+  const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
+  const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile });
   const store = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId: ids.uuid, runner });
   const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => runner.onCommitted(wake));
   const secret = {
@@ -71,8 +73,10 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
       if (!row) throw new Error('token secret could not be stored');
       return row.value;
     },
+    durable: () => runner.durable(),
     startUpkeep: (logger: Logger) => startWalCheckpointer(sqlite, logger),
     async close() {
+      await runner.close();
       database.close();
     },
   };

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import type { EventMetadata } from '../../../events/envelope.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
-import type { Decider } from '../../domain/decider.js';
-import { decideOnStream, DryRunRollback } from '../decide.js';
+import type { AnyDecider, Decider } from '../../domain/decider.js';
+import { decideOnStream, DryRunRollback, type StreamSnapshot } from '../decide.js';
 import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
@@ -18,6 +18,7 @@ import {
   type WriteTransaction,
   UniqueConstraintError,
 } from '../event-store.js';
+import { StreamSnapshots } from '../stream-snapshots.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { ProjectionTable } from './projection-writer.js';
 
@@ -28,6 +29,15 @@ export interface SqliteEventStoreOptions {
   readonly newId: () => string;
   /** The connection's group-commit runner (shared with the other writers on it, such as the Idempotency-Key records). */
   readonly runner: GroupCommitRunner;
+  /** The deciders' states of long streams, kept between commands (see StreamSnapshots); a default cache when not given. */
+  readonly snapshots?: StreamSnapshots;
+}
+
+/** A state a unit reached, remembered once its batch committed. */
+interface Reached {
+  readonly streamId: string;
+  readonly decider: AnyDecider;
+  readonly snapshot: StreamSnapshot<unknown>;
 }
 
 /**
@@ -73,8 +83,10 @@ export class SqliteEventStore implements EventStore {
   private readonly runner: GroupCommitRunner;
   private readonly statements;
   private readonly tx: SqliteWriteTransaction;
+  private readonly snapshots: StreamSnapshots;
 
   constructor(options: SqliteEventStoreOptions) {
+    this.snapshots = options.snapshots ?? new StreamSnapshots();
     this.sqlite = options.sqlite;
     this.clock = options.clock;
     this.newId = options.newId;
@@ -90,6 +102,9 @@ export class SqliteEventStore implements EventStore {
     }
     this.statements = {
       readStream: this.sqlite.prepare<[string], EventRow>('SELECT * FROM events WHERE stream_id = ? ORDER BY stream_position'),
+      readStreamAfter: this.sqlite.prepare<[string, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND stream_position > ? ORDER BY stream_position',
+      ),
       version: this.sqlite.prepare<[string], { v: number | null }>('SELECT MAX(stream_position) AS v FROM events WHERE stream_id = ?'),
       insert: this.sqlite.prepare(
         `INSERT INTO events (stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk)
@@ -148,9 +163,10 @@ export class SqliteEventStore implements EventStore {
     commands: readonly StreamCommand<C, Ei, Eo, S>[],
     options: HandleOptions,
   ): Promise<HandleResult<Eo, S>[]> {
+    const reached: Reached[] = [];
     const run = (): HandleResult<Eo, S>[] => {
       this.checkGuards(options.guards ?? []);
-      const results = commands.map(({ streamId, decider, command }) => this.decideAndAppend(streamId, decider, command, options));
+      const results = commands.map(({ streamId, decider, command }) => this.decideAndAppend(streamId, decider, command, options, reached));
       if (options.dryRun) throw new DryRunRollback(results);
       this.beforeCommit(
         options.beforeCommit,
@@ -158,12 +174,16 @@ export class SqliteEventStore implements EventStore {
       );
       return results;
     };
+    let results: HandleResult<Eo, S>[];
     try {
-      return await this.runner.run(run);
+      results = await this.runner.run(run);
     } catch (error) {
       if (error instanceof DryRunRollback) return error.result as HandleResult<Eo, S>[];
       throw translated(error);
     }
+    // The runner settles only after the COMMIT: these states hold committed events only.
+    for (const { streamId, decider, snapshot } of reached) this.snapshots.remember(streamId, decider, snapshot);
+    return results;
   }
 
   /** Runs the caller's hook inside the unit: synchronously, as everything in a SQLite unit of work. */
@@ -177,15 +197,25 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /** Read the stream, fold, decide, append and project: must run inside a unit of work. */
+  /**
+   * Read the stream (from the last snapshot of it on, when one is kept), fold, decide, append and
+   * project: must run inside a unit of work. The state reached goes to `reached`.
+   */
   private decideAndAppend<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     streamId: string,
     decider: Decider<C, Ei, Eo, S>,
     command: C,
     options: HandleOptions,
+    reached: Reached[],
   ): HandleResult<Eo, S> {
-    const decision = decideOnStream(decider, this.readStreamSync(streamId), command);
-    return decision.result(this.appendSync(streamId, decision.expectedVersion, decision.events, options.metadata));
+    const snapshot = this.snapshots.get<S>(streamId, decider);
+    const history = snapshot
+      ? this.statements.readStreamAfter.all(streamId, snapshot.version).map(toStoredEvent)
+      : this.readStreamSync(streamId);
+    const decision = decideOnStream(decider, history, command, snapshot);
+    const result = decision.result(this.appendSync(streamId, decision.expectedVersion, decision.events, options.metadata));
+    reached.push({ streamId, decider, snapshot: { version: result.streamVersion, state: result.state } });
+    return result;
   }
 
   private checkGuards(guards: readonly StreamGuard[]): void {

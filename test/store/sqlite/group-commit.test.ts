@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type OpenDatabase } from '../../../src/store/sqlite/database.js';
+import { GroupCommitRunner } from '../../../src/store/sqlite/group-commit.js';
+import { tempDatabaseFile } from '../../support/ledger.js';
+
+/**
+ * Issue 20: a batch commits with synchronous=NORMAL and the runner syncs the
+ * WAL itself, off the event loop. Nothing settles before the sync that covers
+ * its batch returned; the next batch is decided meanwhile; a failed sync fails
+ * its batch and every later unit.
+ */
+
+let database: OpenDatabase;
+let cleanup: () => void;
+afterEach(() => {
+  database?.close();
+  cleanup?.();
+});
+
+/** A runner whose WAL syncs wait until the test releases them. */
+function heldRunner() {
+  const temp = tempDatabaseFile();
+  cleanup = temp.cleanup;
+  database = openDatabase(temp.file);
+  database.sqlite.exec('CREATE TABLE t (n INTEGER)');
+  const held: ((error: Error | null) => void)[] = [];
+  const runner = new GroupCommitRunner(database.sqlite, {
+    walFile: `${database.file}-wal`,
+    syncWal: (_fd, done) => held.push(done),
+  });
+  return { runner, held, sqlite: database.sqlite };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+const settled = (promise: Promise<unknown>) => {
+  const state = { done: false };
+  void promise.then(
+    () => (state.done = true),
+    () => (state.done = true),
+  );
+  return state;
+};
+
+describe('GroupCommitRunner: the WAL synced off the event loop', () => {
+  it('answers a batch only after its sync; the next batch commits meanwhile, seeing the first', async () => {
+    const { runner, held, sqlite } = heldRunner();
+    const first = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run());
+    const firstState = settled(first);
+    await tick();
+    await tick();
+    expect(held).toHaveLength(1);
+    expect(firstState.done).toBe(false);
+    // Committed (visible on the connection), not yet answered; the connection is back at FULL.
+    expect(sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
+    expect(sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    const durable = settled(runner.durable());
+
+    const second = runner.run(() => sqlite.prepare('SELECT count(*) FROM t').pluck().get());
+    const secondState = settled(second);
+    await tick();
+    await tick();
+    // One sync at a time: the second batch waits for the next one.
+    expect(held).toHaveLength(1);
+    held[0]!(null);
+    await first;
+    expect(durable.done).toBe(true);
+    expect(secondState.done).toBe(false);
+    expect(held).toHaveLength(2);
+    held[1]!(null);
+    expect(await second).toBe(1);
+    await expect(runner.durable()).resolves.toBeUndefined();
+  });
+
+  it('a failed sync fails its batch and refuses every later unit', async () => {
+    const { runner, held, sqlite } = heldRunner();
+    const first = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run());
+    await tick();
+    await tick();
+    held[0]!(new Error('EIO'));
+    await expect(first).rejects.toThrow(/could not be synced.*EIO/);
+    await expect(runner.run(() => 1)).rejects.toThrow(/could not be synced/);
+    await expect(runner.durable()).rejects.toThrow(/could not be synced/);
+  });
+
+  it('syncs the real WAL file with fdatasync by default', async () => {
+    const temp = tempDatabaseFile();
+    cleanup = temp.cleanup;
+    database = openDatabase(temp.file);
+    const runner = new GroupCommitRunner(database.sqlite, { walFile: `${database.file}-wal` });
+    database.sqlite.exec('CREATE TABLE t (n INTEGER)');
+    await runner.run(() => database.sqlite.prepare('INSERT INTO t VALUES (1)').run());
+    await runner.durable();
+    await runner.close();
+    expect(database.sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
+  });
+});
