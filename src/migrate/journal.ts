@@ -18,17 +18,18 @@ export interface JournalEntry {
 }
 
 export class Journal {
-  private readonly fd: number;
+  private readonly fd: number | null;
   private constructor(
-    readonly file: string,
+    readonly file: string | null,
     private readonly done: Map<string, JournalEntry>,
   ) {
-    this.fd = openSync(file, 'a');
+    this.fd = file === null ? null : openSync(file, 'a');
   }
 
-  /** Opens (creating) the journal; `fresh` ignores what it holds (and starts it over). */
-  static async open(file: string, fresh: boolean): Promise<Journal> {
+  /** Opens (creating) the journal; `fresh` ignores what it holds (and starts it over); null: none (a dry run). */
+  static async open(file: string | null, fresh: boolean): Promise<Journal> {
     const done = new Map<string, JournalEntry>();
+    if (file === null) return new Journal(null, done);
     if (fresh && existsSync(file)) {
       closeSync(openSync(file, 'w'));
     } else if (existsSync(file)) {
@@ -60,11 +61,11 @@ export class Journal {
   record(entry: Omit<JournalEntry, 'at'>): void {
     const full: JournalEntry = { ...entry, at: new Date().toISOString() };
     this.done.set(Journal.key(entry.step, entry.id), full);
-    writeSync(this.fd, `${JSON.stringify(full)}\n`);
+    if (this.fd !== null) writeSync(this.fd, `${JSON.stringify(full)}\n`);
   }
 
   close(): void {
-    closeSync(this.fd);
+    if (this.fd !== null) closeSync(this.fd);
   }
 }
 

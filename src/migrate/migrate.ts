@@ -107,7 +107,8 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
     if (error instanceof TokenRefused) throw new MigrationAborted(error.message, true);
     throw new MigrationAborted(`no token: ${error instanceof Error ? error.message : String(error)}`, false);
   }
-  const journal = await Journal.open(options.journalFile, options.fresh);
+  // A dry run neither reads nor writes the journal: it settles nothing, and must not skip anything either.
+  const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh);
   const report = new Report(options.reportFile);
   const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000 });
   let interrupted = false;

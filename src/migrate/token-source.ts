@@ -28,17 +28,21 @@ const MUTATION = 'mutation($input: ObtainTokenInput!) { obtainToken(input: $inpu
 interface Issued {
   readonly token: string;
   readonly refreshToken: string;
-  /** When the access token expires (ms since the epoch), read from its `exp` claim; unknown: now + 60 min. */
+  /** When the access token expires on the client's clock: its arrival plus its lifetime (unknown: 60 min). */
   readonly expiresAt: number;
 }
 
-/** The `exp` claim of a JWT, unverified (the service verifies it; the client only plans renewals). */
-export function tokenExpiry(token: string): number | null {
+/**
+ * How long a JWT is valid, from its own `iat` and `exp` claims (unverified: the service verifies; the
+ * client only plans renewals). A lifetime, not an instant, so that a client whose clock differs from the
+ * service's still renews on time: the expiry is counted from when the token arrived, on the client's clock.
+ */
+export function tokenLifetimeMs(token: string): number | null {
   const payload = token.split('.')[1];
   if (!payload) return null;
   try {
-    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
-    return typeof exp === 'number' ? exp * 1000 : null;
+    const { exp, iat } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown; iat?: unknown };
+    return typeof exp === 'number' && typeof iat === 'number' && exp > iat ? (exp - iat) * 1000 : null;
   } catch {
     return null;
   }
@@ -61,7 +65,7 @@ export function createTokenSource(
         const answer = await client.graphql(MUTATION, { input });
         const data = (answer.body as { data?: { obtainToken?: { token?: unknown; refreshToken?: unknown } | null } } | null)?.data?.obtainToken;
         if (answer.status === 200 && data && typeof data.token === 'string' && typeof data.refreshToken === 'string') {
-          return { token: data.token, refreshToken: data.refreshToken, expiresAt: tokenExpiry(data.token) ?? now() + 60 * 60 * 1000 };
+          return { token: data.token, refreshToken: data.refreshToken, expiresAt: now() + (tokenLifetimeMs(data.token) ?? 60 * 60 * 1000) };
         }
         // GraphQL answers a refused key or token with 200 and data null; a 4xx is a refusal too.
         if (answer.status === 200 || (answer.status >= 400 && answer.status < 500 && answer.status !== 429)) return 'refused';
