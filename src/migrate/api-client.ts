@@ -1,7 +1,14 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
 /**
- * The migrate command's only door to the service: every HTTP call it makes goes through here, over Node's
- * global fetch (undici). Kept small and typed by what the command needs, not by the API's every field, so
- * that switching to the client generated from the OpenAPI document (its own issue) touches this file only.
+ * The migrate command's only door to the service: every HTTP call it makes goes through here. Kept
+ * small and typed by what the command needs, not by the API's every field, so that switching to the
+ * client generated from the OpenAPI document (its own issue) touches this file only.
+ *
+ * Node's own http client with a keep-alive agent, not fetch: the command shares the machine with the
+ * service more often than not, and WHATWG fetch costs about twice the CPU per request (its streams and
+ * Request/Response objects), CPU the service would otherwise use (bench: "migrate 2,000 accounts").
  *
  * Answers are returned as data, never thrown: the caller classifies them by HTTP status (see retry.ts) and
  * keeps error codes as data for the report, so renamed codes change the report, not the control flow.
@@ -30,6 +37,8 @@ export interface ApiClientOptions {
   readonly baseUrl: string;
   /** Time allowed for one request, answer included. */
   readonly timeoutMs: number;
+  /** Connections kept open to the service (the command's concurrency, and a few more). */
+  readonly maxSockets?: number;
 }
 
 export interface PostOptions {
@@ -38,11 +47,15 @@ export interface PostOptions {
   readonly idempotencyKey?: string;
 }
 
+/** A request body: JSON text as it is (an input file's or line's own bytes), or a value to serialise. */
+export type Body = { readonly json: string } | { readonly value: unknown };
+
 export interface ApiClient {
-  post(path: string, body: unknown, options: PostOptions): Promise<ApiAnswer>;
+  post(path: string, body: Body, options: PostOptions): Promise<ApiAnswer>;
   get(path: string, token: string): Promise<ApiAnswer>;
   /** POST /v1/graphql/ (no token: the token mutation is how one gets a token). */
   graphql(query: string, variables: Record<string, unknown>): Promise<ApiAnswer>;
+  close(): void;
 }
 
 /** Parses a Retry-After value: delta-seconds or an HTTP date. */
@@ -53,42 +66,69 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+const header = (headers: IncomingHttpHeaders, name: string): string | null => {
+  const value = headers[name];
+  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+};
+
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const send = async (path: string, init: RequestInit): Promise<ApiAnswer> => {
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(options.timeoutMs) });
-      text = await res.text();
-    } catch (error) {
-      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      throw new NoAnswer(`${init.method ?? 'GET'} ${path}: ${error instanceof Error ? error.message : String(error)}${cause}`);
-    }
-    let body: unknown = text;
-    if (text.length > 0 && (res.headers.get('content-type') ?? '').includes('json')) {
-      try {
-        body = JSON.parse(text) as unknown;
-      } catch {
-        body = text;
-      }
-    }
-    const next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1] ?? null;
-    return { status: res.status, body, retryAfterMs: parseRetryAfter(res.headers.get('retry-after')), next, replayed: res.headers.get('idempotent-replayed') === 'true' };
-  };
+  const base = new URL(options.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const https = base.protocol === 'https:';
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
+  const agent = https ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+  const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, payload: string | null): Promise<ApiAnswer> =>
+    new Promise((resolve, reject) => {
+      const fail = (error: Error) => reject(new NoAnswer(`${method} ${path}: ${error.message}`));
+      const req = (https ? httpsRequest : httpRequest)(
+        {
+          protocol: base.protocol,
+          hostname: base.hostname,
+          port: base.port,
+          method,
+          path: `${prefix}${path}`,
+          agent,
+          headers: payload === null ? headers : { ...headers, 'content-length': String(Buffer.byteLength(payload)) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', fail);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let body: unknown = text;
+            if (text.length > 0 && (header(res.headers, 'content-type') ?? '').includes('json')) {
+              try {
+                body = JSON.parse(text) as unknown;
+              } catch {
+                body = text;
+              }
+            }
+            resolve({
+              status: res.statusCode ?? 0,
+              body,
+              retryAfterMs: parseRetryAfter(header(res.headers, 'retry-after')),
+              next: /<([^>]+)>\s*;\s*rel="?next"?/.exec(header(res.headers, 'link') ?? '')?.[1] ?? null,
+              replayed: header(res.headers, 'idempotent-replayed') === 'true',
+            });
+          });
+        },
+      );
+      req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+      req.on('error', fail);
+      req.end(payload ?? undefined);
+    });
+  const text = (body: Body) => ('json' in body ? body.json : JSON.stringify(body.value));
   return {
     post: (path, body, { token, idempotencyKey }) =>
-      send(path, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Token ${token}`,
-          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-        },
-        body: JSON.stringify(body),
-      }),
-    get: (path, token) => send(path, { method: 'GET', headers: { authorization: `Token ${token}` } }),
-    graphql: (query, variables) =>
-      send('/v1/graphql/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) }),
+      send(
+        'POST',
+        path,
+        { 'content-type': 'application/json', authorization: `Token ${token}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+        text(body),
+      ),
+    get: (path, token) => send('GET', path, { authorization: `Token ${token}` }, null),
+    graphql: (query, variables) => send('POST', '/v1/graphql/', { 'content-type': 'application/json' }, JSON.stringify({ query, variables })),
+    close: () => agent.destroy(),
   };
 }

@@ -19,6 +19,8 @@ import { createInterface } from 'node:readline';
 export interface InputItem {
   readonly id: string;
   readonly body: unknown;
+  /** The body's JSON text as read (an account file, an NDJSON line): sent and hashed as is, never re-serialised. */
+  readonly json?: string;
   readonly source: string;
 }
 
@@ -43,9 +45,10 @@ const jsonFiles = (dir: string): string[] =>
         .sort()
     : [];
 
-function readJson(file: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+function readJson(file: string): { ok: true; value: unknown; text: string } | { ok: false; problem: string } {
   try {
-    return { ok: true, value: JSON.parse(readFileSync(file, 'utf8')) as unknown };
+    const text = readFileSync(file, 'utf8');
+    return { ok: true, value: JSON.parse(text) as unknown, text };
   } catch (error) {
     return { ok: false, problem: `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -111,14 +114,14 @@ export class MigrationInput {
   async *accounts(): AsyncGenerator<ReadItem> {
     const source = this.accountsSource();
     if (!source) return;
-    const item = (value: unknown, where: string, fallbackId: string): ReadItem => {
+    const item = (value: unknown, json: string, where: string, fallbackId: string): ReadItem => {
       const id = stringField(value, 'external_account_number');
-      return id ? { id, body: value, source: where } : { id: fallbackId, problem: 'an account without external_account_number', source: where };
+      return id ? { id, body: value, json, source: where } : { id: fallbackId, problem: 'an account without external_account_number', source: where };
     };
     if (source.kind === 'files') {
       for (const file of source.files) {
         const read = readJson(file);
-        yield read.ok ? item(read.value, file, file) : { id: file, problem: read.problem, source: file };
+        yield read.ok ? item(read.value, read.text, file, file) : { id: file, problem: read.problem, source: file };
       }
       return;
     }
@@ -128,7 +131,7 @@ export class MigrationInput {
       if (line.trim() === '') continue;
       const where = `${source.file}:${lineNumber}`;
       try {
-        yield item(JSON.parse(line) as unknown, where, `line ${lineNumber}`);
+        yield item(JSON.parse(line) as unknown, line, where, `line ${lineNumber}`);
       } catch (error) {
         yield { id: `line ${lineNumber}`, problem: `not JSON: ${error instanceof Error ? error.message : String(error)}`, source: where };
       }

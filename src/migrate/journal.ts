@@ -71,13 +71,13 @@ export class Journal {
 
 /**
  * The Idempotency-Key of one write: the supplier, the step, the item's id and a hash of the exact body
- * sent. A retry, or a re-run over the same input, sends the same key with the same body, and the service's
+ * text sent (an input file's own bytes: nothing re-serialised, so the key cannot drift between runs). A retry, or a re-run over the same input, sends the same key with the same body, and the service's
  * key store answers with the first response instead of applying the write again; a changed body (the
  * input was corrected) is a new key, so the correction is applied. At most 255 printable ASCII characters
  * (the service's rule), whatever the ids hold: the ids are hashed in with the body.
  */
-export function idempotencyKey(supplier: string, step: string, id: string, body: unknown): string {
-  const digest = createHash('sha256').update(JSON.stringify([supplier, step, id, body])).digest('base64url');
+export function idempotencyKey(supplier: string, step: string, id: string, bodyJson: string): string {
+  const digest = createHash('sha256').update(JSON.stringify([supplier, step, id])).update('\n').update(bodyJson).digest('base64url');
   const readable = `${supplier}:${step}:${id}`.replace(/[^\x21-\x7e]/g, '_').slice(0, 160);
   return `migrate:${readable}:${digest}`;
 }

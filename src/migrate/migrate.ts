@@ -92,7 +92,7 @@ async function knownAccounts(client: ApiClient, ctx: Pick<StepContext, 'sender' 
 export async function migrate(options: MigrateOptions, log: (line: string) => void): Promise<MigrateResult> {
   const stopRequested = options.stopRequested ?? (() => false);
   const input = new MigrationInput(options.dir);
-  const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs: options.requestTimeoutMs ?? 30_000 });
+  const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs: options.requestTimeoutMs ?? 30_000, maxSockets: options.concurrency + 2 });
   const tokens = createTokenSource(client, options.apiKey);
   let retriesOf: StepProgress | null = null;
   const sender = createSender(tokens, options.retry ?? DEFAULT_RETRY_POLICY, {
@@ -166,6 +166,7 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
     progress.stop();
     journal.close();
     report.close();
+    client.close();
   }
   const summary = report.summary();
   return { summary, interrupted, exitCode: interrupted ? 130 : report.failures > 0 ? 1 : 0 };

@@ -60,9 +60,11 @@ function fromJournal(ctx: StepContext, step: string, id: string): ReportLine | n
   });
 }
 
-const post = (ctx: StepContext, step: string, id: string, path: string, body: unknown) => {
-  const key = ctx.dryRun ? undefined : idempotencyKey(ctx.supplier, step, id, body);
-  return ctx.sender.send((token) => ctx.client.post(path, body, { token, ...(key ? { idempotencyKey: key } : {}) }));
+/** Sends a write; `json` is the body's text when the input holds it as read (else `body` is serialised once). */
+const post = (ctx: StepContext, step: string, id: string, path: string, body: unknown, json?: string) => {
+  const text = json ?? JSON.stringify(body);
+  const key = ctx.dryRun ? undefined : idempotencyKey(ctx.supplier, step, id, text);
+  return ctx.sender.send((token) => ctx.client.post(path, { json: text }, { token, ...(key ? { idempotencyKey: key } : {}) }));
 };
 
 const unreadable = (step: string, item: ReadItem): ReportLine | null =>
@@ -109,9 +111,9 @@ export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<
   if (done) return done;
   const known = ctx.known.get(item.id);
   if (known) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: known, detail: 'imported before this run (imported list)' }));
-  if (ctx.dryRun) return dryRunAccount(ctx, item.id, item.body, known === null);
+  if (ctx.dryRun) return dryRunAccount(ctx, item.id, item.body, item.json, known === null);
 
-  const staged = await post(ctx, 'stage', item.id, PATHS.stage, item.body);
+  const staged = await post(ctx, 'stage', item.id, PATHS.stage, item.body, item.json);
   if (staged.kind === 'interrupted') return null;
   if (staged.kind === 'answer' && !isSuccess(staged.answer)) {
     const number = platformAccountNumber(staged.answer.body);
@@ -131,8 +133,8 @@ export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<
   return withStep(failedLine('accounts', item.id, processed), 'process');
 }
 
-async function dryRunAccount(ctx: StepContext, id: string, body: unknown, staged: boolean): Promise<ReportLine | null> {
-  const validated = await post(ctx, 'validate', id, PATHS.validateAccount, body);
+async function dryRunAccount(ctx: StepContext, id: string, body: unknown, json: string | undefined, staged: boolean): Promise<ReportLine | null> {
+  const validated = await post(ctx, 'validate', id, PATHS.validateAccount, body, json);
   if (validated.kind === 'interrupted') return null;
   if (validated.kind !== 'answer' || !isSuccess(validated.answer)) return withStep(failedLine('accounts', id, validated), 'validate');
   // Processing needs staged data, and staging writes: an account never staged is validated only.

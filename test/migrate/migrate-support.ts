@@ -28,6 +28,8 @@ export interface RunningService extends TestLedger {
   requests: number;
   /** Called before each request reaches the app (e.g. to move the clock mid-run). */
   onRequest: ((count: number) => void) | null;
+  /** The bodies of the token requests (POST /v1/graphql/) received, in order. */
+  readonly tokenRequests: string[];
   stop(): Promise<void>;
 }
 
@@ -50,12 +52,14 @@ export async function startService(): Promise<RunningService> {
     apiKey: key,
     requests: 0,
     onRequest: null,
+    tokenRequests: [],
     stop: async () => undefined,
   };
   const server: ServerType = serve({
-    fetch: (req: Request) => {
+    fetch: async (req: Request) => {
       service.requests++;
       service.onRequest?.(service.requests);
+      if (new URL(req.url).pathname === '/v1/graphql/') service.tokenRequests.push(await req.clone().text());
       return app.fetch(req);
     },
     hostname: '127.0.0.1',

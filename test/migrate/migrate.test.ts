@@ -112,21 +112,15 @@ describe('import-ledger migrate against the real service', () => {
         service.clock.advanceSeconds(61 * 60);
       }
     };
-    const tokenRequests: string[] = [];
-    const original = globalThis.fetch;
-    globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
-      if (String(input).endsWith('/v1/graphql/')) tokenRequests.push(String(init?.body));
-      return original(input, init);
-    }) as typeof fetch;
     try {
       const result = await runMigration(service, folder);
       expect(moved).toBe(true);
       expect(result.summary.byOutcome).toMatchObject({ failed: 0, imported: 2 + 1 + 30 });
-      expect(tokenRequests).toHaveLength(2);
-      expect(tokenRequests[0]).toContain('APIKey');
-      expect(tokenRequests[1]).toContain('refreshToken');
+      expect(service.tokenRequests).toHaveLength(2);
+      expect(service.tokenRequests[0]).toContain('APIKey');
+      expect(service.tokenRequests[1]).toContain('refreshToken');
     } finally {
-      globalThis.fetch = original;
+      service.onRequest = null;
     }
   });
 
