@@ -8,6 +8,7 @@ import { SUPPLIER, TEAM, countOf, duplicates, reportLines, startService, writeFo
 interface Spawned {
   readonly code: Promise<number | null>;
   readonly kill: () => void;
+  readonly interrupt: () => void;
   output(): string;
 }
 
@@ -24,6 +25,7 @@ function spawnMigrate(args: readonly string[], env: Record<string, string | unde
   return {
     code: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
     kill: () => child.kill('SIGKILL'),
+    interrupt: () => child.kill('SIGINT'),
     output: () => output,
   };
 }
@@ -74,6 +76,32 @@ describe('import-ledger migrate, the command', () => {
       expect(second.output()).toMatch(/\{"summary":\{"byOutcome":\{"imported":\d+/);
     },
     CLI_TEST_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'Ctrl-C stops after the requests in flight with exit 130, and the same command resumes',
+    async () => {
+      folder = writeFolder({ accounts: 120 });
+      const report = join(folder.work, 'report.ndjson');
+      const journal = `${report}.journal.ndjson`;
+      const args = [folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--report', report, '--api-key', service.apiKey];
+      const first = spawnMigrate(args);
+      const deadline = Date.now() + 60_000;
+      while (journalLines(journal, 'accounts') < 20 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      first.interrupt();
+      expect(await first.code, first.output()).toBe(130);
+      expect(first.output()).toContain('stopping after the requests in flight');
+      expect(first.output()).toContain('interrupted: run the same command again to resume');
+      // Every account the service imported is in the journal: the requests in flight finished and were recorded.
+      const imported = await countOf(service, 'AccountProcessed');
+      expect(journalLines(journal, 'accounts')).toBe(imported);
+      expect(imported).toBeLessThan(120);
+      const second = spawnMigrate(args);
+      expect(await second.code, second.output()).toBe(0);
+      expect(await countOf(service, 'AccountProcessed')).toBe(120);
+      expect(await duplicates(service)).toEqual({ processed: 0, notes: 0, transactions: 0 });
+    },
+    CLI_TEST_TIMEOUT_MS,
   );
 
   it(
