@@ -12,9 +12,12 @@ import autocannon from 'autocannon';
 import { copyAccountRows } from './copy-account-rows.js';
 import { freePort, freshPostgresDatabase, peakRssMb, root, run, start, stop } from './lib.js';
 import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
+import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
 
 const quick = process.argv.includes('--quick');
 const onlyReads = process.argv.includes('--only=reads');
+/** `-- --only=migrate`: only the migrate client against the service alone, and the CLI's start-up (issue 18). */
+const onlyMigrate = process.argv.includes('--only=migrate');
 const givenLog = process.argv.find((a) => a.startsWith('--log='))?.slice('--log='.length);
 /** `--store=postgres --instances=N`: also measure the PostgreSQL store with 1 and N instances on one database. */
 const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite';
@@ -137,6 +140,13 @@ async function keyToken(base: string, database: string): Promise<string> {
 async function main() {
   await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
   progress(`import-ledger bench (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${DURATION} s per HTTP scenario, ${LOG_EVENTS.toLocaleString()}-event log`);
+  const cli = onlyReads ? null : await migrateScenarios();
+  if (onlyMigrate) {
+    printMigrate(cli);
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, ...cli }, null, 2)}\n`);
+    return;
+  }
   const echoRate = onlyReads ? null : await writeScenarios();
   const startupMs = await logScenarios(echoRate);
   const peers = onlyReads ? null : await peerComparison();
@@ -145,6 +155,7 @@ async function main() {
   }
   printTable();
   printStreamedReads();
+  printMigrate(cli);
   if (peers) {
     process.stdout.write('store append, 1 KB events, 1 event per append (WAL + synchronous=FULL):\n');
     for (const f of peers.figures) {
@@ -156,7 +167,7 @@ async function main() {
     process.stdout.write(`  ratio import-ledger / emmett: sequential ${peers.ratioSequential}x, 10 concurrent ${peers.ratioConcurrent}x\n\n`);
   }
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, streamed, startupMs, peers };
+  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, streamed, startupMs, peers, ...cli };
   writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   progress('written bench/results/latest.json');
 }
@@ -426,6 +437,29 @@ async function peerComparison(): Promise<PeerResult | null> {
   const line = output.trim().split('\n').reverse().find((l) => l.startsWith('{"figures"'));
   if (!line) throw new Error(`the peer comparison printed no result: ${output.slice(-500)}`);
   return JSON.parse(line) as PeerResult;
+}
+
+/** Issue 18: the migrate client beside the service's own rate, and the command line's start-up. */
+async function migrateScenarios(): Promise<{ migrate: MigrateFigures; cliStartup: StartupFigures[] }> {
+  progress('  migrate client and CLI start-up ...');
+  const migrate = await measureMigrate(accountBody, progress);
+  const cliStartup = await measureStartup(quick ? 5 : 15, progress);
+  return { migrate, cliStartup };
+}
+
+function printMigrate(cli: { migrate: MigrateFigures; cliStartup: StartupFigures[] } | null) {
+  if (!cli) return;
+  const m = cli.migrate;
+  process.stdout.write(
+    `migrate ${m.accounts.toLocaleString()} accounts (stage + process, concurrency ${m.concurrency}): client ${m.clientAccountsPerSecond} accounts/s ` +
+      `(${m.clientSeconds} s, start to exit), service alone ${m.serviceAccountsPerSecond} accounts/s: ${(m.ratio * 100).toFixed(0)}%; ` +
+      `service alone with an Idempotency-Key on each request ${m.serviceWithKeysAccountsPerSecond} accounts/s: ${(m.ratioToServiceWithKeys * 100).toFixed(0)}% ` +
+      `(target 80%: ${m.meetsTarget ? 'met' : 'NOT met'})\n`,
+  );
+  for (const s of cli.cliStartup) {
+    process.stdout.write(`${s.command.padEnd(30)} median ${s.medianMs} ms, min ${s.minMs} ms over ${s.runs} runs (target < 300 ms: ${s.meetsTarget ? 'met' : 'NOT met'})\n`);
+  }
+  process.stdout.write('\n');
 }
 
 function printTable() {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_OPERATOR_TIMEOUT_MS } from './adapters/network-operators.js';
 import { DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS, parsePaymentVendors } from './adapters/payment-vendors.js';
-import { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './adapters/smtp-mail.js';
+import { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './adapters/smtp-defaults.js';
 
 /** Request bodies larger than this are refused with 413 (`LEDGER_MAX_BODY_BYTES`). */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;

@@ -1,9 +1,7 @@
 import { randomIds, type Clock, type IdGenerator } from './application/context.js';
 import type { LedgerConfig } from './config.js';
 import type { Ledger } from './store/ledger.js';
-import { openPostgresLedger } from './store/postgres/open-postgres-ledger.js';
 import type { BatchReport } from './store/write-batches.js';
-import { openSqliteLedger } from './store/sqlite/open-sqlite-ledger.js';
 
 export type { Ledger } from './store/ledger.js';
 
@@ -33,7 +31,12 @@ export interface OpenLedgerOptions {
  */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
   const common = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
-  return 'postgresUrl' in location
-    ? openPostgresLedger(location.postgresUrl, { ...common, ...(options.onBatch ? { onBatch: options.onBatch } : {}) })
-    : openSqliteLedger(location.sqliteFile, common);
+  // Each adapter is imported only when it is the one opened: the CLI on SQLite never loads pg, and the
+  // other way round (a quicker start for every command).
+  if ('postgresUrl' in location) {
+    const { openPostgresLedger } = await import('./store/postgres/open-postgres-ledger.js');
+    return openPostgresLedger(location.postgresUrl, { ...common, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
+  }
+  const { openSqliteLedger } = await import('./store/sqlite/open-sqlite-ledger.js');
+  return openSqliteLedger(location.sqliteFile, common);
 }

@@ -25,8 +25,7 @@ export interface SmtpOptions {
   readonly timeoutMs: number;
 }
 
-export const DEFAULT_SMTP_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAIL_FROM = 'import-ledger <no-reply@localhost>';
+export { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './smtp-defaults.js';
 
 /** Network errors that happen before a session exists: the message cannot have been handed over. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);

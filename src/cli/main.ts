@@ -1,49 +1,83 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
-import { DomainError } from '../domain/errors.js';
-import { createLogger } from '../logger.js';
-import { runServer } from '../server.js';
-import { accountCommand } from './account-commands.js';
-import { apiKeyCommand, configCommand, supplierCommand, teamCommand } from './operator-commands.js';
-import { populateCommand } from './populate-commands.js';
-import { UsageError } from './context.js';
-import { eventsCommand } from './events-commands.js';
-import { emailCommand } from './email-commands.js';
-import { exportCommand } from './export-commands.js';
-import { projectionsCommand, VerifyFailed } from './projection-commands.js';
+import { ExitWith } from './exit.js';
+
+/**
+ * The command line starts fast: only commander is loaded up front. Each top-level command is a
+ * registry entry (name, one-line description, and a loader that imports its module); `--help` lists the
+ * entries without loading any, and a run loads only the module of the command it names (with the bundle
+ * split per module by scripts/build.mjs, that is also the only code read from disk). The registry's
+ * descriptions are the commands' own (test/cli/cli-start.test.ts checks they agree).
+ */
+interface CommandEntry {
+  readonly name: string;
+  readonly description: string;
+  readonly load: () => Promise<Command>;
+}
+
+export const commandRegistry: readonly CommandEntry[] = [
+  {
+    name: 'serve',
+    description: 'run the HTTP service (HOST, PORT, LEDGER_DATABASE or LEDGER_DATABASE_URL, ... from the environment)',
+    load: async () => (await import('./serve-command.js')).serveCommand(),
+  },
+  { name: 'supplier', description: 'manage import suppliers (the groups migrated accounts belong to)', load: async () => (await import('./operator-commands.js')).supplierCommand() },
+  { name: 'team', description: 'manage operations teams', load: async () => (await import('./operator-commands.js')).teamCommand() },
+  { name: 'api-key', description: 'manage API keys (stored only as a hash)', load: async () => (await import('./operator-commands.js')).apiKeyCommand() },
+  { name: 'account', description: 'operator actions on account import processes', load: async () => (await import('./account-commands.js')).accountCommand() },
+  { name: 'config', description: 'service-wide settings', load: async () => (await import('./operator-commands.js')).configCommand() },
+  { name: 'populate', description: 'supply point pre-population from the network operators', load: async () => (await import('./populate-commands.js')).populateCommand() },
+  { name: 'projections', description: 'rebuild and verify the read models from the event log', load: async () => (await import('./projection-commands.js')).projectionsCommand() },
+  { name: 'events', description: 'read the event log', load: async () => (await import('./events-commands.js')).eventsCommand() },
+  { name: 'emails', description: 'the customer-email outbox (welcome emails queued when accounts are processed)', load: async () => (await import('./email-commands.js')).emailCommand() },
+  { name: 'export', description: 'export read models for checks outside the service', load: async () => (await import('./export-commands.js')).exportCommand() },
+  { name: 'migrate', description: 'migrate a folder into a running service over HTTP (resumable, with progress and a report)', load: async () => (await import('./migrate-command.js')).migrateCommand() },
+];
 
 /** Exit codes: 0 success, 1 a rule refused the change (or a runtime failure), 2 bad usage or configuration. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
-export function buildProgram(): Command {
-  const program = new Command('import-ledger')
-    .description(
-      'Operator command line of import-ledger. Acts on the PostgreSQL database of LEDGER_DATABASE_URL when set, else on the SQLite file of LEDGER_DATABASE (default ./data/ledger.db).',
-    )
-    .showHelpAfterError()
-    .exitOverride();
-  program
-    .command('serve')
-    .description('run the HTTP service (HOST, PORT, LEDGER_DATABASE or LEDGER_DATABASE_URL, ... from the environment)')
-    .action(async () => {
-      const config = loadConfig();
-      await runServer(config, createLogger(config.LOG_LEVEL));
-    });
-  for (const command of [supplierCommand(), teamCommand(), apiKeyCommand(), accountCommand(), configCommand(), populateCommand(), projectionsCommand(), eventsCommand(), emailCommand(), exportCommand()]) {
-    program.addCommand(command.exitOverride().showHelpAfterError());
-    for (const sub of command.commands) sub.exitOverride().showHelpAfterError();
+const DESCRIPTION =
+  'Operator command line of import-ledger. Acts on the PostgreSQL database of LEDGER_DATABASE_URL when set, else on the SQLite file of LEDGER_DATABASE (default ./data/ledger.db).';
+
+const prepare = (command: Command): Command => {
+  command.exitOverride().showHelpAfterError();
+  for (const sub of command.commands) prepare(sub);
+  return command;
+};
+
+/** The program with every command loaded (for tests and tools that walk the whole tree). */
+export async function buildProgram(): Promise<Command> {
+  const program = new Command('import-ledger').description(DESCRIPTION).showHelpAfterError().exitOverride();
+  for (const entry of commandRegistry) program.addCommand(prepare(await entry.load()));
+  return program;
+}
+
+/** The program for one run: the named command loaded, the others as stubs that only list themselves in help. */
+async function programFor(argv: readonly string[]): Promise<Command> {
+  const program = new Command('import-ledger').description(DESCRIPTION).showHelpAfterError().exitOverride();
+  const named = argv.find((arg) => !arg.startsWith('-'));
+  for (const entry of commandRegistry) {
+    program.addCommand(entry.name === named ? prepare(await entry.load()) : prepare(new Command(entry.name).description(entry.description)));
   }
   return program;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync([...argv], { from: 'user' });
+    await (await programFor(argv)).parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
+    if (error instanceof ExitWith) return error.code;
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    // The error classes live with the commands' code: looked up only when one was thrown.
+    const [{ DomainError }, { VerifyFailed }, { ConfigError }, { UsageError }] = await Promise.all([
+      import('../domain/errors.js'),
+      import('./projection-commands.js'),
+      import('../config.js'),
+      import('./context.js'),
+    ]);
     if (error instanceof DomainError) {
       process.stderr.write(`error: ${error.detail} (${error.code})\n`);
       return EXIT.refused;

@@ -1,0 +1,56 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ExitWith } from './exit.js';
+
+/**
+ * `import-ledger migrate`: the command's definition only (options and help), so that `--help` costs no
+ * more than commander; the migration's code (src/migrate/) is imported when the command runs.
+ */
+export function migrateCommand(): Command {
+  return new Command('migrate')
+    .description('migrate a folder into a running service over HTTP (resumable, with progress and a report)')
+    .addHelpText(
+      'after',
+      '\nThe folder: products.json, businesses/*.json, accounts/*.json or accounts.ndjson, records/<EXT>/{notes,transactions,statements}.json;\n' +
+        'a step whose input is absent is skipped. Every write carries an Idempotency-Key; settled items are journaled (FILE.journal.ndjson\n' +
+        'beside --report, else ./migrate-<SUPPLIER>.journal.ndjson) and skipped by a re-run. Exit 0 nothing failed, 1 some items failed,\n' +
+        '2 bad usage, 130 interrupted (Ctrl-C: the requests in flight finish; run again to resume).',
+    )
+    .argument('<DIR>', 'the migration folder (README "Migrating a folder")')
+    .requiredOption('--url <BASE_URL>', 'the service, e.g. http://127.0.0.1:8080', (value: string) => {
+      try {
+        const url = new URL(value);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+        return value;
+      } catch {
+        throw new InvalidArgumentError('expected an http:// or https:// URL');
+      }
+    })
+    .requiredOption('--supplier <CODE>', 'the import supplier the accounts belong to')
+    .requiredOption('--team <NAME>', 'the operations team accounts are processed against')
+    .addOption(new Option('--api-key <KEY>', 'the API key (default: the LEDGER_API_KEY environment variable)').env('LEDGER_API_KEY'))
+    .option('--concurrency <N>', 'requests in flight at once (1-64)', (value: string) => {
+      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
+      return Number(value);
+    }, 8)
+    .option('--dry-run', 'validate everything and dry-run the process step of staged accounts; creates nothing, writes no journal', false)
+    .option('--stage-only', 'stop after staging the accounts (no process, no records)', false)
+    .option('--report <FILE>', 'the report, one line per item: CSV when FILE ends in .csv, else NDJSON; the journal is FILE.journal.ndjson')
+    .option('--fresh', 'ignore (and start over) the journal of an earlier run', false)
+    .action(async function (this: Command, dir: string, opts: MigrateCliOptions) {
+      const { runMigrateCommand } = await import('../migrate/run-command.js');
+      const code = await runMigrateCommand(dir, opts, (message) => this.error(`error: ${message}`, { exitCode: 2 }));
+      if (code !== 0) throw new ExitWith(code);
+    });
+}
+
+export interface MigrateCliOptions {
+  readonly url: string;
+  readonly supplier: string;
+  readonly team: string;
+  readonly apiKey?: string;
+  readonly concurrency: number;
+  readonly dryRun: boolean;
+  readonly stageOnly: boolean;
+  readonly report?: string;
+  readonly fresh: boolean;
+}

@@ -1,0 +1,166 @@
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/**
+ * The migration folder (README "Migrating a folder"):
+ *
+ *   DIR/products.json                    an array of products (spec 4.3), sent in file order
+ *   DIR/businesses/*.json                one business each (spec 4.4), or an array of them
+ *   DIR/accounts/*.json                  one account each (spec 2.2), or DIR/accounts.ndjson, one a line
+ *   DIR/records/<EXT>/notes.json         per account, optional: the bodies of spec 4.9-4.11 (or just
+ *   DIR/records/<EXT>/transactions.json  their arrays; the supplier and account number are filled in)
+ *   DIR/records/<EXT>/statements.json
+ *
+ * Accounts are read one at a time (a file, or a line), never the whole cohort at once.
+ */
+
+/** One input item: its id (for the report and the journal), its body, and where it came from. */
+export interface InputItem {
+  readonly id: string;
+  readonly body: unknown;
+  /** The body's JSON text as read (an account file, an NDJSON line): sent and hashed as is, never re-serialised. */
+  readonly json?: string;
+  readonly source: string;
+}
+
+/** A file that cannot be read as JSON, or lacks the id a step needs: reported as a failed item. */
+export interface UnreadableItem {
+  readonly id: string;
+  readonly problem: string;
+  readonly source: string;
+}
+
+export type ReadItem = InputItem | UnreadableItem;
+
+export const isUnreadable = (item: ReadItem): item is UnreadableItem => 'problem' in item;
+
+export const RECORD_KINDS = ['notes', 'transactions', 'statements'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+const jsonFiles = (dir: string): string[] =>
+  existsSync(dir) && statSync(dir).isDirectory()
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.json'))
+        .sort()
+    : [];
+
+function readJson(file: string): { ok: true; value: unknown; text: string } | { ok: false; problem: string } {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return { ok: true, value: JSON.parse(text) as unknown, text };
+  } catch (error) {
+    return { ok: false, problem: `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+const stringField = (value: unknown, field: string): string | null => {
+  const found = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[field] : undefined;
+  return typeof found === 'string' && found.length > 0 ? found : null;
+};
+
+export class MigrationInput {
+  constructor(readonly dir: string) {}
+
+  /** Products in file order (null: no products.json, the step is skipped). Few enough to hold. */
+  products(): ReadItem[] | null {
+    const file = join(this.dir, 'products.json');
+    if (!existsSync(file)) return null;
+    const read = readJson(file);
+    if (!read.ok) return [{ id: 'products.json', problem: read.problem, source: file }];
+    if (!Array.isArray(read.value)) return [{ id: 'products.json', problem: 'products.json must hold an array of products', source: file }];
+    return read.value.map((body, index) => {
+      const code = stringField(body, 'code');
+      return code ? { id: code, body, source: `${file}#${index}` } : { id: `#${index}`, problem: 'a product without a code', source: `${file}#${index}` };
+    });
+  }
+
+  /** Businesses, one file (or an array in a file) each (null: no businesses/ folder). */
+  businesses(): ReadItem[] | null {
+    const dir = join(this.dir, 'businesses');
+    if (!existsSync(dir)) return null;
+    return jsonFiles(dir).flatMap((name): ReadItem[] => {
+      const file = join(dir, name);
+      const read = readJson(file);
+      if (!read.ok) return [{ id: name, problem: read.problem, source: file }];
+      const bodies = Array.isArray(read.value) ? read.value : [read.value];
+      return bodies.map((body, index) => {
+        const id = stringField(body, 'external_business_identifier');
+        const source = Array.isArray(read.value) ? `${file}#${index}` : file;
+        return id ? { id, body, source } : { id: name, problem: 'a business without external_business_identifier', source };
+      });
+    });
+  }
+
+  /** Where the accounts are: a folder of files, an NDJSON file, or none (the step is skipped). */
+  accountsSource(): { kind: 'files'; files: string[] } | { kind: 'ndjson'; file: string } | null {
+    const dir = join(this.dir, 'accounts');
+    if (existsSync(dir) && statSync(dir).isDirectory()) return { kind: 'files', files: jsonFiles(dir).map((name) => join(dir, name)) };
+    const file = join(this.dir, 'accounts.ndjson');
+    return existsSync(file) ? { kind: 'ndjson', file } : null;
+  }
+
+  /** How many accounts there are (one pass over the NDJSON file's lines, nothing kept): the progress total. */
+  async countAccounts(): Promise<number> {
+    const source = this.accountsSource();
+    if (!source) return 0;
+    if (source.kind === 'files') return source.files.length;
+    let count = 0;
+    for await (const line of createInterface({ input: createReadStream(source.file), crlfDelay: Infinity })) if (line.trim() !== '') count++;
+    return count;
+  }
+
+  /** The accounts, one at a time. */
+  async *accounts(): AsyncGenerator<ReadItem> {
+    const source = this.accountsSource();
+    if (!source) return;
+    const item = (value: unknown, json: string, where: string, fallbackId: string): ReadItem => {
+      const id = stringField(value, 'external_account_number');
+      return id ? { id, body: value, json, source: where } : { id: fallbackId, problem: 'an account without external_account_number', source: where };
+    };
+    if (source.kind === 'files') {
+      for (const file of source.files) {
+        const read = readJson(file);
+        yield read.ok ? item(read.value, read.text, file, file) : { id: file, problem: read.problem, source: file };
+      }
+      return;
+    }
+    let lineNumber = 0;
+    for await (const line of createInterface({ input: createReadStream(source.file), crlfDelay: Infinity })) {
+      lineNumber++;
+      if (line.trim() === '') continue;
+      const where = `${source.file}:${lineNumber}`;
+      try {
+        yield item(JSON.parse(line) as unknown, line, where, `line ${lineNumber}`);
+      } catch (error) {
+        yield { id: `line ${lineNumber}`, problem: `not JSON: ${error instanceof Error ? error.message : String(error)}`, source: where };
+      }
+    }
+  }
+
+  /** The account numbers that have a records folder, sorted (null: no records/ folder). */
+  recordAccounts(): string[] | null {
+    const dir = join(this.dir, 'records');
+    if (!existsSync(dir)) return null;
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+  }
+
+  hasRecords(ext: string, kind: RecordKind): boolean {
+    return existsSync(join(this.dir, 'records', ext, `${kind}.json`));
+  }
+
+  /** One kind of records of one account, as the request body (null: no such file). */
+  records(ext: string, kind: RecordKind, supplier: string): ReadItem | null {
+    const file = join(this.dir, 'records', ext, `${kind}.json`);
+    if (!existsSync(file)) return null;
+    const read = readJson(file);
+    if (!read.ok) return { id: ext, problem: read.problem, source: file };
+    const body = Array.isArray(read.value)
+      ? { import_supplier: supplier, external_account_number: ext, [kind]: read.value }
+      : { import_supplier: supplier, external_account_number: ext, ...(read.value as Record<string, unknown>) };
+    return { id: ext, body, source: file };
+  }
+}

@@ -1,0 +1,83 @@
+import { closeSync, createReadStream, existsSync, openSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createInterface } from 'node:readline';
+
+/**
+ * The journal: one NDJSON line per finished item (`{"step","id","outcome",...}`), appended with one
+ * write(2) each as soon as the item is settled, so a run killed at any instant (SIGKILL included) leaves
+ * every settled item on record, and a re-run skips them. A torn last line (a power cut) is ignored: that
+ * item is simply done again, safely, under the same Idempotency-Key. Only settled outcomes are journaled
+ * (imported, staged, already imported, validated); failures are not, so a re-run tries them again.
+ */
+export interface JournalEntry {
+  readonly step: string;
+  readonly id: string;
+  readonly outcome: string;
+  readonly platform_account_number?: string | null;
+  readonly at: string;
+}
+
+export class Journal {
+  private readonly fd: number | null;
+  private constructor(
+    readonly file: string | null,
+    private readonly done: Map<string, JournalEntry>,
+  ) {
+    this.fd = file === null ? null : openSync(file, 'a');
+  }
+
+  /** Opens (creating) the journal; `fresh` ignores what it holds (and starts it over); null: none (a dry run). */
+  static async open(file: string | null, fresh: boolean): Promise<Journal> {
+    const done = new Map<string, JournalEntry>();
+    if (file === null) return new Journal(null, done);
+    if (fresh && existsSync(file)) {
+      closeSync(openSync(file, 'w'));
+    } else if (existsSync(file)) {
+      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+        try {
+          const entry = JSON.parse(line) as JournalEntry;
+          if (typeof entry.step === 'string' && typeof entry.id === 'string') done.set(Journal.key(entry.step, entry.id), entry);
+        } catch {
+          // a torn line: that item is done again
+        }
+      }
+    }
+    return new Journal(file, done);
+  }
+
+  private static key(step: string, id: string): string {
+    return `${step}\u0000${id}`;
+  }
+
+  /** What an earlier run settled for this item, if anything. */
+  finished(step: string, id: string): JournalEntry | undefined {
+    return this.done.get(Journal.key(step, id));
+  }
+
+  get size(): number {
+    return this.done.size;
+  }
+
+  record(entry: Omit<JournalEntry, 'at'>): void {
+    const full: JournalEntry = { ...entry, at: new Date().toISOString() };
+    this.done.set(Journal.key(entry.step, entry.id), full);
+    if (this.fd !== null) writeSync(this.fd, `${JSON.stringify(full)}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+  }
+}
+
+/**
+ * The Idempotency-Key of one write: the supplier, the step, the item's id and a hash of the exact body
+ * text sent (an input file's own bytes: nothing re-serialised, so the key cannot drift between runs). A retry, or a re-run over the same input, sends the same key with the same body, and the service's
+ * key store answers with the first response instead of applying the write again; a changed body (the
+ * input was corrected) is a new key, so the correction is applied. At most 255 printable ASCII characters
+ * (the service's rule), whatever the ids hold: the ids are hashed in with the body.
+ */
+export function idempotencyKey(supplier: string, step: string, id: string, bodyJson: string): string {
+  const digest = createHash('sha256').update(JSON.stringify([supplier, step, id])).update('\n').update(bodyJson).digest('base64url');
+  const readable = `${supplier}:${step}:${id}`.replace(/[^\x21-\x7e]/g, '_').slice(0, 160);
+  return `migrate:${readable}:${digest}`;
+}

@@ -1,0 +1,75 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+
+/**
+ * The migration report: one line per item, written as the item settles (CSV or NDJSON, chosen by the
+ * file's extension; `.csv` is CSV, anything else NDJSON), and the summary the command prints at the end.
+ * Nothing is held but the counts, so the report of a cohort of any size costs the same memory.
+ */
+export const OUTCOMES = ['imported', 'staged', 'already imported', 'validated', 'skipped', 'failed'] as const;
+export type ItemOutcome = (typeof OUTCOMES)[number];
+
+export interface ReportLine {
+  readonly step: string;
+  readonly id: string;
+  readonly outcome: ItemOutcome;
+  readonly platform_account_number: string | null;
+  readonly http_status: number | null;
+  readonly error_code: string | null;
+  /** The error items as `attr:code`, `;`-separated (`customers.0.landline:invalid_phone_number`). */
+  readonly error_items: string | null;
+  readonly detail: string | null;
+}
+
+const COLUMNS = ['step', 'id', 'outcome', 'platform_account_number', 'http_status', 'error_code', 'error_items', 'detail'] as const;
+
+const csvField = (value: string | number | null): string => {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+export interface Summary {
+  readonly byOutcome: Record<ItemOutcome, number>;
+  readonly byErrorCode: Record<string, number>;
+  readonly byStep: Record<string, Partial<Record<ItemOutcome, number>>>;
+}
+
+export class Report {
+  private readonly fd: number | null;
+  private readonly csv: boolean;
+  private readonly counts: Record<ItemOutcome, number> = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<ItemOutcome, number>;
+  private readonly codes = new Map<string, number>();
+  private readonly steps = new Map<string, Partial<Record<ItemOutcome, number>>>();
+
+  constructor(file: string | null) {
+    this.csv = file !== null && file.toLowerCase().endsWith('.csv');
+    this.fd = file === null ? null : openSync(file, 'w');
+    if (this.fd !== null && this.csv) writeSync(this.fd, `${COLUMNS.join(',')}\r\n`);
+  }
+
+  add(line: ReportLine): void {
+    this.counts[line.outcome]++;
+    const step = this.steps.get(line.step) ?? {};
+    step[line.outcome] = (step[line.outcome] ?? 0) + 1;
+    this.steps.set(line.step, step);
+    if (line.outcome === 'failed' && line.error_code) this.codes.set(line.error_code, (this.codes.get(line.error_code) ?? 0) + 1);
+    if (this.fd === null) return;
+    writeSync(this.fd, this.csv ? `${COLUMNS.map((c) => csvField(line[c])).join(',')}\r\n` : `${JSON.stringify(line)}\n`);
+  }
+
+  summary(): Summary {
+    return {
+      byOutcome: { ...this.counts },
+      byErrorCode: Object.fromEntries([...this.codes].sort((a, b) => b[1] - a[1])),
+      byStep: Object.fromEntries(this.steps),
+    };
+  }
+
+  get failures(): number {
+    return this.counts.failed;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+  }
+}

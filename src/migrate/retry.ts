@@ -1,0 +1,99 @@
+import { NoAnswer, type ApiAnswer } from './api-client.js';
+import type { TokenSource } from './token-source.js';
+
+/**
+ * When to send a request again, decided by HTTP status only (error codes are data for the report: they
+ * may be renamed, the statuses' meaning is the contract):
+ *
+ * - 429 (throttled, spec 8.1), 5xx (spec 4.12: a payment vendor's intermittent failure is 500, "retry
+ *   as is"), 408, 409 (a concurrent request with the same Idempotency-Key, or a stream that kept changing),
+ *   and no answer at all (refused, reset, timed out): transient, sent again, unchanged, with the same
+ *   Idempotency-Key, so a request whose answer was lost is never applied twice.
+ * - 401: the token expired or was refused: a new one is obtained and the request sent again (twice at most).
+ * - any other 4xx: the answer stands (a validation or rule failure: retrying cannot change it; spec 4.12's
+ *   400 "do not retry").
+ *
+ * Waits grow exponentially with full jitter (so workers that failed together do not retry together), and
+ * never less than the service's Retry-After.
+ */
+export interface RetryPolicy {
+  /** Tries in all, the first included. */
+  readonly attempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 8, baseDelayMs: 250, maxDelayMs: 15_000 };
+
+/** A Retry-After longer than this is capped: a misconfigured front should not park a migration for hours. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+export type Transience = 'done' | 'transient' | 'reauthenticate';
+
+export function classify(status: number): Transience {
+  if (status === 401) return 'reauthenticate';
+  if (status === 408 || status === 409 || status === 429 || status >= 500) return 'transient';
+  return 'done';
+}
+
+/** The wait before try `attempt + 1` (attempt counts from 1), at least what the service asked for. */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | null, random = Math.random): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const jittered = Math.round(random() * ceiling);
+  return retryAfterMs === null ? jittered : Math.max(Math.min(retryAfterMs, MAX_RETRY_AFTER_MS), jittered);
+}
+
+export type Outcome =
+  /** The last answer (a success, a refusal, or the last transient one when the tries ran out). */
+  | { readonly kind: 'answer'; readonly answer: ApiAnswer; readonly attempts: number }
+  /** Not one answer, every try. */
+  | { readonly kind: 'no-answer'; readonly error: string; readonly attempts: number }
+  /** Stopped (Ctrl-C) while waiting to retry: nothing is known of the item; the journal resumes it. */
+  | { readonly kind: 'interrupted' };
+
+export interface Sender {
+  /** Sends `request` (given a token) with retries; counts retries in `onRetry`. */
+  send(request: (token: string) => Promise<ApiAnswer>): Promise<Outcome>;
+}
+
+export function createSender(
+  tokens: TokenSource,
+  policy: RetryPolicy,
+  options: { stopped: () => boolean; onRetry?: (reason: string) => void; sleep?: (ms: number) => Promise<void> },
+): Sender {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  return {
+    async send(request) {
+      let renewals = 0;
+      let last: Outcome | null = null;
+      for (let attempt = 1; attempt <= policy.attempts; attempt++) {
+        const token = await tokens.current();
+        let retryAfter: number | null = null;
+        try {
+          const answer = await request(token);
+          last = { kind: 'answer', answer, attempts: attempt };
+          const verdict = classify(answer.status);
+          if (verdict === 'done') return last;
+          if (verdict === 'reauthenticate') {
+            if (renewals++ >= 2) return last;
+            await tokens.renew(token);
+            options.onRetry?.('401');
+            attempt--; // a renewed token is not a failed try
+            continue;
+          }
+          retryAfter = answer.retryAfterMs;
+          options.onRetry?.(String(answer.status));
+        } catch (error) {
+          if (!(error instanceof NoAnswer)) throw error;
+          last = { kind: 'no-answer', error: error.message, attempts: attempt };
+          options.onRetry?.('no answer');
+        }
+        if (attempt === policy.attempts) break;
+        if (options.stopped()) return { kind: 'interrupted' };
+        await sleep(backoffMs(policy, attempt, retryAfter));
+        if (options.stopped()) return { kind: 'interrupted' };
+      }
+      return last ?? { kind: 'no-answer', error: 'no attempt made', attempts: 0 };
+    },
+  };
+}

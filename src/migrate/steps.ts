@@ -1,0 +1,167 @@
+import type { ApiClient } from './api-client.js';
+import { allAlreadyExisted, failedLine, isDryRunSuccess, isSuccess, line, platformAccountNumber, productUnchanged } from './answers.js';
+import { RECORD_KINDS, isUnreadable, type ReadItem, type RecordKind } from './input.js';
+import { idempotencyKey, type Journal } from './journal.js';
+import type { ReportLine } from './report.js';
+import type { Sender } from './retry.js';
+
+/**
+ * How each kind of item is sent and what its answer means for the report and the journal. One function
+ * per step, each returning the item's report line (or null when Ctrl-C interrupted it: it is neither
+ * reported nor journaled, and the next run does it).
+ */
+export interface StepContext {
+  readonly client: ApiClient;
+  readonly sender: Sender;
+  readonly journal: Journal;
+  readonly supplier: string;
+  readonly team: string;
+  readonly dryRun: boolean;
+  readonly stageOnly: boolean;
+  /** What the service knew at the start: account number -> platform account number (null: staged, not imported). */
+  readonly known: ReadonlyMap<string, string | null>;
+}
+
+const PATHS = {
+  validateProducts: '/v1/data-import/validate-products/',
+  products: '/v1/data-import/products/',
+  business: '/v1/data-import/business/',
+  validateAccount: '/v1/data-import/validate-account/',
+  stage: '/v1/data-import/account-import-process/create-or-update/',
+  process: '/v1/data-import/account-import-process/process/',
+  notes: '/v1/data-import/notes/create/',
+  transactions: '/v1/data-import/transactions/create/',
+  statements: '/v1/data-import/historical-statements/create/',
+} as const satisfies Record<string, string>;
+
+export const RECORD_PATHS: Record<RecordKind, string> = { notes: PATHS.notes, transactions: PATHS.transactions, statements: PATHS.statements };
+
+/** Outcomes a later run need not redo. Failures are never journaled: a re-run tries them again. */
+const SETTLED = new Set(['imported', 'already imported', 'staged']);
+
+/** Journals a settled line of a real run (a dry run writes nothing anywhere). */
+function settle(ctx: StepContext, result: ReportLine): ReportLine {
+  if (!ctx.dryRun && SETTLED.has(result.outcome)) {
+    ctx.journal.record({ step: result.step, id: result.id, outcome: result.outcome, platform_account_number: result.platform_account_number });
+  }
+  return result;
+}
+
+/** The line of an item an earlier run settled, when the journal says so (and it is enough for this run). */
+function fromJournal(ctx: StepContext, step: string, id: string): ReportLine | null {
+  if (ctx.dryRun) return null;
+  const entry = ctx.journal.finished(step, id);
+  if (!entry) return null;
+  // An account only staged by an earlier --stage-only run still has to be processed by a full run.
+  if (entry.outcome === 'staged' && !ctx.stageOnly) return null;
+  return line(step, id, entry.outcome === 'staged' ? 'staged' : 'already imported', {
+    platform_account_number: entry.platform_account_number ?? null,
+    detail: `settled by an earlier run (journal: ${entry.outcome})`,
+  });
+}
+
+/** Sends a write; `json` is the body's text when the input holds it as read (else `body` is serialised once). */
+const post = (ctx: StepContext, step: string, id: string, path: string, body: unknown, json?: string) => {
+  const text = json ?? JSON.stringify(body);
+  const key = ctx.dryRun ? undefined : idempotencyKey(ctx.supplier, step, id, text);
+  return ctx.sender.send((token) => ctx.client.post(path, { json: text }, { token, ...(key ? { idempotencyKey: key } : {}) }));
+};
+
+const unreadable = (step: string, item: ReadItem): ReportLine | null =>
+  isUnreadable(item) ? line(step, item.id, 'failed', { error_code: 'unreadable_input', detail: `${item.problem} (${item.source})` }) : null;
+
+export async function migrateProduct(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
+  const bad = unreadable('products', item);
+  if (bad || isUnreadable(item)) return bad;
+  const done = fromJournal(ctx, 'products', item.id);
+  if (done) return done;
+  const outcome = await post(ctx, 'products', item.id, ctx.dryRun ? PATHS.validateProducts : PATHS.products, [item.body]);
+  if (outcome.kind === 'interrupted') return null;
+  if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
+    const status = outcome.answer.status;
+    if (ctx.dryRun) return line('products', item.id, 'validated', { http_status: status });
+    return settle(ctx, line('products', item.id, outcome.answer.replayed || productUnchanged(outcome.answer.body) ? 'already imported' : 'imported', { http_status: status }));
+  }
+  return failedLine('products', item.id, outcome);
+}
+
+export async function migrateBusiness(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
+  const bad = unreadable('businesses', item);
+  if (bad || isUnreadable(item)) return bad;
+  if (ctx.dryRun) return line('businesses', item.id, 'skipped', { detail: 'dry run: the service has no way to validate a business without creating it' });
+  const done = fromJournal(ctx, 'businesses', item.id);
+  if (done) return done;
+  const outcome = await post(ctx, 'businesses', item.id, PATHS.business, item.body);
+  if (outcome.kind === 'interrupted') return null;
+  if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
+    return settle(ctx, line('businesses', item.id, outcome.answer.replayed ? 'already imported' : 'imported', { http_status: outcome.answer.status }));
+  }
+  return failedLine('businesses', item.id, outcome);
+}
+
+/** Validate (dry run only: staging applies the same rules), stage, then process one account. */
+export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
+  const bad = unreadable('accounts', item);
+  if (bad || isUnreadable(item)) return bad;
+  const supplierOf = (item.body as Record<string, unknown>)['import_supplier'];
+  if (supplierOf !== ctx.supplier) {
+    return line('accounts', item.id, 'failed', { error_code: 'import_supplier_mismatch', detail: `import_supplier is ${JSON.stringify(supplierOf)}, not --supplier ${ctx.supplier} (${item.source})` });
+  }
+  const done = fromJournal(ctx, 'accounts', item.id);
+  if (done) return done;
+  const known = ctx.known.get(item.id);
+  if (known) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: known, detail: 'imported before this run (imported list)' }));
+  if (ctx.dryRun) return dryRunAccount(ctx, item.id, item.body, item.json, known === null);
+
+  const staged = await post(ctx, 'stage', item.id, PATHS.stage, item.body, item.json);
+  if (staged.kind === 'interrupted') return null;
+  if (staged.kind === 'answer' && !isSuccess(staged.answer)) {
+    const number = platformAccountNumber(staged.answer.body);
+    if (number) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: number, http_status: staged.answer.status }));
+  }
+  if (staged.kind !== 'answer' || !isSuccess(staged.answer)) return withStep(failedLine('accounts', item.id, staged), 'stage');
+  if (ctx.stageOnly) return settle(ctx, line('accounts', item.id, 'staged', { http_status: staged.answer.status }));
+
+  const body = { external_account_number: item.id, import_supplier_code: ctx.supplier, operations_team_name: ctx.team };
+  const processed = await post(ctx, 'process', item.id, PATHS.process, body);
+  if (processed.kind === 'interrupted') return null;
+  if (processed.kind === 'answer') {
+    const number = platformAccountNumber(processed.answer.body);
+    if (isSuccess(processed.answer) && number) return settle(ctx, line('accounts', item.id, processed.answer.replayed ? 'already imported' : 'imported', { platform_account_number: number, http_status: processed.answer.status }));
+    if (!isSuccess(processed.answer) && number) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: number, http_status: processed.answer.status }));
+  }
+  return withStep(failedLine('accounts', item.id, processed), 'process');
+}
+
+async function dryRunAccount(ctx: StepContext, id: string, body: unknown, json: string | undefined, staged: boolean): Promise<ReportLine | null> {
+  const validated = await post(ctx, 'validate', id, PATHS.validateAccount, body, json);
+  if (validated.kind === 'interrupted') return null;
+  if (validated.kind !== 'answer' || !isSuccess(validated.answer)) return withStep(failedLine('accounts', id, validated), 'validate');
+  // Processing needs staged data, and staging writes: an account never staged is validated only.
+  if (!staged) return line('accounts', id, 'validated', { http_status: validated.answer.status, detail: 'valid; not staged yet, so the process dry run was not made' });
+  const processed = await post(ctx, 'process', id, PATHS.process, { external_account_number: id, import_supplier_code: ctx.supplier, operations_team_name: ctx.team, dry_run: true });
+  if (processed.kind === 'interrupted') return null;
+  if (processed.kind === 'answer' && isDryRunSuccess(processed.answer)) {
+    return line('accounts', id, 'validated', { http_status: processed.answer.status, detail: 'valid; the process dry run would import it (staged data)' });
+  }
+  return withStep(failedLine('accounts', id, processed), 'process dry run');
+}
+
+/** Prefixes a failed line's detail with the sub-step that failed. */
+const withStep = (result: ReportLine, step: string): ReportLine => ({ ...result, detail: `${step}: ${result.detail ?? ''}` });
+
+/** Sends one kind of records of one account (notes, transactions or statements). */
+export async function migrateRecords(ctx: StepContext, kind: RecordKind, item: ReadItem): Promise<ReportLine | null> {
+  const bad = unreadable(kind, item);
+  if (bad || isUnreadable(item)) return bad;
+  const done = fromJournal(ctx, kind, item.id);
+  if (done) return done;
+  const outcome = await post(ctx, kind, item.id, RECORD_PATHS[kind], item.body);
+  if (outcome.kind === 'interrupted') return null;
+  if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
+    return settle(ctx, line(kind, item.id, outcome.answer.replayed || allAlreadyExisted(outcome.answer.body) ? 'already imported' : 'imported', { http_status: outcome.answer.status }));
+  }
+  return failedLine(kind, item.id, outcome);
+}
+
+export { RECORD_KINDS };

@@ -1,0 +1,115 @@
+import { NoAnswer, type ApiClient } from './api-client.js';
+
+/**
+ * Access tokens for a migration that outlives them: obtained with the API key through the GraphQL
+ * `obtainToken` mutation, renewed with the refresh token a few minutes before the access token expires
+ * (a migration of a large cohort runs for hours; the token lives 60 minutes), and renewed at once when the
+ * service says the token is no longer good (401: its clock may be ahead of ours). When the refresh token
+ * itself is refused (expired after 7 days), the API key is used again. One renewal at a time: workers that
+ * need a token while one is being obtained wait for it.
+ */
+export interface TokenSource {
+  /** A token believed valid now. */
+  current(): Promise<string>;
+  /** The service refused `rejected` (401): obtain another, unless a newer one already replaced it. */
+  renew(rejected: string): Promise<string>;
+}
+
+/** Renew this long before the access token's own expiry. */
+const RENEW_BEFORE_MS = 5 * 60 * 1000;
+
+/** The token could not be obtained: a bad or revoked API key, or a service that is not ours. */
+export class TokenRefused extends Error {
+  override name = 'TokenRefused';
+}
+
+const MUTATION = 'mutation($input: ObtainTokenInput!) { obtainToken(input: $input) { token refreshToken refreshExpiresIn } }';
+
+interface Issued {
+  readonly token: string;
+  readonly refreshToken: string;
+  /** When the access token expires on the client's clock: its arrival plus its lifetime (unknown: 60 min). */
+  readonly expiresAt: number;
+}
+
+/**
+ * How long a JWT is valid, from its own `iat` and `exp` claims (unverified: the service verifies; the
+ * client only plans renewals). A lifetime, not an instant, so that a client whose clock differs from the
+ * service's still renews on time: the expiry is counted from when the token arrived, on the client's clock.
+ */
+export function tokenLifetimeMs(token: string): number | null {
+  const payload = token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const { exp, iat } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown; iat?: unknown };
+    return typeof exp === 'number' && typeof iat === 'number' && exp > iat ? (exp - iat) * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+export function createTokenSource(
+  client: ApiClient,
+  apiKey: string,
+  options: { now?: () => number; attempts?: number; sleep?: (ms: number) => Promise<void> } = {},
+): TokenSource {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  let issued: Issued | null = null;
+  let pending: Promise<Issued> | null = null;
+
+  const ask = async (input: Record<string, string>): Promise<Issued | 'refused'> => {
+    const attempts = options.attempts ?? 5;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answer = await client.graphql(MUTATION, { input });
+        const data = (answer.body as { data?: { obtainToken?: { token?: unknown; refreshToken?: unknown } | null } } | null)?.data?.obtainToken;
+        if (answer.status === 200 && data && typeof data.token === 'string' && typeof data.refreshToken === 'string') {
+          return { token: data.token, refreshToken: data.refreshToken, expiresAt: now() + (tokenLifetimeMs(data.token) ?? 60 * 60 * 1000) };
+        }
+        // GraphQL answers a refused key or token with 200 and data null; a 4xx is a refusal too.
+        if (answer.status === 200 || (answer.status >= 400 && answer.status < 500 && answer.status !== 429)) return 'refused';
+      } catch (error) {
+        if (!(error instanceof NoAnswer) || attempt >= attempts) throw error;
+      }
+      if (attempt >= attempts) throw new TokenRefused('the token service kept failing');
+      await sleep(Math.min(10_000, 250 * 2 ** attempt) * Math.random());
+    }
+  };
+
+  const obtain = async (): Promise<Issued> => {
+    if (issued) {
+      const renewed = await ask({ refreshToken: issued.refreshToken });
+      if (renewed !== 'refused') return renewed;
+    }
+    const fresh = await ask({ APIKey: apiKey });
+    if (fresh === 'refused') throw new TokenRefused('the service refused the API key (authentication_failed): check --api-key or LEDGER_API_KEY');
+    return fresh;
+  };
+
+  const renewOnce = (): Promise<Issued> => {
+    pending ??= obtain().then(
+      (next) => {
+        issued = next;
+        pending = null;
+        return next;
+      },
+      (error: unknown) => {
+        pending = null;
+        throw error;
+      },
+    );
+    return pending;
+  };
+
+  return {
+    async current() {
+      if (issued && issued.expiresAt - now() > RENEW_BEFORE_MS) return issued.token;
+      return (await renewOnce()).token;
+    },
+    async renew(rejected) {
+      if (issued && issued.token !== rejected) return issued.token;
+      return (await renewOnce()).token;
+    },
+  };
+}

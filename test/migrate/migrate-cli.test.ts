@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv } from '../cli/run-cli.js';
+import { SUPPLIER, TEAM, countOf, duplicates, reportLines, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
+
+interface Spawned {
+  readonly code: Promise<number | null>;
+  readonly kill: () => void;
+  readonly interrupt: () => void;
+  output(): string;
+}
+
+/** `import-ledger migrate ...` as a real process, as an operator runs it. */
+function spawnMigrate(args: readonly string[], env: Record<string, string | undefined> = {}): Spawned {
+  const child = spawn(process.execPath, [BIN, 'migrate', ...args], {
+    cwd: PROJECT_ROOT,
+    env: cliEnv({ LEDGER_MIGRATE_RETRY_BASE_MS: '5', LEDGER_MIGRATE_PROGRESS_MS: '200', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return {
+    code: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+    kill: () => child.kill('SIGKILL'),
+    interrupt: () => child.kill('SIGINT'),
+    output: () => output,
+  };
+}
+
+const journalLines = (file: string, step: string): number =>
+  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.includes(`"step":"${step}"`)).length : 0;
+
+describe('import-ledger migrate, the command', () => {
+  let service: RunningService;
+  let folder: Folder;
+  beforeEach(async () => {
+    service = await startService();
+  });
+  afterEach(async () => {
+    await service.stop();
+    folder?.cleanup();
+  });
+
+  it(
+    'a run killed with SIGKILL midway and run again finishes with every account imported once and every record stored once',
+    async () => {
+      folder = writeFolder({ accounts: 200, withRecords: (i) => i % 2 === 0 });
+      const report = join(folder.work, 'report.csv');
+      const journal = `${report}.journal.ndjson`;
+      const args = [folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--report', report, '--concurrency', '8'];
+      const first = spawnMigrate(args, { LEDGER_API_KEY: service.apiKey });
+      const deadline = Date.now() + 60_000;
+      while (journalLines(journal, 'accounts') < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      first.kill();
+      expect(await first.code).toBeNull(); // killed, not finished
+      const settledBefore = journalLines(journal, 'accounts');
+      expect(settledBefore).toBeGreaterThanOrEqual(40);
+      expect(settledBefore).toBeLessThan(200);
+
+      const second = spawnMigrate(args, { LEDGER_API_KEY: service.apiKey });
+      expect(await second.code, second.output()).toBe(0);
+      expect(second.output()).toContain(`resuming: the journal ${journal} holds`);
+      expect(await countOf(service, 'AccountProcessed')).toBe(200);
+      expect(await countOf(service, 'LedgerTransactionAdded')).toBe(200);
+      expect(await duplicates(service)).toEqual({ processed: 0, notes: 0, transactions: 0 });
+      // The second report has a line per item: what the journal settled, and what this run did.
+      const lines = readFileSync(report, 'utf8').trim().split('\r\n').slice(1);
+      expect(lines.filter((l) => l.startsWith('accounts,'))).toHaveLength(200);
+      expect(lines.filter((l) => l.startsWith('notes,'))).toHaveLength(100);
+      expect(lines.filter((l) => l.includes(',failed,'))).toEqual([]);
+      expect(lines.filter((l) => l.startsWith('accounts,') && l.includes('journal: imported')).length).toBeGreaterThanOrEqual(settledBefore);
+      // The summary for scripts: one JSON line on stdout.
+      expect(second.output()).toMatch(/\{"summary":\{"byOutcome":\{"imported":\d+/);
+    },
+    CLI_TEST_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'Ctrl-C stops after the requests in flight with exit 130, and the same command resumes',
+    async () => {
+      folder = writeFolder({ accounts: 120 });
+      const report = join(folder.work, 'report.ndjson');
+      const journal = `${report}.journal.ndjson`;
+      const args = [folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--report', report, '--api-key', service.apiKey];
+      const first = spawnMigrate(args);
+      const deadline = Date.now() + 60_000;
+      while (journalLines(journal, 'accounts') < 20 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      first.interrupt();
+      expect(await first.code, first.output()).toBe(130);
+      expect(first.output()).toContain('stopping after the requests in flight');
+      expect(first.output()).toContain('interrupted: run the same command again to resume');
+      // Every account the service imported is in the journal: the requests in flight finished and were recorded.
+      const imported = await countOf(service, 'AccountProcessed');
+      expect(journalLines(journal, 'accounts')).toBe(imported);
+      expect(imported).toBeLessThan(120);
+      const second = spawnMigrate(args);
+      expect(await second.code, second.output()).toBe(0);
+      expect(await countOf(service, 'AccountProcessed')).toBe(120);
+      expect(await duplicates(service)).toEqual({ processed: 0, notes: 0, transactions: 0 });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'exits 1 when some items failed (NDJSON report), 2 on bad usage, and prints its help',
+    async () => {
+      folder = writeFolder({ accounts: 3, invalid: (i) => i === 2 });
+      const report = join(folder.work, 'report.ndjson');
+      const run = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', service.apiKey, '--report', report]);
+      expect(await run.code, run.output()).toBe(1);
+      expect(reportLines(folder).filter((l) => l.outcome === 'failed').map((l) => l.id)).toEqual(['LEG-0000002']);
+      expect(run.output()).toContain('failed with account_failed_validation: 1');
+
+      const noKey = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM], { LEDGER_API_KEY: undefined });
+      expect(await noKey.code).toBe(2);
+      expect(noKey.output()).toContain('no API key');
+      const noTeam = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--api-key', 'x']);
+      expect(await noTeam.code).toBe(2);
+      const badKey = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'ilk_not-a-key']);
+      expect(await badKey.code).toBe(2);
+      expect(badKey.output()).toContain('refused the API key');
+      const notAFolder = spawnMigrate([join(folder.dir, 'nope'), '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'x']);
+      expect(await notAFolder.code).toBe(2);
+      const help = spawnMigrate(['--help']);
+      expect(await help.code).toBe(0);
+      expect(help.output()).toContain('--stage-only');
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
