@@ -27,6 +27,8 @@ import { emptyDocumentStore, type DocumentStore } from '../adapters/document-sto
 import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendors.js';
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
+import { docsRoutes } from './routes/docs.js';
+import { openApiDocument } from './openapi/document.js';
 
 export interface AppDeps extends LedgerContext {
   /** The process concurrency limit's slots and the request-rate buckets (the ledger's: cluster-wide on PostgreSQL). */
@@ -55,6 +57,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       ? c.json({ status: 'ok' })
       : c.json({ status: 'unavailable', detail: 'The database is not reachable.' }, 503),
   );
+
+  // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
+  app.route('/', docsRoutes(openApiDocument(app)));
 
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
   app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret));
