@@ -7,25 +7,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getHealthz"];
+        /**
+         * Liveness
+         * @description 200 while the database answers, 503 otherwise.
+         */
+        get: operations["health"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/graphql/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post: operations["postV1Graphql"];
         delete?: never;
         options?: never;
         head?: never;
@@ -41,7 +29,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportValidateAccount"];
+        /**
+         * Validate an account
+         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules.
+         */
+        post: operations["validateAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -57,7 +49,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportAccountImportProcessCreateOrUpdate"];
+        /**
+         * Stage an account
+         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["stageAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -73,7 +69,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportAccountImportProcessProcess"];
+        /**
+         * Process a staged account
+         * @description Creates the platform account from the staged data (spec 4.8). With `dry_run: true` everything is decided and rolled back (400 `dry_run_rollback` when it would succeed). Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["processAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -87,7 +87,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getV1DataImportAccountTransferStatusBySupplierByExt"];
+        /**
+         * An account's transfer status
+         * @description Spec 4.13: `UNKNOWN` until the account is imported.
+         */
+        get: operations["accountTransferStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -103,7 +107,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getV1DataImportAllAccountImportProcessesBySupplier"];
+        /**
+         * All accounts of a supplier
+         * @description The all accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         */
+        get: operations["allAccountImportProcesses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -119,7 +127,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getV1DataImportPendingAccountImportProcessesBySupplier"];
+        /**
+         * Pending accounts of a supplier
+         * @description The pending accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         */
+        get: operations["pendingAccountImportProcesses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -135,7 +147,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getV1DataImportImportedAccountImportProcessesBySupplier"];
+        /**
+         * Imported accounts of a supplier
+         * @description The imported accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         */
+        get: operations["importedAccountImportProcesses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -151,23 +167,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getV1DataImportReconciliationBySupplier"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/data-import/events/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["getV1DataImportEvents"];
+        /**
+         * The cut-over check
+         * @description One record per account of the supplier, streamed: CSV with `?format=csv` or `Accept: text/csv`, NDJSON otherwise.
+         */
+        get: operations["reconciliationExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -183,7 +187,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getV1DataImportAccountHistoryBySupplierByExt"];
+        /**
+         * An account's history
+         * @description A page of the events of the account's streams, oldest first; with `as_of`, its state at that instant and the events recorded by then.
+         */
+        get: operations["accountHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The integration event feed
+         * @description The events of the caller's suppliers after a position, as JSON pages or (with `Accept: text/event-stream`) a live SSE stream resumable with `Last-Event-ID`.
+         */
+        get: operations["eventsFeed"];
         put?: never;
         post?: never;
         delete?: never;
@@ -201,7 +229,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportBusiness"];
+        /**
+         * Create a business
+         * @description A business with its contracts (spec 2.4, 4.4). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["createBusiness"];
         delete?: never;
         options?: never;
         head?: never;
@@ -217,7 +249,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportValidateProducts"];
+        /**
+         * Validate products
+         * @description Checks products (spec 2.5) without storing anything.
+         */
+        post: operations["validateProducts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -233,7 +269,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportProducts"];
+        /**
+         * Create products, or add rates
+         * @description Creates products, or appends rates to existing ones (spec 4.3). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["createProducts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -249,7 +289,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportSupplyPointPopulate"];
+        /**
+         * Pre-populate supply points
+         * @description Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["populateSupplyPoints"];
         delete?: never;
         options?: never;
         head?: never;
@@ -263,7 +307,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: operations["getV1DataImportSupplyPointPopulateByBatchId"];
+        /**
+         * A populate batch's status
+         * @description What was fetched, what waits, what failed and why.
+         */
+        get: operations["populateBatchStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -281,7 +329,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportNotesCreate"];
+        /**
+         * Add notes to an imported account
+         * @description Spec 4.9. A note already added is not added twice. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["createNotes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -297,7 +349,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportTransactionsCreate"];
+        /**
+         * Add financial transactions to an imported account
+         * @description Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["createTransactions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -313,7 +369,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportHistoricalStatementsCreate"];
+        /**
+         * Add historical statements to an imported account
+         * @description Spec 4.11. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["createHistoricalStatements"];
         delete?: never;
         options?: never;
         head?: never;
@@ -329,7 +389,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post: operations["postV1DataImportPaymentInstructionCreate"];
+        /**
+         * Add a payment instruction to an imported account
+         * @description Spec 4.12: checked with the payment vendor first. A 500 `payment_vendor_unavailable` may be retried as is; a 400 must not. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["createPaymentInstruction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/graphql/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange an API key (or a refresh token) for a token
+         * @description GraphQL: `mutation { obtainToken(input: {APIKey: "..."}) { token refreshToken refreshExpiresIn } }`. Give exactly one of `APIKey` and `refreshToken`. Failures follow GraphQL conventions: 200 with `data.obtainToken: null` and an error whose `extensions.code` is `authentication_failed` or `invalid_input`.
+         */
+        post: operations["graphql"];
         delete?: never;
         options?: never;
         head?: never;
@@ -348,7 +432,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHealthz: {
+    health: {
         parameters: {
             query?: never;
             header?: never;
@@ -357,83 +441,1238 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Up. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description The database is not reachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "unavailable";
+                        detail: string;
+                    };
+                };
             };
         };
     };
-    postV1Graphql: {
+    validateAccount: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The account (spec 2.2). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    external_account_number: string;
+                    import_supplier: string;
+                    account_type?: string;
+                    business?: {
+                        business_type: string;
+                        company_name?: string;
+                        siret: string;
+                        business_contract_identifier?: string;
+                        details?: {
+                            key: string;
+                            value: string;
+                        }[];
+                    };
+                    unknown_occupier?: boolean;
+                    billing_address1?: string;
+                    billing_address2?: string;
+                    billing_address3?: string;
+                    billing_address4?: string;
+                    billing_postcode?: string;
+                    sales_channel?: string;
+                    sales_subchannel?: string;
+                    last_billed_to_date?: string;
+                    customers: {
+                        title?: string;
+                        given_name: string;
+                        family_name: string;
+                        /** Format: email */
+                        email?: string;
+                        mobile?: string;
+                        landline?: string;
+                        deceased?: string;
+                        date_of_birth?: string;
+                        customer_preferences?: {
+                            opted_into_updates: boolean;
+                            opted_into_sms: boolean;
+                            opted_into_offers: boolean;
+                            opted_into_recommended: boolean;
+                        };
+                    }[];
+                    supply_addresses: {
+                        supply_address1: string;
+                        supply_address2?: string;
+                        supply_address3?: string;
+                        supply_address4?: string;
+                        supply_postcode: string;
+                        customer_at_supply_address_from_date: string;
+                        supply_points: {
+                            identifier: string;
+                            supply_type: string;
+                            supply_start_date: string;
+                            billing_frequency?: number;
+                            payment_schedules?: {
+                                amount: number;
+                                day_of_month: number;
+                                frequency: string;
+                                means: string;
+                                start_date: string;
+                            }[];
+                            payment_instructions?: {
+                                vendor: string;
+                                reference: string;
+                                type: string;
+                                valid_from?: string;
+                            }[];
+                            agreements?: {
+                                tariff_code: string;
+                                agreed_at?: string;
+                                effective_from: string;
+                                effective_to?: string;
+                                addons?: {
+                                    band: string;
+                                }[];
+                            }[];
+                            consent_data?: {
+                                [key: string]: boolean;
+                            };
+                        }[];
+                    }[];
+                    statements?: {
+                        bill_period_from_date: string;
+                        bill_period_to_date: string;
+                        statement_path: string;
+                        statement_id: string;
+                    }[];
+                    supplementary_ledgers?: {
+                        ledger_code: string;
+                        energy_cheques: {
+                            number: string;
+                            protection_from: string;
+                            protection_to: string;
+                            source: string;
+                            asp_remittance_ref?: string;
+                            amount: number;
+                            valid_to: string;
+                            status: string;
+                        }[];
+                    }[];
+                    notes?: {
+                        created_at?: string;
+                        body?: string;
+                        document_paths?: {
+                            document_path: string;
+                        }[];
+                    }[];
+                    account_campaigns?: {
+                        slug: string;
+                        campaign_note?: string;
+                    }[];
+                    metadata?: {
+                        key: string;
+                        value: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    account_contracts?: {
+                        identifier: string;
+                        valid_from_date: string;
+                        signed_at_date?: string;
+                        versions: {
+                            applicable_at_date: string;
+                            terms: ({
+                                term_type: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        }[];
+                    }[];
+                    payment_preferences?: ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
         responses: {
+            /** @description Valid: the data as it would be stored (unknown fields dropped). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        external_account_number: string;
+                        import_supplier: string;
+                        /** @enum {string} */
+                        account_type?: "DOMESTIC" | "BUSINESS";
+                        business?: {
+                            business_type: string;
+                            company_name?: string;
+                            siret: string;
+                            business_contract_identifier?: string;
+                            details?: {
+                                key: string;
+                                value: string;
+                            }[];
+                        };
+                        unknown_occupier?: boolean;
+                        billing_address1?: string;
+                        billing_address2?: string;
+                        billing_address3?: string;
+                        billing_address4?: string;
+                        billing_postcode?: string;
+                        sales_channel?: string;
+                        sales_subchannel?: string;
+                        last_billed_to_date?: string;
+                        customers: {
+                            title?: string;
+                            given_name: string;
+                            family_name: string;
+                            /** Format: email */
+                            email?: string;
+                            mobile?: string;
+                            landline?: string;
+                            deceased?: string;
+                            date_of_birth?: string;
+                            customer_preferences?: {
+                                opted_into_updates: boolean;
+                                opted_into_sms: boolean;
+                                opted_into_offers: boolean;
+                                opted_into_recommended: boolean;
+                            };
+                        }[];
+                        supply_addresses: {
+                            supply_address1: string;
+                            supply_address2?: string;
+                            supply_address3?: string;
+                            supply_address4?: string;
+                            supply_postcode: string;
+                            customer_at_supply_address_from_date: string;
+                            supply_points: {
+                                identifier: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
+                                supply_start_date: string;
+                                billing_frequency?: number;
+                                payment_schedules?: {
+                                    amount: number;
+                                    day_of_month: number;
+                                    /** @enum {string} */
+                                    frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                    /** @enum {string} */
+                                    means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                    start_date: string;
+                                }[];
+                                payment_instructions?: {
+                                    vendor: string;
+                                    reference: string;
+                                    /** @enum {string} */
+                                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                    valid_from?: string;
+                                }[];
+                                agreements?: {
+                                    tariff_code: string;
+                                    agreed_at?: string;
+                                    effective_from: string;
+                                    effective_to?: string;
+                                    addons?: {
+                                        band: string;
+                                    }[];
+                                }[];
+                                consent_data?: {
+                                    [key: string]: boolean;
+                                };
+                            }[];
+                        }[];
+                        statements?: {
+                            bill_period_from_date: string;
+                            bill_period_to_date: string;
+                            statement_path: string;
+                            statement_id: string;
+                        }[];
+                        supplementary_ledgers?: {
+                            /** @enum {string} */
+                            ledger_code: "ENERGY_CHEQUE_LEDGER";
+                            energy_cheques: {
+                                number: string;
+                                protection_from: string;
+                                protection_to: string;
+                                /** @enum {string} */
+                                source: "PAPER" | "PAPERLESS";
+                                asp_remittance_ref?: string;
+                                amount: number;
+                                valid_to: string;
+                                /** @enum {string} */
+                                status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
+                            }[];
+                        }[];
+                        notes?: {
+                            created_at?: string;
+                            body?: string;
+                            document_paths?: {
+                                document_path: string;
+                            }[];
+                        }[];
+                        account_campaigns?: {
+                            slug: string;
+                            campaign_note?: string;
+                        }[];
+                        metadata?: {
+                            key: string;
+                            value: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        account_contracts?: {
+                            identifier: string;
+                            valid_from_date: string;
+                            signed_at_date?: string;
+                            versions: {
+                                applicable_at_date: string;
+                                terms: ({
+                                    /** @constant */
+                                    term_type: "CONTRACT_METADATA";
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    };
+                                } | {
+                                    /** @constant */
+                                    term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
+                                    schedules: {
+                                        effective_from: string;
+                                        items: {
+                                            price_per_unit: string;
+                                            rate_band: string;
+                                            product_code: string;
+                                        }[];
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "TERMINATION_FEE";
+                                    amount: number;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
+                                    fee_type: string;
+                                } | {
+                                    /** @constant */
+                                    term_type: "ISSUANCE_FREQUENCY";
+                                    frequency: string;
+                                    multiplier: number;
+                                    period_start_day: number;
+                                    period_start_month: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "GUARANTEE_OF_ORIGIN_CONFIGURATION";
+                                    guarantee_of_origin_percentage: number;
+                                    is_variable: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "PAYS_BY_DIRECT_DEBIT";
+                                    pays_by_direct_debit: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "DELAYER_DAYS";
+                                    strategy: string;
+                                    days: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "RATE_GROUP_ELIGIBILITY";
+                                    time_series_specification_schedules?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    schedules: {
+                                        effective_period: {
+                                            start_date: string;
+                                            end_date?: string;
+                                        };
+                                        product_code: string;
+                                        rate_group_code: string;
+                                        is_eligible: boolean;
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "CHARACTERISTIC_OVERRIDE";
+                                    overrides: {
+                                        characteristic_code: string;
+                                        override_value: string;
+                                    }[];
+                                })[];
+                            }[];
+                        }[];
+                        payment_preferences?: ({
+                            /** @constant */
+                            type: "ACTIVE_EXISTING";
+                            supply_point_identifier: string;
+                            instruction_reference_params: {
+                                vendor_name: string;
+                                vendor_reference: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "ACTIVE_NEW";
+                            supply_point_identifier: string;
+                            instruction_reference_params: {
+                                vendor_name: string;
+                                vendor_reference: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "PASSIVE";
+                            supply_point_identifier: string;
+                        })[];
+                    };
+                };
+            };
+            /** @description Error codes: `account_failed_validation`, `array_too_long`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_failed_validation" | "array_too_long" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportValidateAccount: {
+    stageAccount: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The account (spec 2.2). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    external_account_number: string;
+                    import_supplier: string;
+                    account_type?: string;
+                    business?: {
+                        business_type: string;
+                        company_name?: string;
+                        siret: string;
+                        business_contract_identifier?: string;
+                        details?: {
+                            key: string;
+                            value: string;
+                        }[];
+                    };
+                    unknown_occupier?: boolean;
+                    billing_address1?: string;
+                    billing_address2?: string;
+                    billing_address3?: string;
+                    billing_address4?: string;
+                    billing_postcode?: string;
+                    sales_channel?: string;
+                    sales_subchannel?: string;
+                    last_billed_to_date?: string;
+                    customers: {
+                        title?: string;
+                        given_name: string;
+                        family_name: string;
+                        /** Format: email */
+                        email?: string;
+                        mobile?: string;
+                        landline?: string;
+                        deceased?: string;
+                        date_of_birth?: string;
+                        customer_preferences?: {
+                            opted_into_updates: boolean;
+                            opted_into_sms: boolean;
+                            opted_into_offers: boolean;
+                            opted_into_recommended: boolean;
+                        };
+                    }[];
+                    supply_addresses: {
+                        supply_address1: string;
+                        supply_address2?: string;
+                        supply_address3?: string;
+                        supply_address4?: string;
+                        supply_postcode: string;
+                        customer_at_supply_address_from_date: string;
+                        supply_points: {
+                            identifier: string;
+                            supply_type: string;
+                            supply_start_date: string;
+                            billing_frequency?: number;
+                            payment_schedules?: {
+                                amount: number;
+                                day_of_month: number;
+                                frequency: string;
+                                means: string;
+                                start_date: string;
+                            }[];
+                            payment_instructions?: {
+                                vendor: string;
+                                reference: string;
+                                type: string;
+                                valid_from?: string;
+                            }[];
+                            agreements?: {
+                                tariff_code: string;
+                                agreed_at?: string;
+                                effective_from: string;
+                                effective_to?: string;
+                                addons?: {
+                                    band: string;
+                                }[];
+                            }[];
+                            consent_data?: {
+                                [key: string]: boolean;
+                            };
+                        }[];
+                    }[];
+                    statements?: {
+                        bill_period_from_date: string;
+                        bill_period_to_date: string;
+                        statement_path: string;
+                        statement_id: string;
+                    }[];
+                    supplementary_ledgers?: {
+                        ledger_code: string;
+                        energy_cheques: {
+                            number: string;
+                            protection_from: string;
+                            protection_to: string;
+                            source: string;
+                            asp_remittance_ref?: string;
+                            amount: number;
+                            valid_to: string;
+                            status: string;
+                        }[];
+                    }[];
+                    notes?: {
+                        created_at?: string;
+                        body?: string;
+                        document_paths?: {
+                            document_path: string;
+                        }[];
+                    }[];
+                    account_campaigns?: {
+                        slug: string;
+                        campaign_note?: string;
+                    }[];
+                    metadata?: {
+                        key: string;
+                        value: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    account_contracts?: {
+                        identifier: string;
+                        valid_from_date: string;
+                        signed_at_date?: string;
+                        versions: {
+                            applicable_at_date: string;
+                            terms: ({
+                                term_type: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        }[];
+                    }[];
+                    payment_preferences?: ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
         responses: {
+            /** @description Staged data replaced. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        import_supplier: string;
+                        external_account_number: string;
+                    };
+                };
+            };
+            /** @description Staged for the first time. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import_supplier: string;
+                        external_account_number: string;
+                    };
+                };
+            };
+            /** @description Error codes: `account_already_imported`, `account_failed_validation`, `account_marked_to_skip`, `array_too_long`, `import_supplier_migration_not_ongoing`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_already_imported" | "account_failed_validation" | "account_marked_to_skip" | "array_too_long" | "import_supplier_migration_not_ongoing" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportAccountImportProcessCreateOrUpdate: {
+    processAccount: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Which staged account, and the operations team. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    external_account_number: string;
+                    import_supplier_code: string;
+                    operations_team_name: string;
+                    /** @default false */
+                    dry_run?: boolean;
+                };
+            };
+        };
         responses: {
-            200: {
+            /** @description Imported. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        platform_account_number: string;
+                    };
+                };
             };
-        };
-    };
-    postV1DataImportAccountImportProcessProcess: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description Error codes: `account_already_imported`, `account_failed_validation`, `account_marked_to_skip`, `array_too_long`, `dry_run_rollback`, `import_supplier_migration_not_ongoing`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `operations_team_not_found`, `parse_error`, `string_too_long`, `validation_error`. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_already_imported" | "account_failed_validation" | "account_marked_to_skip" | "array_too_long" | "dry_run_rollback" | "import_supplier_migration_not_ongoing" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "operations_team_not_found" | "parse_error" | "string_too_long" | "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `import_process_does_not_exist`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "import_process_does_not_exist";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    getV1DataImportAccountTransferStatusBySupplierByExt: {
+    accountTransferStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -445,17 +1684,127 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The status. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "UNKNOWN" | "PENDING" | "IN_PROGRESS" | "REJECTED" | "COMPLETED";
+                        platform_account_number: string;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    getV1DataImportAllAccountImportProcessesBySupplier: {
+    allAccountImportProcesses: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: string;
+                after?: string;
+            };
             header?: never;
             path: {
                 supplier: string;
@@ -464,17 +1813,127 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The accounts, oldest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        external_account_number: string;
+                        platform_account_number: string | null;
+                        account_created_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    getV1DataImportPendingAccountImportProcessesBySupplier: {
+    pendingAccountImportProcesses: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: string;
+                after?: string;
+            };
             header?: never;
             path: {
                 supplier: string;
@@ -483,17 +1942,127 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The accounts, oldest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        external_account_number: string;
+                        platform_account_number: string | null;
+                        account_created_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    getV1DataImportImportedAccountImportProcessesBySupplier: {
+    importedAccountImportProcesses: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: string;
+                after?: string;
+            };
             header?: never;
             path: {
                 supplier: string;
@@ -502,17 +2071,126 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The accounts, oldest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        external_account_number: string;
+                        platform_account_number: string | null;
+                        account_created_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    getV1DataImportReconciliationBySupplier: {
+    reconciliationExport: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: "csv" | "ndjson";
+            };
             header?: never;
             path: {
                 supplier: string;
@@ -521,34 +2199,125 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description One line per account. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
             };
-        };
-    };
-    getV1DataImportEvents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    getV1DataImportAccountHistoryBySupplierByExt: {
+    accountHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                after?: string;
+                limit?: string;
+                as_of?: string;
+            };
             header?: never;
             path: {
                 supplier: string;
@@ -558,83 +2327,1463 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The events (and, with `as_of`, the state then). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        events: {
+                            position: number;
+                            stream_position: number;
+                            type: string;
+                            schema_version: number;
+                            recorded_at: string;
+                            actor: string;
+                            request_id: string | null;
+                            data: unknown;
+                        }[];
+                        next_after: number | null;
+                    } | {
+                        as_of: string;
+                        state: {
+                            [key: string]: unknown;
+                        };
+                        events: {
+                            position: number;
+                            stream_position: number;
+                            type: string;
+                            schema_version: number;
+                            recorded_at: string;
+                            actor: string;
+                            request_id: string | null;
+                            data: unknown;
+                        }[];
+                        next_after: number | null;
+                    };
+                };
+            };
+            /** @description Error codes: `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportBusiness: {
+    eventsFeed: {
         parameters: {
-            query?: never;
+            query?: {
+                after?: string;
+                limit?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description A page of events, or the live stream. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        events: {
+                            position: number;
+                            type: string;
+                            occurred_at: string;
+                            import_supplier: string | null;
+                            external_account_number?: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        next_after: number;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Error codes: `invalid`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid" | "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportValidateProducts: {
+    createBusiness: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The business (spec 2.4). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    import_supplier_code: string;
+                    external_business_identifier: string;
+                    business: {
+                        business_type: string;
+                        company_name: string;
+                        siret: string;
+                        details?: {
+                            key: string;
+                            value: string;
+                        }[];
+                        business_contracts: {
+                            identifier: string;
+                            valid_from_date: string;
+                            signed_at_date?: string;
+                            versions: {
+                                applicable_at_date: string;
+                                terms: ({
+                                    term_type: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+        };
         responses: {
+            /** @description Already created with the same key attributes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        platform_business_id: number;
+                        external_business_identifier: string;
+                    };
+                };
+            };
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        platform_business_id: number;
+                        external_business_identifier: string;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `business_already_exists`, `business_failed_validation`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "business_already_exists" | "business_failed_validation" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportProducts: {
+    validateProducts: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The products (spec 2.5). */
+        requestBody: {
+            content: {
+                "application/json": ({
+                    code: string;
+                    market_name: string;
+                    full_name: string;
+                    display_name: string;
+                    description?: string;
+                    notes?: string;
+                    brand?: string;
+                    available_from_date: string;
+                    is_hidden?: boolean;
+                    params: {
+                        segments: string;
+                        is_variable?: boolean;
+                        cost_stacking?: boolean;
+                        next_product_code?: string;
+                        is_default?: boolean;
+                    };
+                    rates: {
+                        band_category: string;
+                        unit_type: string;
+                        valid_from_date: string;
+                        price_per_unit: number;
+                        params: {
+                            provider_calendar: string;
+                            temp_class?: string;
+                            min_subscribed_max_power?: number;
+                            max_subscribed_max_power?: number;
+                            consumption_class_id?: unknown;
+                            min_annual_consumption?: unknown;
+                            max_annual_consumption?: unknown;
+                            price_level?: unknown;
+                        };
+                    }[];
+                } | {
+                    code: string;
+                    market_name: string;
+                    full_name: string;
+                    display_name: string;
+                    description?: string;
+                    notes?: string;
+                    brand?: string;
+                    available_from_date: string;
+                    is_hidden?: boolean;
+                    params: {
+                        segments?: unknown;
+                        is_variable?: boolean;
+                        cost_stacking?: boolean;
+                        next_product_code?: string;
+                        is_default?: boolean;
+                    };
+                    rates: {
+                        band_category: string;
+                        unit_type: string;
+                        valid_from_date: string;
+                        price_per_unit: number;
+                        params: {
+                            consumption_class_id?: string;
+                            min_annual_consumption?: number;
+                            max_annual_consumption?: number;
+                            price_level?: number;
+                            provider_calendar?: unknown;
+                            temp_class?: unknown;
+                            min_subscribed_max_power?: unknown;
+                            max_subscribed_max_power?: unknown;
+                        };
+                    }[];
+                })[];
+            };
+        };
         responses: {
+            /** @description Valid: the products as they would be stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": ({
+                        code: string;
+                        /** @enum {string} */
+                        market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                        full_name: string;
+                        display_name: string;
+                        description?: string;
+                        notes?: string;
+                        brand?: string;
+                        available_from_date: string;
+                        is_hidden?: boolean;
+                        params: {
+                            segments: string;
+                            is_variable?: boolean;
+                            cost_stacking?: boolean;
+                            next_product_code?: string;
+                            is_default?: boolean;
+                        };
+                        rates: {
+                            /** @enum {string} */
+                            band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                            /** @enum {string} */
+                            unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                            valid_from_date: string;
+                            price_per_unit: number;
+                            params: {
+                                /** @enum {string} */
+                                provider_calendar: "BASE" | "HPHC";
+                                /** @enum {string} */
+                                temp_class?: "BASE" | "HP" | "HC";
+                                min_subscribed_max_power?: number;
+                                max_subscribed_max_power?: number;
+                                consumption_class_id?: unknown;
+                                min_annual_consumption?: unknown;
+                                max_annual_consumption?: unknown;
+                                price_level?: unknown;
+                            };
+                        }[];
+                    } | {
+                        code: string;
+                        /** @enum {string} */
+                        market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                        full_name: string;
+                        display_name: string;
+                        description?: string;
+                        notes?: string;
+                        brand?: string;
+                        available_from_date: string;
+                        is_hidden?: boolean;
+                        params: {
+                            segments?: unknown;
+                            is_variable?: boolean;
+                            cost_stacking?: boolean;
+                            next_product_code?: string;
+                            is_default?: boolean;
+                        };
+                        rates: {
+                            /** @enum {string} */
+                            band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                            /** @enum {string} */
+                            unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                            valid_from_date: string;
+                            price_per_unit: number;
+                            params: {
+                                consumption_class_id?: string;
+                                min_annual_consumption?: number;
+                                max_annual_consumption?: number;
+                                price_level?: number;
+                                provider_calendar?: unknown;
+                                temp_class?: unknown;
+                                min_subscribed_max_power?: unknown;
+                                max_subscribed_max_power?: unknown;
+                            };
+                        }[];
+                    })[];
+                };
+            };
+            /** @description Error codes: `array_too_long`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `no_matching_rate`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `product_failed_validation`, `rate_not_continuous`, `string_too_long`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "no_matching_rate" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "product_failed_validation" | "rate_not_continuous" | "string_too_long";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportSupplyPointPopulate: {
+    createProducts: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The products (spec 2.5). */
+        requestBody: {
+            content: {
+                "application/json": ({
+                    code: string;
+                    market_name: string;
+                    full_name: string;
+                    display_name: string;
+                    description?: string;
+                    notes?: string;
+                    brand?: string;
+                    available_from_date: string;
+                    is_hidden?: boolean;
+                    params: {
+                        segments: string;
+                        is_variable?: boolean;
+                        cost_stacking?: boolean;
+                        next_product_code?: string;
+                        is_default?: boolean;
+                    };
+                    rates: {
+                        band_category: string;
+                        unit_type: string;
+                        valid_from_date: string;
+                        price_per_unit: number;
+                        params: {
+                            provider_calendar: string;
+                            temp_class?: string;
+                            min_subscribed_max_power?: number;
+                            max_subscribed_max_power?: number;
+                            consumption_class_id?: unknown;
+                            min_annual_consumption?: unknown;
+                            max_annual_consumption?: unknown;
+                            price_level?: unknown;
+                        };
+                    }[];
+                } | {
+                    code: string;
+                    market_name: string;
+                    full_name: string;
+                    display_name: string;
+                    description?: string;
+                    notes?: string;
+                    brand?: string;
+                    available_from_date: string;
+                    is_hidden?: boolean;
+                    params: {
+                        segments?: unknown;
+                        is_variable?: boolean;
+                        cost_stacking?: boolean;
+                        next_product_code?: string;
+                        is_default?: boolean;
+                    };
+                    rates: {
+                        band_category: string;
+                        unit_type: string;
+                        valid_from_date: string;
+                        price_per_unit: number;
+                        params: {
+                            consumption_class_id?: string;
+                            min_annual_consumption?: number;
+                            max_annual_consumption?: number;
+                            price_level?: number;
+                            provider_calendar?: unknown;
+                            temp_class?: unknown;
+                            min_subscribed_max_power?: unknown;
+                            max_subscribed_max_power?: unknown;
+                        };
+                    }[];
+                })[];
+            };
+        };
         responses: {
-            200: {
+            /** @description Created or updated. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        products: {
+                            code: string;
+                            created: boolean;
+                            rates_added: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `no_matching_rate`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `product_failed_validation`, `rate_not_continuous`, `string_too_long`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "no_matching_rate" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "product_failed_validation" | "rate_not_continuous" | "string_too_long";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    getV1DataImportSupplyPointPopulateByBatchId: {
+    populateSupplyPoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The ids to fetch. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default [] */
+                    prm_ids?: string[];
+                    /** @default [] */
+                    pce_ids?: string[];
+                    /** @enum {string} */
+                    customer_category: "Domestic" | "Business";
+                };
+            };
+        };
+        responses: {
+            /** @description The batch, recorded. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        batch_id: string;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long" | "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    populateBatchStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -645,79 +3794,1329 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The batch. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "PENDING" | "IN_PROGRESS" | "COMPLETED";
+                        imported_requests: {
+                            prm_ids: string[];
+                            pce_ids: string[];
+                        };
+                        pending_requests: {
+                            prm_ids: string[];
+                            pce_ids: string[];
+                        };
+                        errored_requests: {
+                            prms: {
+                                id: string;
+                                errored_reason: string;
+                            }[];
+                            pces: {
+                                id: string;
+                                errored_reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `populate_batch_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "populate_batch_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportNotesCreate: {
+    createNotes: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The notes. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    import_supplier: string;
+                    external_account_number: string;
+                    notes: {
+                        body?: string;
+                        created_at?: string;
+                        is_pinned?: boolean;
+                        unpin_at?: string;
+                        document_paths?: {
+                            document_path: string;
+                        }[];
+                    }[];
+                };
+            };
+        };
         responses: {
-            200: {
+            /** @description One result per note. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        body: string | null;
+                        created_at: string;
+                        is_pinned: boolean;
+                        unpin_at: string | null;
+                        document_paths: {
+                            document_path: string;
+                        }[];
+                        /** @enum {string} */
+                        status: "NOTE_CREATION_SUCCESS" | "NOTE_ALREADY_EXISTS";
+                    }[];
+                };
+            };
+            /** @description Error codes: `array_too_long`, `import_supplier_migration_not_ongoing`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `notes_failed_validation`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "import_supplier_migration_not_ongoing" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "notes_failed_validation" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportTransactionsCreate: {
+    createTransactions: {
+        parameters: {
+            query?: {
+                update_balance?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The transactions. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    import_supplier: string;
+                    external_account_number: string;
+                    transactions: ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                };
+            };
+        };
+        responses: {
+            /** @description One result per transaction. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** @enum {string} */
+                            status: "TRANSACTION_ADDED_TO_ACCOUNT" | "TRANSACTION_ALREADY_EXISTS";
+                            transaction_data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `import_supplier_migration_not_ongoing`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_query_parameter`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`, `transactions_failed_validation`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "import_supplier_migration_not_ongoing" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_query_parameter" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long" | "transactions_failed_validation";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) | {
+                        /** @constant */
+                        status: "TRANSACTION_IMPORT_ERROR";
+                        error_detail: string;
+                        transaction_data: {
+                            [key: string]: unknown;
+                        };
+                        code: string;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    createHistoricalStatements: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The statements. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    import_supplier: string;
+                    external_account_number: string;
+                    statements: {
+                        bill_period_from_date: string;
+                        bill_period_to_date: string;
+                        statement_id: string;
+                        issued_date: string;
+                        number: string;
+                        gross_amount: number;
+                        statement_path?: string;
+                    }[];
+                };
+            };
+        };
         responses: {
-            200: {
+            /** @description Added. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        import_supplier: string;
+                        external_account_number: string;
+                        statements: {
+                            bill_period_from_date: string;
+                            bill_period_to_date: string;
+                            statement_id: string;
+                            issued_date: string;
+                            number: string;
+                            gross_amount: number;
+                            statement_path?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `historical_statements_failed_validation`, `import_supplier_migration_not_ongoing`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "historical_statements_failed_validation" | "import_supplier_migration_not_ongoing" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportHistoricalStatementsCreate: {
+    createPaymentInstruction: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The payment instruction. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    import_supplier: string;
+                    external_account_number: string;
+                    vendor: string;
+                    reference: string;
+                    type: string;
+                };
+            };
+        };
         responses: {
-            200: {
+            /** @description Added. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        platform_account_number: string;
+                        reference: string;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `import_supplier_migration_not_ongoing`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `payment_instruction_rejected`, `payment_vendor_not_configured`, `string_too_long`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "import_supplier_migration_not_ongoing" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "payment_instruction_rejected" | "payment_vendor_not_configured" | "string_too_long" | "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `account_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "account_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`, `payment_vendor_unavailable`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error" | "payment_vendor_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };
-    postV1DataImportPaymentInstructionCreate: {
+    graphql: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description A GraphQL request. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    query: string;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    operationName?: string;
+                };
+            };
+        };
         responses: {
+            /** @description The GraphQL answer. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data?: unknown;
+                        errors?: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not a GraphQL request, or a body that breaks a limit (error shape). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        errors: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
             };
         };
     };

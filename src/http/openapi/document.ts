@@ -1,7 +1,11 @@
 import type { Hono } from 'hono';
 import { generateSpecs } from 'hono-openapi';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../package-root.js';
 import type { AppEnv } from '../env.js';
+import { describedOperations } from './register.js';
 
 /** Where the document and the reference page are served (no token needed for either). */
 export const OPENAPI_PATH = '/openapi.json';
@@ -13,6 +17,7 @@ const documentation: Partial<OpenAPIV3_1.Document> = {
   info: {
     title: 'import-ledger data-import API',
     version: '1',
+    license: { name: 'Proprietary' },
     description:
       'Migrates energy-supply customers from a legacy supplier into the platform: products, businesses, ' +
       'accounts (validate, stage, process), then their notes, transactions, statements and payment instructions. ' +
@@ -20,6 +25,7 @@ const documentation: Partial<OpenAPIV3_1.Document> = {
       '`obtainToken` mutation at `/v1/graphql/`). Errors use one body (`detail`, `code`, `errors[]`); the codes ' +
       'of each response are listed with it.',
   },
+  servers: [{ url: '/', description: 'This service' }],
   components: {
     securitySchemes: {
       Token: {
@@ -42,10 +48,26 @@ export function openApiDocument(app: Hono<AppEnv>): () => Promise<OpenAPIV3_1.Do
   let made: Promise<OpenAPIV3_1.Document> | null = null;
   return () =>
     (made ??= generateSpecs(app, {
-      documentation,
+      documentation: { ...documentation, components: { ...documentation.components, schemas: describedOperations().components } },
       exclude: [OPENAPI_PATH, DOCS_PATH, new RegExp(`^${DOCS_PATH}/`)],
       excludeMethods: ['OPTIONS', 'HEAD'],
       // Every route is in the document, described or not: the test that checks them all can then name what is missing.
       includeEmptyPaths: true,
-    }));
+    }).then(withExamples));
+}
+
+/** The spec's example payloads (test/fixtures/examples, copies of the spec's) on the operations that take them. */
+function withExamples(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const files = new Map(describedOperations().operations.filter((o) => o.examples).map((o) => [o.operationId, o.examples!]));
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item ?? {}) as OpenAPIV3_1.OperationObject[]) {
+      const names = operation?.operationId ? files.get(operation.operationId) : undefined;
+      const media = (operation?.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content?.['application/json'];
+      if (!names || !media) continue;
+      media.examples = Object.fromEntries(
+        names.map((name) => [name.replace(/\.json$/, ''), { value: JSON.parse(readFileSync(join(packageRoot(), 'test/fixtures/examples', name), 'utf8')) as unknown }]),
+      );
+    }
+  }
+  return document;
 }
