@@ -30,6 +30,9 @@ import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendo
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
+import { docsRoutes } from './routes/docs.js';
+import { openApiDocument } from './openapi/document.js';
+import { describeOperations } from './openapi/register.js';
 
 export interface AppDeps extends LedgerContext {
   /** The process concurrency limit's slots and the request-rate buckets (the ledger's: cluster-wide on PostgreSQL). */
@@ -70,6 +73,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       ? c.json({ status: 'ok' })
       : c.json({ status: 'unavailable', detail: 'The database is not reachable.' }, 503),
   );
+
+  // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
+  app.route('/', docsRoutes(openApiDocument(app)));
+  describeOperations(app);
 
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
   app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret));

@@ -1,3 +1,4 @@
+import { checkedRequest } from './openapi-check.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,6 +204,8 @@ export async function createTestApi(
     documents: options.documents,
     paymentVendors: options.paymentVendors,
   });
+  // Every answer a test receives through the app is checked against the OpenAPI document (test/support/openapi-check.ts).
+  app.request = checkedRequest(app.request);
   const api: TestApi = {
     ...base,
     app,

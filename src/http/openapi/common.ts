@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { z } from 'zod';
+import type { ErrorCode } from '../../domain/error-codes.js';
+import { statusOf } from '../errors.js';
+
+export type Responses = Record<string, OpenAPIV3_1.ResponseObject>;
+
+/**
+ * zod schemas as JSON Schema 2020-12 (OpenAPI 3.1's dialect). A recursive
+ * schema (the JSON values of metadata) comes out of zod with local `$defs`,
+ * which mean nothing once the schema sits inside the document: they are
+ * moved to `components.schemas` under a name made from their content (the
+ * same definition met twice is kept once) and the references follow.
+ */
+export class Schemas {
+  readonly components: Record<string, OpenAPIV3_1.SchemaObject> = {};
+
+  json(schema: z.ZodType, io: 'input' | 'output'): OpenAPIV3_1.SchemaObject {
+    const { $schema: _dialect, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown> & {
+      $defs?: Record<string, unknown>;
+    };
+    const names = new Map<string, string>();
+    const anyJson = new Set<string>();
+    for (const [key, definition] of Object.entries($defs ?? {})) {
+      if (isAnyJsonValue(key, definition)) anyJson.add(key);
+      else names.set(key, `Schema_${createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 10)}`);
+    }
+    const rewrite = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (node === null || typeof node !== 'object') return node;
+      const ref = (node as { $ref?: unknown }).$ref;
+      if (typeof ref === 'string' && ref.startsWith('#/$defs/')) {
+        const key = ref.slice('#/$defs/'.length);
+        // "Any JSON value" is what every JSON body already is: no schema (typed clients read it as unknown).
+        if (anyJson.has(key)) return { description: 'Any JSON value.' };
+        return { $ref: `#/components/schemas/${names.get(key)}` };
+      }
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewrite(v)]));
+    };
+    for (const [key, name] of names) this.components[name] = rewrite($defs![key]) as OpenAPIV3_1.SchemaObject;
+    return rewrite(root) as OpenAPIV3_1.SchemaObject;
+  }
+
+  /** A JSON request body. */
+  request(schema: z.ZodType, description: string): OpenAPIV3_1.RequestBodyObject {
+    return { required: true, description, content: { 'application/json': { schema: this.json(schema, 'input') } } };
+  }
+
+  /** A JSON answer. */
+  answer(schema: z.ZodType, description: string): OpenAPIV3_1.ResponseObject {
+    return { description, content: { 'application/json': { schema: this.json(schema, 'output') } } };
+  }
+}
+
+/** zod's JSON value (`z.json()`): any of the six JSON kinds, arrays and objects of itself. */
+function isAnyJsonValue(key: string, definition: unknown): boolean {
+  const self = { $ref: `#/$defs/${key}` };
+  const expected = {
+    anyOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      { type: 'array', items: self },
+      { type: 'object', propertyNames: { type: 'string' }, additionalProperties: self },
+    ],
+  };
+  return JSON.stringify(definition) === JSON.stringify(expected);
+}
+
+/** Spec section 7's error body, with `code` one of the codes this response can carry. */
+function errorBody(codes: readonly string[]): OpenAPIV3_1.SchemaObject {
+  return {
+    type: 'object',
+    required: ['detail', 'code', 'errors'],
+    properties: {
+      detail: { type: 'string' },
+      code: { type: 'string', enum: [...codes] },
+      errors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['detail', 'code', 'attr'],
+          properties: { detail: { type: 'string' }, code: { type: 'string' }, attr: { type: ['string', 'null'] } },
+        },
+      },
+    },
+    additionalProperties: true,
+  };
+}
+
+/** Every request body can break these (malformed JSON, structural limits, size, media type): README "Errors". */
+export const BODY_ERRORS = [
+  'parse_error',
+  'payload_too_large',
+  'unsupported_media_type',
+  'nesting_too_deep',
+  'array_too_long',
+  'string_too_long',
+  'number_out_of_range',
+  'number_precision_lost',
+  'invalid_unicode',
+] as const satisfies readonly ErrorCode[];
+
+/** What every `/v1/data-import/` operation can answer, whatever it does. */
+export const AUTHENTICATED_ERRORS = ['not_authenticated', 'authentication_failed', 'throttled', 'internal_error'] as const satisfies readonly ErrorCode[];
+
+/** What every write can answer besides: Idempotency-Key, a stream that kept moving, the store not taking writes. */
+export const WRITE_ERRORS = [
+  ...BODY_ERRORS,
+  'invalid_idempotency_key',
+  'idempotency_key_in_progress',
+  'idempotency_response_lost',
+  'idempotency_key_reused',
+  'concurrency_conflict',
+  'store_unavailable',
+] as const satisfies readonly ErrorCode[];
+
+/**
+ * The error responses of an operation: its codes grouped by the status each
+ * one is answered with on `path` (the typed code-to-status map), one response a status
+ * whose body's `code` is an enum of them. `extra` adds schemas a status may
+ * also answer with (transactions' TRANSACTION_IMPORT_ERROR body).
+ */
+export function errorResponses(codes: readonly ErrorCode[], extra: Record<string, OpenAPIV3_1.SchemaObject> = {}, path?: string): Responses {
+  const byStatus = new Map<number, Set<string>>();
+  for (const code of codes) {
+    const status = statusOf(code, path);
+    byStatus.set(status, (byStatus.get(status) ?? new Set()).add(code));
+  }
+  const responses: Responses = {};
+  for (const [status, set] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const list = [...set].sort();
+    const body = errorBody(list);
+    const other = extra[String(status)];
+    responses[String(status)] = {
+      description: `Error codes: ${list.map((code) => `\`${code}\``).join(', ')}.`,
+      content: { 'application/json': { schema: other ? { oneOf: [body, other] } : body } },
+    };
+  }
+  return responses;
+}
+
+/** The codes of a supplier-scoped operation: a key not scoped to the supplier named is 403. */
+export const scoped = (...codes: ErrorCode[]): ErrorCode[] => [...AUTHENTICATED_ERRORS, 'permission_denied', ...codes];

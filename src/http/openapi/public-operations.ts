@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { BODY_ERRORS, errorResponses, type Schemas } from './common.js';
+
+/** The operations outside `/v1/data-import/`: no `Token` needed. */
+export function publicOperationDocs(schemas: Schemas) {
+  const jsonRequest = schemas.request.bind(schemas);
+  const jsonAnswer = schemas.answer.bind(schemas);
+  return [
+  {
+    method: 'get',
+    path: '/healthz',
+    spec: {
+      operationId: 'health',
+      tags: ['Service'],
+      summary: 'Liveness',
+      description: '200 while the database answers, 503 otherwise.',
+      security: [],
+      responses: {
+        200: jsonAnswer(z.object({ status: z.literal('ok') }), 'Up.'),
+        503: jsonAnswer(z.object({ status: z.literal('unavailable'), detail: z.string() }), 'The database is not reachable.'),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/graphql/',
+    spec: {
+      operationId: 'graphql',
+      tags: ['Authentication'],
+      summary: 'Exchange an API key (or a refresh token) for a token',
+      description:
+        'GraphQL: `mutation { obtainToken(input: {APIKey: "..."}) { token refreshToken refreshExpiresIn } }`. Give exactly one of `APIKey` and `refreshToken`. ' +
+        'Failures follow GraphQL conventions: 200 with `data.obtainToken: null` and an error whose `extensions.code` is `authentication_failed` or `invalid_input`.',
+      security: [],
+      requestBody: jsonRequest(z.object({ query: z.string(), variables: z.record(z.string(), z.unknown()).optional(), operationName: z.string().optional() }), 'A GraphQL request.'),
+      responses: {
+        200: jsonAnswer(z.looseObject({ data: z.unknown().optional(), errors: z.array(z.record(z.string(), z.unknown())).optional() }), 'The GraphQL answer.'),
+        // The body's own errors (size, media type, structural limits) in the error shape of every operation...
+        ...errorResponses([...BODY_ERRORS, 'throttled', 'internal_error']),
+        // ...and a request GraphQL cannot run: its own errors.
+        400: jsonAnswer(z.looseObject({ errors: z.array(z.record(z.string(), z.unknown())) }), 'Not a GraphQL request, or a body that breaks a limit (error shape).'),
+      },
+    },
+  },
+] as const;
+}
