@@ -136,7 +136,7 @@ export function errorResponses(codes: readonly ErrorCode[], extra: Record<string
     const other = extra[String(status)];
     responses[String(status)] = {
       description: `Error codes: ${list.map((code) => `\`${code}\``).join(', ')}.`,
-      content: { 'application/json': { schema: other ? { oneOf: [body, other] } : body } },
+      content: { 'application/json': { schema: other ? { anyOf: [body, other] } : body } },
     };
   }
   return responses;
