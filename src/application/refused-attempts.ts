@@ -1,6 +1,6 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { refusedAttemptStreamId, type ImportAttemptOperation } from '../../events/import-attempt.js';
-import type { ErrorCode } from '../domain/error-codes.js';
+import { bodyErrorCodes, idempotencyErrorCodes, type ErrorCode } from '../domain/error-codes.js';
 import { DomainError } from '../domain/errors.js';
 import { refusedAttemptDecider, type RecordRefusedAttempt } from '../domain/import-attempt/decider.js';
 import { commandMetadata, type Actor, type LedgerContext } from './context.js';
@@ -29,19 +29,8 @@ const notARefusal: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'concurrency_conflict',
   'store_unavailable',
   'internal_error',
-  'parse_error',
-  'payload_too_large',
-  'unsupported_media_type',
-  'nesting_too_deep',
-  'array_too_long',
-  'string_too_long',
-  'number_out_of_range',
-  'number_precision_lost',
-  'invalid_unicode',
-  'invalid_idempotency_key',
-  'idempotency_key_in_progress',
-  'idempotency_response_lost',
-  'idempotency_key_reused',
+  ...bodyErrorCodes,
+  ...idempotencyErrorCodes,
   // A successful dry run is answered 400 but is no refusal: it has its own record.
   'dry_run_rollback',
 ]);

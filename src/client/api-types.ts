@@ -957,7 +957,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -977,7 +977,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -997,7 +997,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1017,7 +1017,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1037,7 +1037,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1057,7 +1057,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1077,7 +1077,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1097,7 +1097,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1117,7 +1117,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1137,7 +1137,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1332,7 +1332,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1352,7 +1352,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1372,7 +1372,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1392,7 +1392,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1412,7 +1412,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1432,7 +1432,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1452,7 +1452,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1472,7 +1472,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1492,7 +1492,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1512,7 +1512,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1566,7 +1566,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1586,7 +1586,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1606,7 +1606,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1626,7 +1626,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1646,7 +1646,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1666,7 +1666,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1686,7 +1686,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1706,7 +1706,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1726,7 +1726,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1746,7 +1746,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1793,7 +1793,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1813,7 +1813,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1833,7 +1833,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1853,7 +1853,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1873,7 +1873,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1922,7 +1922,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1942,7 +1942,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1962,7 +1962,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -1982,7 +1982,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2002,7 +2002,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2051,7 +2051,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2071,7 +2071,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2091,7 +2091,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2111,7 +2111,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2131,7 +2131,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2180,7 +2180,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2200,7 +2200,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2220,7 +2220,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2240,7 +2240,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2260,7 +2260,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2305,7 +2305,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2325,7 +2325,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2345,7 +2345,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2365,7 +2365,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2385,7 +2385,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2460,7 +2460,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2480,7 +2480,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2500,7 +2500,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2520,7 +2520,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2540,7 +2540,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2560,7 +2560,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2616,7 +2616,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2636,7 +2636,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2656,7 +2656,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2676,7 +2676,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2696,7 +2696,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2781,7 +2781,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2801,7 +2801,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2821,7 +2821,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2841,7 +2841,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2861,7 +2861,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2881,7 +2881,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2901,7 +2901,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2921,7 +2921,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2941,7 +2941,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -2961,7 +2961,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3146,7 +3146,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3166,7 +3166,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3186,7 +3186,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3206,7 +3206,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3226,7 +3226,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3246,7 +3246,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3266,7 +3266,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3286,7 +3286,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3306,7 +3306,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3326,7 +3326,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3443,7 +3443,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3463,7 +3463,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3483,7 +3483,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3503,7 +3503,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3523,7 +3523,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3543,7 +3543,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3563,7 +3563,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3583,7 +3583,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3603,7 +3603,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3623,7 +3623,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3677,7 +3677,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3697,7 +3697,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3717,7 +3717,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3737,7 +3737,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3757,7 +3757,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3777,7 +3777,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3797,7 +3797,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3817,7 +3817,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3837,7 +3837,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3857,7 +3857,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3920,7 +3920,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3940,7 +3940,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3960,7 +3960,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3980,7 +3980,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4000,7 +4000,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4067,7 +4067,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4087,7 +4087,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4107,7 +4107,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4127,7 +4127,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4147,7 +4147,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4167,7 +4167,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4187,7 +4187,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4207,7 +4207,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4227,7 +4227,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4247,7 +4247,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4267,7 +4267,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4330,7 +4330,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4358,7 +4358,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4378,7 +4378,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4398,7 +4398,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4418,7 +4418,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4438,7 +4438,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4458,7 +4458,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4478,7 +4478,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4498,7 +4498,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4518,7 +4518,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4538,7 +4538,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4607,7 +4607,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4627,7 +4627,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4647,7 +4647,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4667,7 +4667,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4687,7 +4687,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4707,7 +4707,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4727,7 +4727,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4747,7 +4747,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4767,7 +4767,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4787,7 +4787,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4807,7 +4807,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4861,7 +4861,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4881,7 +4881,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4901,7 +4901,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4921,7 +4921,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4941,7 +4941,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4961,7 +4961,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4981,7 +4981,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5001,7 +5001,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5021,7 +5021,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5041,7 +5041,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5106,7 +5106,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5126,7 +5126,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5146,7 +5146,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5166,7 +5166,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5186,7 +5186,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5206,7 +5206,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5226,7 +5226,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5246,7 +5246,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5266,7 +5266,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5286,7 +5286,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5306,7 +5306,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5364,7 +5364,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5398,7 +5398,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5418,7 +5418,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5438,7 +5438,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5458,7 +5458,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5478,7 +5478,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5498,7 +5498,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5518,7 +5518,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5538,7 +5538,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5558,7 +5558,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5592,7 +5592,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5772,7 +5772,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5792,7 +5792,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5812,7 +5812,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5832,7 +5832,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5852,7 +5852,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5872,7 +5872,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5892,7 +5892,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5912,7 +5912,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5932,7 +5932,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5952,7 +5952,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6143,7 +6143,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6163,7 +6163,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6183,7 +6183,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6203,7 +6203,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6223,7 +6223,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6243,7 +6243,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6263,7 +6263,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6283,7 +6283,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6303,7 +6303,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6323,7 +6323,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6384,7 +6384,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6404,7 +6404,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6424,7 +6424,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6444,7 +6444,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6464,7 +6464,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6537,7 +6537,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6557,7 +6557,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6577,7 +6577,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6597,7 +6597,7 @@ export interface operations {
                         errors: {
                             detail: string;
                             code: string;
-                            attr: string | null;
+                            attr: string;
                         }[];
                     } & {
                         [key: string]: unknown;

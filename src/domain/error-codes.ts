@@ -119,3 +119,24 @@ export const errorCodes = [
 
 /** A top-level machine code of a `DomainError`. */
 export type ErrorCode = (typeof errorCodes)[number];
+
+/** What any request body can break before a rule is looked at: malformed JSON, size, media type, structural limits. */
+export const bodyErrorCodes = [
+  'parse_error',
+  'payload_too_large',
+  'unsupported_media_type',
+  'nesting_too_deep',
+  'array_too_long',
+  'string_too_long',
+  'number_out_of_range',
+  'number_precision_lost',
+  'invalid_unicode',
+] as const satisfies readonly ErrorCode[];
+
+/** What the Idempotency-Key handling answers on its own. */
+export const idempotencyErrorCodes = [
+  'invalid_idempotency_key',
+  'idempotency_key_in_progress',
+  'idempotency_response_lost',
+  'idempotency_key_reused',
+] as const satisfies readonly ErrorCode[];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
-import type { ErrorCode } from '../../domain/error-codes.js';
+import { bodyErrorCodes, idempotencyErrorCodes, type ErrorCode } from '../../domain/error-codes.js';
 import { statusOf } from '../errors.js';
 
 export type Responses = Record<string, OpenAPIV3_1.ResponseObject>;
@@ -82,7 +82,7 @@ function errorBody(codes: readonly string[]): OpenAPIV3_1.SchemaObject {
         items: {
           type: 'object',
           required: ['detail', 'code', 'attr'],
-          properties: { detail: { type: 'string' }, code: { type: 'string' }, attr: { type: ['string', 'null'] } },
+          properties: { detail: { type: 'string' }, code: { type: 'string' }, attr: { type: 'string' } },
         },
       },
     },
@@ -91,17 +91,7 @@ function errorBody(codes: readonly string[]): OpenAPIV3_1.SchemaObject {
 }
 
 /** Every request body can break these (malformed JSON, structural limits, size, media type): README "Errors". */
-export const BODY_ERRORS = [
-  'parse_error',
-  'payload_too_large',
-  'unsupported_media_type',
-  'nesting_too_deep',
-  'array_too_long',
-  'string_too_long',
-  'number_out_of_range',
-  'number_precision_lost',
-  'invalid_unicode',
-] as const satisfies readonly ErrorCode[];
+export const BODY_ERRORS = bodyErrorCodes;
 
 /** What every `/v1/data-import/` operation can answer, whatever it does. */
 export const AUTHENTICATED_ERRORS = ['not_authenticated', 'authentication_failed', 'throttled', 'internal_error'] as const satisfies readonly ErrorCode[];
@@ -109,10 +99,7 @@ export const AUTHENTICATED_ERRORS = ['not_authenticated', 'authentication_failed
 /** What every write can answer besides: Idempotency-Key, a stream that kept moving, the store not taking writes. */
 export const WRITE_ERRORS = [
   ...BODY_ERRORS,
-  'invalid_idempotency_key',
-  'idempotency_key_in_progress',
-  'idempotency_response_lost',
-  'idempotency_key_reused',
+  ...idempotencyErrorCodes,
   'concurrency_conflict',
   'store_unavailable',
 ] as const satisfies readonly ErrorCode[];
