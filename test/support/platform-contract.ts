@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 
 /**
  * The platform's published data-import contract (two tenants' OpenAPI 3.0.3
- * captures in ../shared/platform-openapi/), read as JSON Schema so that our
+ * captures, copied from ../shared/platform-openapi/ into test/fixtures/platform-openapi/ so a clone alone runs the test), read as JSON Schema so that our
  * answers for the shared v1 operations can be validated against it (issue 16).
  *
  * The captures are other markets' contracts: their README lists how to read
@@ -123,7 +123,7 @@ export interface PlatformContract {
 
 /** Loads one capture: parsed YAML, relaxed components, an Ajv instance that resolves `#/components/schemas/...`. */
 export function loadPlatformContract(name: PlatformDocumentName): PlatformContract {
-  const text = readFileSync(new URL(`../../../shared/platform-openapi/${FILES[name]}`, import.meta.url), 'utf8');
+  const text = readFileSync(new URL(`../fixtures/platform-openapi/${FILES[name]}`, import.meta.url), 'utf8');
   const document = parse(text) as JsonObject;
   const components = document['components'];
   const schemas = isObject(components) && isObject(components['schemas']) ? components['schemas'] : {};
