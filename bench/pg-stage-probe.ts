@@ -36,7 +36,14 @@ await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
 const database = await freshPostgresDatabase(server, 'ledger_probe');
 const env = { LEDGER_DATABASE_URL: database.url, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
 // The instances log (on stderr) how their writer batched every 5 s at debug level: units, and the writers' lock held.
-const batches: { units: number; lockHeldMsPerUnit: number; pipelined: number; redone: number; batches: number }[] = [];
+const batches: {
+  units: number;
+  lockHeldMsPerUnit: number;
+  pipelined: number;
+  redone: number;
+  batches: number;
+  phases?: { readMs: number; decideMs: number; loadMs: number; commitMs: number };
+}[] = [];
 await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
 await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
 const services = [];
@@ -118,4 +125,11 @@ process.stdout.write(
     `${batches.reduce((n, b) => n + b.redone, 0)} redone); writers' lock held ${(held / Math.max(1, units)).toFixed(2)} ms a command, ` +
     `${Math.round(held / (seconds * 10))}% of the run (over all instances)\n`,
 );
+// Where a pipelined batch's lock hold goes (means over the 5 s summaries, weighted by their batches).
+const phased = batches.filter((b) => b.phases);
+const phaseCount = phased.reduce((n, b) => n + b.pipelined, 0);
+if (phaseCount > 0) {
+  const mean = (name: 'readMs' | 'decideMs' | 'loadMs' | 'commitMs') => (phased.reduce((n, b) => n + b.pipelined * b.phases![name], 0) / phaseCount).toFixed(2);
+  process.stdout.write(`lock held a batch: streams read ${mean('readMs')} ms, decided ${mean('decideMs')} ms, rows loaded ${mean('loadMs')} ms, written and committed ${mean('commitMs')} ms\n`);
+}
 await database.drop();

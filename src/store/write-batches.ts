@@ -9,6 +9,17 @@ export interface BatchReport {
   readonly lockWaitMs: number;
   /** From then to COMMIT answered: the writers' lock held, in ms. */
   readonly lockHeldMs: number;
+  /**
+   * Where a pipelined batch's lock hold went, in ms: the streams read (from the lock had to their rows
+   * decoded, late units' reads included), the units decided (and the guessed rows' answers awaited), the
+   * projection rows evolved (and the missed ones loaded), and the writes with COMMIT.
+   */
+  readonly phases?: { readonly readMs: number; readonly decideMs: number; readonly loadMs: number; readonly commitMs: number };
+  /**
+   * Of a pipelined batch: the projection rows read with its streams on a guess of what its units touch, and
+   * those it touched that the guess missed (loaded in one more flight under the lock).
+   */
+  readonly rows?: { readonly guessed: number; readonly missed: number };
 }
 
 /** What the writer did over an interval: how it batched, and how long it held the cluster's writers' lock. */
@@ -25,6 +36,8 @@ export interface BatchSummary {
   readonly lockHeldMsPerUnit: number;
   /** Share of the interval this instance held the lock. */
   readonly lockHeldShare: number;
+  /** Mean of the pipelined batches' phases (see BatchReport), ms a batch. */
+  readonly phases?: { readonly readMs: number; readonly decideMs: number; readonly loadMs: number; readonly commitMs: number };
 }
 
 /** Sums the writer's batch reports; `take` returns the interval's summary and starts a new one. */
@@ -35,6 +48,8 @@ export class BatchStats {
   private paths = { pipelined: 0, redone: 0, 'per-unit': 0 };
   private waited = 0;
   private held = 0;
+  private phased = 0;
+  private phases = { readMs: 0, decideMs: 0, loadMs: 0, commitMs: 0 };
 
   readonly add = (report: BatchReport): void => {
     this.batches++;
@@ -42,6 +57,10 @@ export class BatchStats {
     this.paths[report.path]++;
     this.waited += report.lockWaitMs;
     this.held += report.lockHeldMs;
+    if (report.phases) {
+      this.phased++;
+      for (const name of ['readMs', 'decideMs', 'loadMs', 'commitMs'] as const) this.phases[name] += report.phases[name];
+    }
   };
 
   take(): BatchSummary {
@@ -57,10 +76,22 @@ export class BatchStats {
       lockWaitMs: this.batches ? round(this.waited / this.batches) : 0,
       lockHeldMsPerUnit: this.units ? round(this.held / this.units) : 0,
       lockHeldShare: round(this.held / Math.max(1, now - this.since)),
+      ...(this.phased > 0
+        ? {
+            phases: {
+              readMs: round(this.phases.readMs / this.phased),
+              decideMs: round(this.phases.decideMs / this.phased),
+              loadMs: round(this.phases.loadMs / this.phased),
+              commitMs: round(this.phases.commitMs / this.phased),
+            },
+          }
+        : {}),
     };
     this.since = now;
     this.batches = this.units = this.waited = this.held = 0;
     this.paths = { pipelined: 0, redone: 0, 'per-unit': 0 };
+    this.phased = 0;
+    this.phases = { readMs: 0, decideMs: 0, loadMs: 0, commitMs: 0 };
     return summary;
   }
 }

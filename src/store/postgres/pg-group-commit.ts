@@ -6,7 +6,8 @@ import { StoreUnavailableError, type BeforeCommit, type StoredLedgerEvent, type 
 import { refuseVersionsAhead } from '../projection-maintenance.js';
 import { holdsNul, LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { insertEvents } from './pg-event-rows.js';
-import { PgProjectionTable, projectBatch } from './pg-projection-writer.js';
+import { PgProjectionTable, projectBatch, touchedKeys, type Preloaded } from './pg-projection-writer.js';
+import type { Row } from '../projection-rows.js';
 
 /**
  * The transaction a unit of work runs in: the writer connection inside the
@@ -140,6 +141,8 @@ export class PgGroupCommitRunner {
   private readonly maxBatch: number;
   private readonly projections: readonly { readonly name: string; readonly version: number }[];
   private tablesByType: Map<string, PgProjectionTable[]> | null = null;
+  /** Stream versions this writer last saw under the lock (bounded): what guesses are planned on (see prefetch). */
+  private readonly seenVersions = new SeenVersions(10_000);
 
   constructor(
     private readonly url: string,
@@ -343,6 +346,9 @@ export class PgGroupCommitRunner {
   private async commitPipelined(client: pg.Client, batch: Pending[]): Promise<boolean> {
     const units = batch.map((unit) => unit.planned!);
     let lockedAt = 0;
+    let readAt = 0;
+    let decidedAt = 0;
+    let loadedAt = 0;
     let lockWaitMs = 0;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     let xid: string;
@@ -350,6 +356,10 @@ export class PgGroupCommitRunner {
     const appended: StoredLedgerEvent[] = [];
     const byUnit: StoredLedgerEvent[][] = [];
     const hooks: { hook: BeforeCommit; appended: readonly StoredLedgerEvent[] }[] = [];
+    let preloaded: Preloaded | undefined;
+    let missed = 0;
+    // A guessed row's load refused by PostgreSQL (a key it cannot hold) aborts the transaction: then the batch is redone unit by unit.
+    const failed = { prefetch: false };
     try {
       const streams = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]));
       const versioned = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !streams.includes(id));
@@ -359,11 +369,14 @@ export class PgGroupCommitRunner {
       const versions = client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [versioned] });
       read.catch(() => undefined);
       versions.catch(() => undefined);
+      const prefetched = this.prefetch(client, units, failed);
       const head = await began;
       lockedAt = performance.now();
       lockWaitMs = lockedAt - startedAt;
       xid = head.xid;
       const view = new PipelinedView(head.last, streams, (await read).rows.map(toStoredEvent), (await versions).rows);
+      view.reportVersions(this.seenVersions);
+      readAt = performance.now();
       // Units that arrived while the lock was awaited join the batch (another instance held it: they would
       // otherwise wait a whole batch more), their streams read in one more flight.
       const late: Pending[] = [];
@@ -376,12 +389,17 @@ export class PgGroupCommitRunner {
         const moreVersioned = [...new Set(lateUnits.flatMap((unit) => unit.versions))].filter(
           (id) => !holdsNul([id]) && !streams.includes(id) && !more.includes(id) && !versioned.includes(id),
         );
-        const [moreRead, moreVersions] = await Promise.all([
+        const reads = Promise.all([
           client.query<EventRow>({ name: 'ledger_batch_streams', text: READ_STREAMS, values: [more] }),
           client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [moreVersioned] }),
         ]);
+        // After the reads, as in the first flight: a failed guess then surfaces where `failed` is known.
+        prefetched.push(...this.prefetch(client, lateUnits, failed));
+        const [moreRead, moreVersions] = await reads;
         view.addRead(more, moreRead.rows.map(toStoredEvent), moreVersions.rows);
+        view.reportVersions(this.seenVersions);
         units.push(...lateUnits);
+        readAt = performance.now();
       }
       for (const unit of units) {
         view.startUnit(unit);
@@ -398,8 +416,11 @@ export class PgGroupCommitRunner {
         }
       }
       last = view.last;
+      preloaded = await preloadedRows(prefetched);
+      decidedAt = performance.now();
     } catch (error) {
       await client.query('ROLLBACK').catch(() => this.drop(client));
+      if (failed.prefetch && this.writer === client) return false;
       for (const unit of batch) unit.reject(translateLockTimeout(error));
       return true;
     }
@@ -408,10 +429,12 @@ export class PgGroupCommitRunner {
     try {
       if (appended.length > 0) {
         deferred.add(insertEvents(client, appended));
-        for (const write of await projectBatch(client, (type) => this.tablesByType!.get(type) ?? [], byUnit)) deferred.add(write);
+        const writes = await projectBatch(client, (type) => this.tablesByType!.get(type) ?? [], byUnit, preloaded, (rows) => (missed = rows));
+        for (const write of writes) deferred.add(write);
       }
       const tx: PgWriteTransaction = { store: 'postgres', client, last, defer: (statement) => deferred.add(statement) };
       for (const { hook, appended: mine } of hooks) await hook(mine, tx);
+      loadedAt = performance.now();
     } catch (error) {
       // A load or a hook failed before COMMIT was sent: nothing of the batch is kept.
       await client.query('ROLLBACK').catch(() => this.drop(client));
@@ -425,9 +448,53 @@ export class PgGroupCommitRunner {
       for (const unit of batch) unit.reject(committed);
       return true;
     }
-    this.options.onBatch?.({ units: batch.length, path: 'pipelined', lockWaitMs, lockHeldMs: performance.now() - lockedAt });
+    for (const stored of appended) this.seenVersions.set(stored.streamId, stored.streamPosition);
+    const committedAt = performance.now();
+    this.options.onBatch?.({
+      units: batch.length,
+      path: 'pipelined',
+      lockWaitMs,
+      lockHeldMs: committedAt - lockedAt,
+      phases: { readMs: readAt - lockedAt, decideMs: decidedAt - readAt, loadMs: loadedAt - decidedAt, commitMs: committedAt - loadedAt },
+      rows: { guessed: [...(preloaded?.values() ?? [])].reduce((n, rows) => n + rows.size, 0), missed },
+    });
     settleAll(batch, outcomes);
     return true;
+  }
+
+  /**
+   * The projection rows the units will likely touch, read in the flight of their streams (after the lock,
+   * so what is read is what the batch decides on): each unit is planned once ahead, on a view of empty
+   * streams (a new account's stream is empty; a guess that misses costs only the flight that loads the
+   * rows it missed, as without it). The guess's events are thrown away.
+   */
+  private prefetch(
+    client: pg.Client,
+    units: readonly PlannedUnit<unknown>[],
+    failed: { prefetch: boolean },
+  ): Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[] {
+    const guessed: StoredLedgerEvent[] = [];
+    for (const unit of units) {
+      const view = new GuessView(this.seenVersions);
+      try {
+        unit.plan(view);
+        guessed.push(...view.appended);
+      } catch {
+        // No guess for this unit: its rows are loaded after it is decided.
+      }
+    }
+    if (guessed.length === 0) return [];
+    const keys = touchedKeys((type) => this.tablesByType?.get(type) ?? [], guessed);
+    return [...keys].flatMap(([table, byId]) => {
+      // A key PostgreSQL cannot hold (U+0000) is not guessed: its unit fails alone after it is decided.
+      const held = [...byId.values()].filter((key) => !holdsNul(Object.values(key).filter((value): value is string => typeof value === 'string')));
+      if (held.length === 0) return [];
+      const load = table.loadMany(client, held).then((rows) => ({ table, rows }));
+      load.catch(() => {
+        failed.prefetch = true;
+      });
+      return [load];
+    });
   }
 
   /** After a failure before COMMIT: a lost connection fails the batch (true); anything else has it redone (false). */
@@ -509,6 +576,12 @@ class PipelinedView implements BatchView {
     for (const { stream_id, v } of versions) this.versions.set(stream_id, v);
   }
 
+  /** Tells `seen` the versions read under the lock. */
+  reportVersions(seen: SeenVersions): void {
+    for (const [id, history] of this.histories) seen.set(id, history.length);
+    for (const [id, version] of this.versions) seen.set(id, version);
+  }
+
   startUnit(unit: PlannedUnit<unknown>): void {
     this.unit = unit;
     this.mine = [];
@@ -560,4 +633,56 @@ class PipelinedView implements BatchView {
 
 function translateLockTimeout(error: unknown): unknown {
   return sqlState(error) === '55P03' ? new WriteLockTimeoutError(error) : error;
+}
+
+/** The view a unit is planned on to guess the rows it touches: its streams empty, appends taken as they come. */
+class GuessView implements BatchView {
+  readonly appended: StoredLedgerEvent[] = [];
+  last = 0;
+
+  constructor(private readonly seen: SeenVersions) {}
+
+  history(): readonly StoredLedgerEvent[] {
+    return [];
+  }
+
+  /** The guess's own appends, else the version last seen (a guard's stream, which rarely moves), else 0. */
+  version(streamId: string): number {
+    let version = this.seen.get(streamId) ?? 0;
+    for (const stored of this.appended) if (stored.streamId === streamId) version = stored.streamPosition;
+    return version;
+  }
+
+  append(stored: readonly StoredLedgerEvent[]): void {
+    this.appended.push(...stored);
+    if (stored.length > 0) this.last = stored[stored.length - 1]!.globalPosition;
+  }
+}
+
+/** The prefetched rows by table (several loads of one table merged). */
+async function preloadedRows(loads: readonly Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[]): Promise<Preloaded> {
+  const byTable = new Map<PgProjectionTable, Map<string, Row | null>>();
+  for (const { table, rows } of await Promise.all(loads)) {
+    const had = byTable.get(table);
+    if (!had) byTable.set(table, rows);
+    else for (const [id, row] of rows) had.set(id, row);
+  }
+  return byTable;
+}
+
+/** Stream versions, the most recently seen kept (at most `capacity`). */
+class SeenVersions {
+  private readonly versions = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(streamId: string): number | undefined {
+    return this.versions.get(streamId);
+  }
+
+  set(streamId: string, version: number): void {
+    this.versions.delete(streamId);
+    this.versions.set(streamId, version);
+    if (this.versions.size > this.capacity) this.versions.delete(this.versions.keys().next().value!);
+  }
 }

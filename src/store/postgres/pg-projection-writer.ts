@@ -122,6 +122,22 @@ export class PgProjectionTable {
 
 }
 
+/** Rows a batch read under the writers' lock before deciding, by table and row id (null: no such row). */
+export type Preloaded = ReadonlyMap<PgProjectionTable, ReadonlyMap<string, Row | null>>;
+
+/** The rows (keys by row id, by table) the events touch through the inline projections. */
+export function touchedKeys(tablesOf: (type: string) => readonly PgProjectionTable[], events: readonly StoredLedgerEvent[]): Map<PgProjectionTable, Map<string, Key>> {
+  const keys = new Map<PgProjectionTable, Map<string, Key>>();
+  for (const stored of events) {
+    for (const table of tablesOf(stored.event.type)) {
+      const key = table.projection.keyOf(stored);
+      if (!key) continue;
+      keys.set(table, (keys.get(table) ?? new Map<string, Key>()).set(rowCacheId(table.tableName, key), key));
+    }
+  }
+  return keys;
+}
+
 /**
  * The inline projections of a whole group-commit batch's events, in two
  * flights whatever the batch's size: every row the events touch loaded at
@@ -137,35 +153,50 @@ export async function projectBatch(
   client: pg.ClientBase,
   tablesOf: (type: string) => readonly PgProjectionTable[],
   units: readonly (readonly StoredLedgerEvent[])[],
+  preloaded?: Preloaded,
+  onMissed?: (rows: number) => void,
 ): Promise<Promise<unknown>[]> {
-  const keys = new Map<PgProjectionTable, Map<string, Key>>();
-  const touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[][] = [];
-  for (const events of units) {
+  const keys = touchedKeys(tablesOf, units.flat());
+  const touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[][] = units.map((events) => {
     const unit: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[] = [];
     for (const stored of events) {
       for (const table of tablesOf(stored.event.type)) {
         const key = table.projection.keyOf(stored);
-        if (!key) continue;
-        const id = rowCacheId(table.tableName, key);
-        keys.set(table, (keys.get(table) ?? new Map<string, Key>()).set(id, key));
-        unit.push({ table, id, stored });
+        if (key) unit.push({ table, id: rowCacheId(table.tableName, key), stored });
       }
     }
-    touches.push(unit);
-  }
+    return unit;
+  });
   if (keys.size === 0) return [];
-  const tables = [...keys.keys()];
-  const loaded = await Promise.all(tables.map((table) => table.loadMany(client, [...keys.get(table)!.values()])));
   const rows = new Map<string, { table: PgProjectionTable; key: Key; row: Row | null; existed: boolean }>();
+  // The rows read already under the lock in this transaction (and nothing written since): only the others are loaded.
+  const missing = new Map<PgProjectionTable, Key[]>();
+  for (const [table, byId] of keys) {
+    const had = preloaded?.get(table);
+    for (const [id, key] of byId) {
+      if (had?.has(id)) {
+        const row = had.get(id) ?? null;
+        rows.set(id, { table, key, row, existed: row !== null });
+      } else {
+        let list = missing.get(table);
+        if (!list) missing.set(table, (list = []));
+        list.push(key);
+      }
+    }
+  }
+  const tables = [...missing.keys()];
+  onMissed?.([...missing.values()].reduce((n, list) => n + list.length, 0));
+  const loaded = await Promise.all(tables.map((table) => table.loadMany(client, missing.get(table)!)));
   tables.forEach((table, i) => {
-    for (const [id, key] of keys.get(table)!) {
+    for (const key of missing.get(table)!) {
+      const id = rowCacheId(table.tableName, key);
       const row = loaded[i]!.get(id) ?? null;
       rows.set(id, { table, key, row, existed: row !== null });
     }
   });
   const writes: Promise<unknown>[] = [];
   // Instances keep these tables' rows in memory until the generation moves: it moves with them.
-  if (tables.some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
+  if ([...keys.keys()].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
   for (const unit of touches) {
     const touched = new Set<string>();
     for (const { table, id, stored } of unit) {
