@@ -105,6 +105,22 @@ const mappers: Mappers = {
     scope: { supplier: e.data.importSupplier },
     data: { external_business_identifier: e.data.externalBusinessIdentifier },
   }),
+  BusinessContractAdded: (e) => ({
+    type: 'business.contract_added',
+    scope: { supplier: e.data.importSupplier },
+    data: { external_business_identifier: e.data.externalBusinessIdentifier, identifier: e.data.identifier },
+  }),
+  BusinessPaymentInstructionCreated: (e) => ({
+    type: 'business.payment_instruction_created',
+    scope: { supplier: e.data.importSupplier },
+    data: {
+      external_business_identifier: e.data.externalBusinessIdentifier,
+      vendor: e.data.vendor,
+      reference: e.data.reference,
+      type: e.data.type,
+      external_account_numbers: e.data.accounts.map((account) => account.externalAccountNumber),
+    },
+  }),
   ProductCreated: (e) => ({ type: 'product.created', scope: { everyone: true }, data: { code: e.data.code, market_name: e.data.marketName } }),
   RatesAdded: (e) => ({ type: 'product.rates_added', scope: { everyone: true }, data: { code: e.data.code, rates_added: e.data.rates.length } }),
   SupplyPointImported: (e) => ({

@@ -8,7 +8,7 @@ import {
   businessPaymentInstructionErrorBodySchema,
   createBusinessPaymentInstructionResponseSchema,
 } from '../../src/http/routes/business-payment-instructions.js';
-import { createBusinessWithContract } from '../support/business.js';
+import { ACCOUNT_EXAMPLE_CONTRACT as BUSINESS_CONTRACT, createBusinessWithContract } from '../support/business.js';
 import { instructionBody, startFakeVendor, type FakeVendor } from '../support/fake-vendor.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
@@ -84,6 +84,17 @@ describe('POST business-payment-instruction/create/', () => {
         vendorStatus: 'active',
         vendorDetails: instructionBody(REFERENCE),
         createdAt: api.clock.now.toISOString(),
+      },
+    ]);
+    // The event feed tells downstream systems of the business, its contract and the instruction, without the vendor's details.
+    const feed = (await (await api.get('/v1/data-import/events/?after=0&limit=1000', token)).json()) as { events: { type: string; import_supplier: string; data: unknown }[] };
+    expect(feed.events.filter((event) => event.type.startsWith('business.')).map(({ type, import_supplier, data }) => ({ type, import_supplier, data }))).toEqual([
+      { type: 'business.created', import_supplier: SUPPLIER, data: { external_business_identifier: BIZ } },
+      { type: 'business.contract_added', import_supplier: SUPPLIER, data: { external_business_identifier: BIZ, identifier: BUSINESS_CONTRACT } },
+      {
+        type: 'business.payment_instruction_created',
+        import_supplier: SUPPLIER,
+        data: { external_business_identifier: BIZ, vendor: 'STRIPE', reference: REFERENCE, type: 'DIRECT_DEBIT', external_account_numbers: [EXT] },
       },
     ]);
   });
