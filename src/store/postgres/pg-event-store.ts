@@ -59,7 +59,10 @@ export class PgEventStore implements EventStore {
   }
 
   async readStream(streamId: string): Promise<readonly StoredLedgerEvent[]> {
-    return readStream(this.options.pool, streamId);
+    const events = await readStream(this.options.pool, streamId);
+    // A command that reads its stream before it writes (process) has its rows guessed from it.
+    this.options.runner.readAhead.remember(streamId, events);
+    return events;
   }
 
   async streamVersion(streamId: string): Promise<number> {

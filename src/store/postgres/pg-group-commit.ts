@@ -143,6 +143,8 @@ export class PgGroupCommitRunner {
   private tablesByType: Map<string, PgProjectionTable[]> | null = null;
   /** Stream versions this writer last saw under the lock (bounded): what guesses are planned on (see prefetch). */
   private readonly seenVersions = new SeenVersions(10_000);
+  /** Short streams read outside the lock (a command reading its stream before it is queued): what its guess is planned on. */
+  readonly readAhead = new ReadAhead(256, 64);
 
   constructor(
     private readonly url: string,
@@ -475,7 +477,7 @@ export class PgGroupCommitRunner {
   ): Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[] {
     const guessed: StoredLedgerEvent[] = [];
     for (const unit of units) {
-      const view = new GuessView(this.seenVersions);
+      const view = new GuessView(this.seenVersions, this.readAhead);
       try {
         unit.plan(view);
         guessed.push(...view.appended);
@@ -639,16 +641,24 @@ function translateLockTimeout(error: unknown): unknown {
 class GuessView implements BatchView {
   readonly appended: StoredLedgerEvent[] = [];
   last = 0;
+  private readonly histories = new Map<string, readonly StoredLedgerEvent[]>();
 
-  constructor(private readonly seen: SeenVersions) {}
+  constructor(
+    private readonly seen: SeenVersions,
+    private readonly read: ReadAhead,
+  ) {}
 
-  history(): readonly StoredLedgerEvent[] {
-    return [];
+  /** The stream as the command read it before it was queued (process reads its account), else empty; with the guess's appends. */
+  history(streamId: string): readonly StoredLedgerEvent[] {
+    let history = this.histories.get(streamId);
+    if (!history) this.histories.set(streamId, (history = this.read.take(streamId) ?? []));
+    const own = this.appended.filter((stored) => stored.streamId === streamId);
+    return own.length > 0 ? [...history, ...own] : history;
   }
 
-  /** The guess's own appends, else the version last seen (a guard's stream, which rarely moves), else 0. */
+  /** The guess's own appends, else the stream as read ahead, else the version last seen (a guard's stream, which rarely moves), else 0. */
   version(streamId: string): number {
-    let version = this.seen.get(streamId) ?? 0;
+    let version = this.histories.get(streamId)?.length ?? this.seen.get(streamId) ?? 0;
     for (const stored of this.appended) if (stored.streamId === streamId) version = stored.streamPosition;
     return version;
   }
@@ -684,5 +694,31 @@ class SeenVersions {
     this.versions.delete(streamId);
     this.versions.set(streamId, version);
     if (this.versions.size > this.capacity) this.versions.delete(this.versions.keys().next().value!);
+  }
+}
+
+/**
+ * Streams read outside the writers' lock, kept until a guess takes them (at most `capacity` streams of at
+ * most `longest` events: a guess is a hint, never worth holding a long stream in memory).
+ */
+export class ReadAhead {
+  private readonly streams = new Map<string, readonly StoredLedgerEvent[]>();
+
+  constructor(
+    private readonly capacity: number,
+    private readonly longest: number,
+  ) {}
+
+  remember(streamId: string, events: readonly StoredLedgerEvent[]): void {
+    if (events.length > this.longest) return;
+    this.streams.delete(streamId);
+    this.streams.set(streamId, events);
+    if (this.streams.size > this.capacity) this.streams.delete(this.streams.keys().next().value!);
+  }
+
+  take(streamId: string): readonly StoredLedgerEvent[] | undefined {
+    const events = this.streams.get(streamId);
+    this.streams.delete(streamId);
+    return events;
   }
 }

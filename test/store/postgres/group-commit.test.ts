@@ -135,11 +135,24 @@ describe('PgGroupCommitRunner: guessed projection rows', () => {
     expect(await hits()).toEqual({ 1: 2, 2: 2, 7: 1 });
   });
 
+  it('a stream read before the command was queued (as process reads its account) is what its guess is planned on', async () => {
+    reports.length = 0;
+    // g-3 has one event; its real decision names n = 8, which an empty stream would not.
+    const [read] = (await executeOn(database.url, "SELECT count(*)::int AS n FROM events WHERE stream_id = 'g-3'")) as { n: number }[];
+    expect(read!.n).toBe(1);
+    runner.readAhead.remember('g-3', [
+      { globalPosition: 3, streamId: 'g-3', streamPosition: 1, event: released(1), metadata: { eventId: 'e', actor: 't', requestId: null, correlationId: null, causationId: null }, recordedAt: new Date(0).toISOString() },
+    ]);
+    expect(await probe('g-3', 8, 1)).toBe(2);
+    expect(reports.map(({ path, rows }) => ({ path, rows }))).toEqual([{ path: 'pipelined', rows: { guessed: 1, missed: 0 } }]);
+    expect((await hits())[8]).toBe(1);
+  });
+
   it('a guessed row PostgreSQL refuses to read has the batch redone unit by unit: the units succeed', async () => {
     reports.length = 0;
     // g-2 has an event, so its real n is 9; its guess ('x') is no integer, and the guessed load fails.
     expect(await Promise.all([probe('g-2', 9, 'x'), probe('g-5', 3)])).toEqual([2, 1]);
     expect(reports.map(({ units, path }) => ({ units, path }))).toEqual([{ units: 2, path: 'redone' }]);
-    expect(await hits()).toEqual({ 1: 2, 2: 2, 3: 1, 7: 1, 9: 1 });
+    expect(await hits()).toEqual({ 1: 2, 2: 2, 3: 1, 7: 1, 8: 1, 9: 1 });
   });
 });
