@@ -553,6 +553,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The database is not reachable. */
             503: {
                 headers: {
@@ -1104,6 +1111,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1479,6 +1493,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1713,6 +1734,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1860,6 +1888,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1988,6 +2023,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -2118,6 +2160,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -2247,6 +2296,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -2371,6 +2427,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -2547,6 +2610,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -2682,6 +2752,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -2927,6 +3004,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -3293,6 +3377,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -3590,6 +3681,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -3824,6 +3922,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -3986,6 +4091,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -4233,6 +4345,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -4505,6 +4624,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -4774,6 +4900,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -5007,6 +5140,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`, `payment_vendor_unavailable`. */
             500: {
@@ -5272,6 +5412,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -5544,6 +5691,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`, `payment_vendor_unavailable`. */
             500: {
@@ -5919,6 +6073,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -6290,6 +6451,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -6451,6 +6619,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -6583,6 +6758,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
