@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account
-         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules.
+         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["validateAccount"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Stage an account
-         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["stageAccount"];
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Process a staged account
-         * @description Creates the platform account from the staged data (spec 4.8). With `dry_run: true` everything is decided and rolled back (400 `dry_run_rollback` when it would succeed). Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Creates the platform account from the staged data (spec 4.8). With `dry_run: true` everything is decided and rolled back (400 `dry_run_rollback` when it would succeed). Before any check, the request takes one of the instance's processing slots (429 `throttled` with `Retry-After` when none is free). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["processAccount"];
         delete?: never;
@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account (v2)
-         * @description The account under `payload`; 200 `{}` when valid. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules.
+         * @description The account under `payload`; 200 `{}` when valid. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["v2ValidateAccount"];
         delete?: never;

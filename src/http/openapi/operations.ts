@@ -50,7 +50,10 @@ export interface OperationDoc {
 
 const V1 = '/v1/data-import';
 const V2 = '/v2/data-import';
-const ORDER = 'Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key\'s scope (403 before any detail of the payload), then the rules.';
+const ORDER =
+  'Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), ' +
+  'the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), ' +
+  "the key's scope (403, before any detail of the payload), then the payload and the rules (400).";
 const WRITE = 'A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.';
 
 const list = (which: string) =>
@@ -85,7 +88,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   },
   {
     method: 'post', path: `${V1}/account-import-process/process/`, operationId: 'processAccount', tags: ['Accounts'],
-    summary: 'Process a staged account', description: `Creates the platform account from the staged data (spec 4.8). With \`dry_run: true\` everything is decided and rolled back (400 \`dry_run_rollback\` when it would succeed). ${ORDER} ${WRITE}`,
+    summary: 'Process a staged account', description: `Creates the platform account from the staged data (spec 4.8). With \`dry_run: true\` everything is decided and rolled back (400 \`dry_run_rollback\` when it would succeed). Before any check, the request takes one of the instance's processing slots (429 \`throttled\` with \`Retry-After\` when none is free). ${ORDER} ${WRITE}`,
     request: jsonRequest(processAccountRequestSchema, 'Which staged account, and the operations team.'),
     responses: { 201: jsonAnswer(processAccountResponseSchema, 'Imported.') },
     errors: scoped(...WRITE_ERRORS, 'validation_error', 'account_failed_validation', 'account_import_process_already_imported', 'account_marked_to_skip', 'import_supplier_migration_not_ongoing', 'import_supplier_not_found', 'operations_team_name_does_not_exist', 'dry_run_rollback', 'import_process_does_not_exist'),
