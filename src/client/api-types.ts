@@ -4987,7 +4987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         detail: string;
                         /** @enum {string} */
                         code: "account_not_found" | "array_too_long" | "import_supplier_migration_not_ongoing" | "invalid_idempotency_key" | "invalid_unicode" | "invalid_vendor" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "payment_instruction_rejected" | "string_too_long" | "validation_error";
@@ -4998,7 +4998,21 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) | ({
+                        detail: string;
+                        code: string;
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                        error_detail: string;
+                        external_account_number: string;
+                        import_supplier: string;
+                        reference: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Error codes: `authentication_failed`, `not_authenticated`. */
@@ -5154,7 +5168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error" | "payment_vendor_unavailable";
@@ -5165,7 +5179,21 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) | ({
+                        detail: string;
+                        code: string;
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                        error_detail: string;
+                        external_account_number: string;
+                        import_supplier: string;
+                        reference: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Error codes: `store_unavailable`. */

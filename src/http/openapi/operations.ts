@@ -11,12 +11,17 @@ import {
   validateAccountRequestSchema,
   validateAccountResponseSchema,
 } from '../routes/account-import-processes.js';
-import { accountTransferStatusResponseSchema, allAccountImportProcessesResponseSchema } from '../routes/account-status.js';
+import {
+  accountTransferStatusResponseSchema,
+  allAccountImportProcessesResponseSchema,
+  importedAccountImportProcessesResponseSchema,
+  pendingAccountImportProcessesResponseSchema,
+} from '../routes/account-status.js';
 import { createBusinessRequestSchema, createBusinessResponseSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
 import { createHistoricalStatementsRequestSchema, createHistoricalStatementsResponseSchema } from '../routes/historical-statements.js';
 import { createNotesRequestSchema, createNotesResponseSchema } from '../routes/notes.js';
-import { createPaymentInstructionRequestSchema, createPaymentInstructionResponseSchema } from '../routes/payment-instructions.js';
+import { createPaymentInstructionRequestSchema, createPaymentInstructionResponseSchema, paymentInstructionErrorBodySchema } from '../routes/payment-instructions.js';
 import { createProductsResponseSchema, productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
 import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema, populateSupplyPointsResponseSchema } from '../routes/supply-point-populate.js';
 import { createTransactionsRequestSchema, createTransactionsResponseSchema } from '../routes/transactions.js';
@@ -58,6 +63,13 @@ const WRITE = 'A write: atomic (all its events and read models in one transactio
 
 const list = (which: string) =>
   `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to 1000) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`;
+
+/** Each list's own exported schema (today the same item shape), so none of them is exported unused. */
+const LIST_SCHEMAS = {
+  all: allAccountImportProcessesResponseSchema,
+  pending: pendingAccountImportProcessesResponseSchema,
+  imported: importedAccountImportProcessesResponseSchema,
+} as const;
 
 const listQuery = z.object({ limit: z.string().optional(), after: z.string().optional() });
 
@@ -105,7 +117,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
       method: 'get', path: `${V1}/${which}-account-import-processes/:supplier/`, operationId: `${which}AccountImportProcesses`, tags: ['Accounts'],
       summary: `${which[0]!.toUpperCase()}${which.slice(1)} accounts of a supplier`, description: list(which),
       query: listQuery,
-      responses: { 200: jsonAnswer(allAccountImportProcessesResponseSchema, 'The accounts, oldest first.') },
+      responses: { 200: jsonAnswer(LIST_SCHEMAS[which], 'The accounts, oldest first.') },
       errors: scoped('invalid_query_parameter'),
     }),
   ),
@@ -215,6 +227,8 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     request: jsonRequest(createPaymentInstructionRequestSchema, 'The payment instruction.'),
     responses: { 201: jsonAnswer(createPaymentInstructionResponseSchema, 'Added.') },
     errors: scoped(...WRITE_ERRORS, 'validation_error', 'account_not_found', 'import_supplier_migration_not_ongoing', 'invalid_vendor', 'payment_instruction_rejected', 'payment_vendor_unavailable'),
+    // The vendor's refusals (400) and failures (500) carry the platform's four fields besides spec 7's.
+    errorBodies: { 400: jsonSchema(paymentInstructionErrorBodySchema, 'output'), 500: jsonSchema(paymentInstructionErrorBodySchema, 'output') },
     examples: ['payment-instruction.json'],
   },
   {
