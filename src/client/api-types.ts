@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account
-         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules.
+         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["validateAccount"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Stage an account
-         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["stageAccount"];
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Process a staged account
-         * @description Creates the platform account from the staged data (spec 4.8). With `dry_run: true` everything is decided and rolled back (400 `dry_run_rollback` when it would succeed). Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Creates the platform account from the staged data (spec 4.8). With `dry_run: true` everything is decided and rolled back (400 `dry_run_rollback` when it would succeed). Before any check, the request takes one of the instance's processing slots (429 `throttled` with `Retry-After` when none is free). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["processAccount"];
         delete?: never;
@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account (v2)
-         * @description The account under `payload`; 200 `{}` when valid. Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key's scope (403 before any detail of the payload), then the rules.
+         * @description The account under `payload`; 200 `{}` when valid. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["v2ValidateAccount"];
         delete?: never;
@@ -552,6 +552,13 @@ export interface operations {
                         status: "ok";
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The database is not reachable. */
             503: {
@@ -1104,6 +1111,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1479,6 +1493,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1713,6 +1734,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1860,6 +1888,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -1988,6 +2023,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -2118,6 +2160,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -2247,6 +2296,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -2371,6 +2427,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -2547,6 +2610,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -2682,6 +2752,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -2927,6 +3004,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -3293,6 +3377,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -3590,6 +3681,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -3824,6 +3922,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -3986,6 +4091,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -4233,6 +4345,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -4505,6 +4624,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -4774,6 +4900,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -4854,7 +4987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         detail: string;
                         /** @enum {string} */
                         code: "account_not_found" | "array_too_long" | "import_supplier_migration_not_ongoing" | "invalid_idempotency_key" | "invalid_unicode" | "invalid_vendor" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "payment_instruction_rejected" | "string_too_long" | "validation_error";
@@ -4865,7 +4998,21 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) | ({
+                        detail: string;
+                        code: string;
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                        error_detail: string;
+                        external_account_number: string;
+                        import_supplier: string;
+                        reference: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Error codes: `authentication_failed`, `not_authenticated`. */
@@ -5008,13 +5155,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`, `payment_vendor_unavailable`. */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error" | "payment_vendor_unavailable";
@@ -5025,7 +5179,21 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) | ({
+                        detail: string;
+                        code: string;
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                        error_detail: string;
+                        external_account_number: string;
+                        import_supplier: string;
+                        reference: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
                 };
             };
             /** @description Error codes: `store_unavailable`. */
@@ -5272,6 +5440,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {
@@ -5544,6 +5719,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`, `payment_vendor_unavailable`. */
             500: {
@@ -5919,6 +6101,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -6290,6 +6479,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -6451,6 +6647,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error codes: `internal_error`. */
             500: {
                 headers: {
@@ -6583,6 +6786,13 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Error codes: `internal_error`. */
             500: {

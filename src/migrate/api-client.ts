@@ -1,35 +1,44 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { ClientPathsWithMethod } from 'openapi-fetch';
+import { createLedgerClient, createNodeHttpTransport, type paths } from '../client/index.js';
+
+export { NoAnswer } from '../client/index.js';
 
 /**
- * The migrate command's only door to the service: every HTTP call it makes goes through here. Kept
- * small and typed by what the command needs, not by the API's every field, so that switching to the
- * client generated from the OpenAPI document (its own issue) touches this file only.
- *
- * Node's own http client with a keep-alive agent, not fetch: the command shares the machine with the
- * service more often than not, and WHATWG fetch costs about twice the CPU per request (its streams and
- * Request/Response objects), CPU the service would otherwise use (bench: "migrate 2,000 accounts").
+ * The migrate command's only door to the service: every HTTP call it makes goes through here, through the
+ * typed client generated from the service's OpenAPI document (src/client: openapi-fetch over the
+ * openapi-typescript types), so the paths, the request bodies the command builds and the answers it reads
+ * are the document's. Its transport is Node's own http client with a keep-alive agent, not fetch
+ * (src/client/node-http-transport.ts says why: the CPU per request).
  *
  * Answers are returned as data, never thrown: the caller classifies them by HTTP status (see retry.ts) and
  * keeps error codes as data for the report, so renamed codes change the report, not the control flow.
  * Only a failure to get an answer at all (refused, reset, timed out) throws `NoAnswer`.
  */
 
-/** What came back from one request. `body` is the parsed JSON, or the raw text when it is not JSON. */
-export interface ApiAnswer {
+type LedgerPaths = paths;
+/** The operations the command writes with (every POST of the document). */
+export type WritePath = ClientPathsWithMethod<ReturnType<typeof createLedgerClient>, 'post'>;
+type Operation<P extends keyof LedgerPaths, M extends 'get' | 'post'> = NonNullable<LedgerPaths[P][M]>;
+/** The JSON request body the document gives operation `P`. */
+export type RequestBodyOf<P extends WritePath> = Operation<P, 'post'> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+/** Every JSON answer the document lists for an operation, success or error. */
+type AnswerOf<O> = O extends { responses: infer R } ? { [S in keyof R]: R[S] extends { content: { 'application/json': infer B } } ? B : never }[keyof R] : never;
+export type WriteAnswer<P extends WritePath> = AnswerOf<Operation<P, 'post'>>;
+const ACCOUNTS_LIST = '/v1/data-import/all-account-import-processes/{supplier}/' as const;
+export type AccountsListAnswer = AnswerOf<Operation<typeof ACCOUNTS_LIST, 'get'>>;
+export type AccountsListQuery = NonNullable<Operation<typeof ACCOUNTS_LIST, 'get'>['parameters']['query']>;
+export type GraphqlAnswer = AnswerOf<Operation<'/v1/graphql/', 'post'>>;
+
+/** What came back from one request. `body` is the parsed JSON (a body the document lists), or the raw text when it is not JSON. */
+export interface ApiAnswer<B = unknown> {
   readonly status: number;
-  readonly body: unknown;
+  readonly body: B | string | undefined;
   /** The Retry-After header in milliseconds (seconds or an HTTP date), when the answer carries one. */
   readonly retryAfterMs: number | null;
   /** The target of the Link header's rel="next" (paged lists), as sent. */
   readonly next: string | null;
   /** Idempotent-Replayed: true: the service answered from its key store (the write was applied earlier). */
   readonly replayed: boolean;
-}
-
-/** No answer at all: connection refused or reset, DNS, or the per-request timeout. Always transient. */
-export class NoAnswer extends Error {
-  override name = 'NoAnswer';
 }
 
 export interface ApiClientOptions {
@@ -47,14 +56,18 @@ export interface PostOptions {
   readonly idempotencyKey?: string;
 }
 
-/** A request body: JSON text as it is (an input file's or line's own bytes), or a value to serialise. */
-export type Body = { readonly json: string } | { readonly value: unknown };
+/**
+ * A request body: a value of the document's type, serialised here, or JSON text as it is (an input file's
+ * or line's own bytes, sent and hashed as read: the service, not the command, judges a legacy export).
+ */
+export type Body<P extends WritePath> = { readonly value: RequestBodyOf<P> } | { readonly json: string };
 
 export interface ApiClient {
-  post(path: string, body: Body, options: PostOptions): Promise<ApiAnswer>;
-  get(path: string, token: string): Promise<ApiAnswer>;
+  post<P extends WritePath>(path: P, body: Body<P>, options: PostOptions): Promise<ApiAnswer<WriteAnswer<P>>>;
+  /** One page of the supplier's accounts (the all-accounts list). */
+  listAccounts(supplier: string, query: AccountsListQuery, token: string): Promise<ApiAnswer<AccountsListAnswer>>;
   /** POST /v1/graphql/ (no token: the token mutation is how one gets a token). */
-  graphql(query: string, variables: Record<string, unknown>): Promise<ApiAnswer>;
+  graphql(query: string, variables: Record<string, unknown>): Promise<ApiAnswer<GraphqlAnswer>>;
   close(): void;
 }
 
@@ -66,69 +79,41 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-const header = (headers: IncomingHttpHeaders, name: string): string | null => {
-  const value = headers[name];
-  return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
-};
+/** openapi-fetch's result, as the command reads it. */
+function toAnswer<B>(result: { data?: unknown; error?: unknown; response: Response }): ApiAnswer<B> {
+  const { response } = result;
+  return {
+    status: response.status,
+    body: (response.ok ? result.data : result.error) as B | string | undefined,
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+    next: /<([^>]+)>\s*;\s*rel="?next"?/.exec(response.headers.get('link') ?? '')?.[1] ?? null,
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+  };
+}
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
-  const base = new URL(options.baseUrl);
-  const prefix = base.pathname.replace(/\/+$/, '');
-  const https = base.protocol === 'https:';
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
-  const agent = https ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-  const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, payload: string | null): Promise<ApiAnswer> =>
-    new Promise((resolve, reject) => {
-      const fail = (error: Error) => reject(new NoAnswer(`${method} ${path}: ${error.message}`));
-      const req = (https ? httpsRequest : httpRequest)(
-        {
-          protocol: base.protocol,
-          hostname: base.hostname,
-          port: base.port,
-          method,
-          path: `${prefix}${path}`,
-          agent,
-          headers: payload === null ? headers : { ...headers, 'content-length': String(Buffer.byteLength(payload)) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', fail);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let body: unknown = text;
-            if (text.length > 0 && (header(res.headers, 'content-type') ?? '').includes('json')) {
-              try {
-                body = JSON.parse(text) as unknown;
-              } catch {
-                body = text;
-              }
-            }
-            resolve({
-              status: res.statusCode ?? 0,
-              body,
-              retryAfterMs: parseRetryAfter(header(res.headers, 'retry-after')),
-              next: /<([^>]+)>\s*;\s*rel="?next"?/.exec(header(res.headers, 'link') ?? '')?.[1] ?? null,
-              replayed: header(res.headers, 'idempotent-replayed') === 'true',
-            });
-          });
-        },
-      );
-      req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
-      req.on('error', fail);
-      req.end(payload ?? undefined);
-    });
-  const text = (body: Body) => ('json' in body ? body.json : JSON.stringify(body.value));
+  const transport = createNodeHttpTransport({ timeoutMs: options.timeoutMs, maxSockets: options.maxSockets ?? 16 });
+  const client = createLedgerClient(options.baseUrl, undefined, transport);
+  const auth = (token: string) => ({ authorization: `Token ${token}` });
   return {
-    post: (path, body, { token, idempotencyKey }) =>
-      send(
-        'POST',
-        path,
-        { 'content-type': 'application/json', authorization: `Token ${token}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-        text(body),
-      ),
-    get: (path, token) => send('GET', path, { authorization: `Token ${token}` }, null),
-    graphql: (query, variables) => send('POST', '/v1/graphql/', { 'content-type': 'application/json' }, JSON.stringify({ query, variables })),
-    close: () => agent.destroy(),
+    async post(path, body, { token, idempotencyKey }) {
+      const text = 'json' in body ? body.json : JSON.stringify(body.value);
+      // The body is serialised once, above (hashed for the Idempotency-Key by the caller from the same text).
+      // openapi-fetch's init is typed per literal path; for the generic path `P` the compiler cannot
+      // relate the two, so the init is built from `Body<P>`, which is, and cast once here.
+      const init = {
+        body: text,
+        bodySerializer: (serialised: string) => serialised,
+        headers: { ...auth(token), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      };
+      return toAnswer(await (client.POST as (p: WritePath, i: typeof init) => ReturnType<typeof client.POST>)(path, init));
+    },
+    async listAccounts(supplier, query, token) {
+      return toAnswer(await client.GET(ACCOUNTS_LIST, { params: { path: { supplier }, query }, headers: auth(token) }));
+    },
+    async graphql(query, variables) {
+      return toAnswer(await client.POST('/v1/graphql/', { body: { query, variables } }));
+    },
+    close: () => transport.close(),
   };
 }

@@ -1,4 +1,4 @@
-import { createApiClient, type ApiClient } from './api-client.js';
+import { createApiClient, type AccountsListAnswer, type AccountsListQuery, type ApiAnswer, type ApiClient } from './api-client.js';
 import { MigrationInput, RECORD_KINDS, type ReadItem } from './input.js';
 import { Journal } from './journal.js';
 import { Progress, type StepProgress } from './progress.js';
@@ -66,25 +66,26 @@ async function pool<T>(items: AsyncIterable<T> | Iterable<T>, concurrency: numbe
 /** What the service knows of the supplier's accounts (the all-accounts list, paged): number -> platform number or null. */
 async function knownAccounts(client: ApiClient, ctx: Pick<StepContext, 'sender' | 'supplier'>, baseUrl: string): Promise<Map<string, string | null>> {
   const known = new Map<string, string | null>();
-  let path: string | null = `/v1/data-import/all-account-import-processes/${encodeURIComponent(ctx.supplier)}/?limit=10000`;
-  const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  while (path) {
-    const current: string = path;
-    const outcome = await ctx.sender.send((token) => client.get(current, token));
+  let query: AccountsListQuery | null = { limit: '10000' };
+  while (query) {
+    const page: AccountsListQuery = query;
+    const outcome = await ctx.sender.send((token) => client.listAccounts(ctx.supplier, page, token));
     if (outcome.kind === 'interrupted') throw new MigrationAborted('interrupted', false);
     if (outcome.kind === 'no-answer') throw new MigrationAborted(`the service did not answer: ${outcome.error}`, false);
-    const { answer } = outcome;
+    const answer = outcome.answer as ApiAnswer<AccountsListAnswer>;
     if (answer.status !== 200 || !Array.isArray(answer.body)) {
       const usage = answer.status === 401 || answer.status === 403;
       throw new MigrationAborted(`listing the accounts of ${ctx.supplier} answered ${answer.status}${usage ? ': is the key scoped to this supplier?' : ''}`, usage);
     }
+    // The 200 body is the document's list; the checks stay, since a front (a proxy) may answer anything.
     for (const entry of answer.body as { external_account_number?: unknown; platform_account_number?: unknown }[]) {
       if (typeof entry.external_account_number === 'string') {
         known.set(entry.external_account_number, typeof entry.platform_account_number === 'string' && entry.platform_account_number ? entry.platform_account_number : null);
       }
     }
+    // The next page is the Link rel="next" target: the same list, with its query (limit, after).
     const link = answer.next ? new URL(answer.next, baseUrl) : null;
-    path = link ? `${link.pathname.startsWith(basePath) ? link.pathname.slice(basePath.length) : link.pathname}${link.search}` : null;
+    query = link ? (Object.fromEntries(link.searchParams) as AccountsListQuery) : null;
   }
   return known;
 }

@@ -43,17 +43,17 @@ export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: nu
   return retryAfterMs === null ? jittered : Math.max(Math.min(retryAfterMs, MAX_RETRY_AFTER_MS), jittered);
 }
 
-export type Outcome =
+export type Outcome<B = unknown> =
   /** The last answer (a success, a refusal, or the last transient one when the tries ran out). */
-  | { readonly kind: 'answer'; readonly answer: ApiAnswer; readonly attempts: number }
+  | { readonly kind: 'answer'; readonly answer: ApiAnswer<B>; readonly attempts: number }
   /** Not one answer, every try. */
   | { readonly kind: 'no-answer'; readonly error: string; readonly attempts: number }
   /** Stopped (Ctrl-C) while waiting to retry: nothing is known of the item; the journal resumes it. */
   | { readonly kind: 'interrupted' };
 
 export interface Sender {
-  /** Sends `request` (given a token) with retries; counts retries in `onRetry`. */
-  send(request: (token: string) => Promise<ApiAnswer>): Promise<Outcome>;
+  /** Sends `request` (given a token) with retries; counts retries in `onRetry`. `B`: the answer bodies the document lists. */
+  send<B>(request: (token: string) => Promise<ApiAnswer<B>>): Promise<Outcome<B>>;
 }
 
 export function createSender(
@@ -63,9 +63,9 @@ export function createSender(
 ): Sender {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   return {
-    async send(request) {
+    async send<B>(request: (token: string) => Promise<ApiAnswer<B>>): Promise<Outcome<B>> {
       let renewals = 0;
-      let last: Outcome | null = null;
+      let last: Outcome<B> | null = null;
       for (let attempt = 1; attempt <= policy.attempts; attempt++) {
         const token = await tokens.current();
         let retryAfter: number | null = null;

@@ -1,4 +1,4 @@
-import type { ApiClient } from './api-client.js';
+import type { ApiClient, Body, WritePath } from './api-client.js';
 import { allAlreadyExisted, failedLine, isDryRunSuccess, isSuccess, line, platformAccountNumber, productUnchanged } from './answers.js';
 import { RECORD_KINDS, isUnreadable, type ReadItem, type RecordKind } from './input.js';
 import { idempotencyKey, type Journal } from './journal.js';
@@ -32,9 +32,9 @@ const PATHS = {
   notes: '/v1/data-import/notes/create/',
   transactions: '/v1/data-import/transactions/create/',
   statements: '/v1/data-import/historical-statements/create/',
-} as const satisfies Record<string, string>;
+} as const satisfies Record<string, WritePath>;
 
-export const RECORD_PATHS: Record<RecordKind, string> = { notes: PATHS.notes, transactions: PATHS.transactions, statements: PATHS.statements };
+export const RECORD_PATHS: Record<RecordKind, (typeof PATHS)['notes' | 'transactions' | 'statements']> = { notes: PATHS.notes, transactions: PATHS.transactions, statements: PATHS.statements };
 
 /** Outcomes a later run need not redo. Failures are never journaled: a re-run tries them again. */
 const SETTLED = new Set(['imported', 'already imported', 'staged']);
@@ -60,12 +60,19 @@ function fromJournal(ctx: StepContext, step: string, id: string): ReportLine | n
   });
 }
 
-/** Sends a write; `json` is the body's text when the input holds it as read (else `body` is serialised once). */
-const post = (ctx: StepContext, step: string, id: string, path: string, body: unknown, json?: string) => {
-  const text = json ?? JSON.stringify(body);
+/**
+ * Sends a write, its body serialised once: the text sent is the text hashed into the Idempotency-Key.
+ * A body the command builds is a value of the document's type for that operation (the compiler checks it);
+ * an input item goes as read (`asRead`): the service, not the command, judges a legacy export.
+ */
+const post = <P extends WritePath>(ctx: StepContext, step: string, id: string, path: P, body: Body<P>) => {
+  const text = 'json' in body ? body.json : JSON.stringify(body.value);
   const key = ctx.dryRun ? undefined : idempotencyKey(ctx.supplier, step, id, text);
   return ctx.sender.send((token) => ctx.client.post(path, { json: text }, { token, ...(key ? { idempotencyKey: key } : {}) }));
 };
+
+/** An input item's body as read: the line's or file's own text when the input kept it, else its value serialised. */
+const asRead = (body: unknown, json?: string): { readonly json: string } => ({ json: json ?? JSON.stringify(body) });
 
 const unreadable = (step: string, item: ReadItem): ReportLine | null =>
   isUnreadable(item) ? line(step, item.id, 'failed', { error_code: 'unreadable_input', detail: `${item.problem} (${item.source})` }) : null;
@@ -75,7 +82,7 @@ export async function migrateProduct(ctx: StepContext, item: ReadItem): Promise<
   if (bad || isUnreadable(item)) return bad;
   const done = fromJournal(ctx, 'products', item.id);
   if (done) return done;
-  const outcome = await post(ctx, 'products', item.id, ctx.dryRun ? PATHS.validateProducts : PATHS.products, [item.body]);
+  const outcome = await post(ctx, 'products', item.id, ctx.dryRun ? PATHS.validateProducts : PATHS.products, asRead([item.body]));
   if (outcome.kind === 'interrupted') return null;
   if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
     const status = outcome.answer.status;
@@ -91,7 +98,7 @@ export async function migrateBusiness(ctx: StepContext, item: ReadItem): Promise
   if (ctx.dryRun) return line('businesses', item.id, 'skipped', { detail: 'dry run: the service has no way to validate a business without creating it' });
   const done = fromJournal(ctx, 'businesses', item.id);
   if (done) return done;
-  const outcome = await post(ctx, 'businesses', item.id, PATHS.business, item.body);
+  const outcome = await post(ctx, 'businesses', item.id, PATHS.business, asRead(item.body));
   if (outcome.kind === 'interrupted') return null;
   if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
     return settle(ctx, line('businesses', item.id, outcome.answer.replayed ? 'already imported' : 'imported', { http_status: outcome.answer.status }));
@@ -113,7 +120,7 @@ export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<
   if (known) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: known, detail: 'imported before this run (imported list)' }));
   if (ctx.dryRun) return dryRunAccount(ctx, item.id, item.body, item.json, known === null);
 
-  const staged = await post(ctx, 'stage', item.id, PATHS.stage, item.body, item.json);
+  const staged = await post(ctx, 'stage', item.id, PATHS.stage, asRead(item.body, item.json));
   if (staged.kind === 'interrupted') return null;
   if (staged.kind === 'answer' && !isSuccess(staged.answer)) {
     const number = platformAccountNumber(staged.answer.body);
@@ -122,8 +129,7 @@ export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<
   if (staged.kind !== 'answer' || !isSuccess(staged.answer)) return withStep(failedLine('accounts', item.id, staged), 'stage');
   if (ctx.stageOnly) return settle(ctx, line('accounts', item.id, 'staged', { http_status: staged.answer.status }));
 
-  const body = { external_account_number: item.id, import_supplier_code: ctx.supplier, operations_team_name: ctx.team };
-  const processed = await post(ctx, 'process', item.id, PATHS.process, body);
+  const processed = await post(ctx, 'process', item.id, PATHS.process, { value: { external_account_number: item.id, import_supplier_code: ctx.supplier, operations_team_name: ctx.team } });
   if (processed.kind === 'interrupted') return null;
   if (processed.kind === 'answer') {
     const number = platformAccountNumber(processed.answer.body);
@@ -134,12 +140,12 @@ export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<
 }
 
 async function dryRunAccount(ctx: StepContext, id: string, body: unknown, json: string | undefined, staged: boolean): Promise<ReportLine | null> {
-  const validated = await post(ctx, 'validate', id, PATHS.validateAccount, body, json);
+  const validated = await post(ctx, 'validate', id, PATHS.validateAccount, asRead(body, json));
   if (validated.kind === 'interrupted') return null;
   if (validated.kind !== 'answer' || !isSuccess(validated.answer)) return withStep(failedLine('accounts', id, validated), 'validate');
   // Processing needs staged data, and staging writes: an account never staged is validated only.
   if (!staged) return line('accounts', id, 'validated', { http_status: validated.answer.status, detail: 'valid; not staged yet, so the process dry run was not made' });
-  const processed = await post(ctx, 'process', id, PATHS.process, { external_account_number: id, import_supplier_code: ctx.supplier, operations_team_name: ctx.team, dry_run: true });
+  const processed = await post(ctx, 'process', id, PATHS.process, { value: { external_account_number: id, import_supplier_code: ctx.supplier, operations_team_name: ctx.team, dry_run: true } });
   if (processed.kind === 'interrupted') return null;
   if (processed.kind === 'answer' && isDryRunSuccess(processed.answer)) {
     return line('accounts', id, 'validated', { http_status: processed.answer.status, detail: 'valid; the process dry run would import it (staged data)' });
@@ -156,7 +162,7 @@ export async function migrateRecords(ctx: StepContext, kind: RecordKind, item: R
   if (bad || isUnreadable(item)) return bad;
   const done = fromJournal(ctx, kind, item.id);
   if (done) return done;
-  const outcome = await post(ctx, kind, item.id, RECORD_PATHS[kind], item.body);
+  const outcome = await post(ctx, kind, item.id, RECORD_PATHS[kind], asRead(item.body));
   if (outcome.kind === 'interrupted') return null;
   if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
     return settle(ctx, line(kind, item.id, outcome.answer.replayed || allAlreadyExisted(outcome.answer.body) ? 'already imported' : 'imported', { http_status: outcome.answer.status }));

@@ -5,6 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempDatabaseFile } from '../support/ledger.js';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv, readDatabase } from './run-cli.js';
 import { freePort } from '../support/net.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 
 interface Served {
@@ -43,7 +44,7 @@ async function waitFor(served: Served, what: string, check: () => Promise<boolea
   throw new Error(`timed out waiting for ${what}\nstdout: ${served.stdout()}\nstderr: ${served.stderr()}`);
 }
 
-const healthy = (served: Served) => async () => (await fetch(`${served.base}/healthz`)).status === 200;
+const healthy = (served: Served) => async () => (await checkedFetch(`${served.base}/healthz`)).status === 200;
 
 async function stop(served: Served | undefined): Promise<void> {
   if (!served || served.child.exitCode !== null || served.child.signalCode !== null) return;
@@ -81,7 +82,7 @@ describe.each([
       await waitFor(s, '/healthz to answer 200', healthy(s));
       await waitFor(s, 'the curl line on stdout', async () => s.stdout().includes('curl'));
 
-      const health = await fetch(`${s.base}/healthz`);
+      const health = await checkedFetch(`${s.base}/healthz`);
       expect(health.status).toBe(200);
       expect(await health.json()).toEqual({ status: 'ok' });
 
@@ -93,7 +94,7 @@ describe.each([
       expect(curl).toContain(key);
 
       // The printed key obtains a token from the running server, and the token reads the demo supplier's list.
-      const tokenRes = await fetch(`${s.base}/v1/graphql/`, {
+      const tokenRes = await checkedFetch(`${s.base}/v1/graphql/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -104,7 +105,7 @@ describe.each([
       expect(tokenRes.status).toBe(200);
       const token = ((await tokenRes.json()) as { data: { obtainToken: { token: string } | null } }).data.obtainToken?.token;
       expect(token).toBeTruthy();
-      const list = await fetch(`${s.base}/v1/data-import/pending-account-import-processes/DEMO/`, {
+      const list = await checkedFetch(`${s.base}/v1/data-import/pending-account-import-processes/DEMO/`, {
         headers: { authorization: `Token ${token}` },
       });
       expect(list.status).toBe(200);

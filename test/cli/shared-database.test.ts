@@ -5,6 +5,7 @@ import { obtainToken } from '../../src/application/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { openLedger, type Ledger } from '../../src/ledger.js';
 import { SUPPLIER, TEAM, TOKEN_SECRET, loadExample, operator, tempDatabaseFile } from '../support/ledger.js';
+import { checkedApp } from '../support/openapi-check.js';
 import { createExampleProducts } from '../support/products.js';
 import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
 
@@ -28,13 +29,15 @@ describe('the CLI and a running app on the same database', () => {
     await createExampleProducts(ledger); // the products the example's agreements name
     const created = await createApiKey(ledger, { suppliers: [SUPPLIER], label: 'shared database test' }, operator);
     keyId = created.keyId;
-    app = createApp({
-      ...ledger,
-      logger: pino({ level: 'silent' }),
-      tokenSecret: TOKEN_SECRET,
-      maxBodyBytes: 5 * 1024 * 1024,
-      databaseReachable: async () => true,
-    });
+    app = checkedApp(
+      createApp({
+        ...ledger,
+        logger: pino({ level: 'silent' }),
+        tokenSecret: TOKEN_SECRET,
+        maxBodyBytes: 5 * 1024 * 1024,
+        databaseReachable: async () => true,
+      }),
+    );
     // Tokens come from the application service: this file is about the CLI, not the GraphQL route.
     token = (await obtainToken(ledger, TOKEN_SECRET, { apiKey: created.key })).token;
   });

@@ -9,6 +9,7 @@ import { BIN, PROJECT_ROOT, cliEnv } from '../cli/run-cli.js';
 import { databaseEnv, loadExample, operator, type TestDatabaseLocation } from '../support/ledger.js';
 import { freePort } from '../support/net.js';
 import { createExampleProducts } from '../support/products.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 /**
  * The crash tests' workload: servers started as real processes (`import-ledger serve`) and killed with
@@ -40,7 +41,7 @@ export async function startServer(location: LedgerLocation): Promise<Server> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 500; i++) {
-    if ((await fetch(`${base}/healthz`).catch(() => null))?.ok) return { child, base, exited };
+    if ((await checkedFetch(`${base}/healthz`).catch(() => null))?.ok) return { child, base, exited };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   child.kill('SIGKILL');
@@ -147,7 +148,7 @@ export class CrashWorkload {
   private async send(base: string, write: Write): Promise<Response | null> {
     const deadline = Date.now() + IN_PROGRESS_RETRY_MS;
     for (;;) {
-      const res = await fetch(`${base}/v1/data-import/${write.path}`, {
+      const res = await checkedFetch(`${base}/v1/data-import/${write.path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Token ${this.token}`, 'idempotency-key': `${write.kind}-${write.ext}` },
         body: write.body,

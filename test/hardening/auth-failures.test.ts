@@ -8,6 +8,7 @@ import { createEndpointWorld, type EndpointWorld } from '../support/endpoint-wor
 import { authenticatedEndpoints, type Endpoint } from '../support/endpoints.js';
 import { expectErrorBody } from '../support/http.js';
 import { operator, SUPPLIER, TOKEN_SECRET } from '../support/ledger.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 /**
  * Issue 8: every endpoint under /v1/data-import/ answers a missing or bad
@@ -92,12 +93,12 @@ describe('over-long headers through the real HTTP server', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('an Authorization header under the 16 KiB header limit gets 401 in the error shape', async () => {
-    const res = await fetch(`${base}/v1/data-import/events/`, { headers: { authorization: `Token ${'a'.repeat(12 * 1024)}` } });
+    const res = await checkedFetch(`${base}/v1/data-import/events/`, { headers: { authorization: `Token ${'a'.repeat(12 * 1024)}` } });
     await expectErrorBody(res, 401, 'authentication_failed');
   });
 
   it('headers over Node\'s 16 KiB limit are refused by the HTTP server with 431 before the app, never 500', async () => {
-    const res = await fetch(`${base}/v1/data-import/events/`, { headers: { authorization: `Token ${'a'.repeat(64 * 1024)}` } });
+    const res = await checkedFetch(`${base}/v1/data-import/events/`, { headers: { authorization: `Token ${'a'.repeat(64 * 1024)}` } });
     expect(res.status).toBe(431);
   });
 });

@@ -7,6 +7,7 @@ import { openLedger } from '../../src/ledger.js';
 import { createEndpointWorld, knowingVendors, type EndpointWorld } from '../support/endpoint-world.js';
 import { dataImportPosts, endpoints, type Endpoint } from '../support/endpoints.js';
 import { expectErrorBody } from '../support/http.js';
+import { checkedApp } from '../support/openapi-check.js';
 import { OTHER_SUPPLIER, TOKEN_SECRET } from '../support/ledger.js';
 
 /** Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The Idempotency-Key HTTP Header Field"). */
@@ -202,7 +203,7 @@ describe('Idempotency-Key rules', () => {
     // A new process on the same database: the same SQLite file, or the same PostgreSQL database.
     const reopened = await openLedger(world.api.location, { clock: world.api.clock.read });
     try {
-      const app = createApp({ ...reopened, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true });
+      const app = checkedApp(createApp({ ...reopened, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
       const res = await app.request(stage.path(world.params(stage)), {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Token ${token}`, ...key('durable') },
@@ -240,14 +241,16 @@ describe('Idempotency-Key across service instances on one database', () => {
     // A second instance: its own ledger (its own connections) on the same database (SQLite file or PostgreSQL database).
     const second = await openLedger(world.api.location, { clock: world.api.clock.read });
     try {
-      const app = createApp({
-        ...second,
-        logger: pino({ level: 'silent' }),
-        tokenSecret: TOKEN_SECRET,
-        maxBodyBytes: 1 << 20,
-        databaseReachable: async () => true,
-        paymentVendors: gatedVendor,
-      });
+      const app = checkedApp(
+        createApp({
+          ...second,
+          logger: pino({ level: 'silent' }),
+          tokenSecret: TOKEN_SECRET,
+          maxBodyBytes: 1 << 20,
+          databaseReachable: async () => true,
+          paymentVendors: gatedVendor,
+        }),
+      );
       const token = await world.token();
       const body = payment.payloads(world.params(payment))[0];
       const viaSecond = () =>

@@ -6,6 +6,7 @@ import { MAX_JSON_ARRAY_ITEMS, MAX_JSON_DEPTH } from '../../src/http/json-limits
 import { createEndpointWorld, type EndpointWorld } from '../support/endpoint-world.js';
 import { dataImportPosts, type Endpoint } from '../support/endpoints.js';
 import { expectErrorBody } from '../support/http.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 /** The request limits (docs/reliability.md) on every POST under /v1/data-import/, in spec 7's shape, writing nothing. */
 

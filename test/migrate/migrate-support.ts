@@ -11,6 +11,7 @@ import { createApp } from '../../src/http/app.js';
 import { migrate, type MigrateOptions, type MigrateResult } from '../../src/migrate/migrate.js';
 import type { ReportLine } from '../../src/migrate/report.js';
 import { createTestLedger, loadExample, operator, type TestLedger } from '../support/ledger.js';
+import { checkedHandler } from '../support/openapi-check.js';
 
 /**
  * The migrate tests' world: the real service on a real port over a temp database (its clock the test's
@@ -30,6 +31,7 @@ export interface RunningService extends TestLedger {
   onRequest: ((count: number) => void) | null;
   /** The bodies of the token requests (POST /v1/graphql/) received, in order. */
   readonly tokenRequests: string[];
+  /** Stops the service; fails when an answer it gave did not match the OpenAPI document. */
   stop(): Promise<void>;
 }
 
@@ -55,12 +57,15 @@ export async function startService(): Promise<RunningService> {
     tokenRequests: [],
     stop: async () => undefined,
   };
+  // Every answer the migrate command gets from the service is checked against the document on its way out.
+  const mismatches: Error[] = [];
+  const checked = checkedHandler((req) => app.fetch(req), (error) => mismatches.push(error));
   const server: ServerType = serve({
     fetch: async (req: Request) => {
       service.requests++;
       service.onRequest?.(service.requests);
       if (new URL(req.url).pathname === '/v1/graphql/') service.tokenRequests.push(await req.clone().text());
-      return app.fetch(req);
+      return checked(req);
     },
     hostname: '127.0.0.1',
     port: 0,
@@ -72,6 +77,7 @@ export async function startService(): Promise<RunningService> {
     stop: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await test.close();
+      if (mismatches.length > 0) throw new Error(`${mismatches.length} answers did not match the OpenAPI document; the first: ${mismatches[0]!.message}`);
     },
   });
 }

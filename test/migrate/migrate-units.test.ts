@@ -11,7 +11,9 @@ import { Report } from '../../src/migrate/report.js';
 import { backoffMs, classify, createSender } from '../../src/migrate/retry.js';
 import { createTokenSource, tokenLifetimeMs } from '../../src/migrate/token-source.js';
 
-const answer = (status: number, body: unknown = {}, extra: Partial<ApiAnswer> = {}): ApiAnswer => ({ status, body, retryAfterMs: null, next: null, replayed: false, ...extra });
+// Typed as whatever the fake answers for (the fakes below answer for any operation of the document).
+const answer = <B = never>(status: number, body: unknown = {}, extra: Partial<ApiAnswer> = {}): ApiAnswer<B> =>
+  ({ status, body, retryAfterMs: null, next: null, replayed: false, ...extra }) as ApiAnswer<B>;
 
 describe('retries: decided by HTTP status only', () => {
   it('429, 408, 409 and 5xx are transient; 401 renews the token; other 4xx stand', () => {
@@ -90,7 +92,7 @@ describe('tokens', () => {
     const asked: Record<string, string>[] = [];
     const client: ApiClient = {
       post: async () => answer(500),
-      get: async () => answer(500),
+      listAccounts: async () => answer(500),
       close: () => undefined,
       graphql: async (_query, variables) => {
         const input = variables['input'] as Record<string, string>;
@@ -118,7 +120,7 @@ describe('tokens', () => {
     const asked: Record<string, string>[] = [];
     const client: ApiClient = {
       post: async () => answer(500),
-      get: async () => answer(500),
+      listAccounts: async () => answer(500),
       close: () => undefined,
       graphql: async (_q, variables) => {
         const input = variables['input'] as Record<string, string>;

@@ -89,3 +89,35 @@ export function checkedRequest<R extends (input: Request | string | URL, init?: 
     return res;
   }) as R;
 }
+
+/** The global fetch, every answer checked: for tests that talk to a real server over a real port. */
+export const checkedFetch: typeof fetch = checkedRequest(globalThis.fetch.bind(globalThis)) as typeof fetch;
+
+/**
+ * An app built outside `createTestApi` (its own logger, a second instance on the same database, a
+ * reopened store), its `request` checked like `createTestApi`'s. Returns the same app.
+ */
+export function checkedApp<A extends { request: (input: Request | string | URL, init?: RequestInit) => Response | Promise<Response> }>(app: A): A {
+  app.request = checkedRequest(app.request);
+  return app;
+}
+
+/**
+ * A server's fetch handler whose every answer is checked on its way out, for a client the test does not
+ * hold (a spawned process, the migrate command's own HTTP client). A mismatch cannot fail the request
+ * (the client would see a 500, not the reason): it is handed to `onMismatch`, and the test fails on it
+ * at its end. The body is read in full from a clone, so this suits answers the client reads in full.
+ */
+export function checkedHandler(handler: (req: Request) => Response | Promise<Response>, onMismatch: (error: Error) => void): (req: Request) => Promise<Response> {
+  return async (req: Request) => {
+    const res = await handler(req);
+    const contentType = res.headers.get('content-type');
+    const json = contentType !== null && /^application\/json/i.test(contentType);
+    try {
+      openApiCheck().check(req.method, req.url, res.status, contentType, json ? await res.clone().text() : null);
+    } catch (error) {
+      onMismatch(error instanceof Error ? error : new Error(String(error)));
+    }
+    return res;
+  };
+}

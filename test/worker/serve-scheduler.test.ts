@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv, readDatabase } from '../cli/run-cli.js';
 import { loadExample, tempDatabaseFile } from '../support/ledger.js';
 import { freePort } from '../support/net.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 /**
  * Issue 16: a creation scheduled on a real server survives the server's
@@ -67,7 +68,7 @@ describe('import-ledger serve runs scheduled account creations', () => {
       const key = await until('the demo key', first, async () => /^\s*(ilk_\S+)\s*$/m.exec(first.output())?.[1]);
       const token = async (server: Server) =>
         until('a token', server, async () => {
-          const res = await fetch(`${server.base}/v1/graphql/`, {
+          const res = await checkedFetch(`${server.base}/v1/graphql/`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ query: 'mutation($k: String!) { obtainToken(input: {APIKey: $k}) { token } }', variables: { k: key } }),
@@ -75,10 +76,10 @@ describe('import-ledger serve runs scheduled account creations', () => {
           return ((await res.json()) as { data: { obtainToken: { token: string } | null } }).data.obtainToken?.token;
         });
       const headers = { authorization: `Token ${await token(first)}`, 'content-type': 'application/json' };
-      expect((await fetch(`${first.base}/v1/data-import/products/`, { method: 'POST', headers, body: JSON.stringify(loadExample('products.json')) })).status).toBe(201);
+      expect((await checkedFetch(`${first.base}/v1/data-import/products/`, { method: 'POST', headers, body: JSON.stringify(loadExample('products.json')) })).status).toBe(201);
       const payload: Record<string, unknown> = { ...loadExample('account-domestic.json'), import_supplier: 'DEMO', operations_team_name: 'Migrations' };
       const windowStart = new Date(Date.now() + 6_000).toISOString();
-      const scheduled = await fetch(`${first.base}/v2/data-import/accounts/`, {
+      const scheduled = await checkedFetch(`${first.base}/v2/data-import/accounts/`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ payload, task_params: { schedule_window_start: windowStart } }),
@@ -90,10 +91,10 @@ describe('import-ledger serve runs scheduled account creations', () => {
       servers.push(second);
       const again = { authorization: `Token ${await token(second)}` };
       const statusUrl = `${second.base}/v2/data-import/accounts/DEMO/${String(payload['external_account_number'])}/`;
-      const pending = (await (await fetch(statusUrl, { headers: again })).json()) as { status: string };
+      const pending = (await (await checkedFetch(statusUrl, { headers: again })).json()) as { status: string };
       expect(pending.status).toBe('PENDING');
       const done = await until('the creation to run', second, async () => {
-        const body = (await (await fetch(statusUrl, { headers: again })).json()) as { status: string; platform_identifier: string | null; latest_event: { occurred_at: string } };
+        const body = (await (await checkedFetch(statusUrl, { headers: again })).json()) as { status: string; platform_identifier: string | null; latest_event: { occurred_at: string } };
         return body.status === 'PROCESSED' ? body : undefined;
       });
       expect(done.platform_identifier).toMatch(/^A-[0-9A-F]{8}$/);

@@ -5,6 +5,7 @@ import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv, readDatabase } from '..
 import { startFakeOperator, type FakeOperator } from '../support/fake-operator.js';
 import { tempDatabaseFile } from '../support/ledger.js';
 import { freePort } from '../support/net.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 
 async function until<T>(what: string, child: ChildProcess, output: () => string, check: () => Promise<T | undefined>): Promise<T> {
@@ -57,7 +58,7 @@ describe('import-ledger serve runs the populate worker', () => {
       const s = child;
       const key = await until('the demo key', s, () => out, async () => /^\s*(ilk_\S+)\s*$/m.exec(out)?.[1]);
       const token = await until('a token', s, () => out, async () => {
-        const res = await fetch(`${base}/v1/graphql/`, {
+        const res = await checkedFetch(`${base}/v1/graphql/`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ query: 'mutation($k: String!) { obtainToken(input: {APIKey: $k}) { token } }', variables: { k: key } }),
@@ -68,7 +69,7 @@ describe('import-ledger serve runs the populate worker', () => {
 
       fake.script('09111642617347', [{ kind: 'found' }]);
       fake.script('GI123456', [{ kind: 'found' }]);
-      const created = await fetch(`${base}/v1/data-import/supply-point/populate/`, {
+      const created = await checkedFetch(`${base}/v1/data-import/supply-point/populate/`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ prm_ids: ['09111642617347'], pce_ids: ['GI123456'], customer_category: 'Domestic' }),
@@ -77,7 +78,7 @@ describe('import-ledger serve runs the populate worker', () => {
       const { batch_id } = (await created.json()) as { batch_id: string };
 
       const done = await until('the batch to complete', s, () => out, async () => {
-        const res = await fetch(`${base}/v1/data-import/supply-point/populate/${batch_id}/`, { headers });
+        const res = await checkedFetch(`${base}/v1/data-import/supply-point/populate/${batch_id}/`, { headers });
         const body = (await res.json()) as { status: string };
         return body.status === 'COMPLETED' ? body : undefined;
       });

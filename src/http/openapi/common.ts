@@ -131,3 +131,11 @@ export function errorResponses(codes: readonly ErrorCode[], extra: Record<string
 
 /** The codes of a supplier-scoped operation: a key not scoped to the supplier named is 403. */
 export const scoped = (...codes: ErrorCode[]): ErrorCode[] => [...AUTHENTICATED_ERRORS, 'permission_denied', ...codes];
+
+/**
+ * Headers over Node's 16 KiB limit (the Authorization header included) are refused by the HTTP server
+ * itself, before the service reads the request: on every operation, with no body.
+ */
+export const HEADERS_TOO_LARGE = {
+  431: { description: "Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body)." },
+} as const;

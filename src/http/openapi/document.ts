@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { generateSpecs } from 'hono-openapi';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../package-root.js';
 import type { AppEnv } from '../env.js';
@@ -56,17 +56,31 @@ export function openApiDocument(app: Hono<AppEnv>): () => Promise<OpenAPIV3_1.Do
     }).then(withExamples));
 }
 
-/** The spec's example payloads (test/fixtures/examples, copies of the spec's) on the operations that take them. */
+/**
+ * The examples: the spec's example payloads (test/fixtures/examples, copies of the spec's) on the request
+ * bodies of the operations that take them, and on the responses what the service answers them
+ * (test/fixtures/examples/responses/<operationId>.json: status -> name -> body, captured by
+ * `npm run openapi:examples`). test/http/openapi-examples.test.ts checks each against its schema.
+ */
 function withExamples(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const folder = join(packageRoot(), 'test/fixtures/examples');
   const files = new Map(describedOperations().operations.filter((o) => o.examples).map((o) => [o.operationId, o.examples!]));
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item ?? {}) as OpenAPIV3_1.OperationObject[]) {
-      const names = operation?.operationId ? files.get(operation.operationId) : undefined;
-      const media = (operation?.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content?.['application/json'];
-      if (!names || !media) continue;
-      media.examples = Object.fromEntries(
-        names.map((name) => [name.replace(/\.json$/, ''), { value: JSON.parse(readFileSync(join(packageRoot(), 'test/fixtures/examples', name), 'utf8')) as unknown }]),
-      );
+      if (!operation?.operationId) continue;
+      const names = files.get(operation.operationId);
+      const media = (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content?.['application/json'];
+      if (names && media) {
+        media.examples = Object.fromEntries(names.map((name) => [name.replace(/\.json$/, ''), { value: JSON.parse(readFileSync(join(folder, name), 'utf8')) as unknown }]));
+      }
+      const answers = join(folder, 'responses', `${operation.operationId}.json`);
+      if (!existsSync(answers)) continue;
+      const byStatus = JSON.parse(readFileSync(answers, 'utf8')) as Record<string, Record<string, unknown>>;
+      for (const [status, examples] of Object.entries(byStatus)) {
+        const answer = (operation.responses?.[status] as OpenAPIV3_1.ResponseObject | undefined)?.content?.['application/json'];
+        if (!answer) throw new Error(`response examples for ${operation.operationId} ${status}, a status it does not document as JSON`);
+        answer.examples = Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }]));
+      }
     }
   }
   return document;

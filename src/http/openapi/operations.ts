@@ -11,12 +11,17 @@ import {
   validateAccountRequestSchema,
   validateAccountResponseSchema,
 } from '../routes/account-import-processes.js';
-import { accountTransferStatusResponseSchema, allAccountImportProcessesResponseSchema } from '../routes/account-status.js';
+import {
+  accountTransferStatusResponseSchema,
+  allAccountImportProcessesResponseSchema,
+  importedAccountImportProcessesResponseSchema,
+  pendingAccountImportProcessesResponseSchema,
+} from '../routes/account-status.js';
 import { createBusinessRequestSchema, createBusinessResponseSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
 import { createHistoricalStatementsRequestSchema, createHistoricalStatementsResponseSchema } from '../routes/historical-statements.js';
 import { createNotesRequestSchema, createNotesResponseSchema } from '../routes/notes.js';
-import { createPaymentInstructionRequestSchema, createPaymentInstructionResponseSchema } from '../routes/payment-instructions.js';
+import { createPaymentInstructionRequestSchema, createPaymentInstructionResponseSchema, paymentInstructionErrorBodySchema } from '../routes/payment-instructions.js';
 import { createProductsResponseSchema, productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
 import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema, populateSupplyPointsResponseSchema } from '../routes/supply-point-populate.js';
 import { createTransactionsRequestSchema, createTransactionsResponseSchema } from '../routes/transactions.js';
@@ -50,11 +55,21 @@ export interface OperationDoc {
 
 const V1 = '/v1/data-import';
 const V2 = '/v2/data-import';
-const ORDER = 'Checks run in this order: authentication, the rate limit, the body (JSON, structural limits), the key\'s scope (403 before any detail of the payload), then the rules.';
+const ORDER =
+  'Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), ' +
+  'the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), ' +
+  "the key's scope (403, before any detail of the payload), then the payload and the rules (400).";
 const WRITE = 'A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.';
 
 const list = (which: string) =>
   `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to 1000) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`;
+
+/** Each list's own exported schema (today the same item shape), so none of them is exported unused. */
+const LIST_SCHEMAS = {
+  all: allAccountImportProcessesResponseSchema,
+  pending: pendingAccountImportProcessesResponseSchema,
+  imported: importedAccountImportProcessesResponseSchema,
+} as const;
 
 const listQuery = z.object({ limit: z.string().optional(), after: z.string().optional() });
 
@@ -85,7 +100,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   },
   {
     method: 'post', path: `${V1}/account-import-process/process/`, operationId: 'processAccount', tags: ['Accounts'],
-    summary: 'Process a staged account', description: `Creates the platform account from the staged data (spec 4.8). With \`dry_run: true\` everything is decided and rolled back (400 \`dry_run_rollback\` when it would succeed). ${ORDER} ${WRITE}`,
+    summary: 'Process a staged account', description: `Creates the platform account from the staged data (spec 4.8). With \`dry_run: true\` everything is decided and rolled back (400 \`dry_run_rollback\` when it would succeed). Before any check, the request takes one of the instance's processing slots (429 \`throttled\` with \`Retry-After\` when none is free). ${ORDER} ${WRITE}`,
     request: jsonRequest(processAccountRequestSchema, 'Which staged account, and the operations team.'),
     responses: { 201: jsonAnswer(processAccountResponseSchema, 'Imported.') },
     errors: scoped(...WRITE_ERRORS, 'validation_error', 'account_failed_validation', 'account_import_process_already_imported', 'account_marked_to_skip', 'import_supplier_migration_not_ongoing', 'import_supplier_not_found', 'operations_team_name_does_not_exist', 'dry_run_rollback', 'import_process_does_not_exist'),
@@ -102,7 +117,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
       method: 'get', path: `${V1}/${which}-account-import-processes/:supplier/`, operationId: `${which}AccountImportProcesses`, tags: ['Accounts'],
       summary: `${which[0]!.toUpperCase()}${which.slice(1)} accounts of a supplier`, description: list(which),
       query: listQuery,
-      responses: { 200: jsonAnswer(allAccountImportProcessesResponseSchema, 'The accounts, oldest first.') },
+      responses: { 200: jsonAnswer(LIST_SCHEMAS[which], 'The accounts, oldest first.') },
       errors: scoped('invalid_query_parameter'),
     }),
   ),
@@ -212,6 +227,8 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     request: jsonRequest(createPaymentInstructionRequestSchema, 'The payment instruction.'),
     responses: { 201: jsonAnswer(createPaymentInstructionResponseSchema, 'Added.') },
     errors: scoped(...WRITE_ERRORS, 'validation_error', 'account_not_found', 'import_supplier_migration_not_ongoing', 'invalid_vendor', 'payment_instruction_rejected', 'payment_vendor_unavailable'),
+    // The vendor's refusals (400) and failures (500) carry the platform's four fields besides spec 7's.
+    errorBodies: { 400: jsonSchema(paymentInstructionErrorBodySchema, 'output'), 500: jsonSchema(paymentInstructionErrorBodySchema, 'output') },
     examples: ['payment-instruction.json'],
   },
   {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BODY_ERRORS, errorResponses, type Schemas } from './common.js';
+import { BODY_ERRORS, errorResponses, HEADERS_TOO_LARGE, type Schemas } from './common.js';
 
 /** The operations outside `/v1/data-import/`: no `Token` needed. */
 export function publicOperationDocs(schemas: Schemas) {
@@ -18,6 +18,7 @@ export function publicOperationDocs(schemas: Schemas) {
       responses: {
         200: jsonAnswer(z.object({ status: z.literal('ok') }), 'Up.'),
         503: jsonAnswer(z.object({ status: z.literal('unavailable'), detail: z.string() }), 'The database is not reachable.'),
+        ...HEADERS_TOO_LARGE,
       },
     },
   },
@@ -39,6 +40,7 @@ export function publicOperationDocs(schemas: Schemas) {
         ...errorResponses([...BODY_ERRORS, 'throttled', 'internal_error']),
         // ...and a request GraphQL cannot run: its own errors.
         400: jsonAnswer(z.looseObject({ errors: z.array(z.record(z.string(), z.unknown())) }), 'Not a GraphQL request, or a body that breaks a limit (error shape).'),
+        ...HEADERS_TOO_LARGE,
       },
     },
   },

@@ -3,7 +3,7 @@ import { describeRoute } from 'hono-openapi';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { z } from 'zod';
 import type { AppEnv } from '../env.js';
-import { errorResponses, Schemas } from './common.js';
+import { errorResponses, HEADERS_TOO_LARGE, Schemas } from './common.js';
 import { operationDocs, type OperationDoc } from './operations.js';
 import { publicOperationDocs } from './public-operations.js';
 
@@ -28,7 +28,7 @@ function spec(schemas: Schemas, operation: OperationDoc) {
     security: [{ Token: [] }],
     ...(operation.request ? { requestBody: operation.request } : {}),
     ...(operation.query ? { parameters: queryParameters(schemas, operation.query) } : {}),
-    responses: { ...operation.responses, ...errorResponses(operation.errors, operation.errorBodies, operation.path) },
+    responses: { ...operation.responses, ...errorResponses(operation.errors, operation.errorBodies, operation.path), ...HEADERS_TOO_LARGE },
   };
 }
 

@@ -4,6 +4,7 @@ import { createApiKey, createImportSupplier, setImportSupplierStatus } from '../
 import { createApp } from '../../../src/http/app.js';
 import { openLedger, type Ledger } from '../../../src/ledger.js';
 import { obtainToken, operator, TestClock, TOKEN_SECRET } from '../../support/ledger.js';
+import { checkedApp } from '../../support/openapi-check.js';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.js';
 
 /** Two service instances on one PostgreSQL database: SSE clients of one see what the other appends. */
@@ -27,7 +28,8 @@ describe('event feed over SSE across instances', () => {
   it('an event appended through instance A reaches an SSE client connected to instance B within a second', async () => {
     await createImportSupplier(a, { code: 'SSE', status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
     const { key } = await createApiKey(a, { suppliers: ['SSE'], label: null }, operator);
-    const appB = createApp({ ...b, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true });
+    // Checked by status (an event stream is not JSON): the same check as every HTTP test's.
+    const appB = checkedApp(createApp({ ...b, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
     const tokenBody = (await (await obtainToken(appB, { APIKey: key })).json()) as { data: { obtainToken: { token: string } } };
     const after = await b.log.lastPosition();
     const res = await appB.request(`/v1/data-import/events/?after=${after}`, {
