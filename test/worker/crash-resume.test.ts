@@ -123,7 +123,8 @@ describe('populate worker: stop or crash mid-batch, start again', () => {
       { maxInFlightPerOperator: 1, stopGraceMs: 10, leaseMs: LEASE_MS },
     );
     worker.start();
-    for (let i = 0; i < 10_000 && !crashed; i++) await new Promise((resolve) => setImmediate(resolve));
+    // Until the worker reaches the fourth PRM (its writes before it go through the store: slower on a loaded machine).
+    for (const until = Date.now() + 30_000; !crashed && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(crashed).toBe(true);
     await worker.stop(); // returns after the grace period, the hung call still "in flight"
     const claimedAt = first.clock.now;
