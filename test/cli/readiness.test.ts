@@ -22,6 +22,8 @@ interface Served {
   readonly base: string;
   readonly metrics: string;
   readonly exited: Promise<unknown>;
+  /** Exited, and its stderr read to the end. */
+  readonly closed: Promise<unknown>;
   stderr(): string;
 }
 
@@ -34,7 +36,7 @@ async function startServe(location: LedgerLocation, env: Record<string, string> 
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return { child, base: `http://127.0.0.1:${port}`, metrics: `http://127.0.0.1:${metricsPort}/metrics`, exited: once(child, 'exit'), stderr: () => stderr };
+  return { child, base: `http://127.0.0.1:${port}`, metrics: `http://127.0.0.1:${metricsPort}/metrics`, exited: once(child, 'exit'), closed: once(child, 'close'), stderr: () => stderr };
 }
 
 /** GET, or null while nothing listens yet. */
@@ -120,7 +122,7 @@ describe('/readyz during a slow start-up rebuild (PostgreSQL: another instance h
       expect((await probe(`${s.base}/readyz`))?.body).toEqual({ status: 'ready' });
       // Ready only once rebuilt: the projection's rows are back.
       expect(await db.execute('SELECT code FROM import_suppliers ORDER BY code')).toEqual([{ code: 'READY_0' }, { code: 'READY_1' }, { code: 'READY_2' }]);
-      expect(s.stderr()).toContain('projections rebuilt');
+      await until(s, 'the rebuilt log line', async () => s.stderr().includes('projections rebuilt'));
       expect(parseScrape(await (await fetch(s.metrics)).text()).value('ledger_ready')).toBe(1);
     },
     CLI_TEST_TIMEOUT_MS,
@@ -144,6 +146,9 @@ describe.each((['sqlite', 'postgres'] as const).filter((store) => store === 'sql
         return res.status === 200;
       });
       expect(answers.filter((status) => status !== 503 && status !== 200)).toEqual([]);
+      // The child's log reaches this process through a pipe, possibly after its answers: wait for the line.
+      await until(s, 'the listening log line', async () => s.stderr().includes('import-ledger listening'));
+      expect(s.stderr().indexOf('projections rebuilt')).toBeGreaterThan(-1);
       expect(s.stderr().indexOf('projections rebuilt')).toBeLessThan(s.stderr().indexOf('import-ledger listening'));
     },
     CLI_TEST_TIMEOUT_MS,
@@ -165,7 +170,7 @@ describe.each((['sqlite', 'postgres'] as const).filter((store) => store === 'sql
       expect(await probe(`${s.base}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
       const api = await fetch(`${s.base}/v1/data-import/pending-account-import-processes/ANY/`);
       expect(api.status).toBe(401);
-      const [code] = (await s.exited) as [number | null];
+      const [code] = (await s.closed) as [number | null];
       expect(code).toBe(0);
       expect(s.stderr()).toContain('draining');
     },
