@@ -64,6 +64,8 @@ export class LedgerMetrics {
   private sources: FigureSources | null = null;
   private readonly workQueues: () => Promise<WorkQueueFigures | null>;
   private readonly suppliers: () => Promise<readonly SupplierFigures[] | null>;
+  /** The scrape's figure reads still running: the error counter waits for them, so a scrape shows its own failures. */
+  private readonly figureReads = new Set<Promise<void>>();
   private readonly appendedByType = new Map<string, Counter.Internal>();
 
   constructor(options: LedgerMetricsOptions = {}) {
@@ -114,22 +116,17 @@ export class LedgerMetrics {
       buckets: COMMIT_BUCKETS,
       registers,
     });
-    this.collectErrors = new Counter({
-      name: 'ledger_metrics_collect_errors_total',
-      help: 'Scrape-time figures that could not be read (the previous values are kept), by figure group.',
-      labelNames: ['figures'],
-      registers,
-    });
 
     this.workQueues = cachedFigures(async () => (this.sources ? this.sources.workQueues() : null), options.queueMaxAgeMs ?? 5_000);
     const maxSuppliers = options.maxSuppliers ?? 100;
     this.suppliers = cachedFigures(async () => (this.sources ? this.sources.supplierFigures(maxSuppliers) : null), options.businessMaxAgeMs ?? 30_000);
-    const guarded = async (figures: string, read: () => Promise<void>) => {
-      try {
-        await read();
-      } catch {
+    const guarded = (figures: string, read: () => Promise<void>): Promise<void> => {
+      const settled = read().catch(() => {
         this.collectErrors.inc({ figures });
-      }
+      });
+      this.figureReads.add(settled);
+      void settled.finally(() => this.figureReads.delete(settled));
+      return settled;
     };
     const metrics = this;
 
@@ -223,6 +220,17 @@ export class LedgerMetrics {
     });
     this.rebuildRead = new Gauge({ name: 'ledger_projection_rebuild_events_read', help: 'Events the running projection rebuild has replayed (0 when none runs).', registers });
     this.rebuildTotal = new Gauge({ name: 'ledger_projection_rebuild_events_total', help: 'Events the running projection rebuild will replay (0 when none runs).', registers });
+    // Registered after the figures whose failures it counts: a scrape collects every metric at once, and
+    // this one waits for the figure reads that scrape started, so that it shows their failures.
+    this.collectErrors = new Counter({
+      name: 'ledger_metrics_collect_errors_total',
+      help: 'Scrape-time figures that could not be read (the previous values are kept), by figure group.',
+      labelNames: ['figures'],
+      registers,
+      async collect() {
+        await Promise.all([...metrics.figureReads]);
+      },
+    });
     new Gauge({
       name: 'ledger_ready',
       help: '1 when the instance is ready for traffic (what /readyz answers 200 for), else 0.',
