@@ -37,7 +37,8 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   let fetch: (request: Request, env: unknown) => Response | Promise<Response> = createStartingApp({ logger, newId: randomUUID, metrics: metrics?.http }).fetch;
   const server = serve({ fetch: (request, env) => fetch(request, env), hostname: config.HOST, port: config.PORT });
   await once(server, 'listening');
-  logger.info({ host: config.HOST, port: config.PORT }, 'starting: /healthz and /readyz answer 503 until the ledger is ready');
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ host: config.HOST, port }, 'starting: /healthz and /readyz answer 503 until the ledger is ready');
   let started: Started;
   try {
     started = await startLedger(config, logger, metrics);
@@ -67,7 +68,6 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     supplierFigures: businessFigures(ledger.read),
   });
   state = 'ready';
-  const port = (server.address() as AddressInfo).port;
   logger.info({ host: config.HOST, port }, `import-ledger listening on http://${config.HOST}:${port}`);
   // Supply point pre-population runs beside the HTTP service, on the same ledger (docs/supply-points.md).
   const populateWorker = populateWorkerFromConfig(ledger, config, logger, { actor: 'system:populate-worker', requestId: null });
@@ -82,7 +82,10 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     actor: { actor: 'system:scheduler', requestId: null },
   });
   scheduler.start();
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     const workerStopped = Promise.all([populateWorker.stop(), mailer.stop(), scheduler.stop()]);
     server.close(() => {
       void workerStopped.finally(async () => {
@@ -95,7 +98,11 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     });
   };
   const shutdown = (signal: string) => {
-    if (state === 'draining') return;
+    // A SIGINT while draining (Ctrl-C after a SIGTERM) stops at once.
+    if (state === 'draining') {
+      if (signal === 'SIGINT') stop();
+      return;
+    }
     state = 'draining';
     // SIGTERM (the orchestrator's) drains: /readyz answers 503 while every request is still served, so the
     // load balancer stops sending before the listener closes. SIGINT (Ctrl-C) stops at once.
