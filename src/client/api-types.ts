@@ -20,26 +20,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/readyz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Readiness
-         * @description The load balancer's probe: 200 once migrations and start-up projection rebuilds are done and the database answers; 503 while the instance starts, while it drains after SIGTERM (it still answers what it is sent, for `LEDGER_DRAIN_DELAY_MS`), or when the database does not answer. Metrics are not served on this port: see `LEDGER_METRICS_PORT`.
-         */
-        get: operations["readiness"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/data-import/validate-account/": {
         parameters: {
             query?: never;
@@ -520,6 +500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description The load balancer's probe: 200 once migrations and start-up projection rebuilds are done and the database answers; 503 while the instance starts, while it drains after SIGTERM (it still answers what it is sent, for `LEDGER_DRAIN_DELAY_MS`), or when the database does not answer. Metrics are not served on this port: see `LEDGER_METRICS_PORT`.
+         */
+        get: operations["readiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/graphql/": {
         parameters: {
             query?: never;
@@ -582,42 +582,6 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "unavailable" | "starting";
-                        detail: string;
-                    };
-                };
-            };
-        };
-    };
-    readiness: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ready for traffic. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        status: "ready";
-                    };
-                };
-            };
-            /** @description Not ready: starting, draining, or the database is not reachable (`Retry-After: 1` while starting or draining). */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "starting" | "draining" | "unavailable";
                         detail: string;
                     };
                 };
@@ -6524,6 +6488,42 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    readiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                    };
+                };
+            };
+            /** @description Not ready: starting, draining, or the database is not reachable (`Retry-After: 1` while starting or draining). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "starting" | "draining" | "unavailable";
+                        detail: string;
                     };
                 };
             };

@@ -83,7 +83,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       ? c.json({ status: 'ok' })
       : c.json({ status: 'unavailable', detail: 'The database is not reachable.' }, 503),
   );
+  // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
+  app.route('/', docsRoutes(openApiDocument(app)));
+  describeOperations(app);
+
   // Readiness (the load balancer's): ready, and the database answers. Draining still serves every other request.
+  // Registered after the described operations, so that the document (and the reference page, which renders
+  // lazily from the top) lists it after the data-import operations rather than before them.
   app.get('/readyz', async (c) => {
     const state = deps.serviceState?.() ?? 'ready';
     if (state !== 'ready') {
@@ -99,10 +105,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       ? c.json({ status: 'ready' as const })
       : c.json({ status: 'unavailable' as const, detail: 'The database is not reachable.' }, 503);
   });
-
-  // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
-  app.route('/', docsRoutes(openApiDocument(app)));
-  describeOperations(app);
 
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
   app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret));
