@@ -13,11 +13,14 @@ import { copyAccountRows } from './copy-account-rows.js';
 import { freePort, freshPostgresDatabase, peakRssMb, root, run, start, stop } from './lib.js';
 import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
+import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metrics-overhead.js';
 
 const quick = process.argv.includes('--quick');
 const onlyReads = process.argv.includes('--only=reads');
 /** `-- --only=migrate`: only the migrate client against the service alone, and the CLI's start-up (issue 18). */
 const onlyMigrate = process.argv.includes('--only=migrate');
+/** `-- --only=metrics`: only stage-account with metrics on and off (issue 21). */
+const onlyMetrics = process.argv.includes('--only=metrics');
 const givenLog = process.argv.find((a) => a.startsWith('--log='))?.slice('--log='.length);
 /** `--store=postgres --instances=N`: also measure the PostgreSQL store with 1 and N instances on one database. */
 const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite';
@@ -98,9 +101,17 @@ function record(scenario: string, result: autocannon.Result, pid: number | undef
 /** The environment that points the service and the CLI at a database: a SQLite file, or a postgres:// URL. */
 const databaseEnv = (database: string) => (database.startsWith('postgres') ? { LEDGER_DATABASE_URL: database } : { LEDGER_DATABASE: database });
 
-async function startService(database: string) {
+/** The service as it runs in production: with its metrics on (LEDGER_METRICS_PORT), unless `metricsPort` is null. */
+async function startService(database: string, metricsPort: number | null | undefined = undefined) {
   const port = await freePort();
-  const env = { ...databaseEnv(database), PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn' };
+  const metrics = metricsPort === undefined ? await freePort() : metricsPort;
+  const env = {
+    ...databaseEnv(database),
+    PORT: String(port),
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    ...(metrics === null ? {} : { LEDGER_METRICS_PORT: String(metrics) }),
+  };
   const startedAt = performance.now();
   const child = await start(process.execPath, [bin, 'serve'], env);
   const base = `http://127.0.0.1:${port}`;
@@ -140,6 +151,13 @@ async function keyToken(base: string, database: string): Promise<string> {
 async function main() {
   await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
   progress(`import-ledger bench (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${DURATION} s per HTTP scenario, ${LOG_EVENTS.toLocaleString()}-event log`);
+  if (onlyMetrics) {
+    const overhead = await metricsScenario();
+    printMetricsOverhead(overhead);
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, metricsOverhead: overhead }, null, 2)}\n`);
+    return;
+  }
   const cli = onlyReads ? null : await migrateScenarios();
   if (onlyMigrate) {
     printMigrate(cli);
@@ -150,12 +168,14 @@ async function main() {
   const echoRate = onlyReads ? null : await writeScenarios();
   const startupMs = await logScenarios(echoRate);
   const peers = onlyReads ? null : await peerComparison();
+  const metricsOverhead = onlyReads ? null : await metricsScenario();
   if (storeArg === 'postgres' && echoRate !== null) {
     await postgresScenarios(echoRate, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
   }
   printTable();
   printStreamedReads();
   printMigrate(cli);
+  if (metricsOverhead) printMetricsOverhead(metricsOverhead);
   if (peers) {
     process.stdout.write('store append, 1 KB events, 1 event per append (WAL + synchronous=FULL):\n');
     for (const f of peers.figures) {
@@ -167,9 +187,44 @@ async function main() {
     process.stdout.write(`  ratio import-ledger / emmett: sequential ${peers.ratioSequential}x, 10 concurrent ${peers.ratioConcurrent}x\n\n`);
   }
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, streamed, startupMs, peers, ...cli };
+  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, streamed, startupMs, peers, metricsOverhead, ...cli };
   writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   progress('written bench/results/latest.json');
+}
+
+/** stage-account on fresh databases, metrics on (scraped every second) and off, alternating (issue 21). */
+async function metricsScenario(): Promise<OverheadFigures> {
+  progress('stage-account with metrics on and off (alternating, fresh database each):');
+  let n = 0;
+  return measureMetricsOverhead(
+    quick ? 1 : 2,
+    async (metricsPort) => {
+      const database = join(work, `metrics-${n++}.db`);
+      const setupEnv = { LEDGER_DATABASE: database, NODE_ENV: 'production' };
+      await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], setupEnv);
+      await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
+      const service = await startService(database, metricsPort);
+      const token = await tokenFor(service.base, database);
+      const pid = service.child.pid!;
+      const cpuBefore = cpuSeconds(pid);
+      const result = await load(`${service.base}/v1/data-import/account-import-process/create-or-update/`, {
+        headers: { authorization: `Token ${token}` },
+        body: (i) => accountBody(`M-${i}`),
+      });
+      const ok = result.requests.total - result.non2xx - result.errors;
+      progress(`  metrics ${metricsPort === null ? 'off' : 'on '}: ${Math.round(ok / (result.duration || 1))} req/s, p99 ${result.latency.p99} ms`);
+      return { ok, seconds: result.duration || 1, p99Ms: result.latency.p99, pid, cpuBefore, stop: () => stop(service.child) };
+    },
+    freePort,
+  );
+}
+
+function printMetricsOverhead(o: OverheadFigures): void {
+  process.stdout.write(
+    `stage-account, metrics on (scraped every 1 s) vs off: ${o.rateOn} vs ${o.rateOff} req/s (ratio ${o.rateRatio}), ` +
+      `service CPU ${o.cpuMsOn ?? '?'} vs ${o.cpuMsOff ?? '?'} ms per request, ${o.samplesPerScrape} samples per scrape\n` +
+      `  runs: ${o.runs.map((r) => `${r.metrics ? 'on' : 'off'} ${r.rate} req/s ${r.cpuMsPerRequest ?? '?'} ms CPU`).join(', ')}\n\n`,
+  );
 }
 
 /** (1) to (4): the echo reference and the write scenarios on a fresh database; returns the echo's rate. */

@@ -11,6 +11,8 @@ export const eventMetadataSchema = z.object({
   requestId: z.string().nullable(),
   correlationId: z.string().nullable(),
   causationId: z.string().nullable(),
+  /** The W3C `traceparent` of the HTTP request that wrote the event, when the caller sent a valid one. */
+  traceparent: z.string().optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 

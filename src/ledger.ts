@@ -1,6 +1,7 @@
 import { randomIds, type Clock, type IdGenerator } from './application/context.js';
 import type { LedgerConfig } from './config.js';
 import type { Ledger } from './store/ledger.js';
+import { observedEventStore, type StoreObserver } from './store/store-observer.js';
 import type { BatchReport } from './store/write-batches.js';
 
 export type { Ledger } from './store/ledger.js';
@@ -22,6 +23,8 @@ export interface OpenLedgerOptions {
   readonly ids?: IdGenerator;
   /** PostgreSQL: told of every group-commit batch (its size, how it ran, the writers' lock's wait and hold). */
   readonly onBatch?: (batch: BatchReport) => void;
+  /** Told of appended events, refusals, conflicts and group-commit batches (the service's metrics). */
+  readonly observer?: StoreObserver;
 }
 
 /**
@@ -30,13 +33,31 @@ export interface OpenLedgerOptions {
  * see only the ports. Asynchronous: a store may have to connect and migrate.
  */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
+  const ledger = await openAdapter(location, options);
+  const { observer } = options;
+  return observer ? { ...ledger, store: observedEventStore(ledger.store, observer) } : ledger;
+}
+
+async function openAdapter(location: LedgerLocation, options: OpenLedgerOptions): Promise<Ledger> {
   const common = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
+  const { observer } = options;
   // Each adapter is imported only when it is the one opened: the CLI on SQLite never loads pg, and the
   // other way round (a quicker start for every command).
   if ('postgresUrl' in location) {
     const { openPostgresLedger } = await import('./store/postgres/open-postgres-ledger.js');
-    return openPostgresLedger(location.postgresUrl, { ...common, ...(options.onBatch ? { onBatch: options.onBatch } : {}) });
+    const onBatch = pgBatchListener(options.onBatch, observer);
+    return openPostgresLedger(location.postgresUrl, { ...common, ...(onBatch ? { onBatch } : {}) });
   }
   const { openSqliteLedger } = await import('./store/sqlite/open-sqlite-ledger.js');
-  return openSqliteLedger(location.sqliteFile, common);
+  return openSqliteLedger(location.sqliteFile, { ...common, ...(observer ? { onBatch: (units: number, ms: number) => observer.onBatchCommitted(units, ms) } : {}) });
+}
+
+/** PostgreSQL's batch reports, to the debug summary and to the observer (a batch commits when the lock is let go). */
+function pgBatchListener(onBatch: OpenLedgerOptions['onBatch'], observer: StoreObserver | undefined): ((batch: BatchReport) => void) | undefined {
+  if (!observer) return onBatch;
+  return (batch) => {
+    onBatch?.(batch);
+    observer.onBatchCommitted(batch.units, batch.lockWaitMs + batch.lockHeldMs);
+    observer.onWriteLock(batch.lockWaitMs, batch.lockHeldMs);
+  };
 }

@@ -1,9 +1,18 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import type { LedgerConfig } from './config.js';
 import { LocalDirectoryDocumentStore } from './adapters/document-store.js';
-import { createApp } from './http/app.js';
-import { ledgerLocation, openLedger } from './ledger.js';
+import { inlineProjections } from '../projections/index.js';
+import { createApp, type ServiceState } from './http/app.js';
+import { createStartingApp } from './http/starting-app.js';
+import { ledgerLocation, openLedger, type Ledger } from './ledger.js';
+import { businessFigures } from './observability/business-figures.js';
+import { LedgerMetrics } from './observability/metrics.js';
+import { startMetricsServer } from './observability/metrics-server.js';
+import type { StoreUpkeep } from './store/ledger.js';
 import { populateWorkerFromConfig } from './populate/worker-from-config.js';
 import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
 import { mailerFromConfig } from './mailer/mailer-from-config.js';
@@ -12,25 +21,34 @@ import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
 import { BatchStats } from './store/write-batches.js';
 
-/** Opens the ledger, seeds demo data on a fresh non-production database, and serves HTTP until a signal arrives. */
+/**
+ * Serves HTTP from the first moment (probes answer `starting`), opens the ledger, rebuilds stale
+ * projections, seeds demo data on a fresh non-production database, then serves the API until a signal
+ * arrives; after SIGTERM it drains for LEDGER_DRAIN_DELAY_MS (README "Probes") and stops.
+ */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
-  // On PostgreSQL, at debug level: every 5 s, how the writer batched and how long it held the writers' lock.
-  const batchStats = logger.isLevelEnabled('debug') && config.LEDGER_DATABASE_URL ? new BatchStats() : null;
-  const ledger = await openLedger(ledgerLocation(config), batchStats ? { onBatch: batchStats.add } : {});
-  const statsTimer = batchStats
-    ? setInterval(() => {
-        const summary = batchStats.take();
-        if (summary.batches > 0) logger.debug(summary, 'write batches');
-      }, 5_000).unref()
+  let state: ServiceState = 'starting';
+  const metrics = config.LEDGER_METRICS_PORT === undefined ? null : new LedgerMetrics({ ready: () => state === 'ready' });
+  const metricsServer = metrics
+    ? await startMetricsServer(metrics, config.HOST, config.LEDGER_METRICS_PORT!, (err) => logger.warn({ err }, 'metrics could not be collected'))
     : null;
-  logger.info({ database: ledger.location }, 'database opened');
-  const tokenSecret = await ledger.tokenSecret(config.LEDGER_TOKEN_SECRET);
-  await rebuildStaleProjections(ledger, logger);
-  const upkeep = ledger.startUpkeep(logger);
-  if (config.NODE_ENV !== 'production') {
-    const demo = await seedDemoData(ledger);
-    if (demo) printDemoKey(demo.key, config);
+  if (metricsServer) logger.info({ host: config.HOST, port: metricsServer.port }, `metrics on http://${config.HOST}:${metricsServer.port}/metrics`);
+  // Until the ledger is ready the port answers probes only; then the app takes over the same listener.
+  let fetch: (request: Request, env: unknown) => Response | Promise<Response> = createStartingApp({ logger, newId: randomUUID, metrics: metrics?.http }).fetch;
+  const server = serve({ fetch: (request, env) => fetch(request, env), hostname: config.HOST, port: config.PORT });
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ host: config.HOST, port }, 'starting: /healthz and /readyz answer 503 until the ledger is ready');
+  let started: Started;
+  try {
+    started = await startLedger(config, logger, metrics);
+  } catch (error) {
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    server.close();
+    await metricsServer?.close();
+    throw error;
   }
+  const { ledger, tokenSecret, statsTimer, upkeep } = started;
   const app = createApp({
     ...ledger,
     logger,
@@ -39,10 +57,18 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     databaseReachable: () => ledger.healthCheck(),
     documents: new LocalDirectoryDocumentStore(config.LEDGER_DOCUMENT_STORE),
     paymentVendors: paymentVendorsFromConfig(config),
+    ...(metrics ? { metrics: metrics.http } : {}),
+    serviceState: () => state,
   });
-  const server = serve({ fetch: app.fetch, hostname: config.HOST, port: config.PORT }, (info) => {
-    logger.info({ host: config.HOST, port: info.port }, `import-ledger listening on http://${config.HOST}:${info.port}`);
+  fetch = app.fetch;
+  metrics?.watch({
+    logPosition: () => ledger.log.lastPosition(),
+    projections: inlineProjections.map((p) => p.name),
+    workQueues: () => ledger.read.workQueueFigures(),
+    supplierFigures: businessFigures(ledger.read),
   });
+  state = 'ready';
+  logger.info({ host: config.HOST, port }, `import-ledger listening on http://${config.HOST}:${port}`);
   // Supply point pre-population runs beside the HTTP service, on the same ledger (docs/supply-points.md).
   const populateWorker = populateWorkerFromConfig(ledger, config, logger, { actor: 'system:populate-worker', requestId: null });
   populateWorker.start();
@@ -56,22 +82,79 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     actor: { actor: 'system:scheduler', requestId: null },
   });
   scheduler.start();
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
     const workerStopped = Promise.all([populateWorker.stop(), mailer.stop(), scheduler.stop()]);
     server.close(() => {
       void workerStopped.finally(async () => {
         if (statsTimer) clearInterval(statsTimer);
+        await metricsServer?.close();
         await upkeep.stop();
         await ledger.close();
         process.exit(0);
       });
     });
-    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  const shutdown = (signal: string) => {
+    // A SIGINT while draining (Ctrl-C after a SIGTERM) stops at once.
+    if (state === 'draining') {
+      if (signal === 'SIGINT') stop();
+      return;
+    }
+    state = 'draining';
+    // SIGTERM (the orchestrator's) drains: /readyz answers 503 while every request is still served, so the
+    // load balancer stops sending before the listener closes. SIGINT (Ctrl-C) stops at once.
+    const drainMs = signal === 'SIGTERM' ? config.LEDGER_DRAIN_DELAY_MS : 0;
+    logger.info({ signal, drainMs }, drainMs > 0 ? 'draining: /readyz answers 503, requests are still served' : 'shutting down');
+    setTimeout(() => {
+      if (drainMs > 0) logger.info('drained: shutting down');
+      stop();
+    }, drainMs);
+    setTimeout(() => process.exit(0), drainMs + 5_000).unref();
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   return server;
+}
+
+interface Started {
+  readonly ledger: Ledger;
+  readonly tokenSecret: string;
+  readonly statsTimer: NodeJS.Timeout | null;
+  readonly upkeep: StoreUpkeep;
+}
+
+/** Everything before the API can answer: open (and migrate) the ledger, rebuild stale projections, seed demo data. */
+async function startLedger(config: LedgerConfig, logger: Logger, metrics: LedgerMetrics | null): Promise<Started> {
+  // On PostgreSQL, at debug level: every 5 s, how the writer batched and how long it held the writers' lock.
+  const batchStats = logger.isLevelEnabled('debug') && config.LEDGER_DATABASE_URL ? new BatchStats() : null;
+  const ledger = await openLedger(ledgerLocation(config), {
+    ...(batchStats ? { onBatch: batchStats.add } : {}),
+    ...(metrics ? { observer: metrics.observer } : {}),
+  });
+  const statsTimer = batchStats
+    ? setInterval(() => {
+        const summary = batchStats.take();
+        if (summary.batches > 0) logger.debug(summary, 'write batches');
+      }, 5_000).unref()
+    : null;
+  try {
+    logger.info({ database: ledger.location }, 'database opened');
+    const tokenSecret = await ledger.tokenSecret(config.LEDGER_TOKEN_SECRET);
+    await rebuildStaleProjections(ledger, logger, metrics ?? undefined);
+    const upkeep = ledger.startUpkeep(logger);
+    if (config.NODE_ENV !== 'production') {
+      const demo = await seedDemoData(ledger);
+      if (demo) printDemoKey(demo.key, config);
+    }
+    return { ledger, tokenSecret, statsTimer, upkeep };
+  } catch (error) {
+    if (statsTimer) clearInterval(statsTimer);
+    await ledger.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 function printDemoKey(key: string, config: LedgerConfig): void {

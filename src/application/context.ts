@@ -35,6 +35,8 @@ export interface LedgerContext {
 export interface Actor {
   readonly actor: string;
   readonly requestId: string | null;
+  /** The W3C `traceparent` the request arrived with (HTTP callers that send one): recorded in the events' metadata. */
+  readonly traceparent?: string;
   /**
    * Runs inside the transaction of every write made for this actor's request
    * (the HTTP layer records the request's Idempotency-Key with its events).
@@ -53,6 +55,8 @@ export function commandMetadata(ctx: LedgerContext, actor: Actor): CommandMetada
     requestId: actor.requestId,
     correlationId: actor.requestId,
     causationId: ctx.ids.uuid(),
+    // Only when there is one: the metadata of every other event keeps its exact stored text.
+    ...(actor.traceparent ? { traceparent: actor.traceparent } : {}),
   };
 }
 

@@ -44,7 +44,7 @@ export async function createPopulateBatch(
 
 /** Worker events are correlated with their batch, so an auditor can follow one batch through the log. */
 function workerMetadata(ctx: LedgerContext, actor: Actor, batchId: string): CommandMetadata {
-  return { actor: actor.actor, requestId: actor.requestId, correlationId: batchId, causationId: ctx.ids.uuid() };
+  return { actor: actor.actor, requestId: actor.requestId, correlationId: batchId, causationId: ctx.ids.uuid(), ...(actor.traceparent ? { traceparent: actor.traceparent } : {}) };
 }
 
 async function handleRequest(

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Liveness
-         * @description 200 while the database answers, 503 otherwise.
+         * @description 200 while the database answers, 503 otherwise; 503 `starting` while the instance starts (migrations, start-up projection rebuilds: give the orchestrator a start-up probe on it). Unlike `/readyz`, it stays 200 while the instance drains after SIGTERM.
          */
         get: operations["health"];
         put?: never;
@@ -500,6 +500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness
+         * @description The load balancer's probe: 200 once migrations and start-up projection rebuilds are done and the database answers; 503 while the instance starts, while it drains after SIGTERM (it still answers what it is sent, for `LEDGER_DRAIN_DELAY_MS`), or when the database does not answer. Metrics are not served on this port: see `LEDGER_METRICS_PORT`.
+         */
+        get: operations["readiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/graphql/": {
         parameters: {
             query?: never;
@@ -560,15 +580,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The database is not reachable. */
+            /** @description The database is not reachable, or the instance is still starting. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
-                        status: "unavailable";
+                        /** @enum {string} */
+                        status: "unavailable" | "starting";
                         detail: string;
                     };
                 };
@@ -6671,6 +6691,49 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    readiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready for traffic. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not ready: starting, draining, or the database is not reachable (`Retry-After: 1` while starting or draining). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "starting" | "draining" | "unavailable";
+                        detail: string;
                     };
                 };
             };

@@ -87,6 +87,8 @@ export const errorCodes = [
   'payment_vendor_unavailable',
   // The store cannot take a write now (writers' lock wait, unknown COMMIT outcome, an older instance): retry.
   'store_unavailable',
+  // The instance is still starting (migrations, start-up projection rebuilds): retry, or let the load balancer pick another.
+  'service_starting',
   // Operator commands (the CLI prints them and exits 1).
   'import_supplier_already_exists',
   'import_supplier_not_found',

@@ -12,6 +12,7 @@ import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { jsonBody } from './json-body.js';
 import { requestContext } from './request-context.js';
+import { httpMetrics, type HttpMetrics } from './metrics-middleware.js';
 import { accountImportProcessRoutes, PROCESS_PATH } from './routes/account-import-processes.js';
 import { accountStatusRoutes } from './routes/account-status.js';
 import { eventsFeedRoutes } from './routes/events-feed.js';
@@ -51,11 +52,20 @@ export interface AppDeps extends LedgerContext {
   readonly idempotency?: IdempotencyRecords;
   /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md); none: every vendor is not configured. */
   readonly paymentVendors?: PaymentVendors;
+  /** Where requests are counted and timed (the service's metrics, README "Metrics"); none: not counted. */
+  readonly metrics?: HttpMetrics;
+  /** Where the instance is in its life (README "Probes"): /readyz answers 200 only when `ready`. None: always ready. */
+  readonly serviceState?: () => ServiceState;
 }
+
+/** An instance starts, serves, and drains after SIGTERM (still answering while the load balancer lets go of it). */
+export type ServiceState = 'starting' | 'ready' | 'draining';
 
 /** The composition root of the HTTP service: everything it uses arrives in `deps`. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: true });
+  // First, so that it times the whole answer and sees every status, an error's too.
+  if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
   app.use('*', requestContext(deps.logger, deps.ids.uuid));
   // No answer shows a write before it is on disk: a write's own answer already waits for its batch's
   // sync; a read (or an Idempotency-Key replay) that saw a batch still being synced waits for it too.
@@ -73,10 +83,28 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       ? c.json({ status: 'ok' })
       : c.json({ status: 'unavailable', detail: 'The database is not reachable.' }, 503),
   );
-
   // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
   app.route('/', docsRoutes(openApiDocument(app)));
   describeOperations(app);
+
+  // Readiness (the load balancer's): ready, and the database answers. Draining still serves every other request.
+  // Registered after the described operations, so that the document (and the reference page, which renders
+  // lazily from the top) lists it after the data-import operations rather than before them.
+  app.get('/readyz', async (c) => {
+    const state = deps.serviceState?.() ?? 'ready';
+    if (state !== 'ready') {
+      c.header('Retry-After', '1');
+      return c.json(
+        state === 'draining'
+          ? { status: 'draining' as const, detail: 'The instance is shutting down; send new requests elsewhere.' }
+          : { status: 'starting' as const, detail: 'The service is starting (migrations, projection rebuilds); retry shortly.' },
+        503,
+      );
+    }
+    return (await deps.databaseReachable())
+      ? c.json({ status: 'ready' as const })
+      : c.json({ status: 'unavailable' as const, detail: 'The database is not reachable.' }, 503);
+  });
 
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
   app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret));

@@ -40,6 +40,7 @@ export function requireSupplierScope(c: Context<AppEnv>, importSupplier: string)
 /** The actor recorded in event metadata for an HTTP caller. */
 export function httpActor(c: Context<AppEnv>): Actor {
   const beforeCommit = c.get('beforeCommit');
-  const actor = { actor: c.get('principal').keyId, requestId: c.get('requestId') };
+  const traceparent = c.get('traceparent');
+  const actor: Actor = { actor: c.get('principal').keyId, requestId: c.get('requestId'), ...(traceparent ? { traceparent } : {}) };
   return beforeCommit ? { ...actor, beforeCommit } : actor;
 }

@@ -6,6 +6,8 @@ import type { BeforeCommit } from '../store/event-store.js';
 export interface AppEnv {
   Variables: {
     requestId: string;
+    /** The caller's W3C `traceparent`, when it sent a valid one (trace-context.ts). */
+    traceparent: string | undefined;
     logger: Logger;
     principal: Principal;
     /** The request body as read by json-body.ts, before it is decoded and parsed. */

@@ -94,6 +94,7 @@ const statusByCode = {
   payment_instruction_rejected: 400,
   payment_vendor_unavailable: 500,
   store_unavailable: 503,
+  service_starting: 503,
   // Operator commands: the CLI's; over HTTP (import_supplier_not_found on stage) a broken rule, 400.
   import_supplier_already_exists: 400,
   import_supplier_not_found: 400,

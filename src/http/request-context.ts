@@ -3,16 +3,24 @@ import { requestId } from 'hono/request-id';
 import { every } from 'hono/combine';
 import type { Logger } from 'pino';
 import type { AppEnv } from './env.js';
+import { parseTraceparent } from './trace-context.js';
+
+/** The longest caller `X-Request-Id` kept (it is recorded in every event the request writes). */
+export const MAX_REQUEST_ID_LENGTH = 128;
 
 /**
- * Gives every request an id (the caller's `X-Request-Id` when it is sane, else
- * a new UUID), echoes it, and a child logger that carries it; logs one line
- * per request when it completes.
+ * Gives every request an id (the caller's `X-Request-Id` when it is sane: at
+ * most 128 characters of letters, digits, `_`, `-` and `=`; else a new UUID),
+ * echoes it, takes the caller's W3C `traceparent` when it is valid, and a
+ * child logger that carries both; logs one line per request when it
+ * completes. Both reach the metadata of the events the request writes.
  */
 export function requestContext(logger: Logger, newId: () => string) {
   const log = createMiddleware<AppEnv>(async (c, next) => {
     const started = performance.now();
-    const child = logger.child({ requestId: c.get('requestId') });
+    const traceparent = parseTraceparent(c.req.header('traceparent'));
+    c.set('traceparent', traceparent ?? undefined);
+    const child = logger.child(traceparent ? { requestId: c.get('requestId'), traceparent } : { requestId: c.get('requestId') });
     c.set('logger', child);
     await next();
     const status = c.res.status;
@@ -20,5 +28,5 @@ export function requestContext(logger: Logger, newId: () => string) {
     if (status >= 500) c.get('logger').error(fields, 'request failed');
     else c.get('logger').info(fields, 'request completed');
   });
-  return every(requestId({ generator: () => newId() }), log);
+  return every(requestId({ limitLength: MAX_REQUEST_ID_LENGTH, generator: () => newId() }), log);
 }

@@ -6,6 +6,7 @@ import { createAccountListReadModels, type AccountListReadModels } from './accou
 import { createAccountReadModels, type AccountReadModels } from './account-read-models.js';
 import { createAccountRecordReadModels, type AccountRecordReadModels } from './account-record-read-models.js';
 import { createBusinessReadModels, type BusinessReadModels } from './business-read-models.js';
+import { createOperationalFigureReadModels, type OperationalFigureReadModels } from './operational-figure-read-models.js';
 import { createCustomerEmailReadModels, type CustomerEmailReadModels } from './customer-email-read-models.js';
 import { createPaymentInstructionReadModels, type PaymentInstructionReadModels } from './payment-instruction-read-models.js';
 import { createProductReadModels, type ProductReadModels } from './product-read-models.js';
@@ -29,7 +30,8 @@ export interface ReadModels
     CustomerEmailReadModels,
     AccountRecordReadModels,
     StreamEventReadModels,
-    FeedReadModels {}
+    FeedReadModels,
+    OperationalFigureReadModels {}
 
 export function createReadModels(queries: ProjectionQueries, log: EventLog): ReadModels {
   const supplyPoints = createSupplyPointReadModels(queries);
@@ -45,5 +47,6 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog): Rea
     ...createCustomerEmailReadModels(queries),
     ...createAccountRecordReadModels(queries),
     ...createStreamEventReadModels(log),
+    ...createOperationalFigureReadModels(queries),
   };
 }

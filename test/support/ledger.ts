@@ -11,6 +11,8 @@ import { createApiKey, createImportSupplier, createOperationsTeam } from '../../
 import { createApp } from '../../src/http/app.js';
 import type { DocumentStore } from '../../src/adapters/document-store.js';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
+import type { LedgerMetrics } from '../../src/observability/metrics.js';
+import type { StoreObserver } from '../../src/store/store-observer.js';
 import { openLedger, type Ledger, type LedgerLocation } from '../../src/ledger.js';
 import { createTestDatabase, executeOn, postgresAvailable } from './postgres.js';
 import { createExampleProducts } from './products.js';
@@ -121,12 +123,12 @@ export async function createTestDatabaseLocation(store: TestStore = testStore())
  * A real ledger with a fixed clock, on the store LEDGER_TEST_STORE names: a
  * temp SQLite file (the default), or a PostgreSQL database of its own.
  */
-export async function createTestLedger(options: { ids?: IdGenerator; store?: TestStore } = {}): Promise<TestLedger> {
+export async function createTestLedger(options: { ids?: IdGenerator; store?: TestStore; observer?: StoreObserver } = {}): Promise<TestLedger> {
   const database = await createTestDatabaseLocation(options.store);
   const clock = new TestClock();
   let ledger: Ledger;
   try {
-    ledger = await openLedger(database.location, { clock: clock.read, ids: options.ids ?? randomIds });
+    ledger = await openLedger(database.location, { clock: clock.read, ids: options.ids ?? randomIds, ...(options.observer ? { observer: options.observer } : {}) });
   } catch (error) {
     await database.release();
     throw error;
@@ -177,9 +179,11 @@ export async function createTestApi(
     documents?: DocumentStore;
     paymentVendors?: PaymentVendors;
     store?: TestStore;
+    /** The service's metrics: the store reports to it, and the app counts requests into it. */
+    metrics?: LedgerMetrics;
   } = {},
 ): Promise<TestApi> {
-  const base = await createTestLedger(options);
+  const base = await createTestLedger({ ...options, ...(options.metrics ? { observer: options.metrics.observer } : {}) });
   const { ledger } = base;
   const seed = async () => {
     await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
@@ -203,6 +207,7 @@ export async function createTestApi(
     databaseReachable: async () => true,
     documents: options.documents,
     paymentVendors: options.paymentVendors,
+    ...(options.metrics ? { metrics: options.metrics.http } : {}),
   });
   // Every answer a test receives through the app is checked against the OpenAPI document (test/support/openapi-check.ts).
   app.request = checkedRequest(app.request);

@@ -13,11 +13,39 @@ export function publicOperationDocs(schemas: Schemas) {
       operationId: 'health',
       tags: ['Service'],
       summary: 'Liveness',
-      description: '200 while the database answers, 503 otherwise.',
+      description:
+        '200 while the database answers, 503 otherwise; 503 `starting` while the instance starts (migrations, start-up projection rebuilds: ' +
+        'give the orchestrator a start-up probe on it). Unlike `/readyz`, it stays 200 while the instance drains after SIGTERM.',
       security: [],
       responses: {
         200: jsonAnswer(z.object({ status: z.literal('ok') }), 'Up.'),
-        503: jsonAnswer(z.object({ status: z.literal('unavailable'), detail: z.string() }), 'The database is not reachable.'),
+        503: jsonAnswer(
+          z.object({ status: z.enum(['unavailable', 'starting']), detail: z.string() }),
+          'The database is not reachable, or the instance is still starting.',
+        ),
+        ...HEADERS_TOO_LARGE,
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    spec: {
+      operationId: 'readiness',
+      // A tag of its own, listed after the data-import operations: the reference page opens on them.
+      tags: ['Probes'],
+      summary: 'Readiness',
+      description:
+        "The load balancer's probe: 200 once migrations and start-up projection rebuilds are done and the database answers; " +
+        '503 while the instance starts, while it drains after SIGTERM (it still answers what it is sent, for `LEDGER_DRAIN_DELAY_MS`), ' +
+        'or when the database does not answer. Metrics are not served on this port: see `LEDGER_METRICS_PORT`.',
+      security: [],
+      responses: {
+        200: jsonAnswer(z.object({ status: z.literal('ready') }), 'Ready for traffic.'),
+        503: jsonAnswer(
+          z.object({ status: z.enum(['starting', 'draining', 'unavailable']), detail: z.string() }),
+          'Not ready: starting, draining, or the database is not reachable (`Retry-After: 1` while starting or draining).',
+        ),
         ...HEADERS_TOO_LARGE,
       },
     },

@@ -21,6 +21,8 @@ export interface GroupCommitOptions {
   readonly walFile?: string;
   /** How the WAL is synced (tests hold it to see what waits for it): `fdatasync` on the thread pool. */
   readonly syncWal?: (fd: number, done: (error: Error | null) => void) => void;
+  /** Told of every batch once it is durable: its units, and the ms from BEGIN until then (the store's observer). */
+  readonly onBatch?: (units: number, commitMs: number) => void;
 }
 
 /** Settles the units of a committed batch once the WAL holding them is on disk (or the sync failed). */
@@ -66,6 +68,7 @@ export class GroupCommitRunner {
   /** The batches the sync in flight covers (null: none in flight). */
   private syncing: AfterSync[] | null = null;
   private syncFailure: Error | null = null;
+  private readonly onBatch: GroupCommitOptions['onBatch'];
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -74,6 +77,7 @@ export class GroupCommitRunner {
     this.maxBatch = options.maxBatch ?? 512;
     this.walFile = options.walFile;
     this.syncWal = options.syncWal ?? fdatasync;
+    this.onBatch = options.onBatch;
   }
 
   /** Called after every durable batch (live readers' wake-up); returns the unsubscribe function. */
@@ -127,6 +131,7 @@ export class GroupCommitRunner {
     }
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    const began = performance.now();
     const asyncSync = this.walFile !== undefined;
     try {
       // Outside a transaction, as SQLite requires; only this batch's COMMIT skips the inline fsync.
@@ -159,6 +164,7 @@ export class GroupCommitRunner {
     }
     this.restoreFullSync(asyncSync);
     const settle: AfterSync = (syncError) => {
+      if (!syncError) this.onBatch?.(batch.length, performance.now() - began);
       batch.forEach((unit, i) => {
         const outcome = outcomes[i]!;
         if (syncError) unit.reject(syncError);

@@ -23,6 +23,8 @@ export interface SqliteLedgerOptions {
   readonly workerFromEvents?: number;
   /** Events a projection rebuild replays per write transaction (10,000). */
   readonly rebuildBatchSize?: number;
+  /** Told of every durable group-commit batch (its units, BEGIN to on disk in ms). */
+  readonly onBatch?: (units: number, commitMs: number) => void;
 }
 
 /**
@@ -39,7 +41,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   const { clock, ids } = options;
   // A file database syncs its WAL off the event loop (group-commit.ts); ':memory:' has nothing to sync.
   const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
-  const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile });
+  const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile, onBatch: options.onBatch });
   const store = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId: ids.uuid, runner });
   const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => runner.onCommitted(wake));
   const secret = {

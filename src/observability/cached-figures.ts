@@ -1,0 +1,26 @@
+/**
+ * `read` behind a cache: a value younger than `maxAgeMs` is given again, and
+ * callers arriving while a read runs share it. So a scrape (or many, from
+ * several Prometheus servers) costs at most one read per `maxAgeMs`, whatever
+ * the scrape rate. A failed read is not cached: the next call reads again.
+ */
+export function cachedFigures<T>(read: () => Promise<T>, maxAgeMs: number): () => Promise<T> {
+  let value: { readonly at: number; readonly figures: T } | null = null;
+  let inFlight: Promise<T> | null = null;
+  return () => {
+    if (value && performance.now() - value.at < maxAgeMs) return Promise.resolve(value.figures);
+    inFlight ??= read().then(
+      (figures) => {
+        inFlight = null;
+        // An empty answer (sources not there yet) is not worth keeping.
+        if (figures !== null) value = { at: performance.now(), figures };
+        return figures;
+      },
+      (error: unknown) => {
+        inFlight = null;
+        throw error;
+      },
+    );
+    return inFlight;
+  };
+}

@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { inlineProjections } from '../../projections/index.js';
+import { createImportSupplier } from '../../src/application/operator.js';
+import { openLedger, type LedgerLocation } from '../../src/ledger.js';
+import { LOCK_CLASS, STARTUP_REBUILD_LOCK } from '../../src/store/postgres/pg-database.js';
+import { createTestDatabaseLocation, databaseEnv, operator, type TestDatabaseLocation, type TestStore } from '../support/ledger.js';
+import { parseScrape } from '../support/metrics.js';
+import { freePort } from '../support/net.js';
+import { postgresAvailable, skipWithoutPostgres } from '../support/postgres.js';
+import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv } from './run-cli.js';
+
+/**
+ * /readyz of a real `serve` process (issue 21): 503 `starting` until migrations and start-up rebuilds are
+ * done, 200 then, 503 `draining` after SIGTERM while requests are still answered, and the process then stops.
+ */
+
+interface Served {
+  readonly child: ChildProcess;
+  readonly base: string;
+  readonly metrics: string;
+  readonly exited: Promise<unknown>;
+  /** Exited, and its stderr read to the end. */
+  readonly closed: Promise<unknown>;
+  stderr(): string;
+}
+
+async function startServe(location: LedgerLocation, env: Record<string, string> = {}): Promise<Served> {
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: PROJECT_ROOT,
+    env: cliEnv({ ...databaseEnv(location), HOST: '127.0.0.1', PORT: String(port), LEDGER_METRICS_PORT: String(metricsPort), NODE_ENV: 'production', ...env }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return { child, base: `http://127.0.0.1:${port}`, metrics: `http://127.0.0.1:${metricsPort}/metrics`, exited: once(child, 'exit'), closed: once(child, 'close'), stderr: () => stderr };
+}
+
+/** GET, or null while nothing listens yet. */
+async function probe(url: string): Promise<{ status: number; body: Record<string, unknown> } | null> {
+  try {
+    const res = await fetch(url);
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  } catch {
+    return null;
+  }
+}
+
+async function until<T>(served: Served, what: string, check: () => Promise<T | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (served.child.exitCode !== null) throw new Error(`serve exited (${served.child.exitCode}) before ${what}\n${served.stderr()}`);
+    const result = await check();
+    if (result) return result;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`timed out waiting for ${what}\n${served.stderr()}`);
+}
+
+async function stop(served: Served | undefined): Promise<void> {
+  if (!served || served.child.exitCode !== null || served.child.signalCode !== null) return;
+  served.child.kill('SIGKILL');
+  await served.exited;
+}
+
+/** A database whose import_suppliers projection is stale (its version recorded as 0, its rows gone): start-up rebuilds it. */
+async function staleDatabase(store: TestStore): Promise<TestDatabaseLocation> {
+  const db = await createTestDatabaseLocation(store);
+  const ledger = await openLedger(db.location);
+  try {
+    for (let i = 0; i < 3; i++) await createImportSupplier(ledger, { code: `READY_${i}`, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
+    await ledger.projections.stale(inlineProjections);
+  } finally {
+    await ledger.close();
+  }
+  await db.execute("UPDATE projection_versions SET version = 0 WHERE name = 'import_suppliers'");
+  await db.execute('DELETE FROM import_suppliers');
+  return db;
+}
+
+let served: Served | undefined;
+let db: TestDatabaseLocation | undefined;
+afterEach(async () => {
+  await stop(served);
+  await db?.release();
+  served = undefined;
+  db = undefined;
+});
+
+describe('/readyz during a slow start-up rebuild (PostgreSQL: another instance holds the start-up rebuild)', () => {
+  if (skipWithoutPostgres()) return;
+  it(
+    'answers 503 starting (and every API request 503 service_starting) until the rebuild is done, then 200',
+    async () => {
+      db = await staleDatabase('postgres');
+      const url = (db.location as { postgresUrl: string }).postgresUrl;
+      // Another instance is rebuilding: this one waits at the start-up rebuild's lock, as long as it is held.
+      const other = new pg.Client({ connectionString: url });
+      await other.connect();
+      try {
+        await other.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, STARTUP_REBUILD_LOCK]);
+        const s = (served = await startServe(db.location));
+        const starting = await until(s, '/readyz to answer', () => probe(`${s.base}/readyz`));
+        expect(starting).toEqual({ status: 503, body: { status: 'starting', detail: expect.any(String) } });
+        // Still starting: the rest of the API refuses in the error shape, and the metrics say not ready.
+        const api = await probe(`${s.base}/v1/data-import/pending-account-import-processes/READY_0/`);
+        expect(api?.status).toBe(503);
+        expect(api?.body).toMatchObject({ code: 'service_starting', errors: [{ code: 'service_starting', attr: 'non_field_errors' }] });
+        expect((await probe(`${s.base}/healthz`))?.body).toMatchObject({ status: 'starting' });
+        const metrics = parseScrape(await (await fetch(s.metrics)).text());
+        expect(metrics.value('ledger_ready')).toBe(0);
+        expect((await probe(`${s.base}/readyz`))?.status).toBe(503);
+        await other.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, STARTUP_REBUILD_LOCK]);
+      } finally {
+        await other.end();
+      }
+      const s = served!;
+      await until(s, '/readyz 200', async () => (await probe(`${s.base}/readyz`))?.status === 200);
+      expect((await probe(`${s.base}/readyz`))?.body).toEqual({ status: 'ready' });
+      // Ready only once rebuilt: the projection's rows are back.
+      expect(await db.execute('SELECT code FROM import_suppliers ORDER BY code')).toEqual([{ code: 'READY_0' }, { code: 'READY_1' }, { code: 'READY_2' }]);
+      await until(s, 'the rebuilt log line', async () => s.stderr().includes('projections rebuilt'));
+      expect(parseScrape(await (await fetch(s.metrics)).text()).value('ledger_ready')).toBe(1);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe.each((['sqlite', 'postgres'] as const).filter((store) => store === 'sqlite' || postgresAvailable()))('serve on %s', (store) => {
+  it(
+    'is never ready before its start-up rebuild is done: every /readyz answer before it is 503 starting',
+    async () => {
+      db = await staleDatabase(store);
+      const s = (served = await startServe(db.location));
+      const answers: number[] = [];
+      await until(s, '/readyz 200', async () => {
+        const res = await probe(`${s.base}/readyz`);
+        if (!res) return false;
+        answers.push(res.status);
+        if (res.status === 503) expect(res.body['status']).toBe('starting');
+        // The rebuild's rows are there by the time the first 200 is given.
+        if (res.status === 200) expect((await db!.execute('SELECT count(*) AS n FROM import_suppliers'))[0]).toEqual({ n: 3 });
+        return res.status === 200;
+      });
+      expect(answers.filter((status) => status !== 503 && status !== 200)).toEqual([]);
+      // The child's log reaches this process through a pipe, possibly after its answers: wait for the line.
+      await until(s, 'the listening log line', async () => s.stderr().includes('import-ledger listening'));
+      expect(s.stderr().indexOf('projections rebuilt')).toBeGreaterThan(-1);
+      expect(s.stderr().indexOf('projections rebuilt')).toBeLessThan(s.stderr().indexOf('import-ledger listening'));
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'after SIGTERM answers /readyz 503 draining while it still serves requests, then stops',
+    async () => {
+      db = await createTestDatabaseLocation(store);
+      const s = (served = await startServe(db.location, { LEDGER_DRAIN_DELAY_MS: '8000' }));
+      await until(s, '/readyz 200', async () => (await probe(`${s.base}/readyz`))?.status === 200);
+      s.child.kill('SIGTERM');
+      const draining = await until(s, '/readyz 503', async () => {
+        const res = await probe(`${s.base}/readyz`);
+        return res?.status === 503 ? res : null;
+      });
+      expect(draining.body).toEqual({ status: 'draining', detail: expect.any(String) });
+      // Draining is not dead: liveness holds, and the API answers what it is still sent.
+      expect(await probe(`${s.base}/healthz`)).toEqual({ status: 200, body: { status: 'ok' } });
+      const api = await fetch(`${s.base}/v1/data-import/pending-account-import-processes/ANY/`);
+      expect(api.status).toBe(401);
+      const [code] = (await s.closed) as [number | null];
+      expect(code).toBe(0);
+      expect(s.stderr()).toContain('draining');
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
