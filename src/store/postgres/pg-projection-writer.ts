@@ -6,6 +6,7 @@ import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation
 import { toPgTable } from './pg-schema.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
+import { applyTallyChange, tallyChanges, type TallyChange } from '../tallies.js';
 
 /** The primary key columns of a canonical table (a composite key, or the one primary column). */
 export function primaryKeyColumns(projection: AnyRowProjection): string[] {
@@ -49,6 +50,8 @@ function canonical(projection: AnyRowProjection): SQLiteTable {
 export class PgProjectionTable {
   readonly codec: RowCodec;
   readonly tableName: string;
+  /** The tables of the tallies kept over this projection's rows (`linkTallies`). */
+  tallies: readonly PgProjectionTable[] = [];
   private readonly names: string[];
   private readonly keyColumns: string[];
   private readonly upsertArrays: string;
@@ -122,6 +125,11 @@ export class PgProjectionTable {
 
 }
 
+/** Hands each table the tables of the tallies kept over its rows (among `tables`). */
+export function linkTallies(tables: readonly PgProjectionTable[]): void {
+  for (const table of tables) table.tallies = tables.filter((t) => t.projection.tally?.source === table.projection);
+}
+
 /**
  * The inline projections of a whole group-commit batch's events, in two
  * flights whatever the batch's size: every row the events touch loaded at
@@ -163,24 +171,69 @@ export async function projectBatch(
       rows.set(id, { table, key, row, existed: row !== null });
     }
   });
-  const writes: Promise<unknown>[] = [];
-  // Instances keep these tables' rows in memory until the generation moves: it moves with them.
-  if (tables.some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
+  // Every unit evolved first (each unit's rows kept as they stand after it), so that the tallies' rows,
+  // known only once the source rows have moved, are loaded before any write is sent.
+  const after: Map<string, Row | null>[] = [];
+  const changes: { table: PgProjectionTable; change: TallyChange }[] = [];
   for (const unit of touches) {
-    const touched = new Set<string>();
+    const state = new Map<string, Row | null>();
     for (const { table, id, stored } of unit) {
       const entry = rows.get(id)!;
+      const before = entry.row;
       entry.row = table.projection.evolve(entry.row, stored) as Row | null;
-      touched.add(id);
+      state.set(id, entry.row);
+      for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
     }
+    after.push(state);
+  }
+  const counted = await tallyRows(client, changes);
+  const writes: Promise<unknown>[] = [];
+  // Instances keep these tables' rows in memory until the generation moves: it moves with them.
+  if ([...tables, ...counted.keys()].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
+  const existed = new Map([...rows].map(([id, entry]) => [id, entry.existed]));
+  for (const state of after) {
     const upserts = new Map<PgProjectionTable, Row[]>();
-    for (const id of touched) {
+    for (const [id, row] of state) {
       const entry = rows.get(id)!;
-      if (entry.row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), entry.row]);
-      else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
-      entry.existed = entry.row !== null;
+      if (row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), row]);
+      else if (existed.get(id)) writes.push(entry.table.delete(client, entry.key));
+      existed.set(id, row !== null);
     }
     for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
   }
+  // A tally's rows are written once, as they stand after the batch: they carry no unique index a unit could trip.
+  for (const [table, entries] of counted) {
+    const upserted: Row[] = [];
+    for (const entry of entries.values()) {
+      if (entry.row !== null) upserted.push(entry.row);
+      else if (entry.existed) writes.push(table.delete(client, entry.key));
+    }
+    if (upserted.length > 0) writes.push(table.upsertMany(client, upserted));
+  }
   return writes;
+}
+
+/** The tally rows `changes` move, loaded (one query a table) and with the changes applied. */
+async function tallyRows(
+  client: pg.ClientBase,
+  changes: readonly { table: PgProjectionTable; change: TallyChange }[],
+): Promise<Map<PgProjectionTable, Map<string, { key: Key; row: Row | null; existed: boolean }>>> {
+  const byTable = new Map<PgProjectionTable, Map<string, { key: Key; row: Row | null; existed: boolean }>>();
+  for (const { table, change } of changes) {
+    const entries = byTable.get(table) ?? new Map<string, { key: Key; row: Row | null; existed: boolean }>();
+    entries.set(rowCacheId(table.tableName, change.key), { key: change.key, row: null, existed: false });
+    byTable.set(table, entries);
+  }
+  for (const [table, entries] of byTable) {
+    const found = await table.loadMany(client, [...entries.values()].map((e) => e.key));
+    for (const [id, entry] of entries) {
+      entry.row = found.get(id) ?? null;
+      entry.existed = entry.row !== null;
+    }
+  }
+  for (const { table, change } of changes) {
+    const entry = byTable.get(table)!.get(rowCacheId(table.tableName, change.key))!;
+    entry.row = applyTallyChange(entry.row, change);
+  }
+  return byTable;
 }
