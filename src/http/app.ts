@@ -31,6 +31,7 @@ import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
 import { docsRoutes } from './routes/docs.js';
+import { importProgressRoutes } from './routes/import-progress.js';
 import { openApiDocument } from './openapi/document.js';
 import { describeOperations } from './openapi/register.js';
 
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const api = dataImportApi();
   api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
+  api.route('/', importProgressRoutes(deps));
   api.route('/', reconciliationRoutes(deps));
   api.route('/', eventsFeedRoutes(deps));
   api.route('/', accountHistoryRoutes(deps));
