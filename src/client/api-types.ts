@@ -189,7 +189,7 @@ export interface paths {
         };
         /**
          * A supplier's migration progress
-         * @description Accounts per state (`failing`: not imported, latest stage or process refused; a part of `pending`), imported accounts per transfer status, imports per minute over the last hour, and when the migration started and last moved. Read from counters kept inline (one row), whatever the number of accounts.
+         * @description Accounts per state (`failing`: not imported, latest stage or process refused; a part of `pending`), imported accounts per transfer status, imports per minute over the last hour, and when the migration started and last moved; `feed_position` is the event feed's position when it was read (follow `GET events/` from there for what comes next). Read from counters kept inline (one row), whatever the number of accounts.
          */
         get: operations["importProgress"];
         put?: never;
@@ -2473,6 +2473,7 @@ export interface operations {
                         }[];
                         first_staged_at: string | null;
                         last_activity_at: string | null;
+                        feed_position: number;
                     };
                 };
             };

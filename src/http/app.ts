@@ -30,6 +30,7 @@ import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendo
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { docsRoutes } from './routes/docs.js';
 import { importProgressRoutes } from './routes/import-progress.js';
 import { openApiDocument } from './openapi/document.js';
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
   app.route('/', docsRoutes(openApiDocument(app)));
+  app.route('/', dashboardRoutes());
   describeOperations(app);
 
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));

@@ -125,7 +125,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   {
     method: 'get', path: `${V1}/import-progress/:supplier/`, operationId: 'importProgress', tags: ['Progress'],
     summary: "A supplier's migration progress",
-    description: 'Accounts per state (`failing`: not imported, latest stage or process refused; a part of `pending`), imported accounts per transfer status, imports per minute over the last hour, and when the migration started and last moved. Read from counters kept inline (one row), whatever the number of accounts.',
+    description: 'Accounts per state (`failing`: not imported, latest stage or process refused; a part of `pending`), imported accounts per transfer status, imports per minute over the last hour, and when the migration started and last moved; `feed_position` is the event feed\'s position when it was read (follow `GET events/` from there for what comes next). Read from counters kept inline (one row), whatever the number of accounts.',
     responses: { 200: jsonAnswer(importProgressResponseSchema, 'The progress.') },
     errors: scoped(),
   },

@@ -29,6 +29,8 @@ export const importProgressResponseSchema = z.object({
   imports_per_minute: z.array(z.object({ minute: z.string(), count: z.int() })),
   first_staged_at: z.string().nullable(),
   last_activity_at: z.string().nullable(),
+  /** The event feed's last position when this was read: a live reader follows the feed from there. */
+  feed_position: z.int(),
 });
 
 /** One failing account of GET import-failures/<code>/. */
@@ -111,6 +113,8 @@ export function importProgressRoutes(ctx: LedgerContext) {
       const code = c.req.param('supplier');
       requireSupplierScope(c, code);
       const minutes = lastHour(ctx.clock());
+      // The feed's position first: what the counts include is then at least what the feed has shown up to it.
+      const feedPosition = await ctx.read.feedHead();
       const [supplier, counts, activity, throughput] = await Promise.all([
         supplierOf(code),
         ctx.read.importProgressCounts(code),
@@ -137,6 +141,7 @@ export function importProgressRoutes(ctx: LedgerContext) {
         imports_per_minute: minutes.map((minute) => ({ minute: `${minute}:00Z`, count: perMinute.get(minute) ?? 0 })),
         first_staged_at: activity?.firstStagedAt ? specDateTime(activity.firstStagedAt) : null,
         last_activity_at: activity ? specDateTime(activity.lastActivityAt) : null,
+        feed_position: feedPosition,
       };
       return c.json(body);
     })
