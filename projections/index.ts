@@ -1,5 +1,6 @@
 import { accountHistoricalStatementsProjection } from './account-historical-statements.js';
 import { accountImportProcessesProjection } from './account-import-processes.js';
+import { accountImportProgressProjection } from './account-import-progress.js';
 import { accountImportStatusesProjection } from './account-import-statuses.js';
 import { accountLedgerTransactionsProjection } from './account-ledger-transactions.js';
 import { accountLedgersProjection } from './account-ledgers.js';
@@ -9,7 +10,9 @@ import { businessContractsProjection } from './business-contracts.js';
 import { businessPaymentInstructionsProjection } from './business-payment-instructions.js';
 import { businessesProjection } from './businesses.js';
 import { customerEmailsProjection } from './customer-emails.js';
+import { importFailureSummaryProjection, importProgressCountsProjection } from './import-progress-tallies.js';
 import { importSuppliersProjection } from './import-suppliers.js';
+import { importActivityProjection, importThroughputProjection } from './import-throughput.js';
 import { paymentInstructionsProjection } from './payment-instructions.js';
 import { operationsTeamsProjection } from './operations-teams.js';
 import type { AnyRowProjection } from './projection.js';
@@ -40,4 +43,10 @@ export const inlineProjections: readonly AnyRowProjection[] = [
   accountLedgerTransactionsProjection,
   accountLedgersProjection,
   accountHistoricalStatementsProjection,
+  // A migration's progress (issue 19): the per-account rows, the tallies over them, the hour's throughput.
+  accountImportProgressProjection,
+  importProgressCountsProjection,
+  importFailureSummaryProjection,
+  importThroughputProjection,
+  importActivityProjection,
 ];

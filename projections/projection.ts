@@ -31,6 +31,8 @@ export interface RowProjection<TRow extends Record<string, unknown>, T extends L
    * those events whole.
    */
   readonly readsElidedFields?: boolean;
+  /** Set on a tally (`defineTally`): its rows are sums over another projection's rows, moved with them. */
+  readonly tally?: TallySpec;
   keyOf(stored: StoredEvent<EventOf<T>>): Partial<TRow> | null;
   evolve(row: TRow | null, stored: StoredEvent<EventOf<T>>): TRow | null;
 }
@@ -58,4 +60,55 @@ export function defineProjection<TTable extends Table, const Types extends reado
   evolve(row: TTable['$inferSelect'] | null, stored: StoredEvent<EventOf<Types[number]>>): TTable['$inferSelect'] | null;
 }): RowProjection<TTable['$inferSelect'], Types[number]> {
   return projection;
+}
+
+/** What one source row adds to one row of a tally: the row's key and an amount per count column. */
+export interface TallyContribution {
+  readonly key: Record<string, unknown>;
+  readonly counts: Readonly<Record<string, number>>;
+}
+
+/**
+ * How a tally is kept: each of its rows holds, per count column, the sum of
+ * what every row of `source` contributes to it. The stores keep it inline:
+ * when an event moves a source row from `before` to `after`, they add
+ * `after`'s contributions and take away `before`'s, in the same transaction,
+ * so a count is read in constant time whatever the number of source rows.
+ */
+export interface TallySpec {
+  readonly source: AnyRowProjection;
+  /** The count columns (properties), each an integer. */
+  readonly counts: readonly string[];
+  contributions(row: Record<string, unknown>): readonly TallyContribution[];
+}
+
+/**
+ * Declares a tally: a projection whose rows are sums over another
+ * projection's rows (a migration's per-supplier counters). It handles the
+ * source's events (so a database that has them rebuilds it) but never keys a
+ * row from an event itself (`keyOf` is null): the stores move its rows with
+ * the source's (src/store/tallies.ts). A rebuild of either rebuilds both.
+ */
+export function defineTally<TTable extends Table, TSource extends Record<string, unknown>>(tally: {
+  readonly name: string;
+  readonly version: number;
+  readonly table: TTable;
+  readonly source: RowProjection<TSource>;
+  readonly counts: readonly (keyof TTable['$inferSelect'] & string)[];
+  contributions(row: TSource): readonly { key: Partial<TTable['$inferSelect']>; counts: Partial<Record<keyof TTable['$inferSelect'] & string, number>> }[];
+}): AnyRowProjection {
+  const spec: TallySpec = {
+    source: tally.source,
+    counts: tally.counts,
+    contributions: (row) => tally.contributions(row as TSource) as readonly TallyContribution[],
+  };
+  return {
+    name: tally.name,
+    version: tally.version,
+    table: tally.table,
+    handles: tally.source.handles,
+    tally: spec,
+    keyOf: () => null,
+    evolve: (row) => row,
+  } satisfies AnyRowProjection;
 }

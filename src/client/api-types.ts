@@ -160,6 +160,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/data-import/import-suppliers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's suppliers
+         * @description The import suppliers the caller's key is scoped to, with their migration status (beyond the spec, issue 19).
+         */
+        get: operations["importSuppliers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/import-progress/{supplier}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A supplier's migration progress
+         * @description Accounts per state (`failing`: not imported, latest stage or process refused; a part of `pending`), imported accounts per transfer status, imports per minute over the last hour, and when the migration started and last moved; `feed_position` is the event feed's position when it was read (follow `GET events/` from there for what comes next). Read from counters kept inline (one row), whatever the number of accounts.
+         */
+        get: operations["importProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/import-failures/{supplier}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A supplier's failing accounts
+         * @description Each failing account with its latest refusal (step, top-level code, error items' codes and paths, when), newest first. `?code=` keeps those whose refusal has that code (top-level or an item's). `?limit=` (1 to 1000, default 100) and `?after=` page it; the next page's address comes in the `Link` header. An account leaves the list when a later attempt succeeds.
+         */
+        get: operations["importFailures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/import-failures/{supplier}/summary/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a supplier's failing accounts fail on
+         * @description Per error code and `attr` path (null: none), the number of failing accounts whose latest refusal has it, most first (a refusal without items counts under its top-level code). At most `?limit=` rows (1 to 1000, default 100).
+         */
+        get: operations["importFailureSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/data-import/reconciliation/{supplier}/": {
         parameters: {
             query?: never;
@@ -2233,6 +2313,510 @@ export interface operations {
                         external_account_number: string;
                         platform_account_number: string | null;
                         account_created_at: string | null;
+                    }[];
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    importSuppliers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suppliers, by code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import_supplier: string;
+                        /** @enum {string} */
+                        status: "Ongoing" | "Paused" | "Complete";
+                    }[];
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    importProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                supplier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        import_supplier: string;
+                        /** @enum {string} */
+                        status: "Ongoing" | "Paused" | "Complete";
+                        accounts: {
+                            pending: number;
+                            imported: number;
+                            skipped: number;
+                            failing: number;
+                            total: number;
+                        };
+                        transfer_status: {
+                            PENDING: number;
+                            IN_PROGRESS: number;
+                            REJECTED: number;
+                            COMPLETED: number;
+                        };
+                        imports_per_minute: {
+                            minute: string;
+                            count: number;
+                        }[];
+                        first_staged_at: string | null;
+                        last_activity_at: string | null;
+                        feed_position: number;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    importFailures: {
+        parameters: {
+            query?: {
+                limit?: string;
+                after?: string;
+                code?: string;
+            };
+            header?: never;
+            path: {
+                supplier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The failing accounts, newest failure first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        external_account_number: string;
+                        /** @enum {string} */
+                        step: "stage" | "process";
+                        /** @enum {string} */
+                        operation: "stage" | "process" | "schedule" | "scheduled_run";
+                        code: string;
+                        errors: {
+                            code: string;
+                            attr: string | null;
+                        }[];
+                        failed_at: string;
+                    }[];
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    importFailureSummary: {
+        parameters: {
+            query?: {
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                supplier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts, largest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        code: string;
+                        attr: string | null;
+                        accounts: number;
                     }[];
                 };
             };

@@ -16,6 +16,8 @@ export interface FeedReadModels {
   feedPage(after: number, limit: number, suppliers: readonly string[]): Promise<FeedPage>;
   /** Resolves once the log holds events after `after` (any instance's commits wake it), after `timeoutMs`, or on `signal`. */
   waitForFeed(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** The position of the last committed event: where a reader that wants only what comes next starts. */
+  feedHead(): Promise<number>;
 }
 
 /**
@@ -42,6 +44,7 @@ export function createFeedReadModels(
 
   return {
     waitForFeed: (after, timeoutMs, signal) => log.waitForAppend(after, timeoutMs, signal),
+    feedHead: () => log.lastPosition(),
     async feedPage(after, limit, suppliers) {
       const allowed = new Set(suppliers);
       const batches = new Map<string, boolean>();

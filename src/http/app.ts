@@ -31,7 +31,9 @@ import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendo
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { docsRoutes } from './routes/docs.js';
+import { importProgressRoutes } from './routes/import-progress.js';
 import { openApiDocument } from './openapi/document.js';
 import { describeOperations } from './openapi/register.js';
 
@@ -85,6 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
   // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
   app.route('/', docsRoutes(openApiDocument(app)));
+  app.route('/', dashboardRoutes());
   describeOperations(app);
 
   // Readiness (the load balancer's): ready, and the database answers. Draining still serves every other request.
@@ -127,6 +130,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const api = dataImportApi();
   api.route('/', accountImportProcessRoutes(deps));
   api.route('/', accountStatusRoutes(deps));
+  api.route('/', importProgressRoutes(deps));
   api.route('/', reconciliationRoutes(deps));
   api.route('/', eventsFeedRoutes(deps));
   api.route('/', accountHistoryRoutes(deps));

@@ -9,6 +9,7 @@ import { createBusinessReadModels, type BusinessReadModels } from './business-re
 import { createOperationalFigureReadModels, type OperationalFigureReadModels } from './operational-figure-read-models.js';
 import { createCustomerEmailReadModels, type CustomerEmailReadModels } from './customer-email-read-models.js';
 import { createPaymentInstructionReadModels, type PaymentInstructionReadModels } from './payment-instruction-read-models.js';
+import { createImportProgressReadModels, type ImportProgressReadModels } from './import-progress-read-models.js';
 import { createProductReadModels, type ProductReadModels } from './product-read-models.js';
 import { createStreamEventReadModels, type StreamEventReadModels } from './stream-event-read-models.js';
 import { createSupplyPointReadModels, type SupplyPointReadModels } from './supply-point-read-models.js';
@@ -23,6 +24,7 @@ export interface ReadModels
   extends AccountReadModels,
     AccountListReadModels,
     AccountImportStatusReadModels,
+    ImportProgressReadModels,
     BusinessReadModels,
     SupplyPointReadModels,
     ProductReadModels,
@@ -40,6 +42,7 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog): Rea
     ...createAccountReadModels(queries),
     ...createAccountListReadModels(queries),
     ...createAccountImportStatusReadModels(queries),
+    ...createImportProgressReadModels(queries),
     ...createBusinessReadModels(queries),
     ...supplyPoints,
     ...createProductReadModels(queries),

@@ -276,6 +276,39 @@ export const endpoints: readonly Endpoint[] = [
     success: [200],
   },
   {
+    // The suppliers of the caller's key (issue 19).
+    name: 'GET import-suppliers/',
+    method: 'GET',
+    path: () => `${DATA_IMPORT}/import-suppliers/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'none', why: 'caller-scoped' },
+    needs: [],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  ...(
+    [
+      ['GET import-progress/<code>/', (s: string) => `${DATA_IMPORT}/import-progress/${s}/`],
+      ['GET import-failures/<code>/', (s: string) => `${DATA_IMPORT}/import-failures/${s}/`],
+      ['GET import-failures/<code>/summary/', (s: string) => `${DATA_IMPORT}/import-failures/${s}/summary/`],
+    ] as const
+  ).map(
+    ([name, path]): Endpoint => ({
+      name,
+      method: 'GET',
+      path: (p) => path(encodeURIComponent(p.supplier)),
+      examples: [],
+      payloads: () => [],
+      supplier: { in: 'path', param: 'supplier' },
+      needs: ['imported-account'],
+      auth: true,
+      writes: false,
+      success: [200],
+    }),
+  ),
+  {
     // Filtered to the events of the token's suppliers (JSON page; `Accept: text/event-stream` streams).
     name: 'GET events/',
     method: 'GET',

@@ -12,6 +12,16 @@ import {
   validateAccountResponseSchema,
 } from '../routes/account-import-processes.js';
 import {
+  DEFAULT_FAILURES_LIMIT,
+  importFailureSummaryQuerySchema,
+  importFailureSummaryResponseSchema,
+  importFailuresQuerySchema,
+  importFailuresResponseSchema,
+  importProgressResponseSchema,
+  importSuppliersResponseSchema,
+  MAX_FAILURES_LIMIT,
+} from '../routes/import-progress.js';
+import {
   accountTransferStatusResponseSchema,
   allAccountImportProcessesResponseSchema,
   importedAccountImportProcessesResponseSchema,
@@ -33,7 +43,7 @@ import {
 } from '../routes/business-payment-instructions.js';
 import { accountImportStatusResponseSchema, taskParamsSchema } from '../routes/v2-accounts.js';
 import { accountPayloadSchema } from '../../domain/account-import-process/account-payload.js';
-import { scoped, WRITE_ERRORS, type Responses, type Schemas } from './common.js';
+import { AUTHENTICATED_ERRORS, scoped, WRITE_ERRORS, type Responses, type Schemas } from './common.js';
 
 /** One operation's description: what the route itself cannot say. */
 export interface OperationDoc {
@@ -121,6 +131,35 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
       errors: scoped('invalid_query_parameter'),
     }),
   ),
+  {
+    method: 'get', path: `${V1}/import-suppliers/`, operationId: 'importSuppliers', tags: ['Progress'],
+    summary: "The key's suppliers", description: 'The import suppliers the caller\'s key is scoped to, with their migration status (beyond the spec, issue 19).',
+    responses: { 200: jsonAnswer(importSuppliersResponseSchema, 'The suppliers, by code.') },
+    errors: [...AUTHENTICATED_ERRORS],
+  },
+  {
+    method: 'get', path: `${V1}/import-progress/:supplier/`, operationId: 'importProgress', tags: ['Progress'],
+    summary: "A supplier's migration progress",
+    description: 'Accounts per state (`failing`: not imported, latest stage or process refused; a part of `pending`), imported accounts per transfer status, imports per minute over the last hour, and when the migration started and last moved; `feed_position` is the event feed\'s position when it was read (follow `GET events/` from there for what comes next). Read from counters kept inline (one row), whatever the number of accounts.',
+    responses: { 200: jsonAnswer(importProgressResponseSchema, 'The progress.') },
+    errors: scoped(),
+  },
+  {
+    method: 'get', path: `${V1}/import-failures/:supplier/`, operationId: 'importFailures', tags: ['Progress'],
+    summary: "A supplier's failing accounts",
+    description: `Each failing account with its latest refusal (step, top-level code, error items' codes and paths, when), newest first. \`?code=\` keeps those whose refusal has that code (top-level or an item's). \`?limit=\` (1 to ${MAX_FAILURES_LIMIT}, default ${DEFAULT_FAILURES_LIMIT}) and \`?after=\` page it; the next page's address comes in the \`Link\` header. An account leaves the list when a later attempt succeeds.`,
+    query: importFailuresQuerySchema,
+    responses: { 200: jsonAnswer(importFailuresResponseSchema, 'The failing accounts, newest failure first.') },
+    errors: scoped('invalid_query_parameter'),
+  },
+  {
+    method: 'get', path: `${V1}/import-failures/:supplier/summary/`, operationId: 'importFailureSummary', tags: ['Progress'],
+    summary: "What a supplier's failing accounts fail on",
+    description: `Per error code and \`attr\` path (null: none), the number of failing accounts whose latest refusal has it, most first (a refusal without items counts under its top-level code). At most \`?limit=\` rows (1 to ${MAX_FAILURES_LIMIT}, default ${DEFAULT_FAILURES_LIMIT}).`,
+    query: importFailureSummaryQuerySchema,
+    responses: { 200: jsonAnswer(importFailureSummaryResponseSchema, 'The counts, largest first.') },
+    errors: scoped('invalid_query_parameter'),
+  },
   {
     method: 'get', path: `${V1}/reconciliation/:supplier/`, operationId: 'reconciliationExport', tags: ['Accounts'],
     summary: 'The cut-over check', description: 'One record per account of the supplier, streamed: CSV with `?format=csv` or `Accept: text/csv`, NDJSON otherwise.',

@@ -19,7 +19,7 @@ import {
 } from '../event-store.js';
 import { holdsNul, sqlState } from './pg-database.js';
 import type { PgGroupCommitRunner, PgWriteTransaction } from './pg-group-commit.js';
-import { PgProjectionTable, projectBatch } from './pg-projection-writer.js';
+import { linkTallies, PgProjectionTable, projectBatch } from './pg-projection-writer.js';
 
 export interface PgEventStoreOptions {
   /** Reads outside the write lock. */
@@ -52,9 +52,10 @@ export class PgEventStore implements EventStore {
   private readonly projectionsByType = new Map<string, PgProjectionTable[]>();
 
   constructor(private readonly options: PgEventStoreOptions) {
-    for (const projection of options.projections) {
-      const table = new PgProjectionTable(projection);
-      for (const type of projection.handles) this.projectionsByType.set(type, [...(this.projectionsByType.get(type) ?? []), table]);
+    const tables = options.projections.map((projection) => new PgProjectionTable(projection));
+    linkTallies(tables);
+    for (const table of tables) {
+      for (const type of table.projection.handles) this.projectionsByType.set(type, [...(this.projectionsByType.get(type) ?? []), table]);
     }
   }
 

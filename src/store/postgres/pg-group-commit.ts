@@ -6,7 +6,7 @@ import { StoreUnavailableError, type BeforeCommit, type StoredLedgerEvent, type 
 import { refuseVersionsAhead } from '../projection-maintenance.js';
 import { holdsNul, LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { insertEvents } from './pg-event-rows.js';
-import { PgProjectionTable, projectBatch, touchedKeys, type Preloaded } from './pg-projection-writer.js';
+import { linkTallies, PgProjectionTable, projectBatch, touchedKeys, type Preloaded } from './pg-projection-writer.js';
 import type { Row } from '../projection-rows.js';
 
 /**
@@ -154,9 +154,10 @@ export class PgGroupCommitRunner {
     this.projections = options.projections ?? [];
     if (options.inline) {
       this.tablesByType = new Map();
-      for (const projection of options.inline) {
-        const table = new PgProjectionTable(projection);
-        for (const type of projection.handles) this.tablesByType.set(type, [...(this.tablesByType.get(type) ?? []), table]);
+      const tables = options.inline.map((projection) => new PgProjectionTable(projection));
+      linkTallies(tables);
+      for (const table of tables) {
+        for (const type of table.projection.handles) this.tablesByType.set(type, [...(this.tablesByType.get(type) ?? []), table]);
       }
     }
   }

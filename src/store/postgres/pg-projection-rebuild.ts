@@ -7,7 +7,8 @@ import type { StoredLedgerEvent } from '../event-store.js';
 import { rebuildSummary, refuseVersionsAhead, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
 import { rowCacheId, type Key, type Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
-import { PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
+import { linkTallies, PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
+import { applyTallyChange, tallyChanges, withTallyPartners, type TallyChange } from '../tallies.js';
 import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
 
 const SCRATCH_SUFFIX = '__rebuild';
@@ -71,14 +72,35 @@ class PgReplayCache {
         this.rows.set(id, { table, key, row, dirty: false, existed: row !== null });
       }
     }
+    const changes: { table: PgProjectionTable; change: TallyChange }[] = [];
     for (const stored of events) {
       for (const table of this.byType.get(stored.event.type) ?? []) {
         const key = table.projection.keyOf(stored);
         if (!key) continue;
         const entry = this.rows.get(rowCacheId(table.tableName, key))!;
+        const before = entry.row;
         entry.row = table.projection.evolve(entry.row, stored) as Row | null;
         entry.dirty = true;
+        for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
       }
+    }
+    // The tallies' rows: known once the source rows have moved; loaded (those not in memory) in one query a table.
+    const unloaded = new Map<PgProjectionTable, Map<string, Key>>();
+    for (const { table, change } of changes) {
+      const id = rowCacheId(table.tableName, change.key);
+      if (!this.rows.has(id)) unloaded.set(table, (unloaded.get(table) ?? new Map()).set(id, change.key));
+    }
+    for (const [table, keys] of unloaded) {
+      const found = await table.loadMany(client, [...keys.values()]);
+      for (const [id, key] of keys) {
+        const row = found.get(id) ?? null;
+        this.rows.set(id, { table, key, row, dirty: false, existed: row !== null });
+      }
+    }
+    for (const { table, change } of changes) {
+      const entry = this.rows.get(rowCacheId(table.tableName, change.key))!;
+      entry.row = applyTallyChange(entry.row, change);
+      entry.dirty = true;
     }
   }
 
@@ -144,8 +166,9 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
     return stale;
   }
 
-  async rebuild(projections: readonly AnyRowProjection[], options: RebuildOptions = {}): Promise<RebuildSummary> {
+  async rebuild(chosen: readonly AnyRowProjection[], options: RebuildOptions = {}): Promise<RebuildSummary> {
     const started = performance.now();
+    const projections = withTallyPartners(chosen);
     return this.withScratch(projections, options, async (client, scratch) => {
       let rowsWritten = 0;
       await this.underWriteLock(client, scratch.undo, async () => {
@@ -183,7 +206,8 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
     }
   }
 
-  async verify(projections: readonly AnyRowProjection[], options: RebuildOptions & { maxDifferences?: number } = {}): Promise<VerifyResult> {
+  async verify(chosen: readonly AnyRowProjection[], options: RebuildOptions & { maxDifferences?: number } = {}): Promise<VerifyResult> {
+    const projections = withTallyPartners(chosen);
     const limit = options.maxDifferences ?? 100;
     return this.withScratch(projections, options, async (client, scratch) => {
       const differences: RowDifference[] = [];
@@ -243,10 +267,9 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
         await client.query(`ALTER TABLE ${quote(plan.scratch)} ADD CONSTRAINT ${quote(`${plan.scratch}_pkey`)} PRIMARY KEY (${plan.keyColumns.map(quote).join(', ')})`);
       }
       const replayBatch = this.options.replayBatch ?? DEFAULT_REPLAY_BATCH;
-      const cache = new PgReplayCache(
-        plans.map((plan) => new PgProjectionTable(plan.projection, plan.scratch)),
-        replayBatch,
-      );
+      const tables = plans.map((plan) => new PgProjectionTable(plan.projection, plan.scratch));
+      linkTallies(tables);
+      const cache = new PgReplayCache(tables, replayBatch);
       const types = [...new Set(projections.flatMap((p) => p.handles))];
       const withBulkFields = projections.some((p) => p.readsElidedFields);
       const snapshot = await this.log.open({ types, withBulkFields, count: true, batchSize: Math.min(2_000, replayBatch) });

@@ -6,6 +6,7 @@ import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation
 import { toPgTable } from './pg-schema.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
+import { tallyChanges, type TallyChange } from '../tallies.js';
 
 /** The primary key columns of a canonical table (a composite key, or the one primary column). */
 export function primaryKeyColumns(projection: AnyRowProjection): string[] {
@@ -49,6 +50,8 @@ function canonical(projection: AnyRowProjection): SQLiteTable {
 export class PgProjectionTable {
   readonly codec: RowCodec;
   readonly tableName: string;
+  /** The tables of the tallies kept over this projection's rows (`linkTallies`). */
+  tallies: readonly PgProjectionTable[] = [];
   private readonly names: string[];
   private readonly keyColumns: string[];
   private readonly upsertArrays: string;
@@ -114,6 +117,37 @@ export class PgProjectionTable {
     }
   }
 
+  /**
+   * A tally's rows moved by `changes` (each a key and an amount per count column) in two statements, sent
+   * and returned, not awaited: an upsert that adds the amounts (a new row starts from zero), then the
+   * DELETE of those rows whose every count is back to zero (no row: nothing counted), as `applyTallyChange`.
+   */
+  addToTally(client: pg.ClientBase, changes: readonly TallyChange[]): Promise<unknown>[] {
+    const spec = this.projection.tally;
+    if (!spec) throw new Error(`projection ${this.projection.name} is no tally`);
+    if (changes.length === 0) return [];
+    const table = quote(this.tableName);
+    const keyProps = this.keyColumns.map((name) => this.codec.columns.find(([, column]) => column.name === name)![0]);
+    const countColumns = spec.counts.map((prop) => this.codec.column(prop).name);
+    const columns = [...this.keyColumns, ...countColumns];
+    const arrays = columns.map((name, i) => `$${i + 1}::${this.sqlTypes.get(name)}[]`);
+    const add = `INSERT INTO ${table} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})
+      ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO UPDATE SET ${countColumns.map((c) => `${quote(c)} = ${table}.${quote(c)} + excluded.${quote(c)}`).join(', ')}`;
+    const keyArrays = this.keyColumns.map((name, i) => `$${i + 1}::${this.sqlTypes.get(name)}[]`);
+    const emptied = `DELETE FROM ${table} WHERE (${this.keyColumns.map(quote).join(', ')}) IN (SELECT * FROM unnest(${keyArrays.join(', ')}))
+      AND ${countColumns.map((c) => `${quote(c)} = 0`).join(' AND ')}`;
+    const values: unknown[][] = columns.map(() => []);
+    for (const change of changes) {
+      const keyValues = this.codec.keyValues(Object.fromEntries(keyProps.map((prop) => [prop, change.key[prop]])));
+      keyValues.forEach((value, i) => values[i]!.push(value));
+      spec.counts.forEach((prop, i) => values[this.keyColumns.length + i]!.push(change.counts[prop] ?? 0));
+    }
+    return [
+      client.query({ name: statementName(add), text: add, values }),
+      client.query({ name: statementName(emptied), text: emptied, values: values.slice(0, this.keyColumns.length) }),
+    ];
+  }
+
   async delete(client: pg.ClientBase, key: Key): Promise<void> {
     const props = Object.keys(key);
     const where = props.map((prop, i) => `${quote(this.codec.column(prop).name)} = $${i + 1}`).join(' AND ');
@@ -136,6 +170,11 @@ export function touchedKeys(tablesOf: (type: string) => readonly PgProjectionTab
     }
   }
   return keys;
+}
+
+/** Hands each table the tables of the tallies kept over its rows (among `tables`). */
+export function linkTallies(tables: readonly PgProjectionTable[]): void {
+  for (const table of tables) table.tallies = tables.filter((t) => t.projection.tally?.source === table.projection);
 }
 
 /**
@@ -194,24 +233,54 @@ export async function projectBatch(
       rows.set(id, { table, key, row, existed: row !== null });
     }
   });
-  const writes: Promise<unknown>[] = [];
-  // Instances keep these tables' rows in memory until the generation moves: it moves with them.
-  if ([...keys.keys()].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
+  // Every unit evolved first (each unit's rows kept as they stand after it), the tallies' changes netted.
+  const after: Map<string, Row | null>[] = [];
+  const changes: { table: PgProjectionTable; change: TallyChange }[] = [];
   for (const unit of touches) {
-    const touched = new Set<string>();
+    const state = new Map<string, Row | null>();
     for (const { table, id, stored } of unit) {
       const entry = rows.get(id)!;
+      const before = entry.row;
       entry.row = table.projection.evolve(entry.row, stored) as Row | null;
-      touched.add(id);
+      state.set(id, entry.row);
+      for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
     }
+    after.push(state);
+  }
+  const writes: Promise<unknown>[] = [];
+  // Instances keep these tables' rows in memory until the generation moves: it moves with them (no tally is one of them).
+  if ([...keys.keys()].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
+  const existed = new Map([...rows].map(([id, entry]) => [id, entry.existed]));
+  for (const state of after) {
     const upserts = new Map<PgProjectionTable, Row[]>();
-    for (const id of touched) {
+    for (const [id, row] of state) {
       const entry = rows.get(id)!;
-      if (entry.row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), entry.row]);
-      else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
-      entry.existed = entry.row !== null;
+      if (row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), row]);
+      else if (existed.get(id)) writes.push(entry.table.delete(client, entry.key));
+      existed.set(id, row !== null);
     }
     for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
   }
+  // A tally's rows are moved once, by the batch's netted changes, in SQL (count = count + change): nothing
+  // of them is read under the lock. They carry no unique index a unit could trip.
+  for (const [table, netted] of nettedTallyChanges(changes)) writes.push(...table.addToTally(client, netted));
   return writes;
+}
+
+/** The batch's tally changes, netted per table and row. */
+function nettedTallyChanges(changes: readonly { table: PgProjectionTable; change: TallyChange }[]): Map<PgProjectionTable, TallyChange[]> {
+  const byTable = new Map<PgProjectionTable, Map<string, TallyChange>>();
+  for (const { table, change } of changes) {
+    let entries = byTable.get(table);
+    if (!entries) byTable.set(table, (entries = new Map()));
+    const id = rowCacheId(table.tableName, change.key);
+    const had = entries.get(id);
+    if (!had) {
+      entries.set(id, { ...change, counts: { ...change.counts } });
+      continue;
+    }
+    const counts = had.counts as Record<string, number>;
+    for (const [column, amount] of Object.entries(change.counts)) counts[column] = (counts[column] ?? 0) + amount;
+  }
+  return new Map([...byTable].map(([table, entries]) => [table, [...entries.values()].filter((change) => Object.values(change.counts).some((n) => n !== 0))]));
 }

@@ -247,6 +247,11 @@ export const pgCustomerEmails = projectionTable('customer_emails');
 export const pgAccountNotes = projectionTable('account_notes');
 export const pgAccountLedgerTransactions = projectionTable('account_ledger_transactions');
 export const pgAccountLedgers = projectionTable('account_ledgers');
+export const pgAccountImportProgress = projectionTable('account_import_progress');
+export const pgImportProgressCounts = projectionTable('import_progress_counts');
+export const pgImportFailureSummary = projectionTable('import_failure_summary');
+export const pgImportThroughput = projectionTable('import_throughput');
+export const pgImportActivity = projectionTable('import_activity');
 export const pgAccountHistoricalStatements = projectionTable('account_historical_statements');
 
 /** Every derived table by its SQL name: the store's tables and every inline projection's. */

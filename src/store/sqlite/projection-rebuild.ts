@@ -13,7 +13,8 @@ import {
   type RowDifference,
   type VerifyResult,
 } from '../projection-maintenance.js';
-import { CachedProjectionTables, ProjectionTable } from './projection-writer.js';
+import { CachedProjectionTables, linkTallies, ProjectionTable } from './projection-writer.js';
+import { withTallyPartners } from '../tallies.js';
 
 const SCRATCH_SUFFIX = '__rebuild';
 /** Events replayed per write of the scratch tables; also the size of the rebuild's row cache. */
@@ -47,8 +48,9 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
     private readonly replayBatch = DEFAULT_REPLAY_BATCH,
   ) {}
 
-  async rebuild(projections: readonly AnyRowProjection[], options: RebuildOptions = {}): Promise<RebuildSummary> {
+  async rebuild(chosen: readonly AnyRowProjection[], options: RebuildOptions = {}): Promise<RebuildSummary> {
     const started = performance.now();
+    const projections = withTallyPartners(chosen);
     const scratch = await this.buildScratch(projections, options);
     let rowsWritten = 0;
     this.sqlite
@@ -78,7 +80,8 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
     return this.rebuild(stale, options);
   }
 
-  async verify(projections: readonly AnyRowProjection[], options: RebuildOptions & { maxDifferences?: number } = {}): Promise<VerifyResult> {
+  async verify(chosen: readonly AnyRowProjection[], options: RebuildOptions & { maxDifferences?: number } = {}): Promise<VerifyResult> {
+    const projections = withTallyPartners(chosen);
     const scratch = await this.buildScratch(projections, options);
     const differences: RowDifference[] = [];
     const limit = options.maxDifferences ?? 100;
@@ -158,6 +161,7 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
     })();
 
     const tables = plans.map((plan) => new ProjectionTable(sqlite, plan.projection, plan.scratch));
+    linkTallies(tables);
     const cache = new CachedProjectionTables(tables, this.replayBatch);
     const types = [...new Set(projections.flatMap((p) => p.handles))];
     const withBulkFields = readsBulk(projections);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
+import { applyTallyChange, tallyChanges } from '../tallies.js';
 
 /** SQLite has no boolean type: booleans are stored as 0 and 1. */
 const sqliteValue = (value: unknown) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
@@ -15,6 +16,8 @@ export class ProjectionTable {
   private readonly codec: RowCodec;
   private readonly statements = new Map<string, Database.Statement>();
   readonly tableName: string;
+  /** The tables of the tallies kept over this projection's rows (`linkTallies`). */
+  tallies: readonly ProjectionTable[] = [];
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -53,6 +56,16 @@ export class ProjectionTable {
     if (!key) return;
     const row = this.load(key);
     const next = this.projection.evolve(row, stored) as Row | null;
+    this.write(key, row, next);
+    for (const tally of this.tallies) {
+      for (const change of tallyChanges(tally.projection, row, next)) {
+        const before = tally.load(change.key);
+        tally.write(change.key, before, applyTallyChange(before, change));
+      }
+    }
+  }
+
+  private write(key: Key, row: Row | null, next: Row | null): void {
     if (next === null) {
       if (row) this.delete(key);
     } else if (row) {
@@ -92,6 +105,11 @@ export class ProjectionTable {
   }
 }
 
+/** Hands each table the tables of the tallies kept over its rows (among `tables`). */
+export function linkTallies(tables: readonly ProjectionTable[]): void {
+  for (const table of tables) table.tallies = tables.filter((t) => t.projection.tally?.source === table.projection);
+}
+
 /**
  * A write-back cache over ProjectionTables for replays: rows stay in memory
  * while events evolve them and are written once per flush, so a replay does
@@ -117,16 +135,29 @@ export class CachedProjectionTables {
     for (const table of this.byType.get(stored.event.type) ?? []) {
       const key = table.projection.keyOf(stored);
       if (!key) continue;
-      const id = rowCacheId(table.tableName, key);
-      let entry = this.rows.get(id);
-      if (!entry) {
-        const row = table.load(key);
-        entry = { projection: table, key, row, dirty: false, existed: row !== null };
-        this.rows.set(id, entry);
-      }
+      const entry = this.entry(table, key);
+      const before = entry.row;
       entry.row = table.projection.evolve(entry.row, stored) as Row | null;
       entry.dirty = true;
+      for (const tally of table.tallies) {
+        for (const change of tallyChanges(tally.projection, before, entry.row)) {
+          const counted = this.entry(tally, change.key);
+          counted.row = applyTallyChange(counted.row, change);
+          counted.dirty = true;
+        }
+      }
     }
+  }
+
+  private entry(table: ProjectionTable, key: Key) {
+    const id = rowCacheId(table.tableName, key);
+    let entry = this.rows.get(id);
+    if (!entry) {
+      const row = table.load(key);
+      entry = { projection: table, key, row, dirty: false, existed: row !== null };
+      this.rows.set(id, entry);
+    }
+    return entry;
   }
 
   /** Writes every changed row; must run inside the caller's transaction. */

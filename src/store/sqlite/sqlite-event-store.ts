@@ -20,7 +20,7 @@ import {
 } from '../event-store.js';
 import { StreamSnapshots } from '../stream-snapshots.js';
 import { GroupCommitRunner } from './group-commit.js';
-import { ProjectionTable } from './projection-writer.js';
+import { linkTallies, ProjectionTable } from './projection-writer.js';
 
 export interface SqliteEventStoreOptions {
   readonly sqlite: Database.Database;
@@ -92,8 +92,10 @@ export class SqliteEventStore implements EventStore {
     this.newId = options.newId;
     this.runner = options.runner;
     this.tx = { store: 'sqlite', sqlite: this.sqlite };
-    for (const projection of options.projections) {
-      const table = new ProjectionTable(this.sqlite, projection);
+    const tables = options.projections.map((projection) => new ProjectionTable(this.sqlite, projection));
+    linkTallies(tables);
+    for (const table of tables) {
+      const projection = table.projection;
       for (const type of projection.handles) {
         const list = this.projectionsByType.get(type) ?? [];
         list.push(table);

@@ -1,0 +1,124 @@
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { ImportAttemptOperation } from '../events/import-attempt.js';
+import { assertNever } from '../src/domain/assert-never.js';
+import { defineProjection } from './projection.js';
+
+/** Where an account stands in its supplier's migration. */
+export const progressStates = ['PENDING', 'IMPORTED', 'SKIPPED'] as const;
+export type ProgressState = (typeof progressStates)[number];
+
+/** The step a refused attempt was: a stage, or a process (v1, v2 scheduled or its run). */
+export const failureSteps = ['stage', 'process'] as const;
+export type FailureStep = (typeof failureSteps)[number];
+
+export interface FailureItem {
+  readonly code: string;
+  readonly attr: string | null;
+}
+
+/**
+ * One row per account a supplier's migration has seen (staged, or at least
+ * tried and refused): where it stands and, while it is failing, its latest
+ * refusal. An account is failing while it is not imported (nor skipped) and
+ * its latest stage or process attempt was refused: a later stage, process,
+ * successful dry run or skip clears the failure. Its counters and the
+ * failures summary are tallies over these rows (import-progress-tallies.ts).
+ */
+export const accountImportProgressTable = sqliteTable(
+  'account_import_progress',
+  {
+    importSupplier: text('import_supplier').notNull(),
+    externalAccountNumber: text('external_account_number').notNull(),
+    /** PENDING also holds an account whose stages were all refused (it was never staged). */
+    state: text('state', { enum: progressStates }).notNull(),
+    /** The imported account's transfer status; null before it is imported. */
+    transferStatus: text('transfer_status', { enum: ['UNKNOWN', 'PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'] }),
+    /** The failure: all null while the account is not failing. */
+    failureStep: text('failure_step', { enum: failureSteps }),
+    failureOperation: text('failure_operation', { enum: ['stage', 'process', 'schedule', 'scheduled_run'] }),
+    failureCode: text('failure_code'),
+    failureErrors: text('failure_errors', { mode: 'json' }).$type<FailureItem[]>(),
+    /** The top-level and item codes between spaces (` a b `): what `?code=` matches, on either store. */
+    failureCodes: text('failure_codes'),
+    failedAt: text('failed_at'),
+    /** The refusal's global position: the failures list's order and cursor (an account keeps it until it fails again). */
+    failedPosition: integer('failed_position'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.importSupplier, t.externalAccountNumber] }),
+    index('account_import_progress_failures_idx').on(t.importSupplier, t.failedPosition),
+  ],
+);
+export type AccountImportProgressRow = typeof accountImportProgressTable.$inferSelect;
+
+type Row = AccountImportProgressRow;
+
+const cleared = {
+  failureStep: null,
+  failureOperation: null,
+  failureCode: null,
+  failureErrors: null,
+  failureCodes: null,
+  failedAt: null,
+  failedPosition: null,
+} as const satisfies Partial<Row>;
+
+const pending = (importSupplier: string, externalAccountNumber: string): Row => ({
+  importSupplier,
+  externalAccountNumber,
+  state: 'PENDING',
+  transferStatus: null,
+  ...cleared,
+});
+
+const stepOf = (operation: ImportAttemptOperation): FailureStep => (operation === 'stage' ? 'stage' : 'process');
+
+export const accountImportProgressProjection = defineProjection({
+  name: 'account_import_progress',
+  version: 1,
+  table: accountImportProgressTable,
+  handles: [
+    'AccountStaged',
+    'AccountRestaged',
+    'AccountProcessed',
+    'AccountMarkedToSkip',
+    'AccountTransferStatusChanged',
+    'AccountProcessDryRunSucceeded',
+    'AccountImportAttemptRefused',
+  ],
+  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber }),
+  evolve(row, { event, globalPosition }): Row | null {
+    const { importSupplier, externalAccountNumber } = event.data;
+    const base = row ?? pending(importSupplier, externalAccountNumber);
+    switch (event.type) {
+      case 'AccountStaged':
+      case 'AccountRestaged':
+        return { ...base, ...cleared };
+      case 'AccountProcessed':
+        return { ...base, ...cleared, state: 'IMPORTED', transferStatus: 'PENDING' };
+      case 'AccountMarkedToSkip':
+        return { ...base, ...cleared, state: 'SKIPPED' };
+      case 'AccountTransferStatusChanged':
+        return { ...base, transferStatus: event.data.to };
+      case 'AccountProcessDryRunSucceeded':
+        return row && { ...row, ...cleared };
+      case 'AccountImportAttemptRefused': {
+        // An imported or skipped account is done with: a refused attempt on it is no failure of the migration.
+        if (base.state !== 'PENDING') return row;
+        const codes = new Set([event.data.code, ...event.data.errors.map((e) => e.code)]);
+        return {
+          ...base,
+          failureStep: stepOf(event.data.operation),
+          failureOperation: event.data.operation,
+          failureCode: event.data.code,
+          failureErrors: event.data.errors.map((e) => ({ code: e.code, attr: e.attr })),
+          failureCodes: ` ${[...codes].join(' ')} `,
+          failedAt: event.data.refusedAt,
+          failedPosition: globalPosition,
+        };
+      }
+      default:
+        return assertNever(event);
+    }
+  },
+});
