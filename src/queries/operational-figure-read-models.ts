@@ -1,7 +1,7 @@
-import { and, asc, eq, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
-import { accountImportProcesses } from '../../projections/account-import-processes.js';
+import { and, asc, eq, inArray, isNotNull, ne, sql, type SQL } from 'drizzle-orm';
 import { accountImportStatusTable } from '../../projections/account-import-statuses.js';
 import { customerEmails } from '../../projections/customer-emails.js';
+import { importProgressCountsTable } from '../../projections/import-progress-tallies.js';
 import { importSuppliers } from '../../projections/import-suppliers.js';
 import { supplyPointPopulateRequests } from '../../projections/supply-points-populate-requests.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
@@ -19,11 +19,11 @@ export interface WorkQueueFigures {
 /** One import supplier's accounts, as the business figures count them. */
 export interface SupplierFigures {
   readonly importSupplier: string;
-  /** Staged, not yet imported nor skipped (the pending list). */
+  /** Seen and neither imported nor skipped, as the progress endpoint counts them (issue 19). */
   readonly pending: number;
-  /** Imported (the imported list). */
+  /** Imported. */
   readonly imported: number;
-  /** Whose v2 status is ERRORED: the latest creation attempt failed and nothing has succeeded since. */
+  /** Not imported, whose latest stage or process attempt was refused (a part of `pending`). */
   readonly failing: number;
 }
 
@@ -38,7 +38,6 @@ export function createOperationalFigureReadModels(q: ProjectionQueries): Operati
   const r = supplyPointPopulateRequests;
   const e = customerEmails;
   const s = accountImportStatusTable;
-  const p = accountImportProcesses;
   const count = async (from: SQL): Promise<number> => Number((await q.select({ n: sql<number>`count(*)` }, from))[0]?.n ?? 0);
   // Each count is one range of an index: (supply_type, status, ...), (status, queue_position), due_at,
   // (import_supplier, state, ...), and the primary key (import_supplier, external_account_number).
@@ -65,17 +64,15 @@ export function createOperationalFigureReadModels(q: ProjectionQueries): Operati
       };
     },
     async supplierFigures(limit) {
+      // One row a supplier, kept by the import_progress_counts tally (issue 19): constant time whatever the cohort.
       const suppliers = await q.list(importSuppliers, { orderBy: [asc(importSuppliers.code)], limit });
-      const figures: SupplierFigures[] = [];
-      for (const { code } of suppliers) {
-        figures.push({
-          importSupplier: code,
-          pending: await count(sql`FROM ${p} WHERE ${and(eq(p.importSupplier, code), eq(p.state, 'STAGED'))}`),
-          imported: await count(sql`FROM ${p} WHERE ${and(eq(p.importSupplier, code), eq(p.state, 'IMPORTED'))}`),
-          failing: await count(sql`FROM ${s} WHERE ${and(eq(s.importSupplier, code), eq(s.status, 'ERRORED'))}`),
-        });
-      }
-      return figures;
+      const codes = suppliers.map(({ code }) => code);
+      const rows = codes.length === 0 ? [] : await q.list(importProgressCountsTable, { where: inArray(importProgressCountsTable.importSupplier, codes) });
+      const byCode = new Map(rows.map((row) => [row.importSupplier, row]));
+      return codes.map((code) => {
+        const row = byCode.get(code);
+        return { importSupplier: code, pending: row?.pending ?? 0, imported: row?.imported ?? 0, failing: row?.failing ?? 0 };
+      });
     },
   };
 }
