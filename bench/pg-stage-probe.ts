@@ -43,6 +43,8 @@ const batches: {
   redone: number;
   batches: number;
   phases?: { readMs: number; decideMs: number; loadMs: number; commitMs: number };
+  rowsGuessed?: number;
+  rowsMissed?: number;
 }[] = [];
 await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], env);
 await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
@@ -130,6 +132,9 @@ const phased = batches.filter((b) => b.phases);
 const phaseCount = phased.reduce((n, b) => n + b.pipelined, 0);
 if (phaseCount > 0) {
   const mean = (name: 'readMs' | 'decideMs' | 'loadMs' | 'commitMs') => (phased.reduce((n, b) => n + b.pipelined * b.phases![name], 0) / phaseCount).toFixed(2);
+  const guessed = batches.reduce((n, b) => n + (b.rowsGuessed ?? 0), 0);
+  const missed = batches.reduce((n, b) => n + (b.rowsMissed ?? 0), 0);
+  process.stdout.write(`projection rows: ${guessed} read with the streams on a guess, ${missed} missed by it (loaded after deciding)\n`);
   process.stdout.write(`lock held a batch: streams read ${mean('readMs')} ms, decided ${mean('decideMs')} ms, rows loaded ${mean('loadMs')} ms, written and committed ${mean('commitMs')} ms\n`);
 }
 await database.drop();

@@ -36,6 +36,9 @@ export interface BatchSummary {
   readonly lockHeldMsPerUnit: number;
   /** Share of the interval this instance held the lock. */
   readonly lockHeldShare: number;
+  /** Projection rows guessed and read with the streams, and those the guesses missed (see BatchReport). */
+  readonly rowsGuessed?: number;
+  readonly rowsMissed?: number;
   /** Mean of the pipelined batches' phases (see BatchReport), ms a batch. */
   readonly phases?: { readonly readMs: number; readonly decideMs: number; readonly loadMs: number; readonly commitMs: number };
 }
@@ -49,6 +52,8 @@ export class BatchStats {
   private waited = 0;
   private held = 0;
   private phased = 0;
+  private guessed = 0;
+  private missed = 0;
   private phases = { readMs: 0, decideMs: 0, loadMs: 0, commitMs: 0 };
 
   readonly add = (report: BatchReport): void => {
@@ -57,6 +62,10 @@ export class BatchStats {
     this.paths[report.path]++;
     this.waited += report.lockWaitMs;
     this.held += report.lockHeldMs;
+    if (report.rows) {
+      this.guessed += report.rows.guessed;
+      this.missed += report.rows.missed;
+    }
     if (report.phases) {
       this.phased++;
       for (const name of ['readMs', 'decideMs', 'loadMs', 'commitMs'] as const) this.phases[name] += report.phases[name];
@@ -76,6 +85,7 @@ export class BatchStats {
       lockWaitMs: this.batches ? round(this.waited / this.batches) : 0,
       lockHeldMsPerUnit: this.units ? round(this.held / this.units) : 0,
       lockHeldShare: round(this.held / Math.max(1, now - this.since)),
+      ...(this.guessed + this.missed > 0 ? { rowsGuessed: this.guessed, rowsMissed: this.missed } : {}),
       ...(this.phased > 0
         ? {
             phases: {
@@ -91,6 +101,7 @@ export class BatchStats {
     this.batches = this.units = this.waited = this.held = 0;
     this.paths = { pipelined: 0, redone: 0, 'per-unit': 0 };
     this.phased = 0;
+    this.guessed = this.missed = 0;
     this.phases = { readMs: 0, decideMs: 0, loadMs: 0, commitMs: 0 };
     return summary;
   }
