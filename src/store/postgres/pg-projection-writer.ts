@@ -57,6 +57,8 @@ export class PgProjectionTable {
   private readonly upsertArrays: string;
   /** Each column's PostgreSQL type, by column name (the arrays of an unnested statement are cast to them). */
   private readonly sqlTypes: Map<string, string>;
+  /** The properties of each unique index or constraint other than the primary key. */
+  readonly uniqueProps: readonly (readonly string[])[];
 
   constructor(
     readonly projection: AnyRowProjection,
@@ -72,6 +74,42 @@ export class PgProjectionTable {
     this.sqlTypes = new Map(Object.values(getTableColumns(toPgTable(canonical(projection)))).map((column) => [column.name, column.getSQLType()]));
     const onConflict = `ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
     this.upsertArrays = `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${this.names.map((n, i) => `$${i + 1}::${this.sqlTypes.get(n)}[]`).join(', ')}) ${onConflict}`;
+    const config = getTableConfig(canonical(projection));
+    const propOf = new Map(this.codec.columns.map(([prop, column]) => [column.name, prop]));
+    const props = (columns: readonly { name: string }[]) => columns.map((column) => propOf.get(column.name)!);
+    this.uniqueProps = [
+      ...config.indexes.filter(({ config: ix }) => ix.unique).map(({ config: ix }) => props(ix.columns as { name: string }[])),
+      ...config.uniqueConstraints.map((uc) => props(uc.columns)),
+      ...config.columns.filter((column) => column.isUnique).map((column) => props([column])),
+    ];
+  }
+
+  /**
+   * Whether PostgreSQL would take `row` in this table as far as one row can be refused on its own (NOT NULL,
+   * each column's type, text without U+0000): a row that is never written must pass it for the batch's
+   * writes to be collapsed (see projectBatch). False for anything it cannot tell.
+   */
+  acceptsRow(row: Row): boolean {
+    for (const [prop, column] of this.codec.columns) {
+      const value = this.codec.toDriver(column, row[prop]);
+      if (value === null) {
+        if (column.notNull) return false;
+        continue;
+      }
+      const type = this.sqlTypes.get(column.name);
+      if (type === 'text') {
+        if (typeof value !== 'string' || value.includes('\u0000')) return false;
+      } else if (type === 'bigint') {
+        if (typeof value !== 'number' || !Number.isSafeInteger(value)) return false;
+      } else if (type === 'boolean') {
+        if (typeof value !== 'boolean') return false;
+      } else if (type === 'double precision') {
+        if (typeof value !== 'number') return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -207,7 +245,7 @@ export async function projectBatch(
     return unit;
   });
   if (keys.size === 0) return [];
-  const rows = new Map<string, { table: PgProjectionTable; key: Key; row: Row | null; existed: boolean }>();
+  const rows = new Map<string, { table: PgProjectionTable; key: Key; row: Row | null; existed: boolean; stored: Row | null }>();
   // The rows read already under the lock in this transaction (and nothing written since): only the others are loaded.
   const missing = new Map<PgProjectionTable, Key[]>();
   for (const [table, byId] of keys) {
@@ -215,7 +253,7 @@ export async function projectBatch(
     for (const [id, key] of byId) {
       if (had?.has(id)) {
         const row = had.get(id) ?? null;
-        rows.set(id, { table, key, row, existed: row !== null });
+        rows.set(id, { table, key, row, existed: row !== null, stored: row });
       } else {
         let list = missing.get(table);
         if (!list) missing.set(table, (list = []));
@@ -230,7 +268,7 @@ export async function projectBatch(
     for (const key of missing.get(table)!) {
       const id = rowCacheId(table.tableName, key);
       const row = loaded[i]!.get(id) ?? null;
-      rows.set(id, { table, key, row, existed: row !== null });
+      rows.set(id, { table, key, row, existed: row !== null, stored: row });
     }
   });
   // Every unit evolved first (each unit's rows kept as they stand after it), the tallies' changes netted.
@@ -250,22 +288,68 @@ export async function projectBatch(
   const writes: Promise<unknown>[] = [];
   // Instances keep these tables' rows in memory until the generation moves: it moves with them (no tally is one of them).
   if ([...keys.keys()].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
+  const collapsed = collapsibleTables(rows, after);
   const existed = new Map([...rows].map(([id, entry]) => [id, entry.existed]));
   for (const state of after) {
     const upserts = new Map<PgProjectionTable, Row[]>();
     for (const [id, row] of state) {
       const entry = rows.get(id)!;
+      if (collapsed.has(entry.table)) continue;
       if (row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), row]);
       else if (existed.get(id)) writes.push(entry.table.delete(client, entry.key));
       existed.set(id, row !== null);
     }
     for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
   }
+  // The tables whose rows may be written as they stand after the batch: one upsert a table.
+  const finals = new Map<PgProjectionTable, Row[]>();
+  for (const entry of rows.values()) {
+    if (!collapsed.has(entry.table)) continue;
+    if (entry.row !== null) finals.set(entry.table, [...(finals.get(entry.table) ?? []), entry.row]);
+    else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
+  }
+  for (const [table, upserted] of finals) writes.push(table.upsertMany(client, upserted));
   // A tally's rows are moved once, by the batch's netted changes, in SQL (count = count + change): nothing
   // of them is read under the lock. They carry no unique index a unit could trip.
   for (const [table, netted] of nettedTallyChanges(changes)) writes.push(...table.addToTally(client, netted));
   return writes;
 }
+
+/**
+ * The tables of a batch whose rows may be written once, as they stand after the batch, instead of once a
+ * unit: PostgreSQL then refuses exactly what it would refuse were the units written one by one (a refusal
+ * has the batch redone unit by unit, so refusing more only costs time; refusing less would be wrong). That
+ * holds when every state a row passes through that would not be written is one PostgreSQL takes on its
+ * own (`acceptsRow`), and, for a table with a unique index besides its key, when no row of it is deleted
+ * and every state of each row (the stored one included) has the same values in every unique index: then
+ * the set of values those indexes hold only grows by the batch's new rows, the same at the end as at
+ * every step, so a clash the units would meet one by one is met by the collapsed write too.
+ */
+export function collapsibleTables(
+  rows: ReadonlyMap<string, { table: PgProjectionTable; row: Row | null; existed: boolean; stored: Row | null }>,
+  after: readonly ReadonlyMap<string, Row | null>[],
+): Set<PgProjectionTable> {
+  const states = new Map<string, (Row | null)[]>();
+  for (const state of after) for (const [id, row] of state) states.set(id, [...(states.get(id) ?? []), row]);
+  const refused = new Set<PgProjectionTable>();
+  for (const [id, passed] of states) {
+    const { table, stored } = rows.get(id)!;
+    if (refused.has(table)) continue;
+    const unwritten = passed.slice(0, -1);
+    if (unwritten.some((row) => row !== null && !table.acceptsRow(row))) {
+      refused.add(table);
+      continue;
+    }
+    if (table.uniqueProps.length === 0) continue;
+    const all = stored === null ? passed : [stored, ...passed];
+    if (passed.includes(null) || !all.every((row) => table.uniqueProps.every((props) => props.every((prop) => sameValue(row![prop], all[0]![prop]))))) {
+      refused.add(table);
+    }
+  }
+  return new Set([...new Set([...rows.values()].map((entry) => entry.table))].filter((table) => !refused.has(table)));
+}
+
+const sameValue = (a: unknown, b: unknown): boolean => (a ?? null) === (b ?? null);
 
 /** The batch's tally changes, netted per table and row. */
 function nettedTallyChanges(changes: readonly { table: PgProjectionTable; change: TallyChange }[]): Map<PgProjectionTable, TallyChange[]> {
