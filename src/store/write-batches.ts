@@ -20,6 +20,12 @@ export interface BatchReport {
    * those it touched that the guess missed (loaded in one more flight under the lock).
    */
   readonly rows?: { readonly guessed: number; readonly missed: number };
+  /**
+   * Of a pipelined batch: its units that joined it while it waited for the lock (their reads sent behind
+   * the lock's statement, no flight of their own), and those queued before it that joined once it was had
+   * (one more flight under the lock).
+   */
+  readonly joined?: { readonly waiting: number; readonly after: number };
 }
 
 /** What the writer did over an interval: how it batched, and how long it held the cluster's writers' lock. */

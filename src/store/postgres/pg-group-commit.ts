@@ -145,6 +145,8 @@ export class PgGroupCommitRunner {
   private readonly seenVersions = new SeenVersions(10_000);
   /** Short streams read outside the lock (a command reading its stream before it is queued): what its guess is planned on. */
   readonly readAhead = new ReadAhead(256, 64);
+  /** The pipelined batch waiting for the writers' lock, which units arriving now join. */
+  private joining: Joining | null = null;
 
   constructor(
     private readonly url: string,
@@ -166,7 +168,14 @@ export class PgGroupCommitRunner {
   runPlanned<T>(unit: PlannedUnit<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the ledger is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work: unit.work, planned: unit as PlannedUnit<unknown>, resolve: resolve as (value: unknown) => void, reject });
+      const pending: Pending = { work: unit.work, planned: unit as PlannedUnit<unknown>, resolve: resolve as (value: unknown) => void, reject };
+      // A batch waiting for the writers' lock takes it in (see Joining), unless it is full or units queued before it.
+      if (this.joining && this.queue.length === 0 && this.joining.size < this.maxBatch) {
+        this.joining.join(pending);
+        this.joining.sendSoon();
+        return;
+      }
+      this.queue.push(pending);
       this.schedule();
     });
   }
@@ -363,6 +372,9 @@ export class PgGroupCommitRunner {
     let missed = 0;
     // A guessed row's load refused by PostgreSQL (a key it cannot hold) aborts the transaction: then the batch is redone unit by unit.
     const failed = { prefetch: false };
+    const first = batch.length;
+    let joinedWaiting = 0;
+    let joinedAfter = 0;
     try {
       const streams = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]));
       const versioned = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !streams.includes(id));
@@ -373,35 +385,40 @@ export class PgGroupCommitRunner {
       read.catch(() => undefined);
       versions.catch(() => undefined);
       const prefetched = this.prefetch(client, units, failed);
-      const head = await began;
+      // Units that arrive while the lock is awaited (another instance holds it) join the batch at once, their
+      // reads sent behind the lock's statement, so they run once it is granted, in the same flight.
+      const joining = new Joining(this, client, batch, units, new Set(streams), new Set(versioned), prefetched, failed);
+      this.joining = joining;
+      let head: { last: number; xid: string };
+      try {
+        head = await began;
+      } finally {
+        this.joining = null;
+        // Read behind the lock's statement whatever its outcome: on a failure they fail with the batch.
+        try {
+          joining.send();
+        } catch {
+          // The connection is gone: the batch fails with the lock's error.
+        }
+      }
       lockedAt = performance.now();
       lockWaitMs = lockedAt - startedAt;
       xid = head.xid;
       const view = new PipelinedView(head.last, streams, (await read).rows.map(toStoredEvent), (await versions).rows);
+      for (const more of await joining.reads()) view.addRead(more.streams, more.events, more.versions);
       view.reportVersions(this.seenVersions);
       readAt = performance.now();
-      // Units that arrived while the lock was awaited join the batch (another instance held it: they would
-      // otherwise wait a whole batch more), their streams read in one more flight.
+      // Units queued before the batch began and not taken into it join too, their streams read in one more flight.
       const late: Pending[] = [];
       while (batch.length + late.length < this.maxBatch && this.queue[0]?.planned) late.push(this.queue.shift()!);
+      joinedWaiting = joining.size - first;
+      joinedAfter = late.length;
       if (late.length > 0) {
         // Theirs from now on: whatever happens next settles them with the batch.
-        batch.push(...late);
-        const lateUnits = late.map((unit) => unit.planned!);
-        const more = [...new Set(lateUnits.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]) && !streams.includes(id));
-        const moreVersioned = [...new Set(lateUnits.flatMap((unit) => unit.versions))].filter(
-          (id) => !holdsNul([id]) && !streams.includes(id) && !more.includes(id) && !versioned.includes(id),
-        );
-        const reads = Promise.all([
-          client.query<EventRow>({ name: 'ledger_batch_streams', text: READ_STREAMS, values: [more] }),
-          client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [moreVersioned] }),
-        ]);
-        // After the reads, as in the first flight: a failed guess then surfaces where `failed` is known.
-        prefetched.push(...this.prefetch(client, lateUnits, failed));
-        const [moreRead, moreVersions] = await reads;
-        view.addRead(more, moreRead.rows.map(toStoredEvent), moreVersions.rows);
+        for (const unit of late) joining.join(unit);
+        joining.send();
+        for (const more of await joining.reads()) view.addRead(more.streams, more.events, more.versions);
         view.reportVersions(this.seenVersions);
-        units.push(...lateUnits);
         readAt = performance.now();
       }
       for (const unit of units) {
@@ -460,6 +477,7 @@ export class PgGroupCommitRunner {
       lockHeldMs: committedAt - lockedAt,
       phases: { readMs: readAt - lockedAt, decideMs: decidedAt - readAt, loadMs: loadedAt - decidedAt, commitMs: committedAt - loadedAt },
       rows: { guessed: [...(preloaded?.values() ?? [])].reduce((n, rows) => n + rows.size, 0), missed },
+      joined: { waiting: joinedWaiting, after: joinedAfter },
     });
     settleAll(batch, outcomes);
     return true;
@@ -471,7 +489,7 @@ export class PgGroupCommitRunner {
    * streams (a new account's stream is empty; a guess that misses costs only the flight that loads the
    * rows it missed, as without it). The guess's events are thrown away.
    */
-  private prefetch(
+  prefetch(
     client: pg.Client,
     units: readonly PlannedUnit<unknown>[],
     failed: { prefetch: boolean },
@@ -631,6 +649,79 @@ class PipelinedView implements BatchView {
       this.mine.push(event);
       this.last = event.globalPosition;
     }
+  }
+}
+
+/** Streams (and versions) read for units that joined a batch, with the stream ids they were asked for. */
+interface MoreRead {
+  readonly streams: readonly string[];
+  readonly events: readonly StoredLedgerEvent[];
+  readonly versions: readonly { stream_id: string; v: number }[];
+}
+
+/**
+ * Units joining a pipelined batch after its first flight: each is added to the batch at once (settled with
+ * it, whatever happens), and the reads it needs that the batch has not made (its streams, versions and
+ * guessed rows) are sent on the writer connection, gathered per turn of the event loop. Sent before the
+ * lock's answer is in, they run behind the lock's statement, once it is granted: no flight of their own.
+ */
+class Joining {
+  private waiting: PlannedUnit<unknown>[] = [];
+  private readonly sent: Promise<MoreRead>[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly runner: PgGroupCommitRunner,
+    private readonly client: pg.Client,
+    private readonly batch: Pending[],
+    private readonly units: PlannedUnit<unknown>[],
+    private readonly streams: Set<string>,
+    private readonly versioned: Set<string>,
+    private readonly prefetched: Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[],
+    private readonly failed: { prefetch: boolean },
+  ) {}
+
+  get size(): number {
+    return this.batch.length;
+  }
+
+  join(pending: Pending): void {
+    this.batch.push(pending);
+    this.units.push(pending.planned!);
+    this.waiting.push(pending.planned!);
+  }
+
+  /** Sends the waiting units' reads after this turn of the event loop (several units' in one statement each). */
+  sendSoon(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
+  /** Sends the waiting units' reads now. */
+  send(): void {
+    const units = this.waiting.splice(0);
+    if (units.length === 0) return;
+    const more = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]) && !this.streams.has(id));
+    for (const id of more) this.streams.add(id);
+    const moreVersioned = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !this.streams.has(id) && !this.versioned.has(id));
+    for (const id of moreVersioned) this.versioned.add(id);
+    const reads = Promise.all([
+      this.client.query<EventRow>({ name: 'ledger_batch_streams', text: READ_STREAMS, values: [more] }),
+      this.client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [moreVersioned] }),
+    ]).then(([read, versions]) => ({ streams: more, events: read.rows.map(toStoredEvent), versions: versions.rows }));
+    reads.catch(() => undefined);
+    this.sent.push(reads);
+    // After the reads, as in the first flight: a failed guess then surfaces where `failed` is known.
+    this.prefetched.push(...this.runner.prefetch(this.client, units, this.failed));
+  }
+
+  /** The reads sent so far and not yet taken. */
+  reads(): Promise<MoreRead[]> {
+    return Promise.all(this.sent.splice(0));
   }
 }
 
