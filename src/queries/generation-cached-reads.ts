@@ -10,15 +10,20 @@ const MAX_ENTRIES = 10_000;
  * A number read by a statement that began after the call: the calls that
  * arrive while one read is in flight share the next one, so under load one
  * round trip serves every request waiting, and no caller is answered by a
- * read that began before it did.
+ * read that began before it did. A read begins at the end of the event loop's
+ * turn in which it was first asked for (setImmediate), so that every call of
+ * that turn (the requests that arrived together) shares it.
  */
 export class FreshGeneration {
   private inFlight: Promise<number> | null = null;
+  /** The read asked for in this turn and not begun yet: any call now shares it. */
+  private notBegun: Promise<number> | null = null;
   private following: Promise<number> | null = null;
 
   constructor(private readonly read: () => Promise<number>) {}
 
   get(): Promise<number> {
+    if (this.notBegun) return this.notBegun;
     if (!this.inFlight) return this.start();
     // The read in flight began before this call: wait for the one after it.
     this.following ??= this.inFlight.then(
@@ -30,11 +35,15 @@ export class FreshGeneration {
 
   private startFollowing(): Promise<number> {
     this.following = null;
-    return this.inFlight ?? this.start();
+    return this.notBegun ?? this.inFlight ?? this.start();
   }
 
   private start(): Promise<number> {
-    const read = this.read();
+    const read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.notBegun = null;
+      return this.read();
+    });
+    this.notBegun = read;
     this.inFlight = read;
     const clear = () => {
       if (this.inFlight === read) this.inFlight = null;

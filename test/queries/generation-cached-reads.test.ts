@@ -17,13 +17,15 @@ function controlledReads() {
   };
 }
 
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Two turns of the event loop: a read asked for in one begins at its end (setImmediate). */
+const flush = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 
 describe('FreshGeneration', () => {
   it('answers every call with a read that began after the call, one read at a time, shared by the calls that waited', async () => {
     const reads = controlledReads();
     const generation = new FreshGeneration(reads.read);
     const first = generation.get();
+    await flush();
     const calledAt = reads.now();
     const second = generation.get();
     const third = generation.get();
@@ -43,6 +45,7 @@ describe('FreshGeneration', () => {
     const reads = controlledReads();
     const generation = new FreshGeneration(reads.read);
     const first = generation.get();
+    await flush();
     const second = generation.get();
     reads.pending[0]!.reject(new Error('connection lost'));
     await expect(first).rejects.toThrow('connection lost');
@@ -50,9 +53,24 @@ describe('FreshGeneration', () => {
     reads.pending[1]!.resolve(7);
     expect(await second).toBe(7);
     const later = generation.get();
+    await flush();
     expect(reads.pending).toHaveLength(3);
     reads.pending[2]!.resolve(7);
     expect(await later).toBe(7);
+  });
+
+  it('the calls of one turn of the event loop share one read, which begins after the last of them', async () => {
+    const reads = controlledReads();
+    const generation = new FreshGeneration(reads.read);
+    const calls = [generation.get(), generation.get()];
+    const lastCallAt = reads.now();
+    calls.push(generation.get());
+    expect(reads.pending).toHaveLength(0);
+    await flush();
+    expect(reads.pending).toHaveLength(1);
+    expect(reads.pending[0]!.began).toBeGreaterThan(lastCallAt);
+    reads.pending[0]!.resolve(5);
+    expect(await Promise.all(calls)).toEqual([5, 5, 5]);
   });
 
   it('property: whatever the interleaving, each answer comes from a read that began after its call', async () => {
