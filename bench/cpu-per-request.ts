@@ -4,8 +4,9 @@
 // every thread, the thread pool's fdatasync included) over the phase, divided by its requests: unlike
 // req/s it hardly moves when other work shares the machine. With --profile the service runs under
 // `node --cpu-prof` and each phase's samples (cut out of the one profile by time) are summed per function:
-// self time, and total time (the function and what it calls) for the functions that take the most; the
-// profile is kept (for Chrome DevTools) in the printed directory.
+// self time, and total time (the function and what it calls) for the functions that take the most, as
+// shares of the phase's busy (not idle) samples; the profile is kept (for Chrome DevTools) in the
+// printed directory.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,8 +150,13 @@ function printProfiles(work: string, phases: Phase[], stopAt: number) {
         total.set(l, (total.get(l) ?? 0) + 1);
       }
     });
-    const pct = (h: number) => `${((h / count) * 100).toFixed(1).padStart(5)}%`;
-    process.stdout.write(`\n== ${phase.name}: ${count} samples; self time\n`);
+    // Shares of the busy samples: the idle ones (waiting for the network or the thread pool's fdatasync) are left out.
+    const idle = self.get('(idle) :0') ?? 0;
+    self.delete('(idle) :0');
+    total.delete('(idle) :0');
+    const busy = count - idle;
+    const pct = (h: number) => `${((h / busy) * 100).toFixed(1).padStart(5)}%`;
+    process.stdout.write(`\n== ${phase.name}: ${count} samples, ${busy} busy (${((busy / count) * 100).toFixed(0)}%); self time, share of busy\n`);
     for (const [name, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) process.stdout.write(`${pct(hits)}  ${name}\n`);
     process.stdout.write(`-- total time (the function and its callees)\n`);
     for (const [name, hits] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 80)) process.stdout.write(`${pct(hits)}  ${name}\n`);
