@@ -1,11 +1,13 @@
 // tsx bench/cpu-per-request.ts [--requests=N] [--profile] [--runs=K]: the service's CPU time per request of
 // stage-account, process and transactions (the bench's payloads, 10 connections, a fixed number of
-// requests each after a warm-up). CPU time is the service process's user + system time (/proc/PID/stat:
+// requests each after a warm-up), and the echo reference's under the stage body, with the budget per request
+// the targets leave (30% of the echo's rate for stage, 20% for the others). CPU time is the service process's user + system time (/proc/PID/stat:
 // every thread, the thread pool's fdatasync included) over the phase, divided by its requests: unlike
 // req/s it hardly moves when other work shares the machine. With --profile the service runs under
 // `node --cpu-prof` and each phase's samples (cut out of the one profile by time) are summed per function:
-// self time, and total time (the function and what it calls) for the functions that take the most; the
-// profile is kept (for Chrome DevTools) in the printed directory.
+// self time, and total time (the function and what it calls) for the functions that take the most, as
+// shares of the phase's busy (not idle) samples; the profile is kept (for Chrome DevTools) in the
+// printed directory.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +60,28 @@ async function load(url: string, headers: Record<string, string>, amount: number
   });
 }
 
+/**
+ * The reference: the bare Hono echo (bench/echo-server.ts, one process: node with tsx's loader) under the stage
+ * body, the same way. Its CPU per request over a target share gives the budget a write endpoint has per request.
+ */
+async function echoPhase(): Promise<Phase> {
+  const port = await freePort();
+  const echo = await start(process.execPath, ['--import', 'tsx', join(root, 'bench/echo-server.ts')], { PORT: String(port) }, /ready/);
+  const url = `http://127.0.0.1:${port}/echo/`;
+  // Warmed and measured longer than the service: at 400 and 3,000 requests its JIT is still warming and its
+  // CPU per request reads twice what it is at full speed (0.14-0.17 ms against 0.07 ms here).
+  await load(url, {}, 5_000, (i) => accountBody(`WARM-${i}`));
+  const before = cpuMs(echo.pid!);
+  const from = performance.now();
+  const result = await load(url, {}, Math.max(REQUESTS, 15_000), (i) => accountBody(`ECHO-${i}`));
+  const to = performance.now();
+  const used = cpuMs(echo.pid!) - before;
+  await stop(echo);
+  return { name: 'echo (stage body)', requests: result.requests.total, cpuMs: used, seconds: (to - from) / 1000, non2xx: result.non2xx + result.errors, p99: result.latency.p99, from, to };
+}
+
 async function once(runIndex: number): Promise<Phase[]> {
+  const echo = await echoPhase();
   const work = mkdtempSync(join(tmpdir(), 'import-ledger-cpu-'));
   const database = join(work, 'ledger.db');
   const env = { LEDGER_DATABASE: database, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
@@ -101,11 +124,19 @@ async function once(runIndex: number): Promise<Phase[]> {
   await measure('transactions (10)', '/v1/data-import/transactions/create/', (i) => transactionsBody(i, REQUESTS), (i) => transactionsBody(i + 1_000_000, REQUESTS));
   const stopAt = performance.now();
   await stop(service);
-  for (const p of phases) {
+  for (const p of [echo, ...phases]) {
     process.stdout.write(
       `run ${runIndex}  ${p.name.padEnd(18)} ${(p.cpuMs / p.requests).toFixed(2).padStart(6)} ms CPU/request  ` +
         `${Math.round(p.requests / p.seconds).toString().padStart(5)} req/s  p99 ${p.p99} ms${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}\n`,
     );
+  }
+  // The targets (issue 20): stage-account at 30% of the echo's rate, process and transactions at 20%. At one core each,
+  // the rate is 1 / CPU per request, so the budget is the echo's CPU per request over the share.
+  const echoCpu = echo.cpuMs / echo.requests;
+  for (const p of phases) {
+    const share = p.name === 'stage-account' ? 0.3 : 0.2;
+    const cpu = p.cpuMs / p.requests;
+    process.stdout.write(`run ${runIndex}  ${p.name.padEnd(18)} budget at ${share * 100}% of the echo: ${(echoCpu / share).toFixed(2)} ms CPU/request; uses ${(cpu / (echoCpu / share)).toFixed(1)}x that (${((echoCpu / cpu) * 100).toFixed(1)}% of the echo)\n`);
   }
   if (profile) {
     printProfiles(work, phases, stopAt);
@@ -113,7 +144,7 @@ async function once(runIndex: number): Promise<Phase[]> {
   } else {
     rmSync(work, { recursive: true, force: true });
   }
-  return phases;
+  return [echo, ...phases];
 }
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
@@ -149,8 +180,13 @@ function printProfiles(work: string, phases: Phase[], stopAt: number) {
         total.set(l, (total.get(l) ?? 0) + 1);
       }
     });
-    const pct = (h: number) => `${((h / count) * 100).toFixed(1).padStart(5)}%`;
-    process.stdout.write(`\n== ${phase.name}: ${count} samples; self time\n`);
+    // Shares of the busy samples: the idle ones (waiting for the network or the thread pool's fdatasync) are left out.
+    const idle = self.get('(idle) :0') ?? 0;
+    self.delete('(idle) :0');
+    total.delete('(idle) :0');
+    const busy = count - idle;
+    const pct = (h: number) => `${((h / busy) * 100).toFixed(1).padStart(5)}%`;
+    process.stdout.write(`\n== ${phase.name}: ${count} samples, ${busy} busy (${((busy / count) * 100).toFixed(0)}%); self time, share of busy\n`);
     for (const [name, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) process.stdout.write(`${pct(hits)}  ${name}\n`);
     process.stdout.write(`-- total time (the function and its callees)\n`);
     for (const [name, hits] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 80)) process.stdout.write(`${pct(hits)}  ${name}\n`);

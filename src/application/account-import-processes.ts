@@ -121,6 +121,8 @@ export async function prepareProcess(
       supplierStatus: supplier.status,
       referenceErrors,
       businessContract: contract && { identifier: contract.contractIdentifier, platformBusinessId: contract.platformBusinessId },
+      // Guarded below by the account stream's version: decide sees this payload, validated once.
+      ...(staged ? { stagedValidation: staged } : {}),
       platformAccountNumber,
       sendEmails: supplier.sendEmails,
       now: ctx.clock().toISOString(),

@@ -127,8 +127,13 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
       // Parsed once: the routes' c.req.json(), their validators and Idempotency-Key's c.req.text() read these.
       // (Hono keeps promises in its body cache, although its type names the values.)
       const cache = c.req.bodyCache as Record<string, Promise<unknown>>;
+      const parsed = Promise.resolve(value);
       cache['text'] = Promise.resolve(text);
-      cache['json'] = Promise.resolve(value);
+      cache['json'] = parsed;
+      // Hono's c.req.json() (4.13) ignores the 'json' entry and parses the cached text again, on every call
+      // (stage called it twice: the body was parsed three times). This request's json() answers the value
+      // parsed above, one object for every reader, as Hono's own cache used to: no reader mutates it.
+      Object.defineProperty(c.req, 'json', { value: () => parsed, configurable: true });
     }
     await next();
   });

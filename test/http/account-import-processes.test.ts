@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
-import { markAccountToSkip } from '../../src/application/account-import-processes.js';
+import { markAccountToSkip, prepareProcess } from '../../src/application/account-import-processes.js';
+import { commandMetadata } from '../../src/application/context.js';
+import { accountImportProcessDecider } from '../../src/domain/account-import-process/decider.js';
+import { ConcurrencyError } from '../../src/store/event-store.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { createBusinessWithContract } from '../support/business.js';
 import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
@@ -347,6 +350,32 @@ describe('POST account-import-process/create-or-update/ (spec 4.7)', () => {
 describe('POST account-import-process/process/ (spec 4.8)', () => {
   const streamId = accountImportProcessStreamId(SUPPLIER, DOMESTIC_EXT);
   const dryRunStreamId = accountProcessDryRunStreamId(SUPPLIER, DOMESTIC_EXT);
+
+  it('answers a staged payload that no longer validates with 400 account_failed_validation and its field errors', async () => {
+    // Stored as if staged under looser rules: the process validates it (once) and refuses it.
+    const payload = { ...domestic(), customers: [] };
+    const data = { importSupplier: SUPPLIER, externalAccountNumber: DOMESTIC_EXT, payload, stagedAt: '2026-11-21T10:00:00.000Z' };
+    await api.ledger.store.appendToStream(streamId, 0, [{ type: 'AccountStaged', version: 1, data }], { metadata: commandMetadata(api.ledger, operator) });
+    const body = await expectErrorBody(await api.post(PROCESS, processRequest(DOMESTIC_EXT), token), 400, 'account_failed_validation');
+    expect(body.errors).toEqual([{ code: 'empty', attr: 'customers', detail: expect.any(String) }]);
+    expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
+  });
+
+  it('validates the staged payload once a request, and the guard on the account stream keeps that validation current', async () => {
+    await stage(domestic(), 201);
+    const request = { importSupplier: SUPPLIER, externalAccountNumber: DOMESTIC_EXT, operationsTeamName: TEAM };
+    const prepared = await prepareProcess(api.ledger, request);
+    expect(prepared.command.stagedValidation?.ok).toBe(true);
+    expect(prepared.guards).toContainEqual({ streamId, expectedVersion: 1 });
+    // Re-staged (with data that no longer validates) after the validation was made: the write it was made for is refused.
+    const data = { importSupplier: SUPPLIER, externalAccountNumber: DOMESTIC_EXT, payload: { ...domestic(), customers: [] }, stagedAt: '2026-11-21T10:00:01.000Z' };
+    await api.ledger.store.appendToStream(streamId, 1, [{ type: 'AccountRestaged', version: 1, data }], { metadata: commandMetadata(api.ledger, operator) });
+    const write = api.ledger.store.handle(prepared.streamId, accountImportProcessDecider, prepared.command, { metadata: commandMetadata(api.ledger, operator), guards: prepared.guards });
+    await expect(write).rejects.toBeInstanceOf(ConcurrencyError);
+    expect(await api.ledger.store.streamVersion(streamId)).toBe(2);
+    // The request itself retries afresh: the new payload is validated and refused.
+    await expectErrorBody(await api.post(PROCESS, processRequest(DOMESTIC_EXT), token), 400, 'account_failed_validation');
+  });
 
   it('answers 201 {external_account_number, platform_account_number} and the transfer status becomes PENDING', async () => {
     await stage(domestic(), 201);

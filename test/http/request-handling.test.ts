@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { SUPPLIER, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
@@ -81,6 +81,20 @@ describe('request bodies', () => {
     api = await createTestApi();
     const token = await accessToken(api);
     await expectErrorBody(await api.post(VALIDATE, text, token), 400, 'parse_error');
+  });
+
+  it('parses a body once, however many readers ask for it (the stage route asks twice; it was parsed three times)', async () => {
+    api = await createTestApi();
+    const token = await accessToken(api);
+    const text = JSON.stringify(loadExample('account-domestic.json'));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const res = await api.post('/v1/data-import/account-import-process/create-or-update/', text, token);
+      expect(res.status).toBe(201);
+      expect(parse.mock.calls.filter(([parsed]) => parsed === text)).toHaveLength(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('answers 400 parse_error for malformed JSON on process/ too', async () => {

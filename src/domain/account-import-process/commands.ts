@@ -1,7 +1,7 @@
 import type { TransferStatus } from '../../../events/account-import-process.js';
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { FieldError } from '../errors.js';
-import type { AccountPayload } from './account-payload.js';
+import type { AccountPayload, AccountPayloadValidation } from './account-payload.js';
 
 interface AccountRef {
   readonly importSupplier: string;
@@ -41,6 +41,13 @@ export interface ProcessAccount extends AccountRef {
    * When true, one welcome email per customer with an email address is queued. Absent: false.
    */
   readonly sendEmails?: boolean;
+  /**
+   * Fact: the staged payload validated (validateAccountPayload) on this request, as read at the
+   * stream version the command's guard on the account stream expects, so the state it is decided
+   * on holds that very payload and the decider need not validate it a second time. Absent: the
+   * decider validates the state's payload itself. Never set it on a command without that guard.
+   */
+  readonly stagedValidation?: AccountPayloadValidation;
 }
 
 /** Operator: the staged account is not to be migrated. */

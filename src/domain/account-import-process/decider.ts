@@ -88,7 +88,8 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
     });
   }
   // Rules may have tightened since staging: the staged data must still validate, and what it refers to must exist.
-  const validation = validateAccountPayload(state.payload);
+  // (Validated once per request: by the caller when it read the same stream version, see stagedValidation.)
+  const validation = command.stagedValidation ?? validateAccountPayload(state.payload);
   if (!validation.ok) throw accountFailedValidation(validation.errors);
   if (command.referenceErrors.length > 0) throw accountFailedValidation(command.referenceErrors);
   return [

@@ -1,4 +1,4 @@
-import { isValidPhoneNumber } from 'libphonenumber-js/max';
+export { isValidPhone } from './phone-numbers.js';
 
 /** Supply types whose identifier formats we know (spec 2.2 lists ELECTRICITY and GAS). */
 export const SUPPLY_TYPES = ['ELECTRICITY', 'GAS'] as const;
@@ -49,12 +49,4 @@ function luhnSum(digits: readonly number[]): number {
 /** French postcode: exactly five digits. */
 export function isFrenchPostcode(value: string): boolean {
   return /^\d{5}$/.test(value);
-}
-
-/**
- * A French number (national or +33 form) or any valid international number, checked
- * against libphonenumber's full metadata (the default "min" metadata checks only lengths).
- */
-export function isValidPhone(value: string): boolean {
-  return isValidPhoneNumber(value, 'FR');
 }

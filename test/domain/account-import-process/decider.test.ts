@@ -1,8 +1,10 @@
-import { describe, it } from 'vitest';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import { isAccountImportProcessEvent, type AccountImportProcessEvent } from '../../../events/account-import-process.js';
 import { validateAccountPayload, type AccountPayload } from '../../../src/domain/account-import-process/account-payload.js';
 import type { ProcessAccount, StageAccount } from '../../../src/domain/account-import-process/commands.js';
 import { accountImportProcessDecider as decider } from '../../../src/domain/account-import-process/decider.js';
+import { DomainError } from '../../../src/domain/errors.js';
 import { given } from '../../support/given.js';
 import { loadExample } from '../../support/ledger.js';
 
@@ -136,6 +138,35 @@ describe('account import process decider: process', () => {
     } as AccountImportProcessEvent;
     const error = given(decider, [broken]).when(processCmd()).thenFails('account_failed_validation');
     if (!error.errors.some((e) => e.attr === 'customers' && e.code === 'empty')) throw new Error('expected customers empty');
+  });
+
+  it('a staged validation carried by the command decides exactly as validating the state would (validated once a request)', () => {
+    const outcome = (run: () => unknown) => {
+      try {
+        return { events: run() };
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        return { code: error.code, detail: error.detail, errors: error.errors };
+      }
+    };
+    const payloads: Record<string, unknown>[] = [
+      payload as Record<string, unknown>,
+      payloadOf('account-business.json') as Record<string, unknown>,
+      { ...payload, customers: [] },
+      { ...payload, customers: [{ ...(payload.customers[0] as Record<string, unknown>), mobile: '+3361234567', landline: 'x' }] },
+      { ...payload, billing_postcode: '7501' },
+    ];
+    fc.assert(
+      fc.property(fc.constantFrom(...payloads), fc.subarray(Object.keys(payload)), fc.boolean(), (base, dropped, sendEmails) => {
+        const stored = Object.fromEntries(Object.entries(base).filter(([key]) => !dropped.includes(key)));
+        const event = { ...staged, data: { ...staged.data, payload: stored } } as AccountImportProcessEvent;
+        const state = decider.evolve(decider.initialState, event);
+        const once = outcome(() => decider.decide(processCmd({ sendEmails, stagedValidation: validateAccountPayload(stored) }), state));
+        const twice = outcome(() => decider.decide(processCmd({ sendEmails }), state));
+        expect(once).toStrictEqual(twice);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
