@@ -1,3 +1,4 @@
+import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { checkedRequest } from './openapi-check.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -181,6 +182,8 @@ export async function createTestApi(
     store?: TestStore;
     /** The service's metrics: the store reports to it, and the app counts requests into it. */
     metrics?: LedgerMetrics;
+    /** Wraps the store's Idempotency-Key records the app uses (to watch or hold them). */
+    idempotency?: (records: IdempotencyRecords) => IdempotencyRecords;
   } = {},
 ): Promise<TestApi> {
   const base = await createTestLedger({ ...options, ...(options.metrics ? { observer: options.metrics.observer } : {}) });
@@ -208,6 +211,7 @@ export async function createTestApi(
     documents: options.documents,
     paymentVendors: options.paymentVendors,
     ...(options.metrics ? { metrics: options.metrics.http } : {}),
+    ...(options.idempotency ? { idempotency: options.idempotency(ledger.idempotency) } : {}),
   });
   // Every answer a test receives through the app is checked against the OpenAPI document (test/support/openapi-check.ts).
   app.request = checkedRequest(app.request);
