@@ -1,8 +1,8 @@
-import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { processAccount, stageAccount } from '../../src/application/account-import-processes.js';
 import { createPopulateBatch } from '../../src/application/supply-point-populate.js';
 import { setImportSupplierConfig } from '../../src/application/operator.js';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
+import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { populateRequestSchema } from '../../src/domain/supply-point/populate-request.js';
 import { EXAMPLE_DOCUMENTS, tempDocumentStore, type TempDocumentStore } from './account-records.js';

@@ -1,4 +1,3 @@
-import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { checkedRequest } from './openapi-check.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import type { DocumentStore } from '../../src/adapters/document-store.js';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import type { LedgerMetrics } from '../../src/observability/metrics.js';
 import type { StoreObserver } from '../../src/store/store-observer.js';
+import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { openLedger, type Ledger, type LedgerLocation } from '../../src/ledger.js';
 import { createTestDatabase, executeOn, postgresAvailable } from './postgres.js';
 import { createExampleProducts } from './products.js';
