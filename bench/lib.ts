@@ -25,6 +25,13 @@ export function peakRssMb(pid: number): number | null {
   }
 }
 
+/** User + system CPU of a process (every thread, the thread pool's fdatasync included), in ms: /proc/PID/stat. */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // After "pid (comm) ": state is field 0, utime field 11, stime field 12 (clock ticks, 100 a second).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 /** Spawns a child and resolves once its output matches `readyPattern` (or at once when none is given). */
 export function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyPattern?: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {

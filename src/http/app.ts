@@ -74,9 +74,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // A streamed body reads on after this point (docs/reliability.md).
   if (deps.durable) {
     const durable = deps.durable;
-    app.use('*', async (_c, next) => {
+    app.use('*', async (c, next) => {
       await next();
-      await durable();
+      await (c.get('durableAnswer') ?? durable());
     });
   }
 
@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const sub = new Hono<AppEnv>({ strict: true });
     sub.use('*', auth, rateLimit, jsonBody(deps.maxBodyBytes));
     // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
-    if (deps.idempotency) sub.use('*', idempotency(deps.idempotency, deps.store));
+    if (deps.idempotency) sub.use('*', idempotency(deps.idempotency, deps.store, deps.durable));
     return sub;
   };
   const api = dataImportApi();

@@ -4,7 +4,8 @@ import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError } from '../domain/errors.js';
 import type { EventStore } from '../store/event-store.js';
-import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest } from '../store/idempotency.js';
+import type { StoredLedgerEvent } from '../store/event-store.js';
+import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest, type StoredResponse } from '../store/idempotency.js';
 import type { AppEnv } from './env.js';
 import { recoveries } from './idempotency-recovery.js';
 
@@ -26,6 +27,9 @@ const isTransient = (status: number) => status >= 500 || status === 429 || statu
 
 const PURGE_EVERY = 100;
 
+/** The content type of a response rebuilt from its events. */
+const REBUILT_CONTENT_TYPE = 'application/json';
+
 /**
  * Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The
  * Idempotency-Key HTTP Header Field"; docs/reliability.md). Runs after
@@ -35,12 +39,16 @@ const PURGE_EVERY = 100;
  * The key is reserved in the store before the request runs (atomically, for
  * every process on the database); every write the request makes records the
  * key with its events in their transaction (the `beforeCommit` hook the
- * request's actor carries); the response is stored once rendered. A request
+ * request's actor carries); the response is stored once rendered. The
+ * reservation, and a response that the events rebuild byte for byte, are
+ * committed without waiting to be durable (a lost one is harmless: the key is
+ * free again, or the retry rebuilds the same answer), so a keyed write waits
+ * for one sync, its events', as an unkeyed one does. A request
  * that finds the key held gets the stored answer, 409 while the first is still
  * running, 422 if it is another request, or the response rebuilt from the
  * events when the first died between committing them and storing its answer.
  */
-export function idempotency(records: IdempotencyRecords, store: EventStore) {
+export function idempotency(records: IdempotencyRecords, store: EventStore, durable?: () => Promise<void>) {
   let completions = 0;
   return createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method !== 'POST') return next();
@@ -72,16 +80,54 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
       return recover(c, records, store, request, record, text);
     }
 
+    // The events recorded with the key, as the request's writes commit them (the hook runs last in a unit
+    // that then commits; it never runs for a dry run or a refused command).
+    const recorded: StoredLedgerEvent[] = [];
+    c.set('beforeCommit', (appended, tx) => {
+      const done = reservation.beforeCommit(appended, tx);
+      recorded.push(...appended);
+      return done;
+    });
     // An error inside is answered by app.onError before this line sees it: `c.res` is always the answer.
-    c.set('beforeCommit', reservation.beforeCommit);
     await next();
     if (isTransient(c.res.status)) {
       await reservation.release();
       return;
     }
-    await reservation.complete({ status: c.res.status, body: await c.res.clone().text(), contentType: c.res.headers.get('content-type') });
+    const response: StoredResponse = { status: c.res.status, body: await c.res.clone().text(), contentType: c.res.headers.get('content-type') };
+    if (rebuildsTo(request, text, recorded, reservation.reservedAt, response)) {
+      // Its events are committed with the key, and a retry that finds no response rebuilds this very one
+      // from them: the response is stored (committed, so a retry finds it) without waiting for it to be on
+      // disk, and the answer waits only for what was written before it (the events and anything it read).
+      const written = durable?.();
+      written?.catch(() => undefined); // awaited by the app's durability middleware; not unhandled if the store below throws
+      await reservation.complete(response, { rebuildable: true });
+      if (written) c.set('durableAnswer', written);
+    } else {
+      await reservation.complete(response);
+    }
     if (++completions % PURGE_EVERY === 0) await records.purgeExpired();
   });
+}
+
+/**
+ * Whether a retry that finds the request's events and no response would answer
+ * exactly `response`: the rebuild (idempotency-recovery.ts) from the same
+ * request and the events the request recorded with its key gives the same
+ * status, content type and body, byte for byte. Checked on every answer, so
+ * an endpoint without a rebuild, or one whose rebuild differs in any case, is
+ * simply awaited as before.
+ */
+function rebuildsTo(request: IdempotentRequest, text: string, recorded: readonly StoredLedgerEvent[], reservedAt: string, response: StoredResponse): boolean {
+  const recover = recoveries[request.requestPath];
+  if (!recover || recorded.length === 0 || response.contentType !== REBUILT_CONTENT_TYPE) return false;
+  try {
+    const events = [...recorded].sort((a, b) => a.globalPosition - b.globalPosition);
+    const rebuilt = recover(JSON.parse(text) as unknown, events, reservedAt);
+    return rebuilt !== null && rebuilt.status === response.status && JSON.stringify(rebuilt.body) === response.body;
+  } catch {
+    return false;
+  }
 }
 
 function replay(c: Context<AppEnv>, status: number, body: string, contentType: string | null): Response {
@@ -115,7 +161,7 @@ async function recover(
     });
   }
   const body = JSON.stringify(recovered.body);
-  const contentType = 'application/json';
+  const contentType = REBUILT_CONTENT_TYPE;
   await records.complete(request, { status: recovered.status, body, contentType });
   return replay(c, recovered.status, body, contentType);
 }

@@ -50,6 +50,8 @@ export interface IdempotencyRecord {
 /** The key is held by the caller's request: run it, then complete or release. */
 export interface HeldReservation {
   readonly held: true;
+  /** When the key was reserved: the record's `createdAt`, as a retry that rebuilds the response reads it. */
+  readonly reservedAt: string;
   /**
    * Pass as `beforeCommit` to every write the request makes: it records the
    * positions of the events appended with the key, inside their unit of work,
@@ -57,8 +59,13 @@ export interface HeldReservation {
    * unit with `idempotency_key_in_progress` if another request took the key over).
    */
   readonly beforeCommit: BeforeCommit;
-  /** Stores the request's response (not if one is stored already: the first one wins). */
-  complete(response: StoredResponse): Promise<void>;
+  /**
+   * Stores the request's response (not if one is stored already: the first one wins). With `rebuildable`
+   * (the response is exactly what a retry would rebuild from the events recorded with the key), the store
+   * may settle once the response is committed, visible to every process, without waiting for it to be
+   * durable: should a crash take it back, the retry rebuilds the same answer from the events, which are.
+   */
+  complete(response: StoredResponse, options?: { readonly rebuildable?: boolean }): Promise<void>;
   /** Gives the key back without a response (a transient answer) unless events were recorded with it. */
   release(): Promise<void>;
 }

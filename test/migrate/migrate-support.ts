@@ -31,6 +31,8 @@ export interface RunningService extends TestLedger {
   onRequest: ((count: number) => void) | null;
   /** The bodies of the token requests (POST /v1/graphql/) received, in order. */
   readonly tokenRequests: string[];
+  /** Every POST under /v1/data-import/ received, in order: its path and its Idempotency-Key (null: none). */
+  readonly posts: { readonly path: string; readonly idempotencyKey: string | null }[];
   /** Stops the service; fails when an answer it gave did not match the OpenAPI document. */
   stop(): Promise<void>;
 }
@@ -55,6 +57,7 @@ export async function startService(): Promise<RunningService> {
     requests: 0,
     onRequest: null,
     tokenRequests: [],
+    posts: [],
     stop: async () => undefined,
   };
   // Every answer the migrate command gets from the service is checked against the document on its way out.
@@ -64,7 +67,9 @@ export async function startService(): Promise<RunningService> {
     fetch: async (req: Request) => {
       service.requests++;
       service.onRequest?.(service.requests);
-      if (new URL(req.url).pathname === '/v1/graphql/') service.tokenRequests.push(await req.clone().text());
+      const path = new URL(req.url).pathname;
+      if (path === '/v1/graphql/') service.tokenRequests.push(await req.clone().text());
+      if (req.method === 'POST' && path.startsWith('/v1/data-import/')) service.posts.push({ path, idempotencyKey: req.headers.get('idempotency-key') });
       return checked(req);
     },
     hostname: '127.0.0.1',

@@ -171,4 +171,21 @@ describe('import-ledger migrate against the real service', () => {
     expect(lines.find((l) => l.step === 'products')).toMatchObject({ outcome: 'already imported', http_status: 201 });
     expect(lines.find((l) => l.step === 'notes')).toMatchObject({ outcome: 'already imported', http_status: 201 });
   });
+
+  it('every write carries an Idempotency-Key; a real run sends an account as stage then process (no validate), and the validations of a dry run carry no key', async () => {
+    folder = writeFolder({ accounts: 4 });
+    // A dry run writes nothing (validate-products/, validate-account/): no key, nothing for the service to store.
+    await runMigration(service, folder, { dryRun: true });
+    expect(new Set(service.posts.map((p) => p.path))).toEqual(new Set(['/v1/data-import/validate-products/', '/v1/data-import/validate-account/']));
+    expect(service.posts.filter((p) => p.idempotencyKey !== null)).toEqual([]);
+
+    service.posts.length = 0;
+    await runMigration(service, folder);
+    const accountPosts = service.posts.filter((p) => p.path.includes('account'));
+    expect(accountPosts.map((p) => p.path).sort()).toEqual([
+      ...Array<string>(4).fill('/v1/data-import/account-import-process/create-or-update/'),
+      ...Array<string>(4).fill('/v1/data-import/account-import-process/process/'),
+    ]);
+    expect(service.posts.every((p) => p.idempotencyKey !== null)).toBe(true);
+  });
 });

@@ -2,6 +2,7 @@ import { processAccount, stageAccount } from '../../src/application/account-impo
 import { createPopulateBatch } from '../../src/application/supply-point-populate.js';
 import { setImportSupplierConfig } from '../../src/application/operator.js';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
+import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { populateRequestSchema } from '../../src/domain/supply-point/populate-request.js';
 import { EXAMPLE_DOCUMENTS, tempDocumentStore, type TempDocumentStore } from './account-records.js';
@@ -49,12 +50,15 @@ export interface EndpointWorld {
  * vendor) with, for both SUPPLIER and OTHER_SUPPLIER, everything an endpoint
  * of the table may need (see test/support/endpoints.ts).
  */
-export async function createEndpointWorld(options: { maxBodyBytes?: number; paymentVendors?: PaymentVendors } = {}): Promise<EndpointWorld> {
+export async function createEndpointWorld(
+  options: { maxBodyBytes?: number; paymentVendors?: PaymentVendors; idempotency?: (records: IdempotencyRecords) => IdempotencyRecords } = {},
+): Promise<EndpointWorld> {
   const documents: TempDocumentStore = tempDocumentStore([]);
   const api = await createTestApi({
     documents: documents.store,
     paymentVendors: options.paymentVendors ?? knowingVendors,
     maxBodyBytes: options.maxBodyBytes,
+    idempotency: options.idempotency,
   });
   const keys: Record<string, string> = { [SUPPLIER]: api.key, [OTHER_SUPPLIER]: api.otherKey };
   const tokens: Record<string, string> = {};

@@ -13,6 +13,7 @@ import type { DocumentStore } from '../../src/adapters/document-store.js';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import type { LedgerMetrics } from '../../src/observability/metrics.js';
 import type { StoreObserver } from '../../src/store/store-observer.js';
+import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { openLedger, type Ledger, type LedgerLocation } from '../../src/ledger.js';
 import { createTestDatabase, executeOn, postgresAvailable } from './postgres.js';
 import { createExampleProducts } from './products.js';
@@ -181,6 +182,8 @@ export async function createTestApi(
     store?: TestStore;
     /** The service's metrics: the store reports to it, and the app counts requests into it. */
     metrics?: LedgerMetrics;
+    /** Wraps the store's Idempotency-Key records the app uses (to watch or hold them). */
+    idempotency?: (records: IdempotencyRecords) => IdempotencyRecords;
   } = {},
 ): Promise<TestApi> {
   const base = await createTestLedger({ ...options, ...(options.metrics ? { observer: options.metrics.observer } : {}) });
@@ -208,6 +211,7 @@ export async function createTestApi(
     documents: options.documents,
     paymentVendors: options.paymentVendors,
     ...(options.metrics ? { metrics: options.metrics.http } : {}),
+    ...(options.idempotency ? { idempotency: options.idempotency(ledger.idempotency) } : {}),
   });
   // Every answer a test receives through the app is checked against the OpenAPI document (test/support/openapi-check.ts).
   app.request = checkedRequest(app.request);

@@ -86,6 +86,11 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
         return await inFlight();
       }
       let token = this.clock().toISOString();
+      // The claim commits without waiting for its WAL flush (synchronous_commit off for this transaction
+      // only): while the request runs, the key is held by the advisory lock, and the row is visible to
+      // every session once committed. Losing it in a crash of the database server is harmless (the locks
+      // go too, and the request had written nothing yet); the request's events commit later, synchronously,
+      // and their flush covers the reservation's commit record, which precedes them in the WAL.
       const claimed = await this.inTransaction(async (client) => {
         const existing = await this.live(client, request.keyId, request.idempotencyKey, true);
         if (!existing) {
@@ -106,7 +111,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
           return null;
         }
         return toIdempotencyRecord(existing);
-      });
+      }, { waitForFlush: false });
       if (claimed) {
         await this.unlock(lock);
         return { held: false, record: claimed };
@@ -163,14 +168,16 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     };
     return {
       held: true,
+      reservedAt: token,
       beforeCommit,
-      complete: async (response) => {
+      complete: async (response, options) => {
+        const update = `UPDATE idempotency_keys SET status = $1, response_body = $2, response_content_type = $3, completed_at = $4
+            WHERE key_id = $5 AND idempotency_key = $6 AND created_at = $7 AND status IS NULL`;
+        const values = [response.status, response.body, response.contentType, this.clock().toISOString(), keyId, idempotencyKey, token];
         try {
-          await this.pool.query(
-            `UPDATE idempotency_keys SET status = $1, response_body = $2, response_content_type = $3, completed_at = $4
-              WHERE key_id = $5 AND idempotency_key = $6 AND created_at = $7 AND status IS NULL`,
-            [response.status, response.body, response.contentType, this.clock().toISOString(), keyId, idempotencyKey, token],
-          );
+          // A response the events rebuild need not wait for the WAL flush: committed, a retry finds it; lost, it rebuilds it.
+          if (options?.rebuildable) await this.inTransaction((client) => client.query(update, values), { waitForFlush: false });
+          else await this.pool.query(update, values);
         } finally {
           if (lock !== null) await this.unlock(lock);
         }
@@ -201,10 +208,11 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     return raw;
   }
 
-  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `work` in a transaction; with `waitForFlush: false` its COMMIT does not wait for the WAL flush (synchronous_commit off for it alone). */
+  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>, { waitForFlush = true } = {}): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(waitForFlush ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
       const result = await work(client);
       await client.query('COMMIT');
       return result;

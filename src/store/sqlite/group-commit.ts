@@ -6,6 +6,8 @@ interface Pending {
   readonly work: () => unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** Settles once its batch is committed (visible to every connection), without waiting for the WAL sync. */
+  readonly atCommit: boolean;
 }
 
 export interface GroupCommitOptions {
@@ -38,7 +40,8 @@ type AfterSync = (error: Error | null) => void;
  *   command is decided against the state that includes them;
  * - a unit that throws is rolled back to its savepoint alone and its caller
  *   gets the error; the others are unaffected;
- * - no caller's promise settles before the batch is durable. If the COMMIT
+ * - no caller's promise settles before the batch is durable (except a
+ *   `runCommitted` unit's: see there). If the COMMIT
  *   itself fails, every unit of the batch gets that error.
  *
  * Durability without the fsync on the event loop (issue 20): with a WAL file,
@@ -87,9 +90,25 @@ export class GroupCommitRunner {
   }
 
   run<T>(work: () => T): Promise<T> {
+    return this.enqueue(work, false);
+  }
+
+  /**
+   * Like `run`, but settles as soon as the unit's batch is committed: what it wrote is then visible to
+   * every connection on the file, though a power cut could still take it back until the WAL sync that
+   * follows. Only for a write whose loss is harmless and whose effects are made durable by a later
+   * write's sync anyway (the WAL is synced in order: any later batch's sync covers this one's frames),
+   * such as an Idempotency-Key reservation: a lost reservation is a key nobody holds, and the
+   * request's own events, which a retry must find, are written after it.
+   */
+  runCommitted<T>(work: () => T): Promise<T> {
+    return this.enqueue(work, true);
+  }
+
+  private enqueue<T>(work: () => T, atCommit: boolean): Promise<T> {
     if (this.syncFailure) return Promise.reject(this.syncFailure);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, atCommit });
       this.schedule();
     });
   }
@@ -163,13 +182,19 @@ export class GroupCommitRunner {
       return;
     }
     this.restoreFullSync(asyncSync);
+    const settleUnit = (unit: Pending, i: number) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.value);
+    };
+    // The units that wait for the commit only settle now; the others once the WAL is synced.
+    if (asyncSync) batch.forEach((unit, i) => unit.atCommit && settleUnit(unit, i));
     const settle: AfterSync = (syncError) => {
       if (!syncError) this.onBatch?.(batch.length, performance.now() - began);
       batch.forEach((unit, i) => {
-        const outcome = outcomes[i]!;
+        if (asyncSync && unit.atCommit) return;
         if (syncError) unit.reject(syncError);
-        else if (outcome.ok) unit.resolve(outcome.value);
-        else unit.reject(outcome.value);
+        else settleUnit(unit, i);
       });
     };
     if (!asyncSync) {

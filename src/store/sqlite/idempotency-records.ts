@@ -23,6 +23,16 @@ import { sqliteTransaction } from './sqlite-event-store.js';
  * on the row if it is still the reservation they took. Reservations go
  * through the connection's group-commit runner like the events, so the
  * check-and-claim is one atomic unit for every process on the file.
+ *
+ * A reservation is answered once its batch is committed, not once the WAL is
+ * synced (`runCommitted`): committed, it is visible to every connection on the
+ * file, which is all the claim needs. Its loss in a power cut is harmless (a
+ * key nobody holds, so the retry runs the request, which had written nothing:
+ * the request's events come in a later batch, whose sync covers the
+ * reservation's frames too). The same holds for a response that a retry
+ * would rebuild from the request's events (`complete` with `rebuildable`). So
+ * a keyed request that writes waits for one sync (its events') instead of
+ * three before it can answer.
  */
 export class SqliteIdempotencyRecords implements IdempotencyRecords {
   private readonly statements;
@@ -77,7 +87,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
   }
 
   async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
-    const taken = await this.runner.run((): { held: true; token: string } | ExistingReservation => {
+    const taken = await this.runner.runCommitted((): { held: true; token: string } | ExistingReservation => {
       const now = this.clock();
       const token = now.toISOString();
       const existing = this.live(request.keyId, request.idempotencyKey);
@@ -148,12 +158,13 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
     };
     return {
       held: true,
+      reservedAt: token,
       beforeCommit,
-      complete: async (response) => {
+      complete: async (response, options) => {
         const now = this.clock().toISOString();
-        await this.runner.run(() =>
-          this.statements.completeHeld.run(response.status, response.body, response.contentType, now, keyId, idempotencyKey, token),
-        );
+        const store = () => this.statements.completeHeld.run(response.status, response.body, response.contentType, now, keyId, idempotencyKey, token);
+        // A response the events rebuild need not wait for the WAL sync: committed, a retry finds it; lost, it rebuilds it.
+        await (options?.rebuildable ? this.runner.runCommitted(store) : this.runner.run(store));
       },
       release: async () => {
         await this.runner.run(() => this.statements.release.run(keyId, idempotencyKey, token));

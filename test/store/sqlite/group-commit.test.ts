@@ -71,6 +71,31 @@ describe('GroupCommitRunner: the WAL synced off the event loop', () => {
     await expect(runner.durable()).resolves.toBeUndefined();
   });
 
+  it('runCommitted settles at COMMIT, before the sync (another connection sees its write); a unit of its batch still waits for the sync; durable() waits for it', async () => {
+    const { runner, held, sqlite } = heldRunner();
+    const other = openDatabase(database.file);
+    try {
+      const claim = runner.runCommitted(() => sqlite.prepare('INSERT INTO t VALUES (1)').run().changes);
+      const write = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (2)').run().changes);
+      const writeState = settled(write);
+      expect(await claim).toBe(1);
+      expect(held).toHaveLength(1);
+      expect(writeState.done).toBe(false);
+      expect(other.sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2);
+      const durable = settled(runner.durable());
+      await tick();
+      expect(durable.done).toBe(false);
+      held[0]!(null);
+      expect(await write).toBe(1);
+      await tick();
+      expect(durable.done).toBe(true);
+      // A unit that throws rejects at COMMIT too, alone.
+      await expect(runner.runCommitted(() => { throw new Error('refused'); })).rejects.toThrow('refused');
+    } finally {
+      other.close();
+    }
+  });
+
   it('a failed sync fails its batch and refuses every later unit', async () => {
     const { runner, held, sqlite } = heldRunner();
     const first = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run());
