@@ -1,4 +1,5 @@
 import type { ReadModels } from './read-models.js';
+import { requestScope } from './request-scope.js';
 
 /** The reads every request makes (its key, the rate limit, its supplier and team): the ones worth keeping. */
 type CachedRead = 'findApiKey' | 'findImportSupplier' | 'operationsTeamExists' | 'configValue';
@@ -69,7 +70,9 @@ export function generationCachedReads(read: ReadModels, readGeneration: () => Pr
   const rows = new Map<string, unknown>();
 
   const cached = <T>(key: string, load: () => Promise<T>) => async (): Promise<T> => {
-    const seen = await generation.get();
+    // Within a request, its first check serves its other reads: it began after the request arrived.
+    const scope = requestScope.getStore();
+    const seen = await (scope ? (scope.generation ??= generation.get()) : generation.get());
     // Any change of the number means a change of the rows (the reads come one after another, so in order).
     if (seen !== current) {
       current = seen;
