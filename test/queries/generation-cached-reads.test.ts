@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FreshGeneration, generationCachedReads } from '../../src/queries/generation-cached-reads.js';
 import type { ReadModels } from '../../src/queries/read-models.js';
+import { requestScope } from '../../src/queries/request-scope.js';
 
 /** A read whose answer the test releases, remembering when (in call order) each read began. */
 function controlledReads() {
@@ -126,6 +127,23 @@ describe('generationCachedReads', () => {
     state.generation++;
     expect(await cached.findImportSupplier('A')).toMatchObject({ status: 'MIGRATION_COMPLETE' });
     expect(state.loads).toBe(2);
+  });
+
+  it('within one request, one check of the generation serves all its reads; each request checks again', async () => {
+    const { state, cached } = fakeStore();
+    const request = () =>
+      requestScope.run({}, async () => {
+        await cached.findImportSupplier('A');
+        await cached.findImportSupplier('B');
+        return cached.findImportSupplier('A');
+      });
+    await request();
+    expect(state.generationReads).toBe(1);
+    state.status = 'MIGRATION_COMPLETE';
+    state.generation++;
+    // A change committed before the next request arrived: its check sees it.
+    expect(await request()).toMatchObject({ status: 'MIGRATION_COMPLETE' });
+    expect(state.generationReads).toBe(2);
   });
 
   it('a row loaded while the generation moved is answered but not kept', async () => {
