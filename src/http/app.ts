@@ -11,7 +11,7 @@ import type { SharedLimits } from '../store/shared-limits.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { jsonBody } from './json-body.js';
-import { requestScope } from '../queries/request-scope.js';
+import { requestScope, wantsRequestScope } from '../queries/request-scope.js';
 import { requestContext } from './request-context.js';
 import { httpMetrics, type HttpMetrics } from './metrics-middleware.js';
 import { accountImportProcessRoutes, PROCESS_PATH } from './routes/account-import-processes.js';
@@ -70,7 +70,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // First, so that it times the whole answer and sees every status, an error's too.
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
   app.use('*', requestContext(deps.logger, deps.ids.uuid));
-  app.use('*', (_c, next) => requestScope.run({}, next));
+  // On PostgreSQL a request's cached reads share one check of the read generation (src/queries/request-scope.ts).
+  if (wantsRequestScope(deps.read)) app.use('*', (_c, next) => requestScope.run({}, next));
   // No answer shows a write before it is on disk: a write's own answer already waits for its batch's
   // sync; a read (or an Idempotency-Key replay) that saw a batch still being synced waits for it too.
   // A streamed body reads on after this point (docs/reliability.md).

@@ -1,5 +1,5 @@
 import type { ReadModels } from './read-models.js';
-import { requestScope } from './request-scope.js';
+import { markRequestScoped, requestScope } from './request-scope.js';
 
 /** The reads every request makes (its key, the rate limit, its supplier and team): the ones worth keeping. */
 type CachedRead = 'findApiKey' | 'findImportSupplier' | 'operationsTeamExists' | 'configValue';
@@ -95,5 +95,5 @@ export function generationCachedReads(read: ReadModels, readGeneration: () => Pr
     operationsTeamExists: (name) => cached(`team:${name}`, () => read.operationsTeamExists(name))(),
     configValue: (key) => cached(`config:${key}`, () => read.configValue(key))(),
   };
-  return { ...read, ...overrides };
+  return markRequestScoped({ ...read, ...overrides });
 }

@@ -9,3 +9,14 @@ export interface RequestScope {
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();
+
+const scoped = new WeakSet<object>();
+
+/** Marks read models whose reads share one check a request: the service then runs each request in a scope. */
+export function markRequestScoped<T extends object>(read: T): T {
+  scoped.add(read);
+  return read;
+}
+
+/** Whether `read` wants a request scope (only the generation-cached reads of PostgreSQL do: none elsewhere costs a scope). */
+export const wantsRequestScope = (read: object): boolean => scoped.has(read);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FreshGeneration, generationCachedReads } from '../../src/queries/generation-cached-reads.js';
 import type { ReadModels } from '../../src/queries/read-models.js';
-import { requestScope } from '../../src/queries/request-scope.js';
+import { requestScope, wantsRequestScope } from '../../src/queries/request-scope.js';
 
 /** A read whose answer the test releases, remembering when (in call order) each read began. */
 function controlledReads() {
@@ -166,6 +166,12 @@ describe('generationCachedReads', () => {
     expect(await slow).toBe(0);
     expect(await cached.configValue('request-rate-per-second')).toBe(1);
     expect(state.loads).toBe(2);
+  });
+
+  it('asks the service for a request scope; read models without the cache do not', () => {
+    const { cached } = fakeStore();
+    expect(wantsRequestScope(cached)).toBe(true);
+    expect(wantsRequestScope({} as ReadModels)).toBe(false);
   });
 
   it('passes every other read through untouched', () => {
