@@ -34,19 +34,44 @@ const INSERT_EVENTS = {
 };
 
 /**
+ * Up to this many events, a statement of rows of plain parameters (one text, prepared once, per row
+ * count): no value goes through an array literal, which node-postgres builds by escaping every quote of
+ * the event's JSON and PostgreSQL parses back. Larger appends (imports, rebuild tests) take the arrays.
+ */
+const MAX_VALUES_ROWS = 64;
+const COLUMNS = 10;
+const valuesStatements: { name: string; text: string }[] = [];
+function valuesStatement(rows: number): { name: string; text: string } {
+  let statement = valuesStatements[rows];
+  if (!statement) {
+    const tuples = Array.from({ length: rows }, (_, r) => `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(', ')})`);
+    statement = {
+      name: `ledger_insert_events_v${rows}`,
+      text: `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk) VALUES ${tuples.join(', ')}`,
+    };
+    valuesStatements[rows] = statement;
+  }
+  return statement;
+}
+
+/** An event's row, in the columns' order: data, metadata and bulk fields as text (the exact bytes). */
+function eventRow(s: StoredLedgerEvent): unknown[] {
+  const { data, bulk } = splitEventData(s.event.type, s.event.data);
+  return [s.globalPosition, s.streamId, s.streamPosition, s.event.type, s.event.version, data, JSON.stringify(s.metadata), s.metadata.eventId, s.recordedAt, bulk];
+}
+
+/**
  * Sends the INSERTs of `stored` (one statement per 2,000 events), not
  * awaited one by one: the returned promise settles when all did. Data,
  * metadata and bulk fields are stored as text: the exact bytes.
  */
 export function insertEvents(client: pg.ClientBase, stored: readonly StoredLedgerEvent[]): Promise<unknown> {
+  if (stored.length === 0) return Promise.resolve([]);
+  if (stored.length <= MAX_VALUES_ROWS) return client.query({ ...valuesStatement(stored.length), values: stored.flatMap(eventRow) });
   const statements: Promise<unknown>[] = [];
   for (let i = 0; i < stored.length; i += PER_STATEMENT) {
-    const columns: unknown[][] = Array.from({ length: 10 }, () => []);
-    for (const s of stored.slice(i, i + PER_STATEMENT)) {
-      const { data, bulk } = splitEventData(s.event.type, s.event.data);
-      const row = [s.globalPosition, s.streamId, s.streamPosition, s.event.type, s.event.version, data, JSON.stringify(s.metadata), s.metadata.eventId, s.recordedAt, bulk];
-      row.forEach((value, j) => columns[j]!.push(value));
-    }
+    const columns: unknown[][] = Array.from({ length: COLUMNS }, () => []);
+    for (const s of stored.slice(i, i + PER_STATEMENT)) eventRow(s).forEach((value, j) => columns[j]!.push(value));
     statements.push(client.query({ ...INSERT_EVENTS, values: columns }));
   }
   return Promise.all(statements);

@@ -73,6 +73,32 @@ describe('PostgreSQL: event JSON is stored as exact text', () => {
     }
   });
 
+  it('an append of 64 events (rows of parameters) and one of 65 (column arrays) store the same exact bytes', async () => {
+    const tricky = (i: number) => ({
+      status: 'Ongoing',
+      code: `C${i}`,
+      documentRoot: `/zz/é/日本/😀/\u2028/"quoted"\\back\\slash/{a,b}/NULL/${i}\t`,
+      sendEmails: false,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    for (const count of [64, 65]) {
+      const stream = `exact-${count}`;
+      const events = Array.from({ length: count }, (_, i) => ({ type: 'ImportSupplierCreated', version: 1, data: tricky(i) }) as LedgerEvent);
+      await t.a.store.appendToStream(stream, 0, events, { metadata: { requestId: 'r', actor: 'a', causationId: null, correlationId: null } });
+      const rows = await t.sql<{ data: string; bytes: Buffer; stream_position: string }>(
+        'SELECT data, convert_to(data, $2) AS bytes, stream_position FROM events WHERE stream_id = $1 ORDER BY stream_position',
+        [stream, 'UTF8'],
+      );
+      expect(rows).toHaveLength(count);
+      rows.forEach((row, i) => {
+        expect(Number(row.stream_position)).toBe(i + 1);
+        expect(row.data).toBe(JSON.stringify(tricky(i)));
+        expect(row.bytes.equals(Buffer.from(JSON.stringify(tricky(i)), 'utf8'))).toBe(true);
+      });
+      expect((await t.b.store.readStream(stream)).map((e) => e.event.data)).toEqual(events.map((e) => e.data));
+    }
+  });
+
   it('U+0000 inside event JSON is stored as its escape and reads back; a JSON projection column keeps the exact text too', async () => {
     const details = { zeta: 1, alpha: { z: 'a\u0000b', a: [3, 1, 2] }, 'ключ': '\u0000', mid: 1.5e-7, big: 12345678901234 };
     const event = {
