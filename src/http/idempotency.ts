@@ -95,7 +95,7 @@ export function idempotency(records: IdempotencyRecords, store: EventStore, dura
       return;
     }
     const response: StoredResponse = { status: c.res.status, body: await c.res.clone().text(), contentType: c.res.headers.get('content-type') };
-    if (rebuildsTo(request, text, recorded, reservation.reservedAt, response)) {
+    if (await rebuildsTo(request, () => c.req.json(), recorded, reservation.reservedAt, response)) {
       // Its events are committed with the key, and a retry that finds no response rebuilds this very one
       // from them: the response is stored (committed, so a retry finds it) without waiting for it to be on
       // disk, and the answer waits only for what was written before it (the events and anything it read).
@@ -118,12 +118,19 @@ export function idempotency(records: IdempotencyRecords, store: EventStore, dura
  * an endpoint without a rebuild, or one whose rebuild differs in any case, is
  * simply awaited as before.
  */
-function rebuildsTo(request: IdempotentRequest, text: string, recorded: readonly StoredLedgerEvent[], reservedAt: string, response: StoredResponse): boolean {
+async function rebuildsTo(
+  request: IdempotentRequest,
+  body: () => Promise<unknown>,
+  recorded: readonly StoredLedgerEvent[],
+  reservedAt: string,
+  response: StoredResponse,
+): Promise<boolean> {
   const recover = recoveries[request.requestPath];
   if (!recover || recorded.length === 0 || response.contentType !== REBUILT_CONTENT_TYPE) return false;
   try {
     const events = [...recorded].sort((a, b) => a.globalPosition - b.globalPosition);
-    const rebuilt = recover(JSON.parse(text) as unknown, events, reservedAt);
+    // The body as the body middleware parsed it (c.req.json()), not parsed again.
+    const rebuilt = recover(await body(), events, reservedAt);
     return rebuilt !== null && rebuilt.status === response.status && JSON.stringify(rebuilt.body) === response.body;
   } catch {
     return false;
