@@ -41,8 +41,9 @@ export interface PgOptions {
 }
 
 /** The session settings every connection of the ledger gets (`options` of the startup message). */
-function sessionOptions(options: PgOptions): string {
+function sessionOptions(options: PgOptions, settings: readonly string[] = []): string {
   return [
+    ...settings.map((setting) => `-c ${setting}`),
     `-c statement_timeout=${options.statementTimeoutMs ?? 30_000}`,
     `-c lock_timeout=${options.lockTimeoutMs ?? 10_000}`,
     `-c idle_in_transaction_session_timeout=${options.idleInTransactionTimeoutMs ?? 15_000}`,
@@ -77,8 +78,8 @@ class CorkingSocket extends Socket {
   }
 }
 
-export function clientConfig(url: string, options: PgOptions = {}): pg.ClientConfig {
-  return { connectionString: url, types, options: sessionOptions(options), application_name: 'import-ledger', stream: () => new CorkingSocket() };
+export function clientConfig(url: string, options: PgOptions = {}, settings: readonly string[] = []): pg.ClientConfig {
+  return { connectionString: url, types, options: sessionOptions(options, settings), application_name: 'import-ledger', stream: () => new CorkingSocket() };
 }
 
 export function newPool(url: string, options: PgOptions = {}): pg.Pool {
@@ -88,10 +89,39 @@ export function newPool(url: string, options: PgOptions = {}): pg.Pool {
   return pool;
 }
 
-export async function newClient(url: string, options: PgOptions = {}, pipeline = false): Promise<pg.Client> {
-  const client = new pg.Client({ ...clientConfig(url, options), pipeline });
+/**
+ * A new connection; `pipeline` has statements sent without waiting for the answers before them, and
+ * `settings` are more session settings (`name=value`).
+ */
+export async function newClient(url: string, options: PgOptions = {}, pipeline = false, settings: readonly string[] = []): Promise<pg.Client> {
+  const client = new pg.Client({ ...clientConfig(url, options, settings), pipeline });
   client.on('error', () => undefined);
   await client.connect();
+  return client;
+}
+
+/**
+ * The writer's connection (pipelined), with the session settings of what it runs under the writers' lock,
+ * where every instance waits on it:
+ * - no sequential scans. Its reads are lookups by key (a batch's streams, versions and projection rows);
+ *   on a table that grew since PostgreSQL last analyzed it (a new database, the first minutes of a
+ *   migration), the planner judged a scan of the whole table cheaper and held the lock through it
+ *   (measured: 0.7 ms for 5 streams of 2,000 events, against 0.03 ms by the index).
+ * - lz4 instead of pglz for the values it compresses (an event's data, a row's copy of it), where the
+ *   server was built with it: a third of the CPU (measured: 14 µs against 45 µs for a 4.4 KB account).
+ *   Both read back the same; columns with a compression of their own keep it.
+ */
+export async function newWriterClient(url: string, options: PgOptions = {}): Promise<pg.Client> {
+  const client = await newClient(url, options, true, ['enable_seqscan=off']);
+  try {
+    await client.query(
+      `SELECT set_config('default_toast_compression', 'lz4', false)
+         WHERE EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))`,
+    );
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
+  }
   return client;
 }
 

@@ -4,9 +4,9 @@ import { toStoredEvent, type EventRow } from '../event-codec.js';
 import type { BatchReport } from '../write-batches.js';
 import { StoreUnavailableError, type BeforeCommit, type StoredLedgerEvent, type WriteTransaction } from '../event-store.js';
 import { refuseVersionsAhead } from '../projection-maintenance.js';
-import { holdsNul, LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
+import { holdsNul, LOCK_CLASS, newClient, newWriterClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { insertEvents } from './pg-event-rows.js';
-import { linkTallies, PgProjectionTable, projectBatch, touchedKeys, type Preloaded } from './pg-projection-writer.js';
+import { BatchProjection, linkTallies, PgProjectionTable, touchedKeys } from './pg-projection-writer.js';
 import type { Row } from '../projection-rows.js';
 
 /**
@@ -207,7 +207,7 @@ export class PgGroupCommitRunner {
   private async connection(): Promise<pg.Client> {
     if (!this.writer) {
       // Pipelined: statements that do not wait for each other's answers go out in one flight.
-      const client = await newClient(this.url, this.options, true);
+      const client = await newWriterClient(this.url, this.options);
       client.on('error', () => {
         if (this.writer === client) this.writer = null;
       });
@@ -368,7 +368,7 @@ export class PgGroupCommitRunner {
     const appended: StoredLedgerEvent[] = [];
     const byUnit: StoredLedgerEvent[][] = [];
     const hooks: { hook: BeforeCommit; appended: readonly StoredLedgerEvent[] }[] = [];
-    let preloaded: Preloaded | undefined;
+    let preloaded = new Map<PgProjectionTable, Map<string, Row | null>>();
     let missed = 0;
     // A guessed row's load refused by PostgreSQL (a key it cannot hold) aborts the transaction: then the batch is redone unit by unit.
     const failed = { prefetch: false };
@@ -404,8 +404,12 @@ export class PgGroupCommitRunner {
       lockedAt = performance.now();
       lockWaitMs = lockedAt - startedAt;
       xid = head.xid;
-      const view = new PipelinedView(head.last, streams, (await read).rows.map(toStoredEvent), (await versions).rows);
-      for (const more of await joining.reads()) view.addRead(more.streams, more.events, more.versions);
+      // The rest of the first flight in one wait (its answers come in together): the event loop and other
+      // requests' work get no turn between its answers while the lock is held.
+      const [streamsRead, versionsRead, moreRead, rows] = await Promise.all([read, versions, joining.reads(), preloadedRows(prefetched.splice(0))]);
+      preloaded = rows;
+      const view = new PipelinedView(head.last, streams, streamsRead.rows.map(toStoredEvent), versionsRead.rows);
+      for (const more of moreRead) view.addRead(more.streams, more.events, more.versions);
       view.reportVersions(this.seenVersions);
       readAt = performance.now();
       // Units queued before the batch began and not taken into it join too, their streams read in one more flight.
@@ -417,7 +421,9 @@ export class PgGroupCommitRunner {
         // Theirs from now on: whatever happens next settles them with the batch.
         for (const unit of late) joining.join(unit);
         joining.send();
-        for (const more of await joining.reads()) view.addRead(more.streams, more.events, more.versions);
+        const [lateRead, lateRows] = await Promise.all([joining.reads(), preloadedRows(prefetched.splice(0))]);
+        for (const more of lateRead) view.addRead(more.streams, more.events, more.versions);
+        mergePreloaded(preloaded, lateRows);
         view.reportVersions(this.seenVersions);
         readAt = performance.now();
       }
@@ -436,7 +442,6 @@ export class PgGroupCommitRunner {
         }
       }
       last = view.last;
-      preloaded = await preloadedRows(prefetched);
       decidedAt = performance.now();
     } catch (error) {
       await client.query('ROLLBACK').catch(() => this.drop(client));
@@ -449,8 +454,11 @@ export class PgGroupCommitRunner {
     try {
       if (appended.length > 0) {
         deferred.add(insertEvents(client, appended));
-        const writes = await projectBatch(client, (type) => this.tablesByType!.get(type) ?? [], byUnit, preloaded, (rows) => (missed = rows));
-        for (const write of writes) deferred.add(write);
+        // Synchronous from the reads' answers to COMMIT sent when every row was guessed (the common case).
+        const projection = new BatchProjection((type) => this.tablesByType!.get(type) ?? [], byUnit, preloaded);
+        missed = projection.missing;
+        if (missed > 0) await projection.load(client);
+        for (const write of projection.write(client)) deferred.add(write);
       }
       const tx: PgWriteTransaction = { store: 'postgres', client, last, defer: (statement) => deferred.add(statement) };
       for (const { hook, appended: mine } of hooks) await hook(mine, tx);
@@ -551,7 +559,7 @@ export class WriteLockTimeoutError extends StoreUnavailableError {
   }
 }
 
-const READ_STREAMS = 'SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position';
+export const READ_STREAMS = 'SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position';
 const READ_VERSIONS = 'SELECT stream_id, max(stream_position) AS v FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id';
 
 /**
@@ -762,14 +770,19 @@ class GuessView implements BatchView {
 }
 
 /** The prefetched rows by table (several loads of one table merged). */
-async function preloadedRows(loads: readonly Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[]): Promise<Preloaded> {
+async function preloadedRows(loads: readonly Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[]): Promise<Map<PgProjectionTable, Map<string, Row | null>>> {
   const byTable = new Map<PgProjectionTable, Map<string, Row | null>>();
-  for (const { table, rows } of await Promise.all(loads)) {
-    const had = byTable.get(table);
-    if (!had) byTable.set(table, rows);
+  for (const { table, rows } of await Promise.all(loads)) mergePreloaded(byTable, new Map([[table, rows]]));
+  return byTable;
+}
+
+/** Adds `more` preloaded rows to `into`. */
+function mergePreloaded(into: Map<PgProjectionTable, Map<string, Row | null>>, more: ReadonlyMap<PgProjectionTable, ReadonlyMap<string, Row | null>>): void {
+  for (const [table, rows] of more) {
+    const had = into.get(table);
+    if (!had) into.set(table, new Map(rows));
     else for (const [id, row] of rows) had.set(id, row);
   }
-  return byTable;
 }
 
 /** Stream versions, the most recently seen kept (at most `capacity`). */

@@ -215,6 +215,15 @@ export function linkTallies(tables: readonly PgProjectionTable[]): void {
   for (const table of tables) table.tallies = tables.filter((t) => t.projection.tally?.source === table.projection);
 }
 
+/** A row a batch touches: its key, its state as the batch evolves it, and as it was stored. */
+interface BatchRow {
+  readonly table: PgProjectionTable;
+  readonly key: Key;
+  row: Row | null;
+  existed: boolean;
+  stored: Row | null;
+}
+
 /**
  * The inline projections of a whole group-commit batch's events, in two
  * flights whatever the batch's size: every row the events touch loaded at
@@ -233,86 +242,120 @@ export async function projectBatch(
   preloaded?: Preloaded,
   onMissed?: (rows: number) => void,
 ): Promise<Promise<unknown>[]> {
-  const keys = touchedKeys(tablesOf, units.flat());
-  const touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[][] = units.map((events) => {
-    const unit: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[] = [];
-    for (const stored of events) {
-      for (const table of tablesOf(stored.event.type)) {
-        const key = table.projection.keyOf(stored);
-        if (key) unit.push({ table, id: rowCacheId(table.tableName, key), stored });
+  const batch = new BatchProjection(tablesOf, units, preloaded);
+  onMissed?.(batch.missing);
+  if (batch.missing > 0) await batch.load(client);
+  return batch.write(client);
+}
+
+/**
+ * projectBatch in its steps, for a caller under the writers' lock that must not give the event loop away
+ * between them when nothing is missing: the rows the batch touches, those not preloaded loaded (`load`,
+ * one flight), then every write sent at once (`write`, synchronous).
+ */
+export class BatchProjection {
+  private readonly touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[][];
+  private readonly rows = new Map<string, BatchRow>();
+  /** Keys not preloaded, by table. */
+  private readonly unloaded = new Map<PgProjectionTable, Key[]>();
+  private readonly tables: ReadonlySet<PgProjectionTable>;
+
+  constructor(tablesOf: (type: string) => readonly PgProjectionTable[], units: readonly (readonly StoredLedgerEvent[])[], preloaded?: Preloaded) {
+    const keys = touchedKeys(tablesOf, units.flat());
+    this.tables = new Set(keys.keys());
+    this.touches = units.map((events) => {
+      const unit: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[] = [];
+      for (const stored of events) {
+        for (const table of tablesOf(stored.event.type)) {
+          const key = table.projection.keyOf(stored);
+          if (key) unit.push({ table, id: rowCacheId(table.tableName, key), stored });
+        }
+      }
+      return unit;
+    });
+    // The rows read already under the lock in this transaction (and nothing written since): only the others are loaded.
+    for (const [table, byId] of keys) {
+      const had = preloaded?.get(table);
+      for (const [id, key] of byId) {
+        if (had?.has(id)) {
+          const row = had.get(id) ?? null;
+          this.rows.set(id, { table, key, row, existed: row !== null, stored: row });
+        } else {
+          let list = this.unloaded.get(table);
+          if (!list) this.unloaded.set(table, (list = []));
+          list.push(key);
+        }
       }
     }
-    return unit;
-  });
-  if (keys.size === 0) return [];
-  const rows = new Map<string, { table: PgProjectionTable; key: Key; row: Row | null; existed: boolean; stored: Row | null }>();
-  // The rows read already under the lock in this transaction (and nothing written since): only the others are loaded.
-  const missing = new Map<PgProjectionTable, Key[]>();
-  for (const [table, byId] of keys) {
-    const had = preloaded?.get(table);
-    for (const [id, key] of byId) {
-      if (had?.has(id)) {
-        const row = had.get(id) ?? null;
-        rows.set(id, { table, key, row, existed: row !== null, stored: row });
-      } else {
-        let list = missing.get(table);
-        if (!list) missing.set(table, (list = []));
-        list.push(key);
+  }
+
+  /** How many rows were not preloaded (`load` reads them). */
+  get missing(): number {
+    return [...this.unloaded.values()].reduce((n, list) => n + list.length, 0);
+  }
+
+  /** Reads the rows not preloaded, in one flight. */
+  async load(client: pg.ClientBase): Promise<void> {
+    const tables = [...this.unloaded.keys()];
+    const loaded = await Promise.all(tables.map((table) => table.loadMany(client, this.unloaded.get(table)!)));
+    tables.forEach((table, i) => {
+      for (const key of this.unloaded.get(table)!) {
+        const id = rowCacheId(table.tableName, key);
+        const row = loaded[i]!.get(id) ?? null;
+        this.rows.set(id, { table, key, row, existed: row !== null, stored: row });
       }
-    }
+    });
+    this.unloaded.clear();
   }
-  const tables = [...missing.keys()];
-  onMissed?.([...missing.values()].reduce((n, list) => n + list.length, 0));
-  const loaded = await Promise.all(tables.map((table) => table.loadMany(client, missing.get(table)!)));
-  tables.forEach((table, i) => {
-    for (const key of missing.get(table)!) {
-      const id = rowCacheId(table.tableName, key);
-      const row = loaded[i]!.get(id) ?? null;
-      rows.set(id, { table, key, row, existed: row !== null, stored: row });
+
+  /** Evolves every row through the batch and sends the writes (returned, not awaited). Every row must be had. */
+  write(client: pg.ClientBase): Promise<unknown>[] {
+    if (this.unloaded.size > 0) throw new Error('a batch projection written before its rows were loaded');
+    if (this.tables.size === 0) return [];
+    const rows = this.rows;
+    // Every unit evolved first (each unit's rows kept as they stand after it), the tallies' changes netted.
+    const after: Map<string, Row | null>[] = [];
+    const changes: { table: PgProjectionTable; change: TallyChange }[] = [];
+    for (const unit of this.touches) {
+      const state = new Map<string, Row | null>();
+      for (const { table, id, stored } of unit) {
+        const entry = rows.get(id)!;
+        const before = entry.row;
+        entry.row = table.projection.evolve(entry.row, stored) as Row | null;
+        state.set(id, entry.row);
+        for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
+      }
+      after.push(state);
     }
-  });
-  // Every unit evolved first (each unit's rows kept as they stand after it), the tallies' changes netted.
-  const after: Map<string, Row | null>[] = [];
-  const changes: { table: PgProjectionTable; change: TallyChange }[] = [];
-  for (const unit of touches) {
-    const state = new Map<string, Row | null>();
-    for (const { table, id, stored } of unit) {
-      const entry = rows.get(id)!;
-      const before = entry.row;
-      entry.row = table.projection.evolve(entry.row, stored) as Row | null;
-      state.set(id, entry.row);
-      for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
+    const writes: Promise<unknown>[] = [];
+    // Instances keep these tables' rows in memory until the generation moves: it moves with them (no tally is one of them).
+    if ([...this.tables].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
+    const collapsed = collapsibleTables(rows, after);
+    const existed = new Map([...rows].map(([id, entry]) => [id, entry.existed]));
+    for (const state of after) {
+      const upserts = new Map<PgProjectionTable, Row[]>();
+      for (const [id, row] of state) {
+        const entry = rows.get(id)!;
+        if (collapsed.has(entry.table)) continue;
+        if (row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), row]);
+        else if (existed.get(id)) writes.push(entry.table.delete(client, entry.key));
+        existed.set(id, row !== null);
+      }
+      for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
     }
-    after.push(state);
-  }
-  const writes: Promise<unknown>[] = [];
-  // Instances keep these tables' rows in memory until the generation moves: it moves with them (no tally is one of them).
-  if ([...keys.keys()].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
-  const collapsed = collapsibleTables(rows, after);
-  const existed = new Map([...rows].map(([id, entry]) => [id, entry.existed]));
-  for (const state of after) {
-    const upserts = new Map<PgProjectionTable, Row[]>();
-    for (const [id, row] of state) {
-      const entry = rows.get(id)!;
-      if (collapsed.has(entry.table)) continue;
-      if (row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), row]);
-      else if (existed.get(id)) writes.push(entry.table.delete(client, entry.key));
-      existed.set(id, row !== null);
+    // The tables whose rows may be written as they stand after the batch: one upsert a table.
+    const finals = new Map<PgProjectionTable, Row[]>();
+    for (const entry of rows.values()) {
+      if (!collapsed.has(entry.table)) continue;
+      if (entry.row !== null) finals.set(entry.table, [...(finals.get(entry.table) ?? []), entry.row]);
+      else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
     }
-    for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
+    for (const [table, upserted] of finals) writes.push(table.upsertMany(client, upserted));
+    // A tally's rows are moved once, by the batch's netted changes, in SQL (count = count + change): nothing
+    // of them is read under the lock. They carry no unique index a unit could trip.
+    for (const [table, netted] of nettedTallyChanges(changes)) writes.push(...table.addToTally(client, netted));
+    return writes;
   }
-  // The tables whose rows may be written as they stand after the batch: one upsert a table.
-  const finals = new Map<PgProjectionTable, Row[]>();
-  for (const entry of rows.values()) {
-    if (!collapsed.has(entry.table)) continue;
-    if (entry.row !== null) finals.set(entry.table, [...(finals.get(entry.table) ?? []), entry.row]);
-    else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
-  }
-  for (const [table, upserted] of finals) writes.push(table.upsertMany(client, upserted));
-  // A tally's rows are moved once, by the batch's netted changes, in SQL (count = count + change): nothing
-  // of them is read under the lock. They carry no unique index a unit could trip.
-  for (const [table, netted] of nettedTallyChanges(changes)) writes.push(...table.addToTally(client, netted));
-  return writes;
 }
 
 /**

@@ -1,0 +1,85 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importSupplierStreamId } from '../../../events/import-supplier.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import { newClient, newWriterClient } from '../../../src/store/postgres/pg-database.js';
+import { READ_STREAMS } from '../../../src/store/postgres/pg-group-commit.js';
+import { skipWithoutPostgres } from '../../support/postgres.js';
+import { metadata, openInstances, type Instances } from './instances.js';
+
+type Session = { query: (text: string) => Promise<{ rows: Record<string, unknown>[] }> };
+
+const FIVE_STREAMS = `ARRAY['s-1', 's-2', 's-3', 's-4', 's-5']`;
+
+/** Prepares a batch's stream read on `session` and runs it as the writer does, over and over (PostgreSQL then keeps one plan for it). */
+async function prepareStreamRead(session: Session): Promise<void> {
+  await session.query(`PREPARE stream_read(text[]) AS ${READ_STREAMS}`);
+  for (let i = 0; i < 10; i++) await session.query(`EXECUTE stream_read(${FIVE_STREAMS})`);
+}
+
+/** The plan `session` runs its prepared stream read with (EXPLAIN, as JSON text). */
+async function streamReadPlan(session: Session): Promise<string> {
+  const { rows } = await session.query(`EXPLAIN (FORMAT JSON) EXECUTE stream_read(${FIVE_STREAMS})`);
+  return JSON.stringify(rows[0]);
+}
+
+/**
+ * The writer's connection runs what every instance waits for (the writers' lock is held meanwhile): its
+ * session keeps the planner off whole-table scans, and compresses with lz4 where the server has it.
+ */
+describe('PostgreSQL: the writer connection', () => {
+  if (skipWithoutPostgres()) return;
+  let t: Instances;
+  beforeEach(async () => {
+    t = await openInstances();
+  });
+  afterEach(() => t.close());
+
+  it('reads a batch\'s streams by the index after the log grew under a plan made when it was small (a plain session scans it all)', async () => {
+    const plain = await newClient(t.url);
+    const writer = await newWriterClient(t.url);
+    try {
+      // A new database: the statement is planned (and the plan kept) while the log holds a few events...
+      await t.sql(
+        `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at)
+           VALUES (1, 's-0', 1, 'ImportSupplierCreated', 1, '{}', '{}', 'e-1', '2026-01-01T00:00:00.000Z')`,
+      );
+      await prepareStreamRead(plain);
+      await prepareStreamRead(writer);
+      // ...then 3,000 events of an account's size come in before PostgreSQL analyzes the table again.
+      await t.sql(
+        `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at)
+           SELECT g, 's-' || (g % 600), g / 600 + 1, 'ImportSupplierCreated', 1, repeat(md5(g::text), 50), '{}', 'e-' || g, '2026-01-01T00:00:00.000Z'
+             FROM generate_series(2, 3001) AS g`,
+      );
+      // The condition the setting is for: the plain session still scans the whole log for five streams.
+      expect(await streamReadPlan(plain)).toContain('Seq Scan');
+      const plan = await streamReadPlan(writer);
+      expect(plan).not.toContain('Seq Scan');
+      expect(plan).toContain('Index');
+    } finally {
+      await plain.end();
+      await writer.end();
+    }
+  });
+
+  it('stores a large event\'s data compressed with lz4 where the server was built with it, and reads it back the same', async () => {
+    const [{ lz4 }] = await t.sql<{ lz4: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)) AS lz4`,
+    );
+    const documentRoot = `/${'large/'.repeat(2_000)}`;
+    const event = {
+      type: 'ImportSupplierCreated',
+      version: 1,
+      data: { status: 'Ongoing', code: 'LZ4', documentRoot, sendEmails: false, createdAt: '2026-01-01T00:00:00.000Z' },
+    } as LedgerEvent;
+    await t.a.store.appendToStream(importSupplierStreamId('LZ4'), 0, [event], { metadata });
+    const [row] = await t.sql<{ compression: string | null; data: string }>(
+      `SELECT pg_column_compression(data) AS compression, data FROM events WHERE stream_id = $1`,
+      [importSupplierStreamId('LZ4')],
+    );
+    expect(row!.compression).toBe(lz4 ? 'lz4' : 'pglz');
+    expect(JSON.parse(row!.data)).toMatchObject({ documentRoot });
+    const [read] = await t.b.store.readStream(importSupplierStreamId('LZ4'));
+    expect(read!.event.data).toMatchObject({ documentRoot });
+  });
+});
