@@ -1,4 +1,4 @@
-// tsx bench/pg-stage-probe.ts [--instances=N] [--seconds=S]: stage-account against N instances on a new
+// tsx bench/pg-stage-probe.ts [--instances=N] [--seconds=S] [--then-process]: stage-account against N instances on a new
 // PostgreSQL database, with the CPU each side used (the instances, PostgreSQL's processes, the load
 // generator): a developer's aid for the PostgreSQL write path (npm run bench gives the figures to report).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -117,6 +117,33 @@ process.stdout.write(
 );
 await new Promise((r) => setTimeout(r, 1_100));
 process.stdout.write(`database: ${((await transactions()) - transactionsBefore) / Math.max(1, total)} transactions a request\n`);
+if (process.argv.includes('--then-process')) {
+  // --then-process: the staged accounts processed (spread as the stage was), with the CPU each side used.
+  const staged = i;
+  let next = 0;
+  const processBefore = measure();
+  const startedAt = performance.now();
+  const processed = await Promise.all(
+    services.map((s) =>
+      autocannon({
+        url: `${s.base}/v1/data-import/account-import-process/process/`,
+        method: 'POST',
+        connections: Math.round(10 / instances),
+        amount: Math.floor(staged / instances),
+        headers,
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ external_account_number: `P-${next++}`, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' }) }) }],
+      }),
+    ),
+  );
+  const elapsed = (performance.now() - startedAt) / 1000;
+  const processAfter = measure();
+  const done = processed.reduce((n, r) => n + r.requests.total, 0);
+  const side = (k: keyof typeof before) => `${(((processAfter[k] - processBefore[k]) * 10) / Math.max(1, done)).toFixed(2)} ms a request`;
+  process.stdout.write(
+    `process, ${instances} instance(s): ${Math.round(done / elapsed)} req/s, ${processed.reduce((n, r) => n + r.non2xx + r.errors, 0)} bad; ` +
+      `CPU: service ${side('service')}, postgres ${side('postgres')}, load generator ${side('self')}\n`,
+  );
+}
 await stats.end();
 for (const s of services) await stop(s.child);
 const units = batches.reduce((n, b) => n + b.units, 0);

@@ -4,7 +4,8 @@
 // stage throughput on it. Prints a table and writes bench/results/latest.json.
 // `-- --only=reads`: only the generated log, its rebuild and the streamed reads (with `--store=postgres`
 // on PostgreSQL too). `-- --log=FILE`: a log generated earlier (tsx bench/generate-log.ts FILE --events N)
-// instead of a new one; it is changed in place.
+// instead of a new one; it is changed in place. `-- --only=stores`: only the echo and the write
+// scenarios (with `--store=postgres --instances=N`, PostgreSQL's beside SQLite's).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ const onlyReads = process.argv.includes('--only=reads');
 const onlyMigrate = process.argv.includes('--only=migrate');
 /** `-- --only=metrics`: only stage-account with metrics on and off (issue 21). */
 const onlyMetrics = process.argv.includes('--only=metrics');
+/** `-- --only=stores`: only the echo and the write scenarios, on SQLite and (with `--store=postgres`) PostgreSQL (issue 14). */
+const onlyStores = process.argv.includes('--only=stores');
 const givenLog = process.argv.find((a) => a.startsWith('--log='))?.slice('--log='.length);
 /** `--store=postgres --instances=N`: also measure the PostgreSQL store with 1 and N instances on one database. */
 const storeArg = process.argv.find((a) => a.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite';
@@ -156,6 +159,14 @@ async function main() {
     printMetricsOverhead(overhead);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, metricsOverhead: overhead }, null, 2)}\n`);
+    return;
+  }
+  if (onlyStores) {
+    const echo = await writeScenarios();
+    if (storeArg === 'postgres') await postgresScenarios(echo, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
+    printTable();
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures }, null, 2)}\n`);
     return;
   }
   const cli = onlyReads ? null : await migrateScenarios();

@@ -110,6 +110,12 @@ export interface PgGroupCommitOptions extends PgOptions {
   readonly inline?: readonly AnyRowProjection[];
   /** Told of every batch that reached COMMIT or was redone: how many units, and how it ran. */
   readonly onBatch?: (batch: BatchReport) => void;
+  /**
+   * When the writer connection is replaced so that its statements are planned again (see `replanned`):
+   * once the log holds at least `floor` events and `growth` times what it held when the connection's
+   * first batch ran. Defaults: 2,000 and 4.
+   */
+  readonly replan?: { readonly floor: number; readonly growth: number };
 }
 
 export type { BatchReport } from '../write-batches.js';
@@ -147,12 +153,16 @@ export class PgGroupCommitRunner {
   readonly readAhead = new ReadAhead(256, 64);
   /** The pipelined batch waiting for the writers' lock, which units arriving now join. */
   private joining: Joining | null = null;
+  /** The log's last position when the writer connection ran its first batch (its statements' plans were made then). */
+  private plannedAt: number | null = null;
+  private readonly replan: { readonly floor: number; readonly growth: number };
 
   constructor(
     private readonly url: string,
     private readonly options: PgGroupCommitOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 256;
+    this.replan = options.replan ?? { floor: 2_000, growth: 4 };
     this.projections = options.projections ?? [];
     if (options.inline) {
       this.tablesByType = new Map();
@@ -204,6 +214,27 @@ export class PgGroupCommitRunner {
     });
   }
 
+  /**
+   * After a commit: the writer connection is ended (the next batch opens a new one) once the log has grown
+   * `replan.growth` times past what it held when the connection began. PostgreSQL plans a prepared
+   * statement for the tables as they are then and keeps that plan: made on a new database, a batch's
+   * lookups by key went through the wrong index of a table grown since (account_import_processes by its
+   * list index, 0.43 ms a row against 0.01 by its key) until autovacuum analyzed it, and every instance
+   * waited on the writers' lock meanwhile. A new session plans them for the tables as they are now; past
+   * a few thousand events the plans are those of any size (from a million events on, about once in four
+   * times as many).
+   */
+  private replanned(client: pg.Client, last: number): void {
+    if (this.plannedAt === null) {
+      this.plannedAt = last;
+      return;
+    }
+    if (last < this.replan.floor || last < this.plannedAt * this.replan.growth) return;
+    if (this.writer === client) this.writer = null;
+    this.plannedAt = null;
+    void client.end().catch(() => undefined);
+  }
+
   private async connection(): Promise<pg.Client> {
     if (!this.writer) {
       // Pipelined: statements that do not wait for each other's answers go out in one flight.
@@ -212,6 +243,7 @@ export class PgGroupCommitRunner {
         if (this.writer === client) this.writer = null;
       });
       this.writer = client;
+      this.plannedAt = null;
     }
     return this.writer;
   }
@@ -304,6 +336,7 @@ export class PgGroupCommitRunner {
     }
     this.options.onBatch?.({ units: batch.length, path: pipelined ? 'redone' : 'per-unit', lockWaitMs: lockedAt - startedAt, lockHeldMs: performance.now() - lockedAt });
     settleAll(batch, outcomes);
+    this.replanned(client, last);
   }
 
   /**
@@ -488,6 +521,7 @@ export class PgGroupCommitRunner {
       joined: { waiting: joinedWaiting, after: joinedAfter },
     });
     settleAll(batch, outcomes);
+    this.replanned(client, last);
     return true;
   }
 
