@@ -163,10 +163,14 @@ async function main() {
   }
   if (onlyStores) {
     const echo = await writeScenarios();
-    if (storeArg === 'postgres') await postgresScenarios(echo, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
+    if (storeArg === 'postgres') {
+      await postgresScenarios(echo, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
+      comparison = await stageComparison();
+    }
     printTable();
+    printComparison(comparison);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
-    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures }, null, 2)}\n`);
+    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, stageComparison: comparison }, null, 2)}\n`);
     return;
   }
   const cli = onlyReads ? null : await migrateScenarios();
@@ -182,8 +186,10 @@ async function main() {
   const metricsOverhead = onlyReads ? null : await metricsScenario();
   if (storeArg === 'postgres' && echoRate !== null) {
     await postgresScenarios(echoRate, figures.find((f) => f.scenario.startsWith('stage-account (synchronous'))!.rate);
+    comparison = await stageComparison();
   }
   printTable();
+  printComparison(comparison);
   printStreamedReads();
   printMigrate(cli);
   if (metricsOverhead) printMetricsOverhead(metricsOverhead);
@@ -198,7 +204,7 @@ async function main() {
     process.stdout.write(`  ratio import-ledger / emmett: sequential ${peers.ratioSequential}x, 10 concurrent ${peers.ratioConcurrent}x\n\n`);
   }
   mkdirSync(join(root, 'bench/results'), { recursive: true });
-  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, streamed, startupMs, peers, metricsOverhead, ...cli };
+  const results = { date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, stageComparison: comparison, streamed, startupMs, peers, metricsOverhead, ...cli };
   writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   progress('written bench/results/latest.json');
 }
@@ -487,6 +493,80 @@ interface PeerResult {
 }
 
 /** Emmett's SQLite store beside ours (bench/peers, its own install, kept out of the main one). */
+/** Stage rates of the alternated runs (stageComparison): SQLite's and PostgreSQL's with INSTANCES instances. */
+interface StageComparison {
+  readonly instances: number;
+  readonly seconds: number;
+  readonly sqlite: number[];
+  readonly postgres: number[];
+  readonly ratioOfMedians: number;
+}
+let comparison: StageComparison | null = null;
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * stage-account on SQLite and on PostgreSQL with INSTANCES instances, alternated (SQLite, PostgreSQL,
+ * SQLite, ...), each on a fresh database and fresh service processes: the ratio issue 14 sets a target
+ * for, as the ratio of the medians. On a shared machine whose speed drifts over minutes (the echo of
+ * one session's runs ranged 7,200-12,000 req/s), one SQLite figure at the start and one PostgreSQL
+ * figure minutes later measured the drift as much as the stores.
+ */
+async function stageComparison(): Promise<StageComparison> {
+  const rounds = quick ? 2 : 3;
+  progress(`stage-account, SQLite and PostgreSQL with ${INSTANCES} instances alternated (${rounds} rounds, ${DURATION} s each):`);
+  const sqlite: number[] = [];
+  const postgres: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const file = join(work, `compare-${round}.db`);
+    const setupEnv = { LEDGER_DATABASE: file, NODE_ENV: 'production' };
+    await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], setupEnv);
+    await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
+    const single = await startService(file);
+    const singleAuth = { authorization: `Token ${await tokenFor(single.base, file)}` };
+    const one = await loadSpread([single.base], '/v1/data-import/account-import-process/create-or-update/', { headers: singleAuth, body: (i) => accountBody(`CMP-${round}-${i}`) });
+    await stop(single.child);
+    if (one.non2xx + one.errors > 0) throw new Error(`stage-account on SQLite: ${one.non2xx} non-2xx, ${one.errors} errors`);
+    sqlite.push(Math.round(one.requests.total / (one.duration || DURATION)));
+
+    const database = await freshPostgresDatabase(PG_SERVER, `ledger_bench_compare`);
+    try {
+      const first = await startService(database.url);
+      const pgEnv = { ...databaseEnv(database.url), NODE_ENV: 'production' };
+      await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], pgEnv);
+      await run(process.execPath, [bin, 'team', 'create', 'Migrations'], pgEnv);
+      const services = [first, ...(await Promise.all(Array.from({ length: INSTANCES - 1 }, () => startService(database.url))))];
+      const auth = { authorization: `Token ${await tokenFor(first.base, database.url)}` };
+      const spread = await loadSpread(
+        services.map((service) => service.base),
+        '/v1/data-import/account-import-process/create-or-update/',
+        { headers: auth, body: (i) => accountBody(`CMP-${round}-${i}`) },
+      );
+      for (const service of services) await stop(service.child);
+      if (spread.non2xx + spread.errors > 0) throw new Error(`stage-account on PostgreSQL: ${spread.non2xx} non-2xx, ${spread.errors} errors`);
+      postgres.push(Math.round(spread.requests.total / (spread.duration || DURATION)));
+    } finally {
+      await database.drop();
+    }
+    progress(`  round ${round}: SQLite ${sqlite[round - 1]} req/s, PostgreSQL (${INSTANCES} instances) ${postgres[round - 1]} req/s`);
+  }
+  const ratioOfMedians = Math.round((median(postgres) / median(sqlite)) * 1000) / 1000;
+  return { instances: INSTANCES, seconds: DURATION, sqlite, postgres, ratioOfMedians };
+}
+
+function printComparison(c: StageComparison | null): void {
+  if (!c) return;
+  process.stdout.write(
+    `stage-account, alternated (${c.sqlite.length} rounds of ${c.seconds} s): SQLite median ${median(c.sqlite)} req/s (${c.sqlite.join(', ')}), ` +
+      `PostgreSQL with ${c.instances} instances median ${median(c.postgres)} req/s (${c.postgres.join(', ')}): ` +
+      `${Math.round(c.ratioOfMedians * 100)}% (target 60%: ${c.ratioOfMedians >= 0.6 ? 'met' : 'NOT met'})\n\n`,
+  );
+}
+
 async function peerComparison(): Promise<PeerResult | null> {
   const peers = join(root, 'bench/peers');
   if (!existsSync(join(peers, 'node_modules/@event-driven-io/emmett-sqlite'))) {
