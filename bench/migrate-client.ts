@@ -54,7 +54,10 @@ async function service(work: string, name: string) {
   await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
   const key = (await run(process.execPath, [bin, 'api-key', 'create', '--supplier', 'BENCH'], env)).trim();
   const port = await freePort();
-  const child = await start(process.execPath, [join(root, 'dist/import-ledger.mjs'), 'serve'], { ...env, PORT: String(port), LOG_LEVEL: 'warn' });
+  // BENCH_SERVICE_PROFILE=<dir>: each service writes a CPU profile in <dir>/<name> (alone, keyed, client), a developer's aid.
+  const profileDir = process.env['BENCH_SERVICE_PROFILE'];
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`] : [];
+  const child = await start(process.execPath, [...profile, join(root, 'dist/import-ledger.mjs'), 'serve'], { ...env, PORT: String(port), LOG_LEVEL: 'warn' });
   const base = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
@@ -142,7 +145,9 @@ export async function measureMigrate(accountBody: (ext: string) => string, progr
     const serviceCpuBefore = processCpuMs(client.child.pid!);
     const startedAt = performance.now();
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ['--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, 'migrate', dir, '--url', client.base, '--supplier', 'BENCH', '--team', 'Migrations', '--concurrency', String(CONCURRENCY), '--report', join(work, 'report.csv')], {
+      // BENCH_CLIENT_PROFILE=<dir>: the client writes a CPU profile there (node --cpu-prof), a developer's aid.
+      const profile = process.env['BENCH_CLIENT_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CLIENT_PROFILE']}`] : [];
+      const child = spawn(process.execPath, [...profile, '--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, 'migrate', dir, '--url', client.base, '--supplier', 'BENCH', '--team', 'Migrations', '--concurrency', String(CONCURRENCY), '--report', join(work, 'report.csv')], {
         cwd: root,
         env: { ...process.env, LEDGER_API_KEY: client.key, BENCH_CPU_FILE: cpuFile },
         stdio: 'ignore',

@@ -88,13 +88,14 @@ export function idempotency(records: IdempotencyRecords, store: EventStore, dura
       recorded.push(...appended);
       return done;
     });
+    const rendered = renderedJson(c);
     // An error inside is answered by app.onError before this line sees it: `c.res` is always the answer.
     await next();
     if (isTransient(c.res.status)) {
       await reservation.release();
       return;
     }
-    const response: StoredResponse = { status: c.res.status, body: await c.res.clone().text(), contentType: c.res.headers.get('content-type') };
+    const response: StoredResponse = { status: c.res.status, body: await rendered.text(c.res), contentType: c.res.headers.get('content-type') };
     if (await rebuildsTo(request, () => c.req.json(), recorded, reservation.reservedAt, response)) {
       // Its events are committed with the key, and a retry that finds no response rebuilds this very one
       // from them: the response is stored (committed, so a retry finds it) without waiting for it to be on
@@ -108,6 +109,30 @@ export function idempotency(records: IdempotencyRecords, store: EventStore, dura
     }
     if (++completions % PURGE_EVERY === 0) await records.purgeExpired();
   });
+}
+
+/**
+ * The text of the answer the request renders, without reading it back from the response: the last value
+ * given to `c.json` and the response that made, kept as `JSON.stringify` of that value (the very bytes
+ * Hono sends). Reading `c.res` back (`clone().text()`) turned @hono/node-server's lightweight response into
+ * a WHATWG one, its body teed into two streams, and sent it down the streaming path: the largest part of
+ * what an Idempotency-Key cost the service (profile of the migrate bench). An answer made otherwise (not
+ * through `c.json`, or replaced since) is read back as before.
+ */
+function renderedJson(c: Context<AppEnv>): { text(res: Response): Promise<string> } {
+  let last: { res: Response; value: unknown } | null = null;
+  const json = c.json as unknown as (...args: unknown[]) => Response;
+  c.json = ((...args: unknown[]) => {
+    const res = json(...args);
+    last = { res, value: args[0] };
+    return res;
+  }) as unknown as typeof c.json;
+  return {
+    text: async (res) => {
+      const made: { res: Response; value: unknown } | null = last;
+      return made !== null && made.res === res ? JSON.stringify(made.value) : res.clone().text();
+    },
+  };
 }
 
 /**
