@@ -19,6 +19,8 @@ const CONCURRENCY = 8;
 export interface MigrateFigures {
   readonly accounts: number;
   readonly concurrency: number;
+  /** Each round's accounts a second: the service alone, alone with keys, the client (the figures below are medians). */
+  readonly rounds: readonly { readonly alone: number; readonly keyed: number; readonly client: number }[];
   /** Accounts a second through the service alone (autocannon: all stagings, then all processings). */
   readonly serviceAccountsPerSecond: number;
   /** The same with an Idempotency-Key on every request, as the client sends them. */
@@ -109,81 +111,118 @@ async function timedLoad(url: string, token: string, body: (i: number) => string
   return (lastAnswer - startedAt) / 1000;
 }
 
-export async function measureMigrate(accountBody: (ext: string) => string, progress: (line: string) => void): Promise<MigrateFigures> {
+/** One round's figures: the service alone, alone with keys, and the client, each on a fresh service. */
+interface Round {
+  readonly alone: { readonly rate: number; readonly cpu: number };
+  readonly keyed: { readonly rate: number; readonly cpu: number };
+  readonly client: { readonly rate: number; readonly seconds: number; readonly cpuMsPerAccount: number; readonly serviceCpu: number };
+}
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * `rounds` rounds of: the service alone, alone with keys, the client (each on a fresh service); the
+ * figures are the medians, the ratio that of the medians. Alternated because this machine's speed drifts
+ * over minutes: one run of each, in sequence, measured the drift as much as the client (one session saw
+ * the ratio anywhere from 60% to 79% on the same code).
+ */
+export async function measureMigrate(accountBody: (ext: string) => string, progress: (line: string) => void, rounds = 1): Promise<MigrateFigures> {
   const work = mkdtempSync(join(tmpdir(), 'import-ledger-bench-migrate-'));
   try {
-    // The service alone: 2,000 stagings, then 2,000 processings, 8 connections; without, then with an
-    // Idempotency-Key on each request (the client sends one on every write: the key store's cost is the
-    // service's, and it is measured here so that the two are told apart).
-    const serviceAlone = async (keyed: boolean) => {
-      const alone = await service(work, keyed ? 'keyed' : 'alone');
-      const cpuBefore = processCpuMs(alone.child.pid!);
-      const stageSeconds = await timedLoad(`${alone.base}/v1/data-import/account-import-process/create-or-update/`, alone.token, (i) => accountBody(`MIG-${i}`), keyed);
-      const processSeconds = await timedLoad(
-        `${alone.base}/v1/data-import/account-import-process/process/`,
-        alone.token,
-        (i) => JSON.stringify({ external_account_number: `MIG-${i}`, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' }),
-        keyed,
-      );
-      const cpu = perAccount(processCpuMs(alone.child.pid!) - cpuBefore);
-      await stop(alone.child);
-      const rate = ACCOUNTS / (stageSeconds + processSeconds);
-      progress(
-        `  service alone${keyed ? ' (Idempotency-Key on each request)' : ''}, stage+process of ${ACCOUNTS} accounts: ${rate.toFixed(0)} accounts/s (stage ${stageSeconds.toFixed(2)} s, process ${processSeconds.toFixed(2)} s); service CPU ${cpu.toFixed(2)} ms an account`,
-      );
-      return { rate, cpu };
-    };
-    const { rate: serviceRate, cpu: aloneCpu } = await serviceAlone(false);
-    const { rate: keyedRate, cpu: keyedCpu } = await serviceAlone(true);
-
-    // The client: the same 2,000 payloads in a folder, through `import-ledger migrate` on a fresh service.
     const dir = join(work, 'folder');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'accounts.ndjson'), `${Array.from({ length: ACCOUNTS }, (_, i) => JSON.stringify(JSON.parse(accountBody(`MIG-${i}`)))).join('\n')}\n`);
-    const client = await service(work, 'client');
-    const cpuFile = join(work, 'client-cpu.json');
-    const serviceCpuBefore = processCpuMs(client.child.pid!);
-    const startedAt = performance.now();
-    const code = await new Promise<number | null>((resolve) => {
-      // BENCH_CLIENT_PROFILE=<dir>: the client writes a CPU profile there (node --cpu-prof), a developer's aid.
-      const profile = process.env['BENCH_CLIENT_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CLIENT_PROFILE']}`] : [];
-      const child = spawn(process.execPath, [...profile, '--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, 'migrate', dir, '--url', client.base, '--supplier', 'BENCH', '--team', 'Migrations', '--concurrency', String(CONCURRENCY), '--report', join(work, 'report.csv')], {
-        cwd: root,
-        env: { ...process.env, LEDGER_API_KEY: client.key, BENCH_CPU_FILE: cpuFile },
-        stdio: 'ignore',
-      });
-      child.once('exit', resolve);
-    });
-    const clientSeconds = (performance.now() - startedAt) / 1000;
-    const underClientCpu = perAccount(processCpuMs(client.child.pid!) - serviceCpuBefore);
-    await stop(client.child);
-    if (code !== 0) throw new Error(`import-ledger migrate exited with ${code}`);
-    const clientRate = ACCOUNTS / clientSeconds;
-    const cpu = JSON.parse(readFileSync(cpuFile, 'utf8')) as { user: number; system: number };
-    const clientCpuMsPerAccount = Math.round(((cpu.user + cpu.system) / 1000 / ACCOUNTS) * 1000) / 1000;
+    const all: Round[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      if (rounds > 1) progress(`  round ${round} of ${rounds}:`);
+      all.push(await migrateRound(work, dir, round, accountBody, progress));
+    }
+    const serviceRate = median(all.map((r) => r.alone.rate));
+    const keyedRate = median(all.map((r) => r.keyed.rate));
+    const clientRate = median(all.map((r) => r.client.rate));
     const ratio = Math.round((clientRate / serviceRate) * 1000) / 1000;
     const keyedRatio = Math.round((clientRate / keyedRate) * 1000) / 1000;
-    progress(
-      `  import-ledger migrate, ${ACCOUNTS} accounts at --concurrency ${CONCURRENCY}: ${clientRate.toFixed(0)} accounts/s in ${clientSeconds.toFixed(2)} s ` +
-        `(${(ratio * 100).toFixed(0)}% of the service alone, ${(keyedRatio * 100).toFixed(0)}% of it with keys); ` +
-        `client CPU ${clientCpuMsPerAccount.toFixed(3)} ms per account (stage + process: two requests); service CPU ${underClientCpu.toFixed(2)} ms an account`,
-    );
     return {
       accounts: ACCOUNTS,
       concurrency: CONCURRENCY,
+      rounds: all.map((r) => ({ alone: Math.round(r.alone.rate), keyed: Math.round(r.keyed.rate), client: Math.round(r.client.rate) })),
       serviceAccountsPerSecond: Math.round(serviceRate),
       serviceWithKeysAccountsPerSecond: Math.round(keyedRate),
       ratioToServiceWithKeys: keyedRatio,
       clientAccountsPerSecond: Math.round(clientRate),
-      clientSeconds: Math.round(clientSeconds * 100) / 100,
-      clientCpuMsPerAccount,
+      clientSeconds: Math.round(median(all.map((r) => r.client.seconds)) * 100) / 100,
+      clientCpuMsPerAccount: Math.round(median(all.map((r) => r.client.cpuMsPerAccount)) * 1000) / 1000,
       ratio,
       meetsTarget: ratio >= 0.8,
-      serviceCpuMsPerAccount: { alone: aloneCpu, keyed: keyedCpu, underClient: underClientCpu },
+      serviceCpuMsPerAccount: {
+        alone: perAccount(median(all.map((r) => r.alone.cpu)) * ACCOUNTS),
+        keyed: perAccount(median(all.map((r) => r.keyed.cpu)) * ACCOUNTS),
+        underClient: perAccount(median(all.map((r) => r.client.serviceCpu)) * ACCOUNTS),
+      },
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+async function migrateRound(work: string, dir: string, round: number, accountBody: (ext: string) => string, progress: (line: string) => void): Promise<Round> {
+  // The service alone: 2,000 stagings, then 2,000 processings, 8 connections; without, then with an
+  // Idempotency-Key on each request (the client sends one on every write: the key store's cost is the
+  // service's, and it is measured here so that the two are told apart).
+  const serviceAlone = async (keyed: boolean) => {
+    const alone = await service(work, `${keyed ? 'keyed' : 'alone'}-${round}`);
+    const cpuBefore = processCpuMs(alone.child.pid!);
+    const stageSeconds = await timedLoad(`${alone.base}/v1/data-import/account-import-process/create-or-update/`, alone.token, (i) => accountBody(`MIG-${i}`), keyed);
+    const processSeconds = await timedLoad(
+      `${alone.base}/v1/data-import/account-import-process/process/`,
+      alone.token,
+      (i) => JSON.stringify({ external_account_number: `MIG-${i}`, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' }),
+      keyed,
+    );
+    const cpu = perAccount(processCpuMs(alone.child.pid!) - cpuBefore);
+    await stop(alone.child);
+    const rate = ACCOUNTS / (stageSeconds + processSeconds);
+    progress(
+      `  service alone${keyed ? ' (Idempotency-Key on each request)' : ''}, stage+process of ${ACCOUNTS} accounts: ${rate.toFixed(0)} accounts/s (stage ${stageSeconds.toFixed(2)} s, process ${processSeconds.toFixed(2)} s); service CPU ${cpu.toFixed(2)} ms an account`,
+    );
+    return { rate, cpu };
+  };
+  const alone = await serviceAlone(false);
+  const keyed = await serviceAlone(true);
+
+  // The client: the same 2,000 payloads in a folder, through `import-ledger migrate` on a fresh service
+  // (its report and journal new each round: a journal left by an earlier round would have it resume).
+  const client = await service(work, `client-${round}`);
+  const cpuFile = join(work, `client-cpu-${round}.json`);
+  const serviceCpuBefore = processCpuMs(client.child.pid!);
+  const startedAt = performance.now();
+  const code = await new Promise<number | null>((resolve) => {
+    // BENCH_CLIENT_PROFILE=<dir>: the client writes a CPU profile there (node --cpu-prof), a developer's aid.
+    const profile = process.env['BENCH_CLIENT_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CLIENT_PROFILE']}`] : [];
+    const child = spawn(
+      process.execPath,
+      [...profile, '--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, 'migrate', dir, '--url', client.base, '--supplier', 'BENCH', '--team', 'Migrations', '--concurrency', String(CONCURRENCY), '--report', join(work, `report-${round}.csv`)],
+      { cwd: root, env: { ...process.env, LEDGER_API_KEY: client.key, BENCH_CPU_FILE: cpuFile }, stdio: 'ignore' },
+    );
+    child.once('exit', resolve);
+  });
+  const clientSeconds = (performance.now() - startedAt) / 1000;
+  const underClientCpu = perAccount(processCpuMs(client.child.pid!) - serviceCpuBefore);
+  await stop(client.child);
+  if (code !== 0) throw new Error(`import-ledger migrate exited with ${code}`);
+  const clientRate = ACCOUNTS / clientSeconds;
+  const cpu = JSON.parse(readFileSync(cpuFile, 'utf8')) as { user: number; system: number };
+  const clientCpuMsPerAccount = Math.round(((cpu.user + cpu.system) / 1000 / ACCOUNTS) * 1000) / 1000;
+  progress(
+    `  import-ledger migrate, ${ACCOUNTS} accounts at --concurrency ${CONCURRENCY}: ${clientRate.toFixed(0)} accounts/s in ${clientSeconds.toFixed(2)} s ` +
+      `(${((clientRate / alone.rate) * 100).toFixed(0)}% of the service alone, ${((clientRate / keyed.rate) * 100).toFixed(0)}% of it with keys); ` +
+      `client CPU ${clientCpuMsPerAccount.toFixed(3)} ms per account (stage + process: two requests); service CPU ${underClientCpu.toFixed(2)} ms an account`,
+  );
+  return { alone, keyed, client: { rate: clientRate, seconds: clientSeconds, cpuMsPerAccount: clientCpuMsPerAccount, serviceCpu: underClientCpu } };
 }
 
 /** Wall time of `node bin/import-ledger.js ...args`, `runs` times: what an operator's or a script's every call pays. */

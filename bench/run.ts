@@ -588,7 +588,7 @@ async function peerComparison(): Promise<PeerResult | null> {
 /** Issue 18: the migrate client beside the service's own rate, and the command line's start-up. */
 async function migrateScenarios(): Promise<{ migrate: MigrateFigures; cliStartup: StartupFigures[] }> {
   progress('  migrate client and CLI start-up ...');
-  const migrate = await measureMigrate(accountBody, progress);
+  const migrate = await measureMigrate(accountBody, progress, quick ? 2 : 3);
   const cliStartup = await measureStartup(quick ? 5 : 15, progress);
   return { migrate, cliStartup };
 }
@@ -597,7 +597,8 @@ function printMigrate(cli: { migrate: MigrateFigures; cliStartup: StartupFigures
   if (!cli) return;
   const m = cli.migrate;
   process.stdout.write(
-    `migrate ${m.accounts.toLocaleString()} accounts (stage + process, concurrency ${m.concurrency}): client ${m.clientAccountsPerSecond} accounts/s ` +
+    `migrate ${m.accounts.toLocaleString()} accounts (stage + process, concurrency ${m.concurrency}; medians of ${m.rounds.length} alternated rounds: ` +
+      `${m.rounds.map((r) => `${r.client}/${r.alone}/${r.keyed}`).join(', ')} client/alone/keyed): client ${m.clientAccountsPerSecond} accounts/s ` +
       `(${m.clientSeconds} s, start to exit), service alone ${m.serviceAccountsPerSecond} accounts/s: ${(m.ratio * 100).toFixed(0)}%; ` +
       `service alone with an Idempotency-Key on each request ${m.serviceWithKeysAccountsPerSecond} accounts/s: ${(m.ratioToServiceWithKeys * 100).toFixed(0)}% ` +
       `(target 80%: ${m.meetsTarget ? 'met' : 'NOT met'}); client CPU ${m.clientCpuMsPerAccount} ms per account; ` +
