@@ -377,7 +377,7 @@ export class PgGroupCommitRunner {
       return committed.command === 'COMMIT';
     } catch (error) {
       this.drop(client);
-      const committed = await this.committed(xid).catch(() => null);
+      const committed = await this.committed(xid, (client as unknown as { processID: number | null }).processID).catch(() => null);
       if (committed === true) return true;
       return committed === false ? error : new CommitOutcomeUnknownError(error);
     }
@@ -567,13 +567,35 @@ export class PgGroupCommitRunner {
     return true;
   }
 
-  /** Whether the transaction committed (asked on a new connection after its own was lost); null when PostgreSQL cannot tell. */
-  private async committed(xid: string): Promise<boolean | null> {
+  /**
+   * Whether the transaction committed (asked on a new connection after its own was lost); null when
+   * PostgreSQL cannot tell. While it is still in progress its session runs on (PostgreSQL has not yet read
+   * the COMMIT sent before the connection broke, or not yet seen the connection end): that session is
+   * ended, which lets a COMMIT under way finish (it holds off the signal) and aborts anything else, and
+   * the status is asked again until it is settled (at most `SETTLE_MS`).
+   */
+  private async committed(xid: string, pid: number | null): Promise<boolean | null> {
     const client = await newClient(this.url, this.options);
     try {
-      const { rows } = await client.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [xid]);
-      const status = rows[0]?.status ?? null;
-      return status === 'committed' ? true : status === 'aborted' ? false : null;
+      const deadline = performance.now() + SETTLE_MS;
+      let ended = false;
+      for (;;) {
+        const { rows } = await client.query<{ status: string | null }>('SELECT pg_xact_status($1::xid8) AS status', [xid]);
+        const status = rows[0]?.status ?? null;
+        if (status === 'committed') return true;
+        if (status === 'aborted') return false;
+        if (status !== 'in progress' || performance.now() > deadline) return null;
+        if (!ended && pid !== null) {
+          // Only the session still running this very transaction (its 32-bit id: the low half of the xid8).
+          await client.query(
+            `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+              WHERE pid = $1 AND backend_xid::text = (($2::text)::numeric % 4294967296)::text`,
+            [pid, xid],
+          );
+          ended = true;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
     } finally {
       await client.end().catch(() => undefined);
     }
@@ -592,6 +614,9 @@ export class WriteLockTimeoutError extends StoreUnavailableError {
     this.name = 'WriteLockTimeoutError';
   }
 }
+
+/** How long a lost COMMIT's outcome is waited for while its transaction is still in progress. */
+const SETTLE_MS = 5_000;
 
 export const READ_STREAMS = 'SELECT * FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, stream_position';
 const READ_VERSIONS = 'SELECT stream_id, max(stream_position) AS v FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id';

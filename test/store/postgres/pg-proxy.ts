@@ -15,13 +15,28 @@ export interface PgProxy {
   /** `url` with its host and port replaced by the proxy's. */
   url(url: string): string;
   /** Loses the answer to the next COMMIT; resolves once it was lost. */
+  /** Drops the answer to the next COMMIT and both connections. */
   loseNextCommitAnswer(): Promise<void>;
+  /**
+   * The next COMMIT never reaches PostgreSQL: the client's connection is closed as it sends it, and
+   * PostgreSQL's is kept open, its session idle in the transaction (as when the network fails between
+   * them), until something ends it.
+   */
+  withholdNextCommit(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Whether a Query ('Q') or Parse ('P') message's statement is COMMIT. */
+function isCommit(type: string, body: Buffer): boolean {
+  if (type === 'Q') return /^\s*COMMIT\s*;?\s*$/i.test(body.subarray(0, body.length - 1).toString('utf8'));
+  const nameEnd = body.indexOf(0);
+  return /^\s*COMMIT\s*;?\s*$/i.test(body.subarray(nameEnd + 1, body.indexOf(0, nameEnd + 1)).toString('utf8'));
 }
 
 export async function startPgProxy(target: { host: string; port: number }): Promise<PgProxy> {
   const sockets = new Set<Socket>();
   let armed: (() => void) | null = null;
+  let withholding: (() => void) | null = null;
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     sockets.add(client).add(upstream);
@@ -33,26 +48,34 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
     upstream.on('close', () => sockets.delete(upstream));
     client.on('error', closeBoth);
     upstream.on('error', closeBoth);
-    client.on('close', closeBoth);
+    // A withheld COMMIT keeps PostgreSQL's side open (its session idle in the transaction) after the client's closed.
+    client.on('close', () => {
+      if (!cut) closeBoth();
+    });
     upstream.on('close', closeBoth);
 
     let pending = Buffer.alloc(0);
     let started = false;
     // Every Query ('Q') and Sync ('S') the client sends is answered with one ReadyForQuery ('Z').
     let asked = 0;
-    let answered = 0;
+    // The ReadyForQuery that ends the start-up answers nothing the client asked: not counted.
+    let answered = -1;
     let commitParsed = false;
     /** The number of the ReadyForQuery that ends the COMMIT's answer, and whom to tell once it was lost. */
     let losing: { at: number; lost: () => void } | null = null;
+    /** Set once a COMMIT was withheld: nothing more of the client's reaches PostgreSQL. */
+    let cut = false;
     client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
+      if (cut) return;
       pending = Buffer.concat([pending, chunk]);
-      // Walk the client's messages: the startup message (no type byte), then typed messages.
+      // Walk the client's messages: the startup message (no type byte), then typed messages, each passed
+      // on once whole.
       for (;;) {
         if (!started) {
           if (pending.length < 4) break;
           const length = pending.readInt32BE(0);
           if (pending.length < length) break;
+          upstream.write(pending.subarray(0, length));
           pending = pending.subarray(length);
           started = true;
           continue;
@@ -62,6 +85,16 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
         if (pending.length < 1 + length) break;
         const type = String.fromCharCode(pending[0]!);
         const body = pending.subarray(5, 1 + length);
+        if (withholding && (type === 'Q' || type === 'P') && isCommit(type, body)) {
+          const withheld = withholding;
+          withholding = null;
+          cut = true;
+          pending = Buffer.alloc(0);
+          client.destroy();
+          withheld();
+          return;
+        }
+        upstream.write(pending.subarray(0, 1 + length));
         pending = pending.subarray(1 + length);
         if (type === 'Q' || type === 'S') asked++;
         if (!armed) continue;
@@ -117,6 +150,7 @@ export async function startPgProxy(target: { host: string; port: number }): Prom
       return parsed.toString();
     },
     loseNextCommitAnswer: () => new Promise<void>((resolve) => (armed = resolve)),
+    withholdNextCommit: () => new Promise<void>((resolve) => (withholding = resolve)),
     async close() {
       for (const socket of sockets) socket.destroy();
       server.close();

@@ -162,6 +162,33 @@ describe('PostgreSQL: the writer connection is killed mid-batch', () => {
     }
   });
 
+  it('the connection breaks as COMMIT is sent and PostgreSQL never gets it (its session left open in the transaction): the outcome is established, not unknown, and nothing is written', async () => {
+    const target = new URL(t.url);
+    const proxy = await startPgProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    const behind = await openPostgresLedger(proxy.url(t.url), { clock: t.clock.read, ids: randomIds, poolSize: 2 });
+    try {
+      await create(behind, 'FIRST');
+      const withheld = proxy.withholdNextCommit();
+      const batch = ['HELD-1', 'HELD-2', 'HELD-3'].map((code) => settle(create(behind, code)));
+      await withheld;
+      const outcomes = await Promise.all(batch);
+      // Still in progress when asked: its session (holding the writers' lock) is ended, the transaction aborts, and the callers are told.
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        expect(String((outcome as PromiseRejectedResult).reason)).not.toContain('CommitOutcomeUnknownError');
+      }
+      const rows = await expectWellFormedLog(t);
+      expect(rows.map((r) => r.stream_id)).toEqual([importSupplierStreamId('FIRST')]);
+      // The lock is free again: both instances write.
+      await create(behind, 'NEXT');
+      await create(t.a, 'OTHER');
+      await expectProjectionsVerify(t.a);
+    } finally {
+      await behind.close();
+      await proxy.close();
+    }
+  });
+
   it('killed repeatedly under load from both instances: fulfilled ⇒ in the log as reported, rejected ⇒ absent; the ledger keeps working', async () => {
     const random = prng(3);
     const calls: { code: string; outcome: Promise<PromiseSettledResult<{ events: readonly StoredLedgerEvent[] }>> }[] = [];
