@@ -102,3 +102,10 @@ export async function freshPostgresDatabase(server: string, name: string): Promi
     },
   };
 }
+
+/** The median of some figures (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

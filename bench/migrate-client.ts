@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, processCpuMs, root, run, start, stop } from './lib.js';
+import { freePort, median, processCpuMs, root, run, start, stop } from './lib.js';
 
 const bin = join(root, 'bin/import-ledger.js');
 const ACCOUNTS = 2_000;
@@ -81,7 +81,8 @@ async function service(work: string, name: string) {
   return { child, base, key, token };
 }
 
-const perAccount = (cpuMs: number) => Math.round((cpuMs / ACCOUNTS) * 100) / 100;
+const hundredths = (value: number) => Math.round(value * 100) / 100;
+const perAccount = (cpuMs: number) => hundredths(cpuMs / ACCOUNTS);
 
 async function timedLoad(url: string, token: string, body: (i: number) => string, keyed: boolean): Promise<number> {
   let i = 0;
@@ -118,12 +119,6 @@ interface Round {
   readonly client: { readonly rate: number; readonly seconds: number; readonly cpuMsPerAccount: number; readonly serviceCpu: number };
 }
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 /**
  * `rounds` rounds of: the service alone, alone with keys, the client (each on a fresh service); the
  * figures are the medians, the ratio that of the medians. Alternated because this machine's speed drifts
@@ -159,9 +154,9 @@ export async function measureMigrate(accountBody: (ext: string) => string, progr
       ratio,
       meetsTarget: ratio >= 0.8,
       serviceCpuMsPerAccount: {
-        alone: perAccount(median(all.map((r) => r.alone.cpu)) * ACCOUNTS),
-        keyed: perAccount(median(all.map((r) => r.keyed.cpu)) * ACCOUNTS),
-        underClient: perAccount(median(all.map((r) => r.client.serviceCpu)) * ACCOUNTS),
+        alone: hundredths(median(all.map((r) => r.alone.cpu))),
+        keyed: hundredths(median(all.map((r) => r.keyed.cpu))),
+        underClient: hundredths(median(all.map((r) => r.client.serviceCpu))),
       },
     };
   } finally {

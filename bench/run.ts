@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { copyAccountRows } from './copy-account-rows.js';
-import { freePort, freshPostgresDatabase, peakRssMb, root, run, start, stop } from './lib.js';
+import { freePort, freshPostgresDatabase, median, peakRssMb, root, run, start, stop } from './lib.js';
 import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
 import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metrics-overhead.js';
@@ -502,12 +502,6 @@ interface StageComparison {
   readonly ratioOfMedians: number;
 }
 let comparison: StageComparison | null = null;
-
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /**
  * stage-account on SQLite and on PostgreSQL with INSTANCES instances, alternated (SQLite, PostgreSQL,

@@ -454,9 +454,8 @@ export class PgGroupCommitRunner {
         // Theirs from now on: whatever happens next settles them with the batch.
         for (const unit of late) joining.join(unit);
         joining.send();
-        const [lateRead, lateRows] = await Promise.all([joining.reads(), preloadedRows(prefetched.splice(0))]);
+        const [lateRead] = await Promise.all([joining.reads(), preloadedRows(prefetched.splice(0), preloaded)]);
         for (const more of lateRead) view.addRead(more.streams, more.events, more.versions);
-        mergePreloaded(preloaded, lateRows);
         view.reportVersions(this.seenVersions);
         readAt = performance.now();
       }
@@ -828,20 +827,17 @@ class GuessView implements BatchView {
   }
 }
 
-/** The prefetched rows by table (several loads of one table merged). */
-async function preloadedRows(loads: readonly Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[]): Promise<Map<PgProjectionTable, Map<string, Row | null>>> {
-  const byTable = new Map<PgProjectionTable, Map<string, Row | null>>();
-  for (const { table, rows } of await Promise.all(loads)) mergePreloaded(byTable, new Map([[table, rows]]));
-  return byTable;
-}
-
-/** Adds `more` preloaded rows to `into`. */
-function mergePreloaded(into: Map<PgProjectionTable, Map<string, Row | null>>, more: ReadonlyMap<PgProjectionTable, ReadonlyMap<string, Row | null>>): void {
-  for (const [table, rows] of more) {
+/** The prefetched rows by table, `into` (several loads of one table merged). */
+async function preloadedRows(
+  loads: readonly Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>[],
+  into = new Map<PgProjectionTable, Map<string, Row | null>>(),
+): Promise<Map<PgProjectionTable, Map<string, Row | null>>> {
+  for (const { table, rows } of await Promise.all(loads)) {
     const had = into.get(table);
-    if (!had) into.set(table, new Map(rows));
+    if (!had) into.set(table, rows);
     else for (const [id, row] of rows) had.set(id, row);
   }
+  return into;
 }
 
 /** Stream versions, the most recently seen kept (at most `capacity`). */

@@ -9,7 +9,7 @@ import { CommitOutcomeUnknownError, postgresTransaction, WriteLockTimeoutError }
 import { randomIds } from '../../../src/application/context.js';
 import { openPostgresLedger } from '../../../src/store/postgres/open-postgres-ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
-import { startPgProxy } from './pg-proxy.js';
+import { startPgProxy, type PgProxy } from './pg-proxy.js';
 import {
   expectLogIsExactlyTheReportedEvents,
   expectProjectionsVerify,
@@ -136,11 +136,21 @@ describe('PostgreSQL: the writer connection is killed mid-batch', () => {
     await expectProjectionsVerify(t.b);
   });
 
-  it('the answer to COMMIT is lost although the commit happened: pg_xact_status says committed, the callers are told it was written', async () => {
+  /** An instance whose every connection goes through a proxy of the test's (see pg-proxy.ts). */
+  async function behindProxy(test: (proxy: PgProxy, behind: Ledger) => Promise<void>): Promise<void> {
     const target = new URL(t.url);
     const proxy = await startPgProxy({ host: target.hostname, port: Number(target.port || 5432) });
     const behind = await openPostgresLedger(proxy.url(t.url), { clock: t.clock.read, ids: randomIds, poolSize: 2 });
     try {
+      await test(proxy, behind);
+    } finally {
+      await behind.close();
+      await proxy.close();
+    }
+  }
+
+  it('the answer to COMMIT is lost although the commit happened: pg_xact_status says committed, the callers are told it was written', async () => {
+    await behindProxy(async (proxy, behind) => {
       await create(behind, 'FIRST');
       const lost = proxy.loseNextCommitAnswer();
       const batch = ['LOST-1', 'LOST-2', 'LOST-3'].map((code) => settle(create(behind, code)));
@@ -156,17 +166,11 @@ describe('PostgreSQL: the writer connection is killed mid-batch', () => {
       // The next batch runs on a new connection.
       await create(behind, 'NEXT');
       await expectProjectionsVerify(t.a);
-    } finally {
-      await behind.close();
-      await proxy.close();
-    }
+    });
   });
 
   it('the connection breaks as COMMIT is sent and PostgreSQL never gets it (its session left open in the transaction): the outcome is established, not unknown, and nothing is written', async () => {
-    const target = new URL(t.url);
-    const proxy = await startPgProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const behind = await openPostgresLedger(proxy.url(t.url), { clock: t.clock.read, ids: randomIds, poolSize: 2 });
-    try {
+    await behindProxy(async (proxy, behind) => {
       await create(behind, 'FIRST');
       const withheld = proxy.withholdNextCommit();
       const batch = ['HELD-1', 'HELD-2', 'HELD-3'].map((code) => settle(create(behind, code)));
@@ -183,10 +187,7 @@ describe('PostgreSQL: the writer connection is killed mid-batch', () => {
       await create(behind, 'NEXT');
       await create(t.a, 'OTHER');
       await expectProjectionsVerify(t.a);
-    } finally {
-      await behind.close();
-      await proxy.close();
-    }
+    });
   });
 
   it('killed repeatedly under load from both instances: fulfilled ⇒ in the log as reported, rejected ⇒ absent; the ledger keeps working', async () => {
