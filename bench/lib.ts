@@ -32,6 +32,16 @@ export function processCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
+/**
+ * KB a process has handed to write(2) and its kin so far (every thread: the WAL's frames, the checkpoints'
+ * pages, sockets, logs): `wchar` of /proc/PID/io. Unlike CPU time or a rate it hardly depends on how busy
+ * the machine is, so a change in what a request writes shows through this machine's noise.
+ */
+export function processWrittenKb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/io`, 'utf8').split('\n').find((l) => l.startsWith('wchar:'));
+  return Number(line?.slice('wchar:'.length).trim() ?? 0) / 1024;
+}
+
 /** Spawns a child and resolves once its output matches `readyPattern` (or at once when none is given). */
 export function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyPattern?: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {

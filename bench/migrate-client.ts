@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, median, processCpuMs, root, run, start, stop } from './lib.js';
+import { freePort, median, processCpuMs, processWrittenKb, root, run, start, stop } from './lib.js';
 
 const bin = join(root, 'bin/import-ledger.js');
 const ACCOUNTS = 2_000;
@@ -39,6 +39,12 @@ export interface MigrateFigures {
    * so the key store's own cost shows as the difference between the first two.
    */
   readonly serviceCpuMsPerAccount: { readonly alone: number; readonly keyed: number; readonly underClient: number };
+  /**
+   * What the service handed to write(2) per account, in KB, in the same three runs (`processWrittenKb`):
+   * the WAL's frames and the checkpoints' pages, mostly. Steady from run to run where the CPU and the rates
+   * are not, so what the key store writes shows as the difference between the first two.
+   */
+  readonly serviceWrittenKbPerAccount: { readonly alone: number; readonly keyed: number; readonly underClient: number };
 }
 
 export interface StartupFigures {
@@ -114,9 +120,9 @@ async function timedLoad(url: string, token: string, body: (i: number) => string
 
 /** One round's figures: the service alone, alone with keys, and the client, each on a fresh service. */
 interface Round {
-  readonly alone: { readonly rate: number; readonly cpu: number };
-  readonly keyed: { readonly rate: number; readonly cpu: number };
-  readonly client: { readonly rate: number; readonly seconds: number; readonly cpuMsPerAccount: number; readonly serviceCpu: number };
+  readonly alone: { readonly rate: number; readonly cpu: number; readonly writtenKb: number };
+  readonly keyed: { readonly rate: number; readonly cpu: number; readonly writtenKb: number };
+  readonly client: { readonly rate: number; readonly seconds: number; readonly cpuMsPerAccount: number; readonly serviceCpu: number; readonly serviceWrittenKb: number };
 }
 
 /**
@@ -158,6 +164,11 @@ export async function measureMigrate(accountBody: (ext: string) => string, progr
         keyed: hundredths(median(all.map((r) => r.keyed.cpu))),
         underClient: hundredths(median(all.map((r) => r.client.serviceCpu))),
       },
+      serviceWrittenKbPerAccount: {
+        alone: Math.round(median(all.map((r) => r.alone.writtenKb))),
+        keyed: Math.round(median(all.map((r) => r.keyed.writtenKb))),
+        underClient: Math.round(median(all.map((r) => r.client.serviceWrittenKb))),
+      },
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -171,6 +182,7 @@ async function migrateRound(work: string, dir: string, round: number, accountBod
   const serviceAlone = async (keyed: boolean) => {
     const alone = await service(work, `${keyed ? 'keyed' : 'alone'}-${round}`);
     const cpuBefore = processCpuMs(alone.child.pid!);
+    const writtenBefore = processWrittenKb(alone.child.pid!);
     const stageSeconds = await timedLoad(`${alone.base}/v1/data-import/account-import-process/create-or-update/`, alone.token, (i) => accountBody(`MIG-${i}`), keyed);
     const processSeconds = await timedLoad(
       `${alone.base}/v1/data-import/account-import-process/process/`,
@@ -179,12 +191,13 @@ async function migrateRound(work: string, dir: string, round: number, accountBod
       keyed,
     );
     const cpu = perAccount(processCpuMs(alone.child.pid!) - cpuBefore);
+    const writtenKb = (processWrittenKb(alone.child.pid!) - writtenBefore) / ACCOUNTS;
     await stop(alone.child);
     const rate = ACCOUNTS / (stageSeconds + processSeconds);
     progress(
-      `  service alone${keyed ? ' (Idempotency-Key on each request)' : ''}, stage+process of ${ACCOUNTS} accounts: ${rate.toFixed(0)} accounts/s (stage ${stageSeconds.toFixed(2)} s, process ${processSeconds.toFixed(2)} s); service CPU ${cpu.toFixed(2)} ms an account`,
+      `  service alone${keyed ? ' (Idempotency-Key on each request)' : ''}, stage+process of ${ACCOUNTS} accounts: ${rate.toFixed(0)} accounts/s (stage ${stageSeconds.toFixed(2)} s, process ${processSeconds.toFixed(2)} s); service CPU ${cpu.toFixed(2)} ms, writes ${writtenKb.toFixed(0)} KB an account`,
     );
-    return { rate, cpu };
+    return { rate, cpu, writtenKb };
   };
   const alone = await serviceAlone(false);
   const keyed = await serviceAlone(true);
@@ -194,6 +207,7 @@ async function migrateRound(work: string, dir: string, round: number, accountBod
   const client = await service(work, `client-${round}`);
   const cpuFile = join(work, `client-cpu-${round}.json`);
   const serviceCpuBefore = processCpuMs(client.child.pid!);
+  const serviceWrittenBefore = processWrittenKb(client.child.pid!);
   const startedAt = performance.now();
   const code = await new Promise<number | null>((resolve) => {
     // BENCH_CLIENT_PROFILE=<dir>: the client writes a CPU profile there (node --cpu-prof), a developer's aid.
@@ -207,6 +221,7 @@ async function migrateRound(work: string, dir: string, round: number, accountBod
   });
   const clientSeconds = (performance.now() - startedAt) / 1000;
   const underClientCpu = perAccount(processCpuMs(client.child.pid!) - serviceCpuBefore);
+  const underClientWrittenKb = (processWrittenKb(client.child.pid!) - serviceWrittenBefore) / ACCOUNTS;
   await stop(client.child);
   if (code !== 0) throw new Error(`import-ledger migrate exited with ${code}`);
   const clientRate = ACCOUNTS / clientSeconds;
@@ -215,9 +230,13 @@ async function migrateRound(work: string, dir: string, round: number, accountBod
   progress(
     `  import-ledger migrate, ${ACCOUNTS} accounts at --concurrency ${CONCURRENCY}: ${clientRate.toFixed(0)} accounts/s in ${clientSeconds.toFixed(2)} s ` +
       `(${((clientRate / alone.rate) * 100).toFixed(0)}% of the service alone, ${((clientRate / keyed.rate) * 100).toFixed(0)}% of it with keys); ` +
-      `client CPU ${clientCpuMsPerAccount.toFixed(3)} ms per account (stage + process: two requests); service CPU ${underClientCpu.toFixed(2)} ms an account`,
+      `client CPU ${clientCpuMsPerAccount.toFixed(3)} ms per account (stage + process: two requests); service CPU ${underClientCpu.toFixed(2)} ms, writes ${underClientWrittenKb.toFixed(0)} KB an account`,
   );
-  return { alone, keyed, client: { rate: clientRate, seconds: clientSeconds, cpuMsPerAccount: clientCpuMsPerAccount, serviceCpu: underClientCpu } };
+  return {
+    alone,
+    keyed,
+    client: { rate: clientRate, seconds: clientSeconds, cpuMsPerAccount: clientCpuMsPerAccount, serviceCpu: underClientCpu, serviceWrittenKb: underClientWrittenKb },
+  };
 }
 
 /** Wall time of `node bin/import-ledger.js ...args`, `runs` times: what an operator's or a script's every call pays. */

@@ -596,7 +596,8 @@ function printMigrate(cli: { migrate: MigrateFigures; cliStartup: StartupFigures
       `(${m.clientSeconds} s, start to exit), service alone ${m.serviceAccountsPerSecond} accounts/s: ${(m.ratio * 100).toFixed(0)}%; ` +
       `service alone with an Idempotency-Key on each request ${m.serviceWithKeysAccountsPerSecond} accounts/s: ${(m.ratioToServiceWithKeys * 100).toFixed(0)}% ` +
       `(target 80%: ${m.meetsTarget ? 'met' : 'NOT met'}); client CPU ${m.clientCpuMsPerAccount} ms per account; ` +
-      `service CPU per account ${m.serviceCpuMsPerAccount.alone} ms alone, ${m.serviceCpuMsPerAccount.keyed} ms with keys, ${m.serviceCpuMsPerAccount.underClient} ms under the client\n`,
+      `service CPU per account ${m.serviceCpuMsPerAccount.alone} ms alone, ${m.serviceCpuMsPerAccount.keyed} ms with keys, ${m.serviceCpuMsPerAccount.underClient} ms under the client; ` +
+      `service writes per account ${m.serviceWrittenKbPerAccount.alone} KB alone, ${m.serviceWrittenKbPerAccount.keyed} KB with keys, ${m.serviceWrittenKbPerAccount.underClient} KB under the client\n`,
   );
   for (const s of cli.cliStartup) {
     process.stdout.write(`${s.command.padEnd(30)} median ${s.medianMs} ms, min ${s.minMs} ms over ${s.runs} runs (target < 300 ms: ${s.meetsTarget ? 'met' : 'NOT met'})\n`);
