@@ -23,7 +23,8 @@ export const BUSY_TIMEOUT_MS = 5_000;
  * Opens (creating if needed) the SQLite file and applies pending migrations.
  * WAL lets readers proceed while one writer commits, so the operator CLI and
  * the server can share the file; synchronous=FULL makes every acknowledged
- * commit survive a power cut (in WAL mode NORMAL may lose the last commits).
+ * commit survive a power cut (in WAL mode NORMAL may lose the last commits);
+ * temp_store=MEMORY keeps savepoints' statement journals off the disk.
  */
 export function openDatabase(file: string): OpenDatabase {
   const path = file === ':memory:' ? file : resolve(file);
@@ -33,6 +34,10 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
+  // The statement journal of the group commit's per-unit savepoints in memory: on disk (the default) SQLite
+  // spills it to a temporary file, created, written and deleted by every batch past 64 KiB of changed pages
+  // (bench "migrate 2,000 accounts": two thirds of what the service wrote). No temporary tables are used.
+  sqlite.pragma('temp_store = MEMORY');
   const db = drizzle(sqlite) as LedgerDb;
   migrate(db, { migrationsFolder: migrationsFolder() });
   return {
