@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const durable = deps.durable;
     app.use('*', async (c, next) => {
       await next();
-      await (c.get('durableAnswer') ?? durable());
+      await durable();
     });
   }
 
@@ -127,7 +127,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const sub = new Hono<AppEnv>({ strict: true });
     sub.use('*', auth, rateLimit, jsonBody(deps.maxBodyBytes));
     // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
-    if (deps.idempotency) sub.use('*', idempotency(deps.idempotency, deps.store, deps.durable));
+    if (deps.idempotency) sub.use('*', idempotency(deps.idempotency, deps.store));
     return sub;
   };
   const api = dataImportApi();

@@ -14,11 +14,5 @@ export interface AppEnv {
     jsonBodyBytes: Uint8Array;
     /** Set under an Idempotency-Key: records the key with every write the request makes (idempotency.ts). */
     beforeCommit: BeforeCommit | undefined;
-    /**
-     * Set when a middleware wrote after the last write the answer shows (the Idempotency-Key's stored
-     * response, which need not be durable: idempotency.ts): the answer waits for this instead of for
-     * everything committed so far.
-     */
-    durableAnswer: Promise<void> | undefined;
   };
 }

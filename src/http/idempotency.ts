@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError } from '../domain/errors.js';
 import type { EventStore } from '../store/event-store.js';
 import type { StoredLedgerEvent } from '../store/event-store.js';
-import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest, type StoredResponse } from '../store/idempotency.js';
+import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest, type RecordedAnswer, type StoredResponse } from '../store/idempotency.js';
 import type { AppEnv } from './env.js';
 import { recoveries } from './idempotency-recovery.js';
 
@@ -31,24 +31,35 @@ const PURGE_EVERY = 100;
 const REBUILT_CONTENT_TYPE = 'application/json';
 
 /**
+ * The paths whose requests act outside the ledger before their events are written (they call a payment
+ * vendor): their key is claimed in the store before they run, so that a request with the same key sent
+ * to another instance at the same time never reaches the vendor. Every other request's only effect is its
+ * events, and its key is claimed with them (`with-writes`).
+ */
+const CLAIMED_BEFORE_RUNNING: ReadonlySet<string> = new Set([
+  '/v1/data-import/payment-instruction/create/',
+  '/v1/data-import/business-payment-instruction/create/',
+]);
+
+/**
  * Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The
  * Idempotency-Key HTTP Header Field"; docs/reliability.md). Runs after
  * authentication (keys are per API key) and after the body was read and
  * checked (the fingerprint covers method, path, query and body).
  *
- * The key is reserved in the store before the request runs (atomically, for
- * every process on the database); every write the request makes records the
- * key with its events in their transaction (the `beforeCommit` hook the
- * request's actor carries); the response is stored once rendered. The
- * reservation, and a response that the events rebuild byte for byte, are
- * committed without waiting to be durable (a lost one is harmless: the key is
- * free again, or the retry rebuilds the same answer), so a keyed write waits
- * for one sync, its events', as an unkeyed one does. A request
- * that finds the key held gets the stored answer, 409 while the first is still
+ * The key is claimed before the request runs (for a request whose only effect
+ * is its events, in this process until those events claim it in the store:
+ * `ClaimMode`); every write the request makes records the key with its events
+ * in their transaction (the `beforeCommit` hook the request's actor carries),
+ * with the answer those events rebuild (idempotency-recovery.ts). When the
+ * response rendered is that answer, as it is for every successful write,
+ * nothing more is written: a keyed write commits once, with its events, like
+ * an unkeyed one. Any other response is stored once rendered. A request that
+ * finds the key held gets the stored answer, 409 while the first is still
  * running, 422 if it is another request, or the response rebuilt from the
  * events when the first died between committing them and storing its answer.
  */
-export function idempotency(records: IdempotencyRecords, store: EventStore, durable?: () => Promise<void>) {
+export function idempotency(records: IdempotencyRecords, store: EventStore) {
   let completions = 0;
   return createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method !== 'POST') return next();
@@ -65,10 +76,11 @@ export function idempotency(records: IdempotencyRecords, store: EventStore, dura
     const request: IdempotentRequest = {
       keyId: c.get('principal').keyId,
       idempotencyKey: key,
-      fingerprint: createHash('sha256').update(`POST ${url.pathname}${url.search}\n${text}`, 'utf8').digest('hex'),
+      // The digest of `POST <path><query>\n<body>`, fed in two parts rather than copied into one string.
+      fingerprint: createHash('sha256').update(`POST ${url.pathname}${url.search}\n`, 'utf8').update(text, 'utf8').digest('hex'),
       requestPath: url.pathname,
     };
-    const reservation = await records.reserve(request);
+    const reservation = await records.reserve(request, { claim: CLAIMED_BEFORE_RUNNING.has(url.pathname) ? 'store' : 'with-writes' });
     if (!reservation.held) {
       const record = reservation.record;
       // Reserved, nothing recorded yet: the first request is still running (its body is not compared: nothing of it is known yet).
@@ -80,36 +92,67 @@ export function idempotency(records: IdempotencyRecords, store: EventStore, dura
       return recover(c, records, store, request, record, text);
     }
 
-    // The events recorded with the key, as the request's writes commit them (the hook runs last in a unit
-    // that then commits; it never runs for a dry run or a refused command).
-    const recorded: StoredLedgerEvent[] = [];
-    c.set('beforeCommit', (appended, tx) => {
-      const done = reservation.beforeCommit(appended, tx);
-      recorded.push(...appended);
-      return done;
-    });
-    const rendered = renderedJson(c);
-    // An error inside is answered by app.onError before this line sees it: `c.res` is always the answer.
-    await next();
-    if (isTransient(c.res.status)) {
-      await reservation.release();
-      return;
-    }
-    const response: StoredResponse = { status: c.res.status, body: await rendered.text(c.res), contentType: c.res.headers.get('content-type') };
-    if (await rebuildsTo(request, () => c.req.json(), recorded, reservation.reservedAt, response)) {
-      // Its events are committed with the key, and a retry that finds no response rebuilds this very one
-      // from them: the response is stored (committed, so a retry finds it) without waiting for it to be on
-      // disk, and the answer waits only for what was written before it (the events and anything it read).
-      const written = durable?.();
-      written?.catch(() => undefined); // awaited by the app's durability middleware; not unhandled if the store below throws
-      await reservation.complete(response, { rebuildable: true });
-      if (written) c.set('durableAnswer', written);
-    } else {
-      await reservation.complete(response);
+    try {
+      // The events recorded with the key, as the request's writes commit them, and the answer they rebuild,
+      // recorded with them (the hook runs last in a unit that then commits; it never runs for a refused command).
+      const rebuild = answerRebuilder(request, await parsedBody(c), reservation.reservedAt);
+      const recorded: StoredLedgerEvent[] = [];
+      let recordedAnswer: RecordedAnswer;
+      c.set('beforeCommit', (appended, tx) => {
+        if (appended.length === 0) return reservation.beforeCommit(appended, tx);
+        const events = [...recorded, ...appended];
+        const answer = rebuild(events);
+        const done = reservation.beforeCommit(appended, tx, answer);
+        recorded.push(...appended);
+        recordedAnswer = answer;
+        return done;
+      });
+      const rendered = renderedJson(c);
+      // An error inside is answered by app.onError before this line sees it: `c.res` is always the answer.
+      await next();
+      if (isTransient(c.res.status)) {
+        await reservation.release();
+        return;
+      }
+      const response: StoredResponse = { status: c.res.status, body: await rendered.text(c.res), contentType: c.res.headers.get('content-type') };
+      if (recordedAnswer && sameResponse(recordedAnswer, response)) await reservation.keepRecorded();
+      else await reservation.complete(response);
+    } catch (error) {
+      await reservation.release().catch(() => undefined);
+      throw error;
     }
     if (++completions % PURGE_EVERY === 0) await records.purgeExpired();
   });
 }
+
+/** The request's JSON body as the body middleware parsed it (`undefined` if it is not JSON). */
+async function parsedBody(c: Context<AppEnv>): Promise<unknown> {
+  try {
+    return (await c.req.json()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The answer a retry would rebuild (idempotency-recovery.ts) from the request and the events recorded with
+ * its key so far: recorded with them, so that a response equal to it, byte for byte, is stored by their
+ * commit. `null` when there is none (an endpoint without a rebuild, or events it does not rebuild from).
+ */
+function answerRebuilder(request: IdempotentRequest, body: unknown, reservedAt: string): (events: readonly StoredLedgerEvent[]) => StoredResponse | null {
+  const recover = recoveries[request.requestPath];
+  return (events) => {
+    if (!recover || body === undefined) return null;
+    try {
+      const rebuilt = recover(body, [...events].sort((a, b) => a.globalPosition - b.globalPosition), reservedAt);
+      return rebuilt === null ? null : { status: rebuilt.status, body: JSON.stringify(rebuilt.body), contentType: REBUILT_CONTENT_TYPE };
+    } catch {
+      return null;
+    }
+  };
+}
+
+const sameResponse = (a: StoredResponse, b: StoredResponse) => a.status === b.status && a.body === b.body && a.contentType === b.contentType;
 
 /**
  * The text of the answer the request renders, without reading it back from the response: the last value
@@ -133,33 +176,6 @@ function renderedJson(c: Context<AppEnv>): { text(res: Response): Promise<string
       return made !== null && made.res === res ? JSON.stringify(made.value) : res.clone().text();
     },
   };
-}
-
-/**
- * Whether a retry that finds the request's events and no response would answer
- * exactly `response`: the rebuild (idempotency-recovery.ts) from the same
- * request and the events the request recorded with its key gives the same
- * status, content type and body, byte for byte. Checked on every answer, so
- * an endpoint without a rebuild, or one whose rebuild differs in any case, is
- * simply awaited as before.
- */
-async function rebuildsTo(
-  request: IdempotentRequest,
-  body: () => Promise<unknown>,
-  recorded: readonly StoredLedgerEvent[],
-  reservedAt: string,
-  response: StoredResponse,
-): Promise<boolean> {
-  const recover = recoveries[request.requestPath];
-  if (!recover || recorded.length === 0 || response.contentType !== REBUILT_CONTENT_TYPE) return false;
-  try {
-    const events = [...recorded].sort((a, b) => a.globalPosition - b.globalPosition);
-    // The body as the body middleware parsed it (c.req.json()), not parsed again.
-    const rebuilt = recover(await body(), events, reservedAt);
-    return rebuilt !== null && rebuilt.status === response.status && JSON.stringify(rebuilt.body) === response.body;
-  } catch {
-    return false;
-  }
 }
 
 function replay(c: Context<AppEnv>, status: number, body: string, contentType: string | null): Response {

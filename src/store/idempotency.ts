@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import type { BeforeCommit } from './event-store.js';
+import type { StoredLedgerEvent, WriteTransaction } from './event-store.js';
 
 /** How long a key is remembered: the draft asks for at least 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -47,28 +47,49 @@ export interface IdempotencyRecord {
   readonly createdAt: string;
 }
 
-/** The key is held by the caller's request: run it, then complete or release. */
+/**
+ * The answer recorded with a request's events, in their unit of work: what a retry gets if the request
+ * stores no other (`StoredResponse`), nothing known yet (`null`: a retry rebuilds it from the events), or
+ * the answer recorded by an earlier unit left as it is (`undefined`).
+ */
+export type RecordedAnswer = StoredResponse | null | undefined;
+
+/** The key is held by the caller's request: run it, then complete, keep what was recorded, or release. */
 export interface HeldReservation {
   readonly held: true;
   /** When the key was reserved: the record's `createdAt`, as a retry that rebuilds the response reads it. */
   readonly reservedAt: string;
   /**
    * Pass as `beforeCommit` to every write the request makes: it records the
-   * positions of the events appended with the key, inside their unit of work,
-   * after checking that the reservation is still this request's (it fails the
-   * unit with `idempotency_key_in_progress` if another request took the key over).
+   * positions of the events appended with the key, and `answer` (the response
+   * those events rebuild), inside their unit of work, after checking that the
+   * key is still this request's (it fails the unit with
+   * `idempotency_key_in_progress` if another request took the key over, or, for
+   * a key claimed `with-writes`, got it first in another process).
    */
-  readonly beforeCommit: BeforeCommit;
+  beforeCommit(appended: readonly StoredLedgerEvent[], tx: WriteTransaction, answer?: RecordedAnswer): void | Promise<void>;
   /**
-   * Stores the request's response (not if one is stored already: the first one wins). With `rebuildable`
-   * (the response is exactly what a retry would rebuild from the events recorded with the key), the store
-   * may settle once the response is committed, visible to every process, without waiting for it to be
-   * durable: should a crash take it back, the retry rebuilds the same answer from the events, which are.
+   * Stores the request's response: the first completion wins (it replaces an answer recorded with the
+   * events, which is only what a retry would get had the request stored none). Ends the hold.
    */
-  complete(response: StoredResponse, options?: { readonly rebuildable?: boolean }): Promise<void>;
+  complete(response: StoredResponse): Promise<void>;
+  /** Ends the hold, writing nothing: the answer recorded with the events is the request's response. */
+  keepRecorded(): Promise<void>;
   /** Gives the key back without a response (a transient answer) unless events were recorded with it. */
   release(): Promise<void>;
 }
+
+/**
+ * How `reserve` claims a key. `store`: the claim is written before the request
+ * runs, visible to every process on the database at once, for a request that
+ * acts outside the ledger before its events (a payment vendor's call).
+ * `with-writes`: the store may hold the claim in this process only and write
+ * the key's row with the request's first events, in their unit of work, where a
+ * request of another process that got the key first fails the unit; for a
+ * request whose only effect is its events, so that a keyed write costs one unit
+ * of work, as an unkeyed one does. A store without that way claims in the store.
+ */
+export type ClaimMode = 'store' | 'with-writes';
 
 /** Another request holds or held the key: what is recorded for it. */
 export interface ExistingReservation {
@@ -78,10 +99,12 @@ export interface ExistingReservation {
 
 /**
  * Idempotency-Key records (docs/reliability.md), a port: each store keeps
- * them in its own database. The in-flight check is not a process-local set:
- * `reserve` claims the key atomically in a unit of work of the store, so it
- * holds for every process on the database; the events a request appends are
- * recorded with its key in their own transaction. Operational state, not
+ * them in its own database. The in-flight check is not a process-local set
+ * alone: `reserve` claims the key atomically in a unit of work of the store,
+ * or (`with-writes`) the unit of work of the request's first events claims it,
+ * so it holds for every process on the database; the events a request appends
+ * are recorded with its key, and the answer they rebuild, in their own
+ * transaction. Operational state, not
  * events: records past the retention are deleted.
  */
 export interface IdempotencyRecords {
@@ -91,9 +114,10 @@ export interface IdempotencyRecords {
    * Claims the key for `request`: held when no live record exists (none, one
    * past the retention, or an empty reservation whose holder is gone: it
    * stopped, which each store detects its own way, or the lease ran out),
-   * otherwise the record that is there.
+   * otherwise the record that is there (an empty one while another request of
+   * this process holds the key without a row yet).
    */
-  reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation>;
+  reserve(request: IdempotentRequest, options?: { readonly claim?: ClaimMode }): Promise<HeldReservation | ExistingReservation>;
   /** Stores a response on a record nobody completed (a response rebuilt from its events); the first one wins. */
   complete(request: IdempotentRequest, response: StoredResponse): Promise<void>;
   /** Deletes the records past the retention; returns how many. */

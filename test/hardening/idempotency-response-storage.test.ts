@@ -9,48 +9,47 @@ import { TOKEN_SECRET } from '../support/ledger.js';
 import { checkedApp } from '../support/openapi-check.js';
 
 /**
- * A keyed write's response is stored without waiting for it to be durable when a retry would rebuild
- * exactly that response from the events recorded with the key (docs/reliability.md, "Safe retries").
- * These tests hold or drop that store, as a crash between the events' commit and the response's
- * storage would, and check that the retry still gets the same answer, byte for byte, and that nothing
- * runs twice.
+ * A keyed write's answer is recorded with its events, in their unit of work, when it is the answer those
+ * events rebuild (docs/reliability.md, "Safe retries"): nothing is written after the commit, so there is
+ * no moment at which a crash leaves the events without their answer. These tests watch what the request
+ * stores after its events (completions) and check that a retry, in this process or a new one, gets the
+ * same answer, byte for byte, and that nothing runs twice.
  */
 
 const key = (n: string) => ({ 'idempotency-key': n });
 const writing = dataImportPosts.filter((e) => e.writes);
 
-interface Completion {
-  readonly response: StoredResponse;
-  readonly rebuildable: boolean;
-}
-
-/** Idempotency-Key records whose held completions the test sees and may drop (a crash) or hold (a slow store). */
+/** Idempotency-Key records whose held requests the test sees: what they complete, what they keep, and may hold the ending. */
 function watched() {
-  const completions: Completion[] = [];
-  const control = { drop: false, hold: null as Promise<void> | null };
+  const completions: StoredResponse[] = [];
+  const kept: string[] = [];
+  const control = { hold: null as Promise<void> | null };
   const wrap = (records: IdempotencyRecords): IdempotencyRecords => ({
     find: (keyId, idempotencyKey) => records.find(keyId, idempotencyKey),
     complete: (request, response) => records.complete(request, response),
     purgeExpired: () => records.purgeExpired(),
-    async reserve(request) {
-      const reservation = await records.reserve(request);
+    async reserve(request, options) {
+      const reservation = await records.reserve(request, options);
       if (!reservation.held) return reservation;
       const held: HeldReservation = {
-        ...reservation,
+        reservedAt: reservation.reservedAt,
+        held: true,
+        beforeCommit: (appended, tx, answer) => reservation.beforeCommit(appended, tx, answer),
         release: () => reservation.release(),
-        async complete(response, options) {
-          const rebuildable = options?.rebuildable === true;
-          completions.push({ response, rebuildable });
-          // The process "dies" before the response's write: only a response the events rebuild may be lost so.
-          if (control.drop && rebuildable) return;
+        async complete(response) {
+          completions.push(response);
+          await reservation.complete(response);
+        },
+        async keepRecorded() {
+          kept.push(request.idempotencyKey);
           if (control.hold) await control.hold;
-          await reservation.complete(response, options);
+          await reservation.keepRecorded();
         },
       };
       return held;
     },
   });
-  return { completions, control, wrap };
+  return { completions, kept, control, wrap };
 }
 
 async function answer(res: Response) {
@@ -64,22 +63,26 @@ afterEach(async () => {
 });
 
 describe.each(writing.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_name, endpoint) => {
-  it('its response is stored as rebuildable; killed before that store, the retry on a new process gets the same answer, byte for byte, and nothing runs twice', async () => {
-    const { completions, control, wrap } = watched();
+  it('its answer is committed with its events and nothing is stored after them; a retry on a new process gets it, byte for byte, and nothing runs twice', async () => {
+    const { completions, kept, wrap } = watched();
     world = await createEndpointWorld({ idempotency: wrap });
     const body = endpoint.fresh?.(world.params(endpoint), 1) ?? endpoint.payloads(world.params(endpoint))[0];
-    control.drop = true;
-    const first = await answer(await world.request(endpoint, { body, headers: key('k-lost') }));
+    const first = await answer(await world.request(endpoint, { body, headers: key('k-with-events') }));
     expect(endpoint.success).toContain(first.status);
-    // The answer's events rebuild it exactly: its store was the one that may be lost (and here was).
-    expect(completions.map((c) => c.rebuildable)).toEqual([true]);
-    expect(completions[0]!.response).toEqual(first);
-    const [row] = (await world.api.execute("SELECT status, event_positions FROM idempotency_keys WHERE idempotency_key = 'k-lost'")) as {
+    expect(completions).toEqual([]);
+    expect(kept).toEqual(['k-with-events']);
+    const [row] = (await world.api.execute("SELECT status, response_body, response_content_type, event_positions FROM idempotency_keys WHERE idempotency_key = 'k-with-events'")) as {
       status: number | null;
+      response_body: string | null;
+      response_content_type: string | null;
       event_positions: string;
     }[];
-    expect(row!.status).toBeNull();
-    expect(JSON.parse(row!.event_positions)).not.toEqual([]);
+    expect({ status: row!.status, contentType: row!.response_content_type, body: row!.response_body }).toEqual(first);
+    const positions = JSON.parse(row!.event_positions) as number[];
+    expect(positions).not.toEqual([]);
+    // The key's row and the events are one commit: the last event written is the request's.
+    const [last] = (await world.api.execute('SELECT MAX(global_position) AS p FROM events')) as { p: number }[];
+    expect(Math.max(...positions)).toBe(Number(last!.p));
     const count = await world.eventCount();
 
     // A new process on the same database (the same SQLite file, or another instance on the PostgreSQL database).
@@ -87,36 +90,32 @@ describe.each(writing.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_nam
     try {
       const app = checkedApp(createApp({ ...reopened, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
       const token = await world.token();
-      const send = () =>
-        app.request(endpoint.path(world!.params(endpoint)), {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Token ${token}`, ...key('k-lost') },
-          body: JSON.stringify(body),
-        });
-      const again = await send();
+      const again = await app.request(endpoint.path(world.params(endpoint)), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Token ${token}`, ...key('k-with-events') },
+        body: JSON.stringify(body),
+      });
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(await answer(again)).toEqual(first);
       expect(await world.eventCount()).toBe(count);
-      // Stored now: replayed as is.
-      expect(await answer(await send())).toEqual(first);
     } finally {
       await reopened.close();
     }
   });
 });
 
-describe('the store of a rebuildable response', () => {
+describe('the answer recorded with the events', () => {
   const stage = writing.find((e) => e.name === 'POST account-import-process/create-or-update/')!;
 
-  it('a second request with the key while the first one\'s response is being stored gets the same answer rebuilt, and the first\'s store then changes nothing', async () => {
-    const { completions, control, wrap } = watched();
+  it('a second request with the key, after the first one\'s events committed and before it answered, gets the same answer replayed', async () => {
+    const { kept, control, wrap } = watched();
     world = await createEndpointWorld({ idempotency: wrap });
     let release: () => void = () => undefined;
     control.hold = new Promise<void>((resolve) => (release = resolve));
     const count = await world.eventCount();
     const firstPending = world.request(stage, { headers: key('k-window') });
-    while (completions.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    // The first request's events are committed, its response not stored yet: the second is answered from the events.
+    while (kept.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The first request's events and answer are committed, its hold not ended yet: the second is answered from the record.
     const second = await world.request(stage, { headers: key('k-window') });
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     const secondAnswer = await answer(second);
@@ -124,16 +123,19 @@ describe('the store of a rebuildable response', () => {
     const first = await answer(await firstPending);
     expect(secondAnswer).toEqual(first);
     expect(await world.eventCount()).toBe(count + 1);
-    expect(completions.map((c) => c.rebuildable)).toEqual([true]);
     const third = await world.request(stage, { headers: key('k-window') });
     expect(await answer(third)).toEqual(first);
   });
 
-  it('an answer that no events rebuild (a refused request) is stored as before, durably', async () => {
-    const { completions, wrap } = watched();
+  it('an answer that no events rebuild (a refused request) is stored when it is rendered, durably', async () => {
+    const { completions, kept, wrap } = watched();
     world = await createEndpointWorld({ idempotency: wrap });
-    const refused = await world.request(stage, { body: { nothing: 'valid' }, headers: key('k-refused') });
+    const refused = await answer(await world.request(stage, { body: { nothing: 'valid' }, headers: key('k-refused') }));
     expect(refused.status).toBe(400);
-    expect(completions.map((c) => c.rebuildable)).toEqual([false]);
+    expect(kept).toEqual([]);
+    expect(completions).toEqual([refused]);
+    const replayed = await world.request(stage, { body: { nothing: 'valid' }, headers: key('k-refused') });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await answer(replayed)).toEqual(refused);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { BeforeCommit } from '../event-store.js';
+import type { StoredLedgerEvent, WriteTransaction } from '../event-store.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -11,6 +11,7 @@ import {
   type IdempotencyRecord,
   type IdempotencyRecords,
   type IdempotentRequest,
+  type RecordedAnswer,
   type StoredResponse,
 } from '../idempotency.js';
 import { IDEMPOTENCY_LOCK_CLASS, sqlState, type PgOptions } from './pg-database.js';
@@ -35,7 +36,10 @@ const FIND = 'SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_k
  * retry takes it over at once. Within one instance the held keys are tracked
  * in memory as well (a session may take its own lock again). The reservation
  * row, its token (`created_at`) and the check inside the events' unit of work
- * are as on SQLite: a holder that was taken over can write nothing.
+ * are as on SQLite: a holder that was taken over can write nothing. Every
+ * claim is made in the database (`with-writes` too: the advisory lock is what
+ * tells a running holder from a stopped one, and it is taken before the
+ * request runs); the answer the events rebuild is written with them.
  */
 export class PgIdempotencyRecords implements IdempotencyRecords {
   private readonly holder: PgSessionHolder;
@@ -57,6 +61,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
   }
 
   async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
+    // Whatever the claim mode asked for: see the class's comment.
     const lock = lockId(request.keyId, request.idempotencyKey);
     // Someone holds the key's lock: the record as it is, unless it is an empty reservation past its lease
     // (a wedged holder), which is taken over without the lock (the token check still guards its writes).
@@ -149,39 +154,51 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
 
   private held(request: IdempotentRequest, token: string, lock: number | null): HeldReservation {
     const { keyId, idempotencyKey } = request;
-    const beforeCommit: BeforeCommit = (appended, tx) => {
+    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, answer?: RecordedAnswer) => {
       const { client, defer } = postgresTransaction(tx);
       if (appended.length === 0) return;
       // One statement, sent and not awaited (the writer's batch goes out in one flight): the positions
-      // appended to the JSON array the row holds, if the row is still this request's reservation (another
-      // request may have taken the key over); if it is not, the statement fails, and the unit with it.
+      // appended to the JSON array the row holds, and the answer they rebuild, if the row is still this
+      // request's reservation (another request may have taken the key over); if it is not, the statement
+      // fails, and the unit with it.
+      const setAnswer = answer === undefined ? '' : ', status = $5, response_body = $6, response_content_type = $7';
       const recorded = client.query(
         `WITH recorded AS (
            UPDATE idempotency_keys
-              SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || $1 || ']' ELSE left(event_positions, -1) || ',' || $1 || ']' END
-            WHERE key_id = $2 AND idempotency_key = $3 AND created_at = $4 AND status IS NULL
+              SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || $1 || ']' ELSE left(event_positions, -1) || ',' || $1 || ']' END${setAnswer}
+            WHERE key_id = $2 AND idempotency_key = $3 AND created_at = $4 AND completed_at IS NULL
            RETURNING 1)
          SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`,
-        [appended.map((stored) => stored.globalPosition).join(','), keyId, idempotencyKey, token],
+        [
+          appended.map((stored) => stored.globalPosition).join(','),
+          keyId,
+          idempotencyKey,
+          token,
+          ...(answer === undefined ? [] : [answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null]),
+        ],
       );
       defer(recorded.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
+    };
+    const unlock = async () => {
+      if (lock !== null) await this.unlock(lock);
     };
     return {
       held: true,
       reservedAt: token,
       beforeCommit,
-      complete: async (response, options) => {
-        const update = `UPDATE idempotency_keys SET status = $1, response_body = $2, response_content_type = $3, completed_at = $4
-            WHERE key_id = $5 AND idempotency_key = $6 AND created_at = $7 AND status IS NULL`;
-        const values = [response.status, response.body, response.contentType, this.clock().toISOString(), keyId, idempotencyKey, token];
+      complete: async (response) => {
         try {
-          // A response the events rebuild need not wait for the WAL flush: committed, a retry finds it; lost, it rebuilds it.
-          if (options?.rebuildable) await this.inTransaction((client) => client.query(update, values), { waitForFlush: false });
-          else await this.pool.query(update, values);
+          // The first completion wins; it replaces an answer recorded with the events.
+          await this.pool.query(
+            `UPDATE idempotency_keys SET status = $1, response_body = $2, response_content_type = $3, completed_at = $4
+              WHERE key_id = $5 AND idempotency_key = $6 AND created_at = $7 AND completed_at IS NULL`,
+            [response.status, response.body, response.contentType, this.clock().toISOString(), keyId, idempotencyKey, token],
+          );
         } finally {
-          if (lock !== null) await this.unlock(lock);
+          await unlock();
         }
       },
+      keepRecorded: unlock,
       release: async () => {
         try {
           await this.pool.query(
@@ -189,7 +206,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
             [keyId, idempotencyKey, token],
           );
         } finally {
-          if (lock !== null) await this.unlock(lock);
+          await unlock();
         }
       },
     };

@@ -1,15 +1,17 @@
 import type Database from 'better-sqlite3';
-import type { BeforeCommit } from '../event-store.js';
+import type { StoredLedgerEvent, WriteTransaction } from '../event-store.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_RETENTION_MS,
   keyInProgress,
+  type ClaimMode,
   type ExistingReservation,
   type HeldReservation,
   type IdempotencyRecord,
   type IdempotencyRecords,
   type IdempotentRequest,
+  type RecordedAnswer,
   type StoredResponse,
 } from '../idempotency.js';
 import type { GroupCommitRunner } from './group-commit.js';
@@ -29,15 +31,22 @@ import { sqliteTransaction } from './sqlite-event-store.js';
  * file, which is all the claim needs. Its loss in a power cut is harmless (a
  * key nobody holds, so the retry runs the request, which had written nothing:
  * the request's events come in a later batch, whose sync covers the
- * reservation's frames too). The same holds for a response that a retry
- * would rebuild from the request's events (`complete` with `rebuildable`). So
- * a keyed request that writes waits for one sync (its events') instead of
- * three before it can answer.
+ * reservation's frames too).
+ *
+ * A key claimed `with-writes` has no row while its request runs: the claim is
+ * held in this process (`claims`), and the unit of work of the request's first
+ * events inserts the row, positions and answer included, unless a request of
+ * another process on the file got the key first (its row is there: the unit
+ * fails with `idempotency_key_in_progress`). So such a keyed write commits
+ * once, with its events, where a reservation and a completion each cost a
+ * batch and its pages (bench "migrate 2,000 accounts": the key store's writes).
  */
 export class SqliteIdempotencyRecords implements IdempotencyRecords {
   private readonly statements;
   /** When this process opened the database: a reservation older than that was made by a process that has stopped. */
   private readonly openedAt: string;
+  /** Keys held `with-writes` by requests of this process: their token and when it was taken (ms). */
+  private readonly claims = new Map<string, { readonly token: string; readonly at: number }>();
 
   constructor(
     sqlite: Database.Database,
@@ -56,14 +65,29 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
         `UPDATE idempotency_keys SET fingerprint = ?, request_path = ?, created_at = ?
           WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL AND event_positions = '[]'`,
       ),
+      /** The first events of a key claimed `with-writes`: its row, with them and their answer. */
+      insertWithEvents: sqlite.prepare<[string, string, string, string, string, number | null, string | null, string | null, string]>(
+        `INSERT OR IGNORE INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       record: sqlite.prepare<[string, string, string, string]>(
         `UPDATE idempotency_keys SET event_positions = (SELECT json_group_array(value) FROM (
             SELECT value FROM json_each(idempotency_keys.event_positions) UNION ALL SELECT value FROM json_each(?)))
-          WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL`,
+          WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND completed_at IS NULL`,
       ),
-      completeHeld: sqlite.prepare<[number, string, string | null, string, string, string, string]>(
-        `UPDATE idempotency_keys SET status = ?, response_body = ?, response_content_type = ?, completed_at = ?
-          WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL`,
+      recordAnswer: sqlite.prepare<[number | null, string | null, string | null, string, string, string]>(
+        `UPDATE idempotency_keys SET status = ?, response_body = ?, response_content_type = ?
+          WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND completed_at IS NULL`,
+      ),
+      /** The holder's completion: on its row if it still holds it (the first completion wins), or a new row. */
+      completeHeld: sqlite.prepare<[string, string, string, string, number, string, string | null, string, string]>(
+        `INSERT INTO idempotency_keys
+           (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at, completed_at)
+         VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
+         ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+           status = excluded.status, response_body = excluded.response_body,
+           response_content_type = excluded.response_content_type, completed_at = excluded.completed_at
+         WHERE idempotency_keys.created_at = excluded.created_at AND idempotency_keys.completed_at IS NULL`,
       ),
       completeAny: sqlite.prepare<[string, string, string, string, number, string, string | null, string, string]>(
         `INSERT INTO idempotency_keys
@@ -86,7 +110,10 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
     return raw ? toIdempotencyRecord(raw) : null;
   }
 
-  async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
+  async reserve(request: IdempotentRequest, options?: { readonly claim?: ClaimMode }): Promise<HeldReservation | ExistingReservation> {
+    if (options?.claim === 'with-writes') return this.claimWithWrites(request);
+    const inFlight = this.heldWithWrites(request);
+    if (inFlight) return inFlight;
     const taken = await this.runner.runCommitted((): { held: true; token: string } | ExistingReservation => {
       const now = this.clock();
       const token = now.toISOString();
@@ -95,23 +122,14 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
         this.statements.reserve.run(request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, token);
         return { held: true, token };
       }
-      // Nothing recorded, and its holder gone: a SQLite file is served by one server process at a time, so a
-      // reservation made before this process opened it was left by a process that stopped (a crash): the
-      // client's retry runs at once. Past the lease, any reservation is taken over. Either way, should the
-      // holder still write, its unit of work finds the reservation is no longer its own and fails.
-      const abandoned =
-        existing.status === null &&
-        existing.event_positions === '[]' &&
-        (existing.created_at < this.openedAt || Date.parse(existing.created_at) < now.getTime() - IDEMPOTENCY_LEASE_MS);
-      if (abandoned) {
-        // A token later than the old one whatever the clock says: the old holder's writes must fail its check.
-        const later = token > existing.created_at ? token : new Date(Date.parse(existing.created_at) + 1).toISOString();
+      if (this.abandoned(existing, now)) {
+        const later = laterToken(token, existing.created_at);
         this.statements.takeOver.run(request.fingerprint, request.requestPath, later, request.keyId, request.idempotencyKey, existing.created_at);
         return { held: true, token: later };
       }
       return { held: false, record: toIdempotencyRecord(existing) };
     });
-    return taken.held ? this.held(request, taken.token) : taken;
+    return taken.held ? this.held(request, taken.token, false) : taken;
   }
 
   async complete(request: IdempotentRequest, response: StoredResponse): Promise<void> {
@@ -140,35 +158,129 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
   private live(keyId: string, idempotencyKey: string): IdempotencyKeyRaw | null {
     const raw = this.statements.find.get(keyId, idempotencyKey);
     if (!raw) return null;
-    if (raw.created_at < new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString()) {
+    if (this.expired(raw)) {
       this.statements.forget.run(keyId, idempotencyKey);
       return null;
     }
     return raw;
   }
 
-  private held(request: IdempotentRequest, token: string): HeldReservation {
+  private expired(raw: IdempotencyKeyRaw): boolean {
+    return raw.created_at < new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+  }
+
+  /**
+   * Nothing recorded, and its holder gone: a reservation made before this process opened the file was left
+   * by a process that stopped (a crash), so the client's retry runs at once; past the lease, any reservation
+   * is taken over. Either way, should the holder still write, its unit of work finds the key is no longer
+   * its own and fails.
+   */
+  private abandoned(raw: IdempotencyKeyRaw, now: Date): boolean {
+    return (
+      raw.status === null &&
+      raw.event_positions === '[]' &&
+      (raw.created_at < this.openedAt || Date.parse(raw.created_at) < now.getTime() - IDEMPOTENCY_LEASE_MS)
+    );
+  }
+
+  /**
+   * A claim held in this process until the request's first events write the row: the row as it is read
+   * now decides only whether the request runs (a live one is answered from); the events' unit of work
+   * checks again, atomically, and fails if a request of another process wrote the row meanwhile.
+   */
+  private claimWithWrites(request: IdempotentRequest): HeldReservation | ExistingReservation {
+    const inFlight = this.heldWithWrites(request);
+    if (inFlight) return inFlight;
+    const slot = claimSlot(request.keyId, request.idempotencyKey);
+    const now = this.clock();
+    const mine = this.claims.get(slot);
+    const raw = this.statements.find.get(request.keyId, request.idempotencyKey);
+    const existing = raw && !this.expired(raw) ? raw : null;
+    if (existing && !this.abandoned(existing, now)) return { held: false, record: toIdempotencyRecord(existing) };
+    // Later than anything this key held before, whatever the clock says: an old holder's writes must fail its check.
+    let token = now.toISOString();
+    if (mine) token = laterToken(token, mine.token);
+    if (existing) token = laterToken(token, existing.created_at);
+    this.claims.set(slot, { token, at: now.getTime() });
+    return this.held(request, token, true);
+  }
+
+  /** A request of this process holds the key with its writes (within the lease): the record, or what it is about to write. */
+  private heldWithWrites(request: IdempotentRequest): ExistingReservation | null {
+    const mine = this.claims.get(claimSlot(request.keyId, request.idempotencyKey));
+    if (!mine || mine.at < this.clock().getTime() - IDEMPOTENCY_LEASE_MS) return null;
+    const raw = this.statements.find.get(request.keyId, request.idempotencyKey);
+    const existing = raw && !this.expired(raw) ? raw : null;
+    return { held: false, record: existing ? toIdempotencyRecord(existing) : { ...request, eventPositions: [], response: null, createdAt: mine.token } };
+  }
+
+  private held(request: IdempotentRequest, token: string, withWrites: boolean): HeldReservation {
     const { keyId, idempotencyKey } = request;
-    const beforeCommit: BeforeCommit = (appended, tx) => {
+    const slot = claimSlot(keyId, idempotencyKey);
+    const unclaim = () => {
+      if (withWrites && this.claims.get(slot)?.token === token) this.claims.delete(slot);
+    };
+    const lost = () => keyInProgress();
+    /**
+     * Whether the row is this request's: a store claim's from the start; a claim with its writes' once its
+     * first events inserted it (not told by the token alone: two processes may claim a key in the same
+     * millisecond).
+     */
+    let rowWritten = !withWrites;
+    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, answer?: RecordedAnswer): void => {
       sqliteTransaction(tx);
       if (appended.length === 0) return;
       const positions = JSON.stringify(appended.map((stored) => stored.globalPosition));
-      // Still this request's reservation? Another request may have taken the key over past the lease.
-      if (this.statements.record.run(positions, keyId, idempotencyKey, token).changes === 0) throw keyInProgress();
+      if (!rowWritten) {
+        // The first events of a key claimed with its writes: its row, with them and their answer, unless another
+        // request holds the key (another process's, or one that took it over here past the lease); an expired or
+        // abandoned row is replaced.
+        if (this.claims.get(slot)?.token !== token) throw lost();
+        const stored = answer ?? null;
+        const insert = () =>
+          this.statements.insertWithEvents.run(keyId, idempotencyKey, request.fingerprint, request.requestPath, positions, stored?.status ?? null, stored?.body ?? null, stored?.contentType ?? null, token)
+            .changes === 1;
+        if (!insert()) {
+          const raw = this.statements.find.get(keyId, idempotencyKey);
+          if (raw && !this.expired(raw) && !this.abandoned(raw, this.clock())) throw lost();
+          if (raw) this.statements.forget.run(keyId, idempotencyKey);
+          if (!insert()) throw lost();
+        }
+        rowWritten = true;
+        return;
+      }
+      // Still this request's row? Another request may have taken the key over past the lease (then the token differs, above).
+      if (this.statements.record.run(positions, keyId, idempotencyKey, token).changes === 0) throw lost();
+      if (answer !== undefined) this.statements.recordAnswer.run(answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null, keyId, idempotencyKey, token);
     };
     return {
       held: true,
       reservedAt: token,
       beforeCommit,
-      complete: async (response, options) => {
-        const now = this.clock().toISOString();
-        const store = () => this.statements.completeHeld.run(response.status, response.body, response.contentType, now, keyId, idempotencyKey, token);
-        // A response the events rebuild need not wait for the WAL sync: committed, a retry finds it; lost, it rebuilds it.
-        await (options?.rebuildable ? this.runner.runCommitted(store) : this.runner.run(store));
+      complete: async (response) => {
+        try {
+          const now = this.clock().toISOString();
+          await this.runner.run(() =>
+            this.statements.completeHeld.run(keyId, idempotencyKey, request.fingerprint, request.requestPath, response.status, response.body, response.contentType, token, now),
+          );
+        } finally {
+          unclaim();
+        }
       },
+      keepRecorded: async () => unclaim(),
       release: async () => {
-        await this.runner.run(() => this.statements.release.run(keyId, idempotencyKey, token));
+        try {
+          // A key claimed with its writes has no row unless events were recorded with it: nothing to give back.
+          if (!withWrites) await this.runner.run(() => this.statements.release.run(keyId, idempotencyKey, token));
+        } finally {
+          unclaim();
+        }
       },
     };
   }
 }
+
+const claimSlot = (keyId: string, idempotencyKey: string) => `${keyId}\n${idempotencyKey}`;
+
+/** `token`, or an instant just after `previous` if the clock has not passed it. */
+const laterToken = (token: string, previous: string) => (token > previous ? token : new Date(Date.parse(previous) + 1).toISOString());

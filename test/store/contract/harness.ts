@@ -18,6 +18,8 @@ export interface ContractLedger {
   execute(sql: string): Promise<Record<string, unknown>[]>;
   /** The service process stops (its ledger closed, nothing more completed) and a new one opens the same database. */
   restart(): Promise<void>;
+  /** A second service process on the same database, running beside this one (closed by `close`). */
+  another(): Promise<Ledger>;
   close(): Promise<void>;
 }
 

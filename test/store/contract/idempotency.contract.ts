@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
-import type { HeldReservation, IdempotentRequest } from '../../../src/store/idempotency.js';
+import type { Ledger } from '../../../src/store/ledger.js';
+import type { ClaimMode, HeldReservation, IdempotentRequest, StoredResponse } from '../../../src/store/idempotency.js';
 import { IDEMPOTENCY_LEASE_MS } from '../../../src/store/idempotency.js';
 import { createSupplier, metadata, settle, type ContractLedger, type LedgerFactory } from './harness.js';
 
@@ -27,16 +28,17 @@ export function idempotencyContract(open: LedgerFactory): void {
     });
     afterEach(() => t.close());
 
-    async function hold(key: string, fingerprint?: string): Promise<HeldReservation> {
-      const reservation = await t.ledger.idempotency.reserve(request(key, fingerprint));
+    async function hold(key: string, fingerprint?: string, claim?: ClaimMode, ledger: Ledger = t.ledger): Promise<HeldReservation> {
+      const reservation = await ledger.idempotency.reserve(request(key, fingerprint), claim ? { claim } : undefined);
       if (!reservation.held) throw new Error(`${key} was expected to be free`);
       return reservation;
     }
-    const handle = (code: string, reservation?: HeldReservation, dryRun = false) =>
-      t.ledger.store.handle(importSupplierStreamId(code), importSupplierDecider, createSupplier(code), {
+    /** A write under the reservation; `answer`: the answer its events rebuild, recorded with them. */
+    const handle = (code: string, reservation?: HeldReservation, dryRun = false, answer?: StoredResponse, ledger: Ledger = t.ledger) =>
+      ledger.store.handle(importSupplierStreamId(code), importSupplierDecider, createSupplier(code), {
         metadata,
         dryRun,
-        ...(reservation ? { beforeCommit: reservation.beforeCommit } : {}),
+        ...(reservation ? { beforeCommit: (appended, tx) => reservation.beforeCommit(appended, tx, answer) } : {}),
       });
 
     it('a reservation holds the key: another reservation gets the record, in flight (no events, no response)', async () => {
@@ -115,6 +117,91 @@ export function idempotencyContract(open: LedgerFactory): void {
       expect((await t.ledger.idempotency.reserve(request('crash'))).held).toBe(true);
       // A key whose events committed before the crash is not: its retry gets the response rebuilt from them.
       expect(await t.ledger.idempotency.reserve(request('crash-done'))).toMatchObject({ held: false, record: { eventPositions: [expect.any(Number)] } });
+    });
+
+    it('an answer recorded with the events is the record\'s response; a completion replaces it, once', async () => {
+      const reservation = await hold('rec');
+      await handle('REC', reservation, false, response(201, '{"rebuilt":true}'));
+      expect(await t.ledger.idempotency.find('key_test', 'rec')).toMatchObject({ eventPositions: [expect.any(Number)], response: response(201, '{"rebuilt":true}') });
+      await reservation.complete(response(201, '{"rendered":true}'));
+      await reservation.complete(response(500, '{}'));
+      expect(await t.ledger.idempotency.find('key_test', 'rec')).toMatchObject({ response: response(201, '{"rendered":true}') });
+    });
+
+    it('keepRecorded ends the hold without writing: the key is then answered with what its events recorded', async () => {
+      for (const claim of ['store', 'with-writes'] as const) {
+        const reservation = await hold(`keep-${claim}`, undefined, claim);
+        await handle(`KEEP-${claim.toUpperCase()}`, reservation, false, response(201, '{"kept":true}'));
+        await reservation.keepRecorded();
+        expect(await t.ledger.idempotency.reserve(request(`keep-${claim}`))).toMatchObject({
+          held: false,
+          record: { eventPositions: [expect.any(Number)], response: response(201, '{"kept":true}') },
+        });
+      }
+    });
+
+    describe('a key claimed with its writes', () => {
+      it('is held: another claim while it runs gets a record in flight (no events, no response)', async () => {
+        await hold('w', undefined, 'with-writes');
+        for (const claim of ['store', 'with-writes'] as const) {
+          expect(await t.ledger.idempotency.reserve(request('w', 'other body'), { claim })).toMatchObject({
+            held: false,
+            record: { eventPositions: [], response: null },
+          });
+        }
+      });
+
+      it('records its events, and their answer, in their unit of work; a dry run or a refused write records nothing', async () => {
+        await handle('WDUP');
+        const reservation = await hold('w2', undefined, 'with-writes');
+        await expect(handle('WDUP', reservation, false, response(201))).rejects.toMatchObject({ code: 'import_supplier_already_exists' });
+        await handle('WDRY', reservation, true, response(201));
+        const first = await handle('W1', reservation, false, response(201, '{"n":1}'));
+        const second = await handle('W2', reservation, false, response(201, '{"n":2}'));
+        expect(await t.ledger.idempotency.find('key_test', 'w2')).toMatchObject({
+          eventPositions: [first.events[0]!.globalPosition, second.events[0]!.globalPosition],
+          response: response(201, '{"n":2}'),
+        });
+      });
+
+      it('a request that wrote nothing gets its record at completion; released, it leaves nothing and the key is free', async () => {
+        const refused = await hold('w3', undefined, 'with-writes');
+        await refused.complete(response(400, '{"code":"x"}'));
+        expect(await t.ledger.idempotency.find('key_test', 'w3')).toMatchObject({ eventPositions: [], response: response(400, '{"code":"x"}') });
+        const transient = await hold('w4', undefined, 'with-writes');
+        await transient.release();
+        expect(await t.ledger.idempotency.find('key_test', 'w4')).toBeNull();
+        expect((await t.ledger.idempotency.reserve(request('w4'), { claim: 'with-writes' })).held).toBe(true);
+      });
+
+      it('two service processes given the same key at once: exactly one writes with it, the other writes nothing', async () => {
+        const other = await t.another();
+        const claims = await Promise.all([t.ledger, other].map((ledger) => ledger.idempotency.reserve(request('both'), { claim: 'with-writes' })));
+        expect(claims.some((claim) => claim.held)).toBe(true);
+        const outcomes = await Promise.all(
+          claims.map((claim, i) => (claim.held ? settle(handle(`BOTH${i}`, claim, false, response(201), i === 0 ? t.ledger : other)) : null)),
+        );
+        const written = outcomes.filter((outcome) => outcome?.status === 'fulfilled');
+        expect(written).toHaveLength(1);
+        for (const outcome of outcomes) {
+          if (outcome?.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'idempotency_key_in_progress' });
+        }
+        const versions = await Promise.all([0, 1].map((i) => t.ledger.store.streamVersion(importSupplierStreamId(`BOTH${i}`))));
+        expect(versions.sort()).toEqual([0, 1]);
+        expect(await t.ledger.idempotency.find('key_test', 'both')).toMatchObject({ eventPositions: [expect.any(Number)], response: response(201) });
+      });
+
+      it('past the lease another request takes it over; the old holder can then write nothing with it', async () => {
+        const stale = await hold('w5', undefined, 'with-writes');
+        t.clock.advanceSeconds(IDEMPOTENCY_LEASE_MS / 1000 - 1);
+        expect((await t.ledger.idempotency.reserve(request('w5'), { claim: 'with-writes' })).held).toBe(false);
+        t.clock.advanceSeconds(2);
+        const fresh = await hold('w5', undefined, 'with-writes');
+        const outcomes = await Promise.all([settle(handle('W5A', stale)), settle(handle('W5B', fresh))]);
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+        expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'idempotency_key_in_progress' });
+        expect(await t.ledger.store.streamVersion(importSupplierStreamId('W5A'))).toBe(0);
+      });
     });
 
     it('records are kept 24 hours, then forgotten and purged', async () => {

@@ -12,6 +12,7 @@ function postgresFactory(options: Partial<PostgresLedgerOptions> = {}): LedgerFa
     const clock = new TestClock();
     const openOne = () => openPostgresLedger(database.url, { clock: clock.read, ids: randomIds, poolSize: 3, ...options });
     let ledger = await openOne();
+    const others: Awaited<ReturnType<typeof openOne>>[] = [];
     return {
       get ledger() {
         return ledger;
@@ -23,7 +24,13 @@ function postgresFactory(options: Partial<PostgresLedgerOptions> = {}): LedgerFa
         clock.advanceSeconds(1);
         ledger = await openOne();
       },
+      another: async () => {
+        const other = await openOne();
+        others.push(other);
+        return other;
+      },
       close: async () => {
+        for (const other of others) await other.close();
         await ledger.close();
         await database.drop();
       },

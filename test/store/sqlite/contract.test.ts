@@ -13,6 +13,7 @@ function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactor
     const clock = new TestClock();
     const openOne = () => sqliteLedger(openDatabase(file), { clock: clock.read, ids: randomIds, ...options });
     let ledger = openOne();
+    const others: ReturnType<typeof openOne>[] = [];
     return {
       get ledger() {
         return ledger;
@@ -23,8 +24,14 @@ function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactor
         clock.advanceSeconds(1); // a restart takes a moment
         ledger = openOne();
       },
+      another: async () => {
+        const other = openOne();
+        others.push(other);
+        return other;
+      },
       execute: (sql) => executeOnFile(file, sql),
       close: async () => {
+        for (const other of others) await other.close();
         await ledger.close();
         cleanup();
       },

@@ -47,10 +47,12 @@ const processes = (file: string) =>
   withSqlite(file, (sqlite) => sqlite.prepare('SELECT * FROM account_import_processes ORDER BY external_account_number').raw().all());
 
 describe('SQLite storage settings', () => {
-  it('runs in WAL mode with synchronous=FULL, a busy timeout, and an SQLite with the WAL-reset fix', () => {
+  it('runs in WAL mode with synchronous=FULL, temp_store=MEMORY, a busy timeout, and an SQLite with the WAL-reset fix', () => {
     const { sqlite } = openSqlite().database;
     expect(sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(sqlite.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    // Savepoints' statement journals in memory: on disk, every batch past 64 KiB of changed pages created, wrote and deleted one.
+    expect(sqlite.pragma('temp_store', { simple: true })).toBe(2); // MEMORY
     expect(Number(sqlite.pragma('busy_timeout', { simple: true }))).toBeGreaterThanOrEqual(1000);
     const version = String(sqlite.prepare('select sqlite_version() as v').pluck().get());
     const [major, minor, patch] = version.split('.').map(Number) as [number, number, number];
@@ -122,6 +124,47 @@ describe('group commit on SQLite', () => {
       /must be synchronous/,
     );
     expect(await o.ledger.store.isEmpty()).toBe(true);
+  });
+});
+
+describe('Idempotency-Key claims on SQLite', () => {
+  const request = (key: string) => ({ keyId: 'key_test', idempotencyKey: key, fingerprint: `fp-${key}`, requestPath: '/v1/data-import/x/' });
+  const answer = { status: 201, body: '{"ok":true}', contentType: 'application/json' };
+
+  it('a key claimed with its writes costs one commit, its events\'; claimed in the store first, three', async () => {
+    let batches = 0;
+    const { ledger, file } = openSqlite({ onBatch: (units) => (batches += units > 0 ? 1 : 0) });
+    const write = async (code: string, claim: 'store' | 'with-writes') => {
+      const before = batches;
+      const reservation = await ledger.idempotency.reserve(request(code.toLowerCase()), { claim });
+      if (!reservation.held) throw new Error('expected to hold the key');
+      await ledger.store.handle(importSupplierStreamId(code), importSupplierDecider, createSupplier(code), {
+        metadata,
+        beforeCommit: (appended, tx) => reservation.beforeCommit(appended, tx, answer),
+      });
+      if (claim === 'store') await reservation.complete(answer);
+      else await reservation.keepRecorded();
+      await ledger.durable();
+      return batches - before;
+    };
+    expect(await write('ONE', 'with-writes')).toBe(1);
+    expect(await write('THREE', 'store')).toBe(3);
+    const rows = withSqlite(file, (sqlite) => sqlite.prepare('SELECT idempotency_key, status, response_body FROM idempotency_keys ORDER BY idempotency_key').all());
+    expect(rows).toEqual([
+      { idempotency_key: 'one', status: 201, response_body: '{"ok":true}' },
+      { idempotency_key: 'three', status: 201, response_body: '{"ok":true}' },
+    ]);
+  });
+
+  it('a key claimed with its writes has no row until its events: a request that ends without any leaves none', async () => {
+    const { ledger, file } = openSqlite();
+    const reservation = await ledger.idempotency.reserve(request('none'), { claim: 'with-writes' });
+    if (!reservation.held) throw new Error('expected to hold the key');
+    const count = () => withSqlite(file, (sqlite) => sqlite.prepare('SELECT count(*) FROM idempotency_keys').pluck().get());
+    expect(count()).toBe(0);
+    await reservation.release();
+    expect(count()).toBe(0);
+    expect((await ledger.idempotency.reserve(request('none'), { claim: 'with-writes' })).held).toBe(true);
   });
 });
 
