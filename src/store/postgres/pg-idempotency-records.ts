@@ -116,7 +116,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
           return null;
         }
         return toIdempotencyRecord(existing);
-      }, { waitForFlush: false });
+      });
       if (claimed) {
         await this.unlock(lock);
         return { held: false, record: claimed };
@@ -225,11 +225,11 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     return raw;
   }
 
-  /** Runs `work` in a transaction; with `waitForFlush: false` its COMMIT does not wait for the WAL flush (synchronous_commit off for it alone). */
-  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>, { waitForFlush = true } = {}): Promise<T> {
+  /** Runs `work` in a transaction whose COMMIT does not wait for the WAL flush (synchronous_commit off for it alone): the claim's. */
+  private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query(waitForFlush ? 'BEGIN' : 'BEGIN; SET LOCAL synchronous_commit = off');
+      await client.query('BEGIN; SET LOCAL synchronous_commit = off');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
