@@ -105,9 +105,7 @@ export class MigrationInput {
     const source = this.accountsSource();
     if (!source) return 0;
     if (source.kind === 'files') return source.files.length;
-    let count = 0;
-    for await (const line of createInterface({ input: createReadStream(source.file), crlfDelay: Infinity })) if (line.trim() !== '') count++;
-    return count;
+    return countNonBlankLines(source.file);
   }
 
   /** The accounts, one at a time. */
@@ -163,4 +161,33 @@ export class MigrationInput {
       : { import_supplier: supplier, external_account_number: ext, ...(read.value as Record<string, unknown>) };
     return { id: ext, body, source: file };
   }
+}
+
+/** ASCII whitespace: a line of nothing else is blank (as `line.trim() === ''` has it for any line of ASCII). */
+const isBlankByte = (byte: number) => byte === 0x20 || (byte >= 0x09 && byte <= 0x0d);
+
+/**
+ * The lines of a file holding anything but whitespace, counted on its bytes: the newlines are found with
+ * `indexOf` (memchr) and a line is looked at only up to its first other byte, so a file of large lines is
+ * counted at the speed it is read, where splitting it into strings (readline) took 45 ms for 8.5 MB.
+ * Only the progress total comes from it: a lone CR, which readline (reading the accounts) also takes for
+ * a line break, is not one here.
+ */
+export async function countNonBlankLines(file: string, chunkBytes = 64 * 1024): Promise<number> {
+  let count = 0;
+  /** Whether the line being read (it may go on in the next chunk) has a byte that is not whitespace. */
+  let lineHasContent = false;
+  for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline === -1 ? chunk.length : newline;
+      for (let i = start; i < end && !lineHasContent; i++) if (!isBlankByte(chunk[i]!)) lineHasContent = true;
+      if (newline === -1) break;
+      if (lineHasContent) count++;
+      lineHasContent = false;
+      start = newline + 1;
+    }
+  }
+  return lineHasContent ? count + 1 : count;
 }

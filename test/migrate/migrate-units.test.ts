@@ -1,10 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorFields, isDryRunSuccess, platformAccountNumber } from '../../src/migrate/answers.js';
 import { NoAnswer, parseRetryAfter, type ApiAnswer, type ApiClient } from '../../src/migrate/api-client.js';
+import { countNonBlankLines } from '../../src/migrate/input.js';
 import { Journal, idempotencyKey } from '../../src/migrate/journal.js';
 import { Progress } from '../../src/migrate/progress.js';
 import { Report } from '../../src/migrate/report.js';
@@ -232,5 +234,26 @@ describe('progress', () => {
     expect(last).toContain('\x1b[1A');
     expect(last).toMatch(/products +\[#+\] 2\/2 2\.0\/s done/);
     expect(last).toMatch(/accounts +\[#{7}\.{21}\] 25\/100 5\.0\/s ETA 15s  failed 3/);
+  });
+});
+
+describe('input: the accounts of an NDJSON file', () => {
+  it('are counted (the progress total) as readline splits them, blank lines left out, whatever the chunks the file is read in', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-ledger-count-'));
+    try {
+      const file = join(dir, 'accounts.ndjson');
+      const line = fc.oneof(fc.constantFrom('', ' ', '\t', '\r', ' \r', '{}', '{"a":1}\r'), fc.string({ maxLength: 40 }).map((text) => text.replace(/\n/g, '')));
+      await fc.assert(
+        fc.asyncProperty(fc.array(line, { maxLength: 30 }), fc.boolean(), fc.integer({ min: 1, max: 17 }), async (lines, endsWithNewline, chunkBytes) => {
+          writeFileSync(file, lines.join('\n') + (endsWithNewline && lines.length > 0 ? '\n' : ''));
+          let expected = 0;
+          for await (const read of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (read.trim() !== '') expected++;
+          expect(await countNonBlankLines(file, chunkBytes)).toBe(expected);
+        }),
+        { numRuns: 200 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
