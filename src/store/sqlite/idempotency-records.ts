@@ -80,24 +80,9 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
           WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND completed_at IS NULL`,
       ),
       /** The holder's completion: on its row if it still holds it (the first completion wins), or a new row. */
-      completeHeld: sqlite.prepare<[string, string, string, string, number, string, string | null, string, string]>(
-        `INSERT INTO idempotency_keys
-           (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at, completed_at)
-         VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
-         ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
-           status = excluded.status, response_body = excluded.response_body,
-           response_content_type = excluded.response_content_type, completed_at = excluded.completed_at
-         WHERE idempotency_keys.created_at = excluded.created_at AND idempotency_keys.completed_at IS NULL`,
-      ),
-      completeAny: sqlite.prepare<[string, string, string, string, number, string, string | null, string, string]>(
-        `INSERT INTO idempotency_keys
-           (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at, completed_at)
-         VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
-         ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
-           status = excluded.status, response_body = excluded.response_body,
-           response_content_type = excluded.response_content_type, completed_at = excluded.completed_at
-         WHERE idempotency_keys.status IS NULL`,
-      ),
+      completeHeld: sqlite.prepare<CompleteParams>(completeSql('idempotency_keys.created_at = excluded.created_at AND idempotency_keys.completed_at IS NULL')),
+      /** A response rebuilt for a record nobody completed: the first one stored wins. */
+      completeAny: sqlite.prepare<CompleteParams>(completeSql('idempotency_keys.status IS NULL')),
       release: sqlite.prepare<[string, string, string]>(
         `DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL AND event_positions = '[]'`,
       ),
@@ -279,6 +264,19 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
     };
   }
 }
+
+/** key_id, idempotency_key, fingerprint, request_path, status, response_body, response_content_type, created_at, completed_at. */
+type CompleteParams = [string, string, string, string, number, string, string | null, string, string];
+
+/** A response stored on the key's row (a new row if there is none), where `where` allows it on the row that is there. */
+const completeSql = (where: string) =>
+  `INSERT INTO idempotency_keys
+     (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at, completed_at)
+   VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
+   ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+     status = excluded.status, response_body = excluded.response_body,
+     response_content_type = excluded.response_content_type, completed_at = excluded.completed_at
+   WHERE ${where}`;
 
 const claimSlot = (keyId: string, idempotencyKey: string) => `${keyId}\n${idempotencyKey}`;
 
