@@ -168,6 +168,16 @@ describe('Idempotency-Key claims on SQLite', () => {
   });
 });
 
+describe('event ids on SQLite', () => {
+  it('are time-ordered: the events of a run of writes carry ids in the order of their global positions', async () => {
+    const { ledger, database } = openSqlite();
+    await seedAccounts(ledger, 20);
+    const ids = database.sqlite.prepare('SELECT event_id FROM events ORDER BY global_position').pluck().all() as string[];
+    expect(ids.length).toBeGreaterThan(20);
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
+
 describe('event storage: bulk fields in their own column', () => {
   it('stores a staged payload in `bulk`, the rest in `data`, and reads the event back whole', async () => {
     const o = openSqlite();
