@@ -1,5 +1,5 @@
 import type { IdempotencyRecord } from './idempotency.js';
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
  * Idempotency-Key records (docs/reliability.md): one row per (API key,
@@ -8,7 +8,9 @@ import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlit
  * or rolls back with them; the response (`status`, `response_body`) is written
  * on it once rendered. A request that produced no events gets its row, response
  * included, when it completes. Operational state, not events: rows older than
- * the retention are deleted.
+ * the retention are deleted, oldest first in the order they were written
+ * (rowid). There is no index on `created_at`: it cost every keyed write one
+ * more B-tree page in its commit (bench "migrate 2,000 accounts").
  */
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
@@ -27,7 +29,7 @@ export const idempotencyKeys = sqliteTable(
     createdAt: text('created_at').notNull(),
     completedAt: text('completed_at'),
   },
-  (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] }), index('idempotency_keys_created_at_idx').on(t.createdAt)],
+  (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] })],
 );
 export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
 

@@ -120,6 +120,6 @@ export interface IdempotencyRecords {
   reserve(request: IdempotentRequest, options?: { readonly claim?: ClaimMode }): Promise<HeldReservation | ExistingReservation>;
   /** Stores a response on a record nobody completed (a response rebuilt from its events); the first one wins. */
   complete(request: IdempotentRequest, response: StoredResponse): Promise<void>;
-  /** Deletes the records past the retention; returns how many. */
+  /** Deletes records past the retention (SQLite: those among its oldest rows, a bounded number a call); returns how many. */
   purgeExpired(): Promise<number>;
 }

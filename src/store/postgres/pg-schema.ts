@@ -134,8 +134,17 @@ function pgColumn(tableName: string, column: SQLiteColumn, singleColumnKey: bool
   return builder as PgColumnBuilderBase;
 }
 
-/** Derives the PostgreSQL table from a canonical (SQLite) table definition. */
-export function toPgTable<T extends SQLiteTable>(table: T): DerivedPgTable<T> {
+/** An index only the PostgreSQL table has: its name and its columns (the canonical table's property names). */
+export interface PgOnlyIndex<T extends SQLiteTable> {
+  readonly name: string;
+  readonly columns: readonly (keyof T['_']['columns'] & string)[];
+}
+
+/**
+ * Derives the PostgreSQL table from a canonical (SQLite) table definition, with `pgOnlyIndexes` besides its
+ * own: an index one store's queries need and the other's do not.
+ */
+export function toPgTable<T extends SQLiteTable>(table: T, pgOnlyIndexes: readonly PgOnlyIndex<T>[] = []): DerivedPgTable<T> {
   const config = getTableConfig(table);
   const tableName = identifier(config.name, config.name, 'table');
   if (config.foreignKeys.length > 0) throw new Error(`toPgTable: ${tableName} has foreign keys, which are not supported`);
@@ -179,6 +188,13 @@ export function toPgTable<T extends SQLiteTable>(table: T): DerivedPgTable<T> {
       keys: ix.columns.map((c) => key(c, `index ${ix.name}`)),
     };
   });
+  for (const ix of pgOnlyIndexes) {
+    const keys = ix.columns.map((k) => {
+      if (!(k in getTableColumns(table))) throw new Error(`toPgTable: ${tableName}: index ${ix.name} names unknown column ${k}`);
+      return k;
+    });
+    indexes.push({ name: identifier(tableName, ix.name, 'index'), unique: false, keys });
+  }
   const uniqueConstraints = config.uniqueConstraints.map((uc) => {
     const keys = uc.columns.map((c) => key(c, 'unique constraint'));
     // Unnamed, sqlite-core and pg-core both name it `${table}_${columns}_unique`.
@@ -209,7 +225,12 @@ export function canonicalTable(projection: Pick<AnyRowProjection, 'name' | 'tabl
 export const pgEvents = toPgTable(events);
 export const pgServiceSecrets = toPgTable(serviceSecrets);
 export const pgProjectionVersions = toPgTable(projectionVersions);
-export const pgIdempotencyKeys = toPgTable(idempotencyKeys);
+/**
+ * PostgreSQL purges expired keys by `created_at` (one DELETE for all of them); SQLite purges its oldest rows
+ * by rowid instead, and has no such index, which cost each keyed write a B-tree page of its commit.
+ */
+export const idempotencyKeysPgOnlyIndexes: readonly PgOnlyIndex<typeof idempotencyKeys>[] = [{ name: 'idempotency_keys_created_at_idx', columns: ['createdAt'] }];
+export const pgIdempotencyKeys = toPgTable(idempotencyKeys, idempotencyKeysPgOnlyIndexes);
 export const pgRateLimitBuckets = toPgTable(rateLimitBuckets);
 export const pgRateLimitWindows = toPgTable(rateLimitWindows);
 

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getTableName, is, sql } from 'drizzle-orm';
+import { getTableColumns, getTableName, is, sql } from 'drizzle-orm';
 import {
   getTableConfig as getPgTableConfig,
   PgBigInt53,
@@ -32,7 +32,7 @@ import { describe, expect, it } from 'vitest';
 import { inlineProjections } from '../../../projections/index.js';
 import { idempotencyKeys } from '../../../src/store/idempotency-schema.js';
 import * as pgSchema from '../../../src/store/postgres/pg-schema.js';
-import { canonicalTable, pgTablesByName, toPgTable } from '../../../src/store/postgres/pg-schema.js';
+import { canonicalTable, idempotencyKeysPgOnlyIndexes, pgTablesByName, toPgTable } from '../../../src/store/postgres/pg-schema.js';
 import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../../../src/store/schema.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -123,7 +123,10 @@ describe('the PostgreSQL schema derived from the canonical tables', () => {
       expect(keyColumns(target)).toEqual(keyColumns(source));
       expect(keyColumns(target)).toHaveLength(1);
       for (const pk of target.primaryKeys) expect(pk.getName()).toBe(`${name}_pkey`);
-      expect(indexes(target)).toEqual(indexes(source));
+      // Besides the canonical table's, the indexes only PostgreSQL's queries need (its purge of expired keys).
+      const pgOnly = name === getTableName(idempotencyKeys) ? idempotencyKeysPgOnlyIndexes : [];
+      const columnName = (key: string) => (getTableColumns(canonical)[key] as { name: string }).name;
+      expect(indexes(target)).toEqual([...indexes(source), ...pgOnly.map((ix) => ({ name: ix.name, unique: false, columns: ix.columns.map(columnName) }))]);
       expect(target.uniqueConstraints).toHaveLength(source.uniqueConstraints.length);
       expect(target.foreignKeys).toHaveLength(0);
       expect(target.checks).toHaveLength(0);
@@ -168,6 +171,12 @@ describe('the PostgreSQL schema derived from the canonical tables', () => {
 });
 
 describe('toPgTable', () => {
+  it('adds the PostgreSQL-only indexes it is given, and throws on one naming a column the table lacks', () => {
+    const table = sqliteTable('with_extra', { a: text('a'), b: text('b') });
+    expect(indexes(getPgTableConfig(toPgTable(table, [{ name: 'with_extra_b_idx', columns: ['b'] }])))).toEqual([{ name: 'with_extra_b_idx', unique: false, columns: ['b'] }]);
+    expect(() => toPgTable(table, [{ name: 'with_extra_c_idx', columns: ['c' as 'a'] }])).toThrow(/with_extra: index with_extra_c_idx names unknown column c/);
+  });
+
   it('throws on a column type it has no mapping for', () => {
     expect(() => toPgTable(sqliteTable('with_blob', { payload: blob('payload') }))).toThrow(
       /with_blob\.payload has type SQLiteBlob\w* .*no PostgreSQL mapping/,

@@ -13,6 +13,7 @@ import { openLedger } from '../../../src/ledger.js';
 import type { Ledger } from '../../../src/store/ledger.js';
 import { openDatabase, type OpenDatabase } from '../../../src/store/sqlite/database.js';
 import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
+import { PURGE_WINDOW } from '../../../src/store/sqlite/idempotency-records.js';
 import { startWalCheckpointer } from '../../../src/store/sqlite/wal-checkpointer.js';
 import { BIN, PROJECT_ROOT, cliEnv, runCli } from '../../cli/run-cli.js';
 import { operator, SUPPLIER, TestClock, tempDatabaseFile } from '../../support/ledger.js';
@@ -165,6 +166,27 @@ describe('Idempotency-Key claims on SQLite', () => {
     await reservation.release();
     expect(count()).toBe(0);
     expect((await ledger.idempotency.reserve(request('none'), { claim: 'with-writes' })).held).toBe(true);
+  });
+  it('purges the expired rows among the oldest PURGE_WINDOW, in the order they were written, with no index on created_at', async () => {
+    const clock = new TestClock();
+    const { ledger, file } = openSqlite({ clock: clock.read });
+    const old = 2 * PURGE_WINDOW + 500;
+    await Promise.all(Array.from({ length: old }, (_, i) => ledger.idempotency.complete(request(`old-${i}`), answer)));
+    clock.advanceSeconds(12 * 3600);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.idempotency.complete(request(`fresh-${i}`), answer)));
+    // The first row's key taken over since: an old row with a newer created_at waits, the rows after it do not.
+    withSqlite(file, (sqlite) =>
+      sqlite.prepare("UPDATE idempotency_keys SET created_at = ? WHERE idempotency_key = 'old-0'").run(clock.read().toISOString()),
+    );
+    clock.advanceSeconds(12 * 3600 + 1);
+    const purged: number[] = [];
+    for (let i = 0; i < 4; i++) purged.push(await ledger.idempotency.purgeExpired());
+    // The taken-over row keeps its place at the head, one row of every window.
+    expect(purged).toEqual([PURGE_WINDOW - 1, PURGE_WINDOW - 1, old - 1 - 2 * (PURGE_WINDOW - 1), 0]);
+    const left = withSqlite(file, (sqlite) => sqlite.prepare('SELECT idempotency_key FROM idempotency_keys ORDER BY rowid').pluck().all());
+    expect(left).toEqual(['old-0', ...Array.from({ length: 10 }, (_, i) => `fresh-${i}`)]);
+    const indexes = withSqlite(file, (sqlite) => sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'idempotency_keys'").pluck().all());
+    expect(indexes).toEqual(['sqlite_autoindex_idempotency_keys_1']);
   });
 });
 
