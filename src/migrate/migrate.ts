@@ -4,7 +4,8 @@ import { Journal } from './journal.js';
 import { Progress, type StepProgress } from './progress.js';
 import { Report, type ReportLine, type Summary } from './report.js';
 import { DEFAULT_RETRY_POLICY, createSender, type RetryPolicy } from './retry.js';
-import { migrateAccount, migrateBusiness, migrateProduct, migrateRecords, type StepContext } from './steps.js';
+import { readAhead } from './read-ahead.js';
+import { migrateAccount, migrateBusiness, migrateProduct, migrateRecords, prepareAccount, type StepContext } from './steps.js';
 import { TokenRefused, createTokenSource } from './token-source.js';
 
 /**
@@ -142,8 +143,10 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
     else log('businesses: no businesses/ folder, step skipped');
 
     if (input.accountsSource()) {
-      await runStep('accounts', await input.countAccounts(), input.accounts(), options.concurrency, async (item) => {
-        const result = await migrateAccount(ctx, item);
+      // Read (and hashed) ahead of the workers: see read-ahead.ts.
+      const accounts = readAhead(input.accounts(), 2 * options.concurrency, (item) => prepareAccount(ctx, item));
+      await runStep('accounts', await input.countAccounts(), accounts, options.concurrency, async (account) => {
+        const result = await migrateAccount(ctx, account);
         if (result?.outcome === 'failed') failedAccounts.add(result.id);
         return result;
       });

@@ -65,9 +65,9 @@ function fromJournal(ctx: StepContext, step: string, id: string): ReportLine | n
  * A body the command builds is a value of the document's type for that operation (the compiler checks it);
  * an input item goes as read (`asRead`): the service, not the command, judges a legacy export.
  */
-const post = <P extends WritePath>(ctx: StepContext, step: string, id: string, path: P, body: Body<P>) => {
+const post = <P extends WritePath>(ctx: StepContext, step: string, id: string, path: P, body: Body<P>, computedKey?: string) => {
   const text = 'json' in body ? body.json : JSON.stringify(body.value);
-  const key = ctx.dryRun ? undefined : idempotencyKey(ctx.supplier, step, id, text);
+  const key = ctx.dryRun ? undefined : (computedKey ?? idempotencyKey(ctx.supplier, step, id, text));
   return ctx.sender.send((token) => ctx.client.post(path, { json: text }, { token, ...(key ? { idempotencyKey: key } : {}) }));
 };
 
@@ -106,8 +106,21 @@ export async function migrateBusiness(ctx: StepContext, item: ReadItem): Promise
   return failedLine('businesses', item.id, outcome);
 }
 
+/** An account as read ahead of the workers (`readAhead`): its staging's Idempotency-Key already computed. */
+export interface PreparedAccount {
+  readonly item: ReadItem;
+  /** The key of its staging request (null: none is sent, or the item is unreadable). */
+  readonly stageKey: string | null;
+}
+
+/** Hashes the account's body for its staging's Idempotency-Key: the text `migrateAccount` sends. */
+export function prepareAccount(ctx: Pick<StepContext, 'supplier' | 'dryRun'>, item: ReadItem): PreparedAccount {
+  if (ctx.dryRun || isUnreadable(item)) return { item, stageKey: null };
+  return { item, stageKey: idempotencyKey(ctx.supplier, 'stage', item.id, asRead(item.body, item.json).json) };
+}
+
 /** Validate (dry run only: staging applies the same rules), stage, then process one account. */
-export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
+export async function migrateAccount(ctx: StepContext, { item, stageKey }: PreparedAccount): Promise<ReportLine | null> {
   const bad = unreadable('accounts', item);
   if (bad || isUnreadable(item)) return bad;
   const supplierOf = (item.body as Record<string, unknown>)['import_supplier'];
@@ -120,7 +133,7 @@ export async function migrateAccount(ctx: StepContext, item: ReadItem): Promise<
   if (known) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: known, detail: 'imported before this run (imported list)' }));
   if (ctx.dryRun) return dryRunAccount(ctx, item.id, item.body, item.json, known === null);
 
-  const staged = await post(ctx, 'stage', item.id, PATHS.stage, asRead(item.body, item.json));
+  const staged = await post(ctx, 'stage', item.id, PATHS.stage, asRead(item.body, item.json), stageKey ?? undefined);
   if (staged.kind === 'interrupted') return null;
   if (staged.kind === 'answer' && !isSuccess(staged.answer)) {
     const number = platformAccountNumber(staged.answer.body);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { errorFields, isDryRunSuccess, platformAccountNumber } from '../../src/migrate/answers.js';
 import { NoAnswer, parseRetryAfter, type ApiAnswer, type ApiClient } from '../../src/migrate/api-client.js';
 import { countNonBlankLines } from '../../src/migrate/input.js';
+import { readAhead } from '../../src/migrate/read-ahead.js';
 import { Journal, idempotencyKey } from '../../src/migrate/journal.js';
 import { Progress } from '../../src/migrate/progress.js';
 import { Report } from '../../src/migrate/report.js';
@@ -255,5 +256,60 @@ describe('input: the accounts of an NDJSON file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('read-ahead: the accounts read and prepared ahead of the workers', () => {
+  /** A source that counts what was read of it, async or not, failing at `failAt` if given. */
+  const source = (count: number, asynchronous: boolean, failAt?: number) => {
+    const state = { read: 0 };
+    async function* slow() {
+      for (let i = 0; i < count; i++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (i === failAt) throw new Error(`unreadable ${i}`);
+        state.read++;
+        yield i;
+      }
+    }
+    return { state, items: asynchronous ? slow() : Array.from({ length: count }, (_, i) => (state.read++, i)) };
+  };
+
+  it('gives every item once, in the source\'s order, to any number of concurrent takers, never more than `depth` read ahead', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 10 }), fc.boolean(), async (count, depth, takers, asynchronous) => {
+        const { state, items } = source(count, asynchronous);
+        let prepared = 0;
+        let taken = 0;
+        const iterator = readAhead(items as AsyncIterable<number> | Iterable<number>, depth, (i) => (prepared++, { i }));
+        const order: number[] = [];
+        await Promise.all(
+          Array.from({ length: takers }, async () => {
+            for (;;) {
+              const next = await iterator.next();
+              if (next.done) return;
+              taken++;
+              order.push(next.value.i);
+              // Never more prepared than taken, plus what is read ahead (and the reads the takers themselves wait on).
+              expect(prepared - taken).toBeLessThanOrEqual(depth + takers);
+              await new Promise((resolve) => setImmediate(resolve));
+            }
+          }),
+        );
+        expect(order).toEqual(Array.from({ length: count }, (_, i) => i));
+        expect(prepared).toBe(count);
+        if (asynchronous) expect(state.read).toBe(count);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads ahead while its takers wait, and passes a failure to read to the taker of that item', async () => {
+    const { state, items } = source(10, true, 6);
+    const iterator = readAhead(items, 4, (i) => i);
+    expect(await iterator.next()).toEqual({ done: false, value: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(state.read).toBe(5); // the one taken and four ahead, none more
+    for (let i = 1; i <= 5; i++) expect(await iterator.next()).toEqual({ done: false, value: i });
+    await expect(iterator.next()).rejects.toThrow('unreadable 6');
   });
 });
