@@ -188,12 +188,11 @@ export function toPgTable<T extends SQLiteTable>(table: T, pgOnlyIndexes: readon
       keys: ix.columns.map((c) => key(c, `index ${ix.name}`)),
     };
   });
+  const propertyNames = new Set(keyOf.values());
   for (const ix of pgOnlyIndexes) {
-    const keys = ix.columns.map((k) => {
-      if (!(k in getTableColumns(table))) throw new Error(`toPgTable: ${tableName}: index ${ix.name} names unknown column ${k}`);
-      return k;
-    });
-    indexes.push({ name: identifier(tableName, ix.name, 'index'), unique: false, keys });
+    const unknown = ix.columns.find((k) => !propertyNames.has(k));
+    if (unknown !== undefined) throw new Error(`toPgTable: ${tableName}: index ${ix.name} names unknown column ${unknown}`);
+    indexes.push({ name: identifier(tableName, ix.name, 'index'), unique: false, keys: [...ix.columns] });
   }
   const uniqueConstraints = config.uniqueConstraints.map((uc) => {
     const keys = uc.columns.map((c) => key(c, 'unique constraint'));
