@@ -23,6 +23,11 @@ export interface GroupCommitOptions {
   readonly walFile?: string;
   /** How the WAL is synced (tests hold it to see what waits for it): `fdatasync` on the thread pool. */
   readonly syncWal?: (fd: number, done: (error: Error | null) => void) => void;
+  /**
+   * Turns of the event loop a batch gathers units for before it commits (default 2; 1 commits what the
+   * turn that scheduled it brought): see `schedule`.
+   */
+  readonly gatherTurns?: number;
   /** Told of every batch once it is durable: its units, and the ms from BEGIN until then (the store's observer). */
   readonly onBatch?: (units: number, commitMs: number) => void;
 }
@@ -33,7 +38,7 @@ type AfterSync = (error: Error | null) => void;
 /**
  * Group commit for SQLite. Units of work (synchronous functions that read and
  * write through the same connection) that arrive in the same turn of the
- * event loop are run one after another inside ONE `BEGIN IMMEDIATE`
+ * event loop (two turns by default: see `schedule`) are run one after another inside ONE `BEGIN IMMEDIATE`
  * transaction, each in its own SAVEPOINT, and committed together:
  *
  * - each unit sees everything the units before it in the batch wrote, so a
@@ -61,7 +66,10 @@ type AfterSync = (error: Error | null) => void;
 export class GroupCommitRunner {
   private queue: Pending[] = [];
   private scheduled = false;
+  /** Turns the scheduled batch still gathers for, this one included. */
+  private turnsLeft = 0;
   private readonly maxBatch: number;
+  private readonly gatherTurns: number;
   private readonly committedListeners = new Set<() => void>();
   private readonly walFile: string | undefined;
   private readonly syncWal: NonNullable<GroupCommitOptions['syncWal']>;
@@ -78,6 +86,7 @@ export class GroupCommitRunner {
     options: GroupCommitOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 512;
+    this.gatherTurns = Math.max(1, options.gatherTurns ?? 2);
     this.walFile = options.walFile;
     this.syncWal = options.syncWal ?? fdatasync;
     this.onBatch = options.onBatch;
@@ -132,12 +141,33 @@ export class GroupCommitRunner {
     this.walFd = null;
   }
 
+  /**
+   * A batch commits `gatherTurns` turns of the event loop after its first unit arrived, or at once when it
+   * is full. setImmediate runs after the I/O callbacks of a turn, so every request that was ready in it
+   * joins; the second turn takes in the requests whose bytes arrived while the first was being decided.
+   * That is how a client's requests come: the answers of one commit reach it together, and it sends the
+   * follow-up requests one after another as it gets through them, so they reach the service spread over
+   * a little more than one turn. Committed as they came, the first of them made a batch of its own and the
+   * rest the next; every commit writes again the pages all the units share (the indexes' last leaves, the
+   * header), so the service wrote and checkpointed more, used more CPU per request, and answered fewer
+   * requests a second (bench "migrate 2,000 accounts": 3.0-3.4 units a commit at 8 requests in flight,
+   * 5.4-6.0 with the second turn, and 27% fewer bytes written per account). An idle turn costs
+   * microseconds, so a lone request waits no longer to speak of.
+   */
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    // setImmediate runs after the I/O callbacks of this turn: every request that is ready joins the batch.
-    setImmediate(() => this.flush());
+    this.turnsLeft = this.gatherTurns;
+    setImmediate(this.onTurn);
   }
+
+  private readonly onTurn = (): void => {
+    if (--this.turnsLeft > 0 && this.queue.length < this.maxBatch) {
+      setImmediate(this.onTurn);
+      return;
+    }
+    this.flush();
+  };
 
   private flush(): void {
     this.scheduled = false;

@@ -119,3 +119,54 @@ describe('GroupCommitRunner: the WAL synced off the event loop', () => {
     expect(database.sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
   });
 });
+
+describe('GroupCommitRunner: a batch gathers units for two turns of the event loop', () => {
+  /** A runner on a temp database that reports each batch's units (no WAL file: COMMIT syncs inline). */
+  function counted(options: { gatherTurns?: number; maxBatch?: number } = {}) {
+    const temp = tempDatabaseFile();
+    cleanup = temp.cleanup;
+    database = openDatabase(temp.file);
+    database.sqlite.exec('CREATE TABLE t (n INTEGER)');
+    const units: number[] = [];
+    const runner = new GroupCommitRunner(database.sqlite, { ...options, onBatch: (n) => units.push(n) });
+    const insert = (n: number) => () => database.sqlite.prepare('INSERT INTO t VALUES (?)').run(n).changes;
+    return { runner, units, insert };
+  }
+  /** Runs `work` in a later callback of the turn the runner's batch was scheduled in (after the runner's own). */
+  const laterThisTurn = <T>(work: () => Promise<T>) => new Promise<Promise<T>>((resolve) => setImmediate(() => resolve(work())));
+  const inTheNextTurn = <T>(work: () => Promise<T>) => new Promise<Promise<T>>((resolve) => setImmediate(() => setImmediate(() => resolve(work()))));
+
+  it('takes in a unit that arrived after the turn that scheduled the batch had run its callbacks', async () => {
+    const { runner, units, insert } = counted();
+    const first = runner.run(insert(1));
+    const second = await laterThisTurn(() => runner.run(insert(2)));
+    await Promise.all([first, second]);
+    expect(units).toEqual([2]);
+  });
+
+  it('with gatherTurns 1, commits what the first turn brought: the later unit makes a batch of its own', async () => {
+    const { runner, units, insert } = counted({ gatherTurns: 1 });
+    const first = runner.run(insert(1));
+    const second = await laterThisTurn(() => runner.run(insert(2)));
+    await Promise.all([first, second]);
+    expect(units).toEqual([1, 1]);
+  });
+
+  it('waits no longer than its turns: a unit of the turn after them goes into the next batch', async () => {
+    const { runner, units, insert } = counted();
+    const first = runner.run(insert(1));
+    const second = await inTheNextTurn(() => runner.run(insert(2)));
+    await Promise.all([first, second]);
+    expect(units).toEqual([1, 1]);
+  });
+
+  it('commits a full batch at once, without gathering for another turn', async () => {
+    const { runner, units, insert } = counted({ maxBatch: 2 });
+    const all = [runner.run(insert(1)), runner.run(insert(2)), runner.run(insert(3))];
+    await tick(); // queued after the runner's first callback: the full batch has committed by then
+    expect(units).toEqual([2]);
+    await Promise.all(all);
+    expect(units).toEqual([2, 1]);
+    expect(database.sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(3);
+  });
+});
