@@ -28,7 +28,30 @@ export interface NodeHttpTransportOptions {
   readonly maxSockets?: number;
 }
 
+/** A request as the transport sends it: the whole URL, the method, the headers and the body as a string. */
+export interface PlainRequestInit {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | null;
+}
+
+/** An answer read in full: the members of a fetch Response that openapi-fetch reads. */
+export interface PlainAnswer {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+  /** The JSON body; a body that is not JSON (a front's plain-text page) is its text, never thrown. */
+  json(): Promise<unknown>;
+}
+
 export interface NodeHttpTransport {
+  /**
+   * Sends one request as it is given, without openapi-fetch's runtime (its Headers objects and option
+   * merging): for a caller that types the request from the document itself (src/migrate/api-client.ts).
+   */
+  readonly send: (request: PlainRequestInit) => Promise<PlainAnswer>;
   /** For openapi-fetch's `fetch` option. */
   readonly fetch: (input: Request) => Promise<Response>;
   /** For openapi-fetch's `Request` option. */
@@ -66,7 +89,7 @@ const first = (headers: IncomingHttpHeaders, name: string): string | null => {
 };
 
 /** The answer, read in full: what openapi-fetch reads of a Response. */
-class PlainResponse {
+class PlainResponse implements PlainAnswer {
   readonly ok: boolean;
   readonly headers: { get(name: string): string | null };
 
@@ -99,7 +122,7 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions): Node
   const httpAgent = new HttpAgent(agentOptions);
   let httpsAgent: HttpsAgent | null = null;
 
-  const send = (request: PlainRequest): Promise<PlainResponse> =>
+  const send = (request: PlainRequestInit): Promise<PlainResponse> =>
     new Promise((resolve, reject) => {
       const url = new URL(request.url);
       const https = url.protocol === 'https:';
@@ -128,6 +151,7 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions): Node
     });
 
   return {
+    send,
     // The casts are the seam: openapi-fetch is typed against the DOM classes, and uses only the members above.
     fetch: (input) => send(input as unknown as PlainRequest) as unknown as Promise<Response>,
     Request: PlainRequest as unknown as typeof Request,
