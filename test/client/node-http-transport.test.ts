@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NoAnswer, createLedgerClient, createNodeHttpTransport } from '../../src/client/index.js';
+import { createApiClient } from '../../src/migrate/api-client.js';
 import { SUPPLIER, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 import { checkedHandler } from '../support/openapi-check.js';
 
@@ -67,5 +68,49 @@ describe('the typed client over the node:http transport', () => {
     }
     // The port was just closed: connection refused.
     await expect(createLedgerClient(`http://127.0.0.1:${port}`, 'x', transport).GET('/healthz')).rejects.toBeInstanceOf(NoAnswer);
+  });
+});
+
+/** The migrate command's writes: typed from the document, handed to the transport's `send` without openapi-fetch's runtime. */
+describe('createApiClient().post: the writes straight through the transport', () => {
+  it('sends the body as given with the token, the key and the JSON content type; reads each kind of answer as openapi-fetch would', async () => {
+    const seen: { path: string; headers: Record<string, string | string[] | undefined>; body: string }[] = [];
+    const answers: [number, Record<string, string>, string][] = [
+      [201, { 'content-type': 'application/json', 'idempotent-replayed': 'true' }, '{"external_account_number":"LEG-1","platform_account_number":"A-1"}'],
+      [503, { 'content-type': 'text/plain', 'retry-after': '3' }, 'Service Unavailable'],
+      [400, { 'content-type': 'application/json' }, '{"code":"validation_error","detail":"no"}'],
+      [204, {}, ''],
+    ];
+    const front: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        const [status, headers, body] = answers[seen.length - 1]!;
+        res.writeHead(status, headers);
+        res.end(body);
+      });
+    });
+    front.listen(0, '127.0.0.1');
+    await once(front, 'listening');
+    const client = createApiClient({ baseUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}/`, timeoutMs: 2_000 });
+    try {
+      const path = '/v1/data-import/account-import-process/process/' as const;
+      const body = { value: { external_account_number: 'LEG-1', import_supplier_code: 'S', operations_team_name: 'T' } };
+      const created = await client.post(path, body, { token: 'tok', idempotencyKey: 'key-1' });
+      expect(created).toEqual({ status: 201, body: { external_account_number: 'LEG-1', platform_account_number: 'A-1' }, retryAfterMs: null, next: null, replayed: true });
+      expect(seen[0]).toMatchObject({ path, body: JSON.stringify(body.value), headers: { 'content-type': 'application/json', authorization: 'Token tok', 'idempotency-key': 'key-1' } });
+      // An input file's text goes as read, not re-serialised; no key, no header.
+      const text = '{ "external_account_number" : "LEG-1" }';
+      const unavailable = await client.post('/v1/data-import/account-import-process/create-or-update/', { json: text }, { token: 'tok' });
+      expect(unavailable).toEqual({ status: 503, body: 'Service Unavailable', retryAfterMs: 3_000, next: null, replayed: false });
+      expect(seen[1]!.body).toBe(text);
+      expect(seen[1]!.headers['idempotency-key']).toBeUndefined();
+      expect((await client.post(path, body, { token: 'tok' })).body).toEqual({ code: 'validation_error', detail: 'no' });
+      expect((await client.post(path, body, { token: 'tok' })).body).toBeUndefined();
+    } finally {
+      client.close();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    }
   });
 });
