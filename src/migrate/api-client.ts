@@ -13,9 +13,9 @@ export { NoAnswer } from '../client/index.js';
  * The writes (`post`, two a migrated account) are typed from the same document, `WritePath`, `Body<P>` and
  * `WriteAnswer<P>` below, but go straight to the transport rather than through openapi-fetch's runtime,
  * which builds a WHATWG Headers object (undici's, with its WebIDL checks) and merges its options for every
- * request: 12% of the client's CPU over a 2,000-account run, most of it in that run's first seconds, while
- * V8 is still compiling (bench "migrate 2,000 accounts"; the client's CPU competes with the service's on
- * a shared machine, and every microsecond of it delays the next request). The reads keep openapi-fetch.
+ * request: 12% of the client's CPU over a 2,000-account run (bench "migrate 2,000 accounts": the client's
+ * CPU competes with the service's on a shared machine, and every microsecond of it between an answer and
+ * the next request leaves the service waiting). The reads keep openapi-fetch.
  *
  * Answers are returned as data, never thrown: the caller classifies them by HTTP status (see retry.ts) and
  * keeps error codes as data for the report, so renamed codes change the report, not the control flow.
