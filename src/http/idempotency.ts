@@ -92,16 +92,21 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
       return recover(c, records, store, request, record, text);
     }
 
+    // What the request's hook holds (its parsed body, through the rebuild, and its events) is let go once the
+    // request is answered (the `finally` below). Held on, they outlived their request: the migrate bench's
+    // keyed service promoted 118-136 MB to the old generation over 2,000 accounts, 95-117 MB once let go,
+    // and spent 158-179 ms in scavenges rather than 193-236 (--trace-gc, six alternated runs each).
+    let rebuild: ((events: readonly StoredLedgerEvent[]) => StoredResponse | null) | null = null;
+    const recorded: StoredLedgerEvent[] = [];
     try {
       // The events recorded with the key, as the request's writes commit them, and the answer they rebuild,
       // recorded with them (the hook runs last in a unit that then commits; it never runs for a refused command).
-      const rebuild = answerRebuilder(request, await parsedBody(c), reservation.reservedAt);
-      const recorded: StoredLedgerEvent[] = [];
+      rebuild = answerRebuilder(request, await parsedBody(c), reservation.reservedAt);
       let recordedAnswer: RecordedAnswer;
       c.set('beforeCommit', (appended, tx) => {
         if (appended.length === 0) return reservation.beforeCommit(appended, tx);
         const events = [...recorded, ...appended];
-        const answer = rebuild(events);
+        const answer = rebuild === null ? null : rebuild(events);
         const done = reservation.beforeCommit(appended, tx, answer);
         recorded.push(...appended);
         recordedAnswer = answer;
@@ -120,6 +125,10 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
     } catch (error) {
       await reservation.release().catch(() => undefined);
       throw error;
+    } finally {
+      c.set('beforeCommit', undefined);
+      rebuild = null;
+      recorded.length = 0;
     }
     if (++completions % PURGE_EVERY === 0) await records.purgeExpired();
   });
