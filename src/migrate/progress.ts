@@ -5,7 +5,8 @@
  */
 export interface StepProgress {
   readonly step: string;
-  total: number;
+  /** How many items the step has; null while they are still being counted (accounts.ndjson's lines). */
+  total: number | null;
   done: number;
   failed: number;
   retries: number;
@@ -37,7 +38,7 @@ export class Progress {
     this.tty = options.stream.isTTY === true;
   }
 
-  begin(step: string, total: number): StepProgress {
+  begin(step: string, total: number | null): StepProgress {
     const progress: StepProgress = { step, total, done: 0, failed: 0, retries: 0, startedAt: this.now(), endedAt: null };
     this.steps.push(progress);
     this.timer ??= setInterval(() => this.draw(), this.tty ? 250 : this.options.intervalMs);
@@ -72,7 +73,7 @@ export class Progress {
         failed: p.failed,
         retries: p.retries,
         per_second: Math.round(rate * 10) / 10,
-        eta_seconds: p.endedAt !== null ? 0 : rate > 0 ? Math.round((p.total - p.done) / rate) : null,
+        eta_seconds: p.endedAt !== null ? 0 : rate > 0 && p.total !== null ? Math.round((p.total - p.done) / rate) : null,
         finished: p.endedAt !== null,
       })}\n`,
     );
@@ -85,11 +86,11 @@ export class Progress {
     }
     const width = 28;
     const lines = this.steps.map((p) => {
-      const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 1;
+      const fraction = p.total === null ? 0 : p.total > 0 ? Math.min(1, p.done / p.total) : 1;
       const filled = Math.round(fraction * width);
       const rate = this.rate(p);
-      const eta = p.endedAt !== null ? 'done' : `ETA ${formatDuration(rate > 0 ? (p.total - p.done) / rate : Infinity)}`;
-      return `${p.step.padEnd(13)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total} ${rate.toFixed(1)}/s ${eta}  failed ${p.failed}${p.retries ? `  retries ${p.retries}` : ''}`;
+      const eta = p.endedAt !== null ? 'done' : `ETA ${formatDuration(rate > 0 && p.total !== null ? (p.total - p.done) / rate : Infinity)}`;
+      return `${p.step.padEnd(13)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total ?? '?'} ${rate.toFixed(1)}/s ${eta}  failed ${p.failed}${p.retries ? `  retries ${p.retries}` : ''}`;
     });
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}A` : '';
     this.options.stream.write(`${up}${lines.map((l) => `\r\x1b[2K${l}`).join('\n')}\n`);

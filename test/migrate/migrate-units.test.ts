@@ -218,6 +218,33 @@ describe('progress', () => {
     expect(lines.at(-1)).toMatchObject({ progress: 'accounts', done: 10, finished: true, eta_seconds: 0 });
   });
 
+  it('a step still being counted has no total and no ETA until its total is set', async () => {
+    const { written, stream } = sink(false);
+    let now = 0;
+    const progress = new Progress({ stream, intervalMs: 5, now: () => now });
+    const step = progress.begin('accounts', null);
+    step.done = 4;
+    now = 2000;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    step.total = 10;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    progress.stop();
+    const lines = written.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toMatchObject({ progress: 'accounts', done: 4, total: null, per_second: 2, eta_seconds: null, finished: false });
+    expect(lines.at(-1)).toMatchObject({ progress: 'accounts', done: 4, total: 10, eta_seconds: 3, finished: false });
+  });
+
+  it('on a terminal: a step still being counted shows ? for its total and no ETA', () => {
+    const { written, stream } = sink(true);
+    let now = 0;
+    const progress = new Progress({ stream, intervalMs: 5, now: () => now });
+    const accounts = progress.begin('accounts', null);
+    accounts.done = 25;
+    now = 5000;
+    progress.stop();
+    expect(written.at(-1) ?? '').toMatch(/accounts +\[\.{28}\] 25\/\? 5\.0\/s ETA --  failed 0/);
+  });
+
   it('on a terminal: a bar per step with done/total, rate, ETA and failures, redrawn in place', () => {
     const { written, stream } = sink(true);
     let now = 0;
