@@ -5,18 +5,26 @@ import { DomainError } from '../../src/domain/errors.js';
 import { statusOf } from '../../src/http/errors.js';
 
 /**
- * The code-to-status map of src/http/errors.ts against README "Errors", the
+ * The code-to-status map of src/http/errors.ts against docs/errors.md, the
  * table the API documents: every code has its documented status, and a code
  * that is not in the list does not compile (habit 5: no silent 400).
  */
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const errorsSection = readme.slice(readme.indexOf('\n## Errors'), readme.indexOf('\n## ', readme.indexOf('\n## Errors') + 1));
+const errorsDoc = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+/** The text of one `## ` section of docs/errors.md, up to the next one. */
+function section(title: string): string {
+  const start = errorsDoc.indexOf(`\n## ${title}\n`);
+  if (start < 0) throw new Error(`docs/errors.md has no "## ${title}" section`);
+  const end = errorsDoc.indexOf('\n## ', start + 1);
+  return errorsDoc.slice(start, end < 0 ? undefined : end);
+}
+const codeTable = section('Every code');
+const cliSection = section('Codes the command line prints');
 
 /** `| 400 | \`code\`, \`code\` | when |` rows: the backticked lowercase codes of the code column, with their status. */
 function documentedStatuses(): Map<string, number> {
   const statuses = new Map<string, number>();
-  for (const row of errorsSection.matchAll(/^\| (\d{3}) \| ([^|]+) \|/gm)) {
+  for (const row of codeTable.matchAll(/^\| (\d{3}) \| ([^|]+) \|/gm)) {
     for (const code of row[2]!.matchAll(/`([a-z_]+)`/g)) statuses.set(code[1]!, Number(row[1]));
   }
   return statuses;
@@ -24,13 +32,13 @@ function documentedStatuses(): Map<string, number> {
 
 /** The paragraph under the table: "Codes the CLI prints (exit 1): `...`, ...". */
 function cliCodes(): string[] {
-  const paragraph = errorsSection.slice(errorsSection.indexOf('Codes the CLI prints'));
+  const paragraph = cliSection.slice(cliSection.indexOf('Codes the CLI prints'));
   return [...paragraph.slice(0, paragraph.indexOf('\n\n')).matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
 }
 
 const isErrorCode = (code: string): code is ErrorCode => (errorCodes as readonly string[]).includes(code);
 
-/** Answered over HTTP but not in the README table: a method a path does not take, and our own failure. */
+/** Answered over HTTP but not in the table (docs/errors.md says so): a method a path does not take, and our own failure. */
 const UNDOCUMENTED_STATUSES: Readonly<Record<string, number>> = { method_not_allowed: 405, internal_error: 500 };
 
 /** Documented in the table, but as items of `account_failed_validation`'s `errors`, never as a top-level code. */
@@ -39,7 +47,7 @@ const ITEM_CODES = ['product_code_does_not_exist', 'product_market_mismatch', 'b
 describe('error codes and their HTTP statuses', () => {
   const documented = documentedStatuses();
 
-  it('reads the README table', () => {
+  it('reads the table of docs/errors.md', () => {
     expect(documented.get('not_authenticated')).toBe(401);
     expect(documented.size).toBeGreaterThan(40);
   });

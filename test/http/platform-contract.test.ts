@@ -8,15 +8,15 @@ import { SUPPLIER, createTestApi, loadExample, operator, type TestApi } from '..
 import { documentedResponse, loadPlatformContract, type PlatformContract } from '../support/platform-contract.js';
 
 /**
- * Issue 16: our answers for the 11 v1 operations the platform shares with our
- * spec, validated against the response schemas of the platform's two published
- * captures (../shared/platform-openapi/, relaxed as their README says; see
+ * Our answers for the 11 v1 operations the platform shares with our spec,
+ * validated against the response schemas of the platform's two published
+ * captures (test/fixtures/platform-openapi/, relaxed as their README says; see
  * test/support/platform-contract.ts), so that a migration team's scripts
  * written against the platform keep working and our answers cannot drift back.
  *
  * Every answer must have a status the platform documents for the operation,
  * and a body that fits its schema in at least one capture (where the two
- * disagree, either is fine). Per the README: a validation failure may answer
+ * disagree, either is fine). Per docs/errors.md: a validation failure may answer
  * in our spec's error shape (the captures' StandardizedValidationErrorResponse,
  * whose `attr` is a string); a DRF error map is any map of field to messages;
  * validate-account's 200 compares by its envelope; notes' 201 is a list.

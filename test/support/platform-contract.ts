@@ -5,8 +5,8 @@ import { parse } from 'yaml';
 
 /**
  * The platform's published data-import contract (two tenants' OpenAPI 3.0.3
- * captures, copied from ../shared/platform-openapi/ into test/fixtures/platform-openapi/ so a clone alone runs the test), read as JSON Schema so that our
- * answers for the shared v1 operations can be validated against it (issue 16).
+ * captures, copied into test/fixtures/platform-openapi/ so a clone alone runs the test), read as JSON Schema
+ * so that our answers for the shared v1 operations can be validated against it.
  *
  * The captures are other markets' contracts: their README lists how to read
  * them against ours, and `relax` applies exactly that, nothing more:
