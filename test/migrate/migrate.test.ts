@@ -130,7 +130,7 @@ describe('import-ledger migrate against the real service', () => {
     // ones), and one account is already staged: its process step is dry-run.
     await createExampleProducts(service.ledger);
     await stageAccount(service.ledger, examplePayload({ external_account_number: ext(2) }), operator);
-    // Only the audit record of the successful process dry run is written (README: dry runs are audited).
+    // Only the audit record of the successful process dry run is written (docs/migrate.md: dry runs are audited).
     const changes = "SELECT COUNT(*) AS n FROM events WHERE type <> 'AccountProcessDryRunSucceeded'";
     const before = await service.execute(changes);
     const result = await runMigration(service, folder, { dryRun: true });
