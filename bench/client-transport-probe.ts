@@ -2,7 +2,7 @@
 // over the node:http transport (what `import-ledger migrate` uses) and over Node's global fetch, against
 // a minimal local HTTP server in another process (so only the client's work is measured): N posts of the
 // example account, 8 in flight, 3 rounds (the first warms up). CPU time holds on a loaded machine where
-// rates do not. README "Performance" (the migrate client) quotes it.
+// rates do not. bench/README.md lists it with the other benchmarks.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

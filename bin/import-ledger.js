@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the bundle `npm ci` built (the `prepare` script: scripts/build.mjs) when it is at least as new as
-// every source, so a command starts in well under 300 ms (README "Command line"); after a source was
+// every source, so a command starts in well under 300 ms (docs/operations.md, "The command line"); after a source was
 // edited and not yet rebuilt (`npm run build`), runs the TypeScript sources through tsx instead (slower
 // to start, never stale). The check stats the source files only: a few milliseconds.
 import { readdirSync, statSync } from 'node:fs';
