@@ -49,6 +49,14 @@ describe('the README walk-through', () => {
   let env: (work: string) => NodeJS.ProcessEnv;
 
   beforeAll(async () => {
+    // The walk-through is a user's shell session: bash, curl and the usual text tools, as on any workstation.
+    for (const tool of ['bash', 'curl', 'sed', 'cut']) {
+      try {
+        execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+      } catch {
+        throw new Error(`the README's walk-through needs ${tool} on the PATH`);
+      }
+    }
     // The service runs from the bundle, as `npm start` runs it: built from the sources under test.
     execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build.mjs')], { cwd: PROJECT_ROOT, stdio: 'inherit' });
     dir = mkdtempSync(join(tmpdir(), 'import-ledger-walkthrough-'));
