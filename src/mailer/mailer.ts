@@ -8,7 +8,7 @@ import { claimCustomerEmail, recordCustomerEmailDelivery } from '../application/
 import type { CustomerEmailRef } from '../domain/customer-email/decider.js';
 import { DEFAULT_EMAIL_RETRY_POLICY, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
 import { DomainError } from '../domain/errors.js';
-import { realSleep, type Sleep } from '../populate/sleep.js';
+import { realSleep, type Sleep } from '../worker/sleep.js';
 
 export interface MailerOptions {
   readonly retry: EmailRetryPolicy;

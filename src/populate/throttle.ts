@@ -1,6 +1,6 @@
 import type { Clock } from '../application/context.js';
 import { InProcessLimits, type SharedLimits } from '../store/shared-limits.js';
-import type { Sleep } from './sleep.js';
+import type { Sleep } from '../worker/sleep.js';
 
 /**
  * At most `limit` calls in any window of `windowMs`, counted in the shared

@@ -11,7 +11,7 @@ import { DEFAULT_RETRY_POLICY, retryDelayMs, type PopulateRetryPolicy } from '..
 import type { DuePopulateRequest } from '../queries/supply-point-read-models.js';
 import { InProcessLimits, type SharedLimits } from '../store/shared-limits.js';
 import { progressOf, type PopulateProgress } from './progress.js';
-import { realSleep, type Sleep } from './sleep.js';
+import { realSleep, type Sleep } from '../worker/sleep.js';
 import { SlidingWindowThrottle } from './throttle.js';
 
 export type { PopulateProgress } from './progress.js';

@@ -3,7 +3,7 @@ import type { AccountImportStatusRow } from '../../projections/account-import-st
 import { claimAccountCreation, runClaimedCreation, type DueCreation, type RunOutcome } from '../application/account-creations.js';
 import type { Actor, LedgerContext } from '../application/context.js';
 import { DomainError } from '../domain/errors.js';
-import { realSleep, type Sleep } from '../populate/sleep.js';
+import { realSleep, type Sleep } from '../worker/sleep.js';
 import { ConcurrencyError } from '../store/event-store.js';
 
 export interface SchedulerOptions {

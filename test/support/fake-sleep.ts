@@ -1,4 +1,4 @@
-import type { Sleep } from '../../src/populate/sleep.js';
+import type { Sleep } from '../../src/worker/sleep.js';
 import type { TestClock } from './ledger.js';
 
 /**

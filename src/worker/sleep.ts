@@ -1,8 +1,8 @@
 /**
  * Waits `ms` milliseconds, or less when `signal` aborts (it then resolves, it
- * does not reject). Injected into the populate worker and its throttle so
- * tests can run them on a fake clock: a fake sleep advances the clock instead
- * of waiting.
+ * does not reject). Injected into the background workers and the populate
+ * throttle so tests can run them on a fake clock: a fake sleep advances the
+ * clock instead of waiting.
  */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
