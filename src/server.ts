@@ -15,7 +15,7 @@ import { startMetricsServer } from './observability/metrics-server.js';
 import type { StoreUpkeep } from './store/ledger.js';
 import { populateWorkerFromConfig } from './populate/worker-from-config.js';
 import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
-import { mailerFromConfig } from './mailer/mailer-from-config.js';
+import { mailerFromConfig } from './mailer/mailer.js';
 import { AccountCreationScheduler } from './scheduler/account-creation-scheduler.js';
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';

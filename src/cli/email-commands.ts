@@ -2,8 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { customerEmailStatuses, type CustomerEmailStatusName } from '../../projections/customer-emails.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { mailerFromConfig } from '../mailer/mailer-from-config.js';
-import type { MailerProgress } from '../mailer/mailer.js';
+import { mailerFromConfig, type MailerProgress } from '../mailer/mailer.js';
 import { info, operatorActor, out, table, withLedger } from './context.js';
 
 function describe(progress: MailerProgress): string {

@@ -1,14 +1,15 @@
-import type { Logger } from 'pino';
 import type { CustomerEmailFailureOutcome } from '../../events/customer-email.js';
 import type { LedgerEvent } from '../../events/registry.js';
 import type { CustomerEmailRow } from '../../projections/customer-emails.js';
-import type { MailTransport } from '../adapters/smtp-mail.js';
+import type { Logger } from 'pino';
+import { createSmtpTransport, type MailTransport } from '../adapters/smtp-mail.js';
 import type { Actor, LedgerContext } from '../application/context.js';
 import { claimCustomerEmail, recordCustomerEmailDelivery } from '../application/customer-emails.js';
 import type { CustomerEmailRef } from '../domain/customer-email/decider.js';
 import { DEFAULT_EMAIL_RETRY_POLICY, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
+import type { LedgerConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
-import { realSleep, type Sleep } from '../worker/sleep.js';
+import { BackgroundWorker, claimUnlessTaken, runEachDueOnce, type Next, type WorkerDeps } from '../worker/background-worker.js';
 
 export interface MailerOptions {
   readonly retry: EmailRetryPolicy;
@@ -44,16 +45,25 @@ export type MailerProgress =
       readonly reason: string;
     };
 
-export interface MailerDeps {
-  readonly ctx: LedgerContext;
+export interface MailerDeps extends WorkerDeps<MailerOptions> {
   /** Null when no SMTP server is configured: emails stay queued and are logged. */
   readonly transport: MailTransport | null;
-  readonly logger: Logger;
-  /** Recorded as the actor of the mailer's events. */
-  readonly actor: Actor;
-  readonly sleep?: Sleep;
   readonly onProgress?: (progress: MailerProgress) => void;
-  readonly options?: Partial<MailerOptions>;
+}
+
+/** The mailer the server and `import-ledger emails send` use: SMTP server, sender and timeouts from the environment. */
+export function mailerFromConfig(
+  ctx: LedgerContext,
+  config: Pick<LedgerConfig, 'LEDGER_SMTP_URL' | 'LEDGER_MAIL_FROM' | 'LEDGER_SMTP_TIMEOUT_MS'>,
+  logger: Logger,
+  actor: Actor,
+  onProgress?: (progress: MailerProgress) => void,
+): CustomerMailer {
+  const transport = config.LEDGER_SMTP_URL
+    ? createSmtpTransport({ url: config.LEDGER_SMTP_URL, from: config.LEDGER_MAIL_FROM, timeoutMs: config.LEDGER_SMTP_TIMEOUT_MS })
+    : null;
+  const options = { leaseMs: mailerLeaseFor(config.LEDGER_SMTP_TIMEOUT_MS) };
+  return new CustomerMailer({ ctx, transport, logger: logger.child({ component: 'mailer' }), actor, onProgress, options });
 }
 
 /**
@@ -67,30 +77,27 @@ export interface MailerDeps {
  */
 export class CustomerMailer {
   private readonly options: MailerOptions;
-  private readonly sleep: Sleep;
-  private stopping = new AbortController();
-  private running: Promise<void> | null = null;
+  private readonly worker: BackgroundWorker;
   /** Without SMTP: the queue position up to which queued emails have been logged. */
   private loggedUpTo = 0;
 
   constructor(private readonly deps: MailerDeps) {
     this.options = { ...DEFAULT_MAILER_OPTIONS, ...deps.options };
-    this.sleep = deps.sleep ?? realSleep;
+    const turn = async (signal: AbortSignal): Promise<Next> => ((await this.pass(signal)) > 0 ? 'again' : 'idle');
+    this.worker = new BackgroundWorker({ name: 'mailer', logger: deps.logger, idlePollMs: this.options.idlePollMs, sleep: deps.sleep, turn });
   }
 
   /** Runs in the background until `stop()`, looking at the outbox every `idlePollMs` when it is idle. */
   start(): void {
-    if (this.running) return;
-    this.stopping = new AbortController();
-    this.running = this.serve(this.stopping.signal).finally(() => {
-      this.running = null;
-    });
+    if (!this.deps.transport && !this.worker.isRunning) {
+      this.deps.logger.warn('LEDGER_SMTP_URL is not set: customer emails stay queued (logged here) and are not sent');
+    }
+    this.worker.start();
   }
 
   /** Stops taking emails; a delivery in flight is finished and recorded first. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.running;
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 
   /**
@@ -99,41 +106,15 @@ export class CustomerMailer {
    * queued. Without SMTP it only logs the queued emails.
    */
   async sendDue(): Promise<{ readonly handled: number }> {
-    return { handled: await this.pass(this.stopping.signal) };
-  }
-
-  private async serve(signal: AbortSignal): Promise<void> {
-    if (!this.deps.transport) {
-      this.deps.logger.warn('LEDGER_SMTP_URL is not set: customer emails stay queued (logged here) and are not sent');
-    }
-    while (!signal.aborted) {
-      try {
-        const handled = await this.pass(signal);
-        if (handled === 0) await this.sleep(this.options.idlePollMs, signal);
-      } catch (error) {
-        // The store failed (disk, lock timeout): keep the mailer alive and look again later.
-        this.deps.logger.error({ err: error }, 'mailer: could not read or record; retrying');
-        await this.sleep(this.options.idlePollMs, signal);
-      }
-    }
+    return { handled: await this.pass(this.worker.signal) };
   }
 
   private async pass(signal: AbortSignal): Promise<number> {
-    const transport = this.deps.transport;
+    const { ctx, transport } = this.deps;
     if (!transport) return this.logQueued();
-    const seen = new Set<string>();
-    let handled = 0;
-    while (!signal.aborted) {
-      const due = await this.deps.ctx.read.dueCustomerEmails(this.deps.ctx.clock().toISOString(), this.options.batchSize + seen.size);
-      const fresh = due.filter((row) => !seen.has(row.emailId));
-      if (fresh.length === 0) break;
-      for (const row of fresh) {
-        if (signal.aborted) break;
-        seen.add(row.emailId);
-        if (await this.deliver(transport, row)) handled++;
-      }
-    }
-    return handled;
+    const read = (limit: number) => ctx.read.dueCustomerEmails(ctx.clock().toISOString(), limit);
+    const run = (row: CustomerEmailRow) => this.deliver(transport, row);
+    return runEachDueOnce({ read, keyOf: (row) => row.emailId, run, batchSize: this.options.batchSize }, signal);
   }
 
   private async logQueued(): Promise<number> {
@@ -157,14 +138,8 @@ export class CustomerMailer {
       emailId: row.emailId,
     };
     const log = logger.child({ emailId: row.emailId });
-    let claim;
-    try {
-      claim = await claimCustomerEmail(ctx, email, this.options.leaseMs, actor);
-    } catch (error) {
-      // Another mailer claimed, sent or failed it between our read and our write: not an error.
-      if (error instanceof DomainError) return false;
-      throw error;
-    }
+    const claim = await claimUnlessTaken(claimCustomerEmail(ctx, email, this.options.leaseMs, actor));
+    if (claim === null) return false;
     if (claim.kind === 'failed') {
       log.warn({ reason: claim.reason }, 'mailer: a claim ran out during a delivery; the email is failed, not sent again');
       this.deps.onProgress?.({ kind: 'failed', emailId: row.emailId, to: row.recipient, attempt: row.attempt, outcome: 'unknown', reason: claim.reason });

@@ -1,10 +1,6 @@
-import type { Logger } from 'pino';
 import type { AccountImportStatusRow } from '../../projections/account-import-statuses.js';
 import { claimAccountCreation, runClaimedCreation, type DueCreation, type RunOutcome } from '../application/account-creations.js';
-import type { Actor, LedgerContext } from '../application/context.js';
-import { DomainError } from '../domain/errors.js';
-import { realSleep, type Sleep } from '../worker/sleep.js';
-import { ConcurrencyError } from '../store/event-store.js';
+import { BackgroundWorker, claimUnlessTaken, runEachDueOnce, type Next, type WorkerDeps } from '../worker/background-worker.js';
 
 export interface SchedulerOptions {
   /**
@@ -21,14 +17,8 @@ export interface SchedulerOptions {
 
 export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { leaseMs: 60_000, idlePollMs: 1_000, batchSize: 50 };
 
-export interface SchedulerDeps {
-  readonly ctx: LedgerContext;
-  readonly logger: Logger;
-  /** Recorded as the actor of the scheduler's events. */
-  readonly actor: Actor;
-  readonly sleep?: Sleep;
+export interface SchedulerDeps extends WorkerDeps<SchedulerOptions> {
   readonly onRun?: (due: DueCreation, outcome: RunOutcome | 'window_elapsed') => void;
-  readonly options?: Partial<SchedulerOptions>;
 }
 
 /**
@@ -41,61 +31,33 @@ export interface SchedulerDeps {
  */
 export class AccountCreationScheduler {
   private readonly options: SchedulerOptions;
-  private readonly sleep: Sleep;
-  private stopping = new AbortController();
-  private running: Promise<void> | null = null;
+  private readonly worker: BackgroundWorker;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.options = { ...DEFAULT_SCHEDULER_OPTIONS, ...deps.options };
-    this.sleep = deps.sleep ?? realSleep;
+    // A claim left behind by a failed turn runs out, and the creation is taken again.
+    const turn = async (signal: AbortSignal): Promise<Next> => ((await this.pass(signal)) > 0 ? 'again' : 'idle');
+    this.worker = new BackgroundWorker({ name: 'scheduler', logger: deps.logger, idlePollMs: this.options.idlePollMs, sleep: deps.sleep, turn });
   }
 
   start(): void {
-    if (this.running) return;
-    this.stopping = new AbortController();
-    this.running = this.serve(this.stopping.signal).finally(() => {
-      this.running = null;
-    });
+    this.worker.start();
   }
 
   /** Stops taking creations; a run in flight finishes first. */
-  async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.running;
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 
   /** One pass over what is due now, each creation at most once; returns how many this scheduler ran. */
   async runDue(): Promise<{ readonly ran: number }> {
-    return { ran: await this.pass(this.stopping.signal) };
+    return { ran: await this.pass(this.worker.signal) };
   }
 
-  private async serve(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
-      try {
-        const ran = await this.pass(signal);
-        if (ran === 0) await this.sleep(this.options.idlePollMs, signal);
-      } catch (error) {
-        // The store failed (disk, lock timeout): the claim, if any, runs out and the creation is taken again.
-        this.deps.logger.error({ err: error }, 'scheduler: could not read or record; retrying');
-        await this.sleep(this.options.idlePollMs, signal);
-      }
-    }
-  }
-
-  private async pass(signal: AbortSignal): Promise<number> {
-    const seen = new Set<string>();
-    let ran = 0;
-    while (!signal.aborted) {
-      const due = await this.deps.ctx.read.dueAccountCreations(this.deps.ctx.clock().toISOString(), this.options.batchSize + seen.size);
-      const fresh = due.filter((row) => row.taskId !== null && !seen.has(row.taskId));
-      if (fresh.length === 0) break;
-      for (const row of fresh) {
-        if (signal.aborted) break;
-        seen.add(row.taskId ?? '');
-        if (await this.run(row)) ran++;
-      }
-    }
-    return ran;
+  private pass(signal: AbortSignal): Promise<number> {
+    const { ctx } = this.deps;
+    const read = (limit: number) => ctx.read.dueAccountCreations(ctx.clock().toISOString(), limit);
+    return runEachDueOnce({ read, keyOf: (row) => row.taskId, run: (row) => this.run(row), batchSize: this.options.batchSize }, signal);
   }
 
   /** Claims and runs one creation; false when it was not ours to run. */
@@ -109,14 +71,9 @@ export class AccountCreationScheduler {
       operationsTeamName: row.operationsTeamName ?? '',
     };
     const log = logger.child({ taskId: due.taskId, importSupplier: due.importSupplier, externalAccountNumber: due.externalAccountNumber });
-    let claim;
-    try {
-      claim = await claimAccountCreation(ctx, due, this.options.leaseMs, actor);
-    } catch (error) {
-      // Another scheduler claimed, ran or the operator cancelled it between our read and our write: not an error.
-      if (error instanceof DomainError || error instanceof ConcurrencyError) return false;
-      throw error;
-    }
+    // Null when another scheduler claimed or ran it, or the operator cancelled it, since we read it.
+    const claim = await claimUnlessTaken(claimAccountCreation(ctx, due, this.options.leaseMs, actor));
+    if (claim === null) return false;
     if (claim.kind === 'window_elapsed') {
       log.warn('scheduler: the window closed before the creation could run; it ends ERRORED');
       this.deps.onRun?.(due, 'window_elapsed');
