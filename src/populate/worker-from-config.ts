@@ -21,13 +21,6 @@ export function populateWorkerFromConfig(
       log.warn({ supplyType, env: OPERATOR_URL_ENV[supplyType] }, `${OPERATOR_URL_ENV[supplyType]} is not set: ${supplyType} populate requests will error`);
     }
   }
-  return new PopulateWorker({
-    ctx: ledger,
-    limits: ledger.limits,
-    operators,
-    logger: log,
-    actor,
-    ...(onProgress ? { onProgress } : {}),
-    options: { leaseMs: leaseForTimeout(config.LEDGER_OPERATOR_TIMEOUT_MS) },
-  });
+  const options = { leaseMs: leaseForTimeout(config.LEDGER_OPERATOR_TIMEOUT_MS) };
+  return new PopulateWorker({ ctx: ledger, limits: ledger.limits, operators, logger: log, actor, onProgress, options });
 }

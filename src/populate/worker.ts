@@ -1,7 +1,5 @@
-import type { Logger } from 'pino';
 import type { SupplyPointPopulateRequestEvent } from '../../events/supply-point-populate.js';
 import type { NetworkOperator, OperatorAnswer } from '../adapters/network-operators.js';
-import type { Actor, LedgerContext } from '../application/context.js';
 import { claimPopulateRequest, recordPopulateOutcome, type PopulateOutcome } from '../application/supply-point-populate.js';
 import { SUPPLY_TYPES, type SupplyType } from '../domain/account-import-process/identifiers.js';
 import { DomainError } from '../domain/errors.js';
@@ -10,8 +8,9 @@ import type { PopulateRequestRef } from '../domain/supply-point/populate-request
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type PopulateRetryPolicy } from '../domain/supply-point/retry-policy.js';
 import type { DuePopulateRequest } from '../queries/supply-point-read-models.js';
 import { InProcessLimits, type SharedLimits } from '../store/shared-limits.js';
-import { progressOf, type PopulateProgress } from './progress.js';
+import { BackgroundWorker, claimUnlessTaken, type Next, type WorkerDeps } from '../worker/background-worker.js';
 import { realSleep, type Sleep } from '../worker/sleep.js';
+import { progressOf, type PopulateProgress } from './progress.js';
 import { SlidingWindowThrottle } from './throttle.js';
 
 export type { PopulateProgress } from './progress.js';
@@ -41,21 +40,14 @@ export function leaseForTimeout(timeoutMs: number): number {
   return 2 * timeoutMs + 5_000;
 }
 
-export interface PopulateWorkerDeps {
-  readonly ctx: LedgerContext;
+export interface PopulateWorkerDeps extends WorkerDeps<PopulateWorkerOptions> {
   readonly operators: Readonly<Record<SupplyType, NetworkOperator>>;
-  readonly logger: Logger;
-  /** Recorded as the actor of the worker's events. */
-  readonly actor: Actor;
   /**
    * Where the throttles count call starts: the ledger's limits, shared by every instance on PostgreSQL, so
    * `populate-rate-per-second` holds for the cluster. Defaults to this process alone.
    */
   readonly limits?: SharedLimits;
-  /** Defaults to real time; tests pass one that advances the ledger's clock. */
-  readonly sleep?: Sleep;
   readonly onProgress?: (progress: PopulateProgress) => void;
-  readonly options?: Partial<PopulateWorkerOptions>;
 }
 
 const key = (r: { batchId: string; sequence: number }) => `${r.batchId}:${r.sequence}`;
@@ -72,33 +64,29 @@ const MAX_CLAIM_TRIES = 8;
  * claimed ones when the dead worker's lease runs out.
  */
 export class PopulateWorker {
-  private readonly options: PopulateWorkerOptions;
-  private readonly sleep: Sleep;
-  private readonly throttles: Record<SupplyType, SlidingWindowThrottle>;
-  private stopping = new AbortController();
-  private running: Promise<void> | null = null;
+  private readonly lanes: readonly BackgroundWorker[];
 
-  constructor(private readonly deps: PopulateWorkerDeps) {
-    this.options = { ...DEFAULT_WORKER_OPTIONS, ...deps.options };
-    this.sleep = deps.sleep ?? realSleep;
+  constructor(deps: PopulateWorkerDeps) {
+    const options = { ...DEFAULT_WORKER_OPTIONS, ...deps.options };
+    const sleep = deps.sleep ?? realSleep;
     const limits = deps.limits ?? new InProcessLimits(deps.ctx.clock);
-    const throttle = (supplyType: SupplyType) => new SlidingWindowThrottle(deps.ctx.clock, this.sleep, limits, `populate:${supplyType}`);
-    this.throttles = { ELECTRICITY: throttle('ELECTRICITY'), GAS: throttle('GAS') };
+    this.lanes = SUPPLY_TYPES.map((supplyType) => {
+      const throttle = new SlidingWindowThrottle(deps.ctx.clock, sleep, limits, `populate:${supplyType}`);
+      const lane = new PopulateLane(deps, options, sleep, deps.operators[supplyType], throttle);
+      const logger = deps.logger.child({ supplyType });
+      const turn = (signal: AbortSignal) => lane.turn(signal);
+      return new BackgroundWorker({ name: 'populate worker', logger, idlePollMs: options.idlePollMs, sleep, turn, settle: () => lane.settle() });
+    });
   }
 
   /** Runs in the background until `stop()`, waiting for new requests when the queue is empty. */
   start(): void {
-    if (this.running) return;
-    this.stopping = new AbortController();
-    this.running = this.run('serve');
+    for (const lane of this.lanes) lane.start();
   }
 
   /** Works until every request of the queue has ended (or `stop()` is called), then resolves. */
   async drain(): Promise<void> {
-    if (this.running) throw new Error('the populate worker is already running');
-    this.stopping = new AbortController();
-    this.running = this.run('drain');
-    await this.running;
+    await Promise.all(this.lanes.map((lane) => lane.drain()));
   }
 
   /**
@@ -107,77 +95,60 @@ export class PopulateWorker {
    * settle within `stopGraceMs` keeps its claim until the lease runs out.
    */
   async stop(): Promise<void> {
-    this.stopping.abort();
-    await this.running;
+    await Promise.all(this.lanes.map((lane) => lane.stop()));
+  }
+}
+
+/** One operator's queue: up to `maxInFlightPerOperator` calls at once, their starts spaced by the throttle. */
+class PopulateLane {
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly deps: PopulateWorkerDeps,
+    private readonly options: PopulateWorkerOptions,
+    private readonly sleep: Sleep,
+    private readonly operator: NetworkOperator,
+    private readonly throttle: SlidingWindowThrottle,
+  ) {}
+
+  /** Starts at most one call, or says what to wait for. */
+  async turn(signal: AbortSignal): Promise<Next> {
+    const { ctx } = this.deps;
+    const inFlight = this.inFlight;
+    if (inFlight.size >= this.options.maxInFlightPerOperator) return { until: Promise.race(inFlight.values()) };
+    const now = ctx.clock().toISOString();
+    const candidates = await ctx.read.duePopulateRequests(this.operator.supplyType, now, inFlight.size + 1);
+    const due = candidates.find((candidate) => !inFlight.has(key(candidate)));
+    if (!due) {
+      const queue = await ctx.read.populateQueueState(this.operator.supplyType);
+      if (queue.unfinished === 0) return 'done';
+      // Until the next request is due (at most `idlePollMs`), or until a call in flight ends.
+      const untilDue = queue.nextDueAt === null ? Infinity : Date.parse(queue.nextDueAt) - ctx.clock().getTime();
+      return { until: Promise.race([this.sleep(Math.min(Math.max(untilDue, 1), this.options.idlePollMs), signal), ...inFlight.values()]) };
+    }
+    // An operator that is not configured is not called, so it takes no slot of the throttle.
+    if (this.operator.unavailableReason === null && !(await this.throttle.acquire(() => this.rate(), signal))) return 'again';
+    const claimed = await this.claimWithSlot(due, now);
+    if (claimed !== null) {
+      const call = this.attempt(claimed.due, claimed.attempt, signal).finally(() => inFlight.delete(key(claimed.due)));
+      inFlight.set(key(claimed.due), call);
+    }
+    return 'again';
   }
 
-  private async run(mode: 'serve' | 'drain'): Promise<void> {
-    try {
-      await Promise.all(SUPPLY_TYPES.map((supplyType) => this.runLane(supplyType, mode)));
-    } finally {
-      this.running = null;
-    }
+  /** Waits for the calls in flight, at most `stopGraceMs`. */
+  async settle(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    // Real time on purpose: this bounds real I/O (the aborted calls and their writes), not a modelled delay.
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs)));
+    await Promise.race([Promise.allSettled(this.inFlight.values()), grace]);
+    clearTimeout(timer);
   }
 
   private async rate(): Promise<number> {
     const stored = await this.deps.ctx.read.configValue('populate-rate-per-second');
     return effectiveConfigValue('populate-rate-per-second', stored) ?? 1;
-  }
-
-  private async runLane(supplyType: SupplyType, mode: 'serve' | 'drain'): Promise<void> {
-    const { ctx, logger } = this.deps;
-    const operator = this.deps.operators[supplyType];
-    const throttle = this.throttles[supplyType];
-    const inFlight = new Map<string, Promise<void>>();
-    const signal = this.stopping.signal;
-    const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-    try {
-      while (!signal.aborted) {
-        try {
-          if (inFlight.size >= this.options.maxInFlightPerOperator) {
-            await Promise.race([...inFlight.values(), stopped]);
-            continue;
-          }
-          const now = ctx.clock().toISOString();
-          const candidates = await ctx.read.duePopulateRequests(supplyType, now, inFlight.size + 1);
-          const due = candidates.find((candidate) => !inFlight.has(key(candidate)));
-          if (!due) {
-            const queue = await ctx.read.populateQueueState(supplyType);
-            if (mode === 'drain' && queue.unfinished === 0) return;
-            await this.idle(queue.nextDueAt, inFlight, signal);
-            continue;
-          }
-          // An operator that is not configured is not called, so it takes no slot of the throttle.
-          if (operator.unavailableReason === null && !(await throttle.acquire(() => this.rate(), signal))) break;
-          const claimed = await this.claimWithSlot(due, inFlight, now);
-          if (claimed === null) continue;
-          const call = this.attempt(operator, throttle, claimed.due, claimed.attempt).finally(() => inFlight.delete(key(claimed.due)));
-          inFlight.set(key(claimed.due), call);
-        } catch (error) {
-          // The store failed (disk, lock timeout): keep the worker alive and look again later.
-          logger.error({ err: error, supplyType }, 'populate worker: could not read or claim; retrying');
-          await this.sleep(this.options.idlePollMs, signal);
-        }
-      }
-    } finally {
-      await this.settle(inFlight);
-    }
-  }
-
-  /** Sleeps until the next request is due (at most `idlePollMs`), or until a call in flight ends. */
-  private async idle(nextDueAt: string | null, inFlight: Map<string, Promise<void>>, signal: AbortSignal): Promise<void> {
-    const untilDue = nextDueAt === null ? Infinity : Date.parse(nextDueAt) - this.deps.ctx.clock().getTime();
-    const wait = Math.min(Math.max(untilDue, 1), this.options.idlePollMs);
-    await Promise.race([this.sleep(wait, signal), ...inFlight.values()]);
-  }
-
-  private async settle(inFlight: Map<string, Promise<void>>): Promise<void> {
-    if (inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    // Real time on purpose: this bounds real I/O (the aborted calls and their writes), not a modelled delay.
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs)));
-    await Promise.race([Promise.allSettled(inFlight.values()), grace]);
-    clearTimeout(timer);
   }
 
   private refOf(due: DuePopulateRequest): PopulateRequestRef {
@@ -189,11 +160,8 @@ export class PopulateWorker {
    * throttle's slot is already taken, and giving it up would slow the cluster below its rate whenever two
    * workers go for the same oldest request. Null when nothing could be claimed (the slot goes unused).
    */
-  private async claimWithSlot(
-    due: DuePopulateRequest,
-    inFlight: ReadonlyMap<string, Promise<void>>,
-    now: string,
-  ): Promise<{ due: DuePopulateRequest; attempt: number } | null> {
+  private async claimWithSlot(due: DuePopulateRequest, now: string): Promise<{ due: DuePopulateRequest; attempt: number } | null> {
+    const inFlight = this.inFlight;
     const tried = new Set<string>();
     let next: DuePopulateRequest | undefined = due;
     for (let tries = 0; next && tries < MAX_CLAIM_TRIES; tries++) {
@@ -213,34 +181,20 @@ export class PopulateWorker {
    */
   private async claim(due: DuePopulateRequest): Promise<number | 'lost' | 'ended'> {
     const request = this.refOf(due);
-    try {
-      const claimed = await claimPopulateRequest(
-        this.deps.ctx,
-        request,
-        { leaseMs: this.options.leaseMs, maxAttempts: this.options.retry.maxAttempts },
-        this.deps.actor,
-      );
-      if (claimed.kind === 'claimed') return claimed.attempt;
-      this.deps.onProgress?.({ kind: 'errored', request, attempt: claimed.attempt, reason: claimed.reason });
-      return 'ended';
-    } catch (error) {
-      // Another worker claimed or finished it between our read and our write: not an error.
-      if (error instanceof DomainError) return 'lost';
-      throw error;
-    }
+    const lease = { leaseMs: this.options.leaseMs, maxAttempts: this.options.retry.maxAttempts };
+    const claimed = await claimUnlessTaken(claimPopulateRequest(this.deps.ctx, request, lease, this.deps.actor));
+    if (claimed === null) return 'lost';
+    if (claimed.kind === 'claimed') return claimed.attempt;
+    this.deps.onProgress?.({ kind: 'errored', request, attempt: claimed.attempt, reason: claimed.reason });
+    return 'ended';
   }
 
-  private async attempt(
-    operator: NetworkOperator,
-    throttle: SlidingWindowThrottle,
-    due: DuePopulateRequest,
-    attempt: number,
-  ): Promise<void> {
+  private async attempt(due: DuePopulateRequest, attempt: number, signal: AbortSignal): Promise<void> {
     const request = this.refOf(due);
     const log = this.deps.logger.child({ batchId: due.batchId, supplyType: due.supplyType, identifier: due.identifier, attempt });
     try {
-      const answer = await operator.fetchSupplyPoint(due.identifier, this.stopping.signal);
-      const outcome = await this.outcomeOf(answer, attempt, due.customerCategory, throttle);
+      const answer = await this.operator.fetchSupplyPoint(due.identifier, signal);
+      const outcome = await this.outcomeOf(answer, attempt, due.customerCategory);
       const event = await recordPopulateOutcome(this.deps.ctx, request, attempt, outcome, this.deps.actor);
       if (event) this.report(request, event);
     } catch (error) {
@@ -254,12 +208,7 @@ export class PopulateWorker {
     }
   }
 
-  private async outcomeOf(
-    answer: OperatorAnswer,
-    attempt: number,
-    customerCategory: string,
-    throttle: SlidingWindowThrottle,
-  ): Promise<PopulateOutcome> {
+  private async outcomeOf(answer: OperatorAnswer, attempt: number, customerCategory: string): Promise<PopulateOutcome> {
     switch (answer.kind) {
       case 'found':
         return { kind: 'found', customerCategory, address: answer.supplyPoint.address, details: answer.supplyPoint.details };
@@ -271,7 +220,7 @@ export class PopulateWorker {
         const now = this.deps.ctx.clock().getTime();
         const policy = this.options.retry;
         // The operator said when to come back: nothing goes to it before then, not only this request.
-        if (answer.retryAfterMs !== null) await throttle.pauseUntil(now + Math.min(answer.retryAfterMs, policy.maxRetryAfterMs));
+        if (answer.retryAfterMs !== null) await this.throttle.pauseUntil(now + Math.min(answer.retryAfterMs, policy.maxRetryAfterMs));
         const retryAt = new Date(now + retryDelayMs(policy, attempt, answer.retryAfterMs)).toISOString();
         return { kind: 'transient', reason: answer.reason, retryAt, maxAttempts: policy.maxAttempts };
       }
