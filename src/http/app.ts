@@ -34,6 +34,7 @@ import { reconciliationRoutes } from './routes/reconciliation.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { docsRoutes } from './routes/docs.js';
+import { faviconRoutes } from './routes/favicon.js';
 import { importProgressRoutes } from './routes/import-progress.js';
 import { openApiDocument } from './openapi/document.js';
 import { describeOperations } from './openapi/register.js';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
   app.route('/', docsRoutes(openApiDocument(app)));
   app.route('/', dashboardRoutes());
+  app.route('/', faviconRoutes());
   describeOperations(app);
 
   // Readiness (the load balancer's): ready, and the database answers. Draining still serves every other request.

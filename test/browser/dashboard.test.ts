@@ -6,7 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/package-root.js';
-import { launchChromium, skipWithoutChromium } from '../support/browser.js';
+import { launchChromium, pageIcon, skipWithoutChromium, watchPage } from '../support/browser.js';
 import { accessToken } from '../support/http.js';
 import { SUPPLIER, TEAM, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
@@ -17,7 +17,7 @@ const BASE = '/v1/data-import';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const account = (ext: string): any => ({ ...structuredClone(loadExample('account-domestic.json')), external_account_number: ext, import_supplier: SUPPLIER });
 
-/** Issue 19: the migration dashboard in real headless Chromium, against the real app on a real port. */
+/** The migration dashboard in real headless Chromium, against the real app on a real port. */
 describe('GET /dashboard/ in headless Chromium', () => {
   if (skipWithoutChromium()) return;
   let t: TestApi;
@@ -62,21 +62,10 @@ describe('GET /dashboard/ in headless Chromium', () => {
     );
   const apiProgress = async () => ((await (await t.get(`${BASE}/import-progress/${SUPPLIER}/`, token)).json()) as { accounts: Record<string, number> }).accounts;
 
-  it('signs in with a key, shows the API counts and failures, follows live events, and asks nothing of the internet', async () => {
+  it('signs in with a key, shows the API counts and failures, follows live events, asks nothing of the internet, and logs no console error', async () => {
     const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-    const failed: string[] = [];
-    const foreign: string[] = [];
-    page.on('requestfailed', (request) => {
-      // The event stream is cut when the test ends: that is no failed load.
-      if (!request.url().includes('/events/')) failed.push(`${request.url()} ${request.failure()?.errorText ?? ''}`);
-    });
-    page.on('response', (response) => {
-      if (response.status() >= 400) failed.push(`${response.url()} ${response.status()}`);
-    });
-    page.on('request', (request) => {
-      const url = request.url();
-      if (!url.startsWith(base) && !url.startsWith('data:') && !url.startsWith('blob:')) foreign.push(url);
-    });
+    // The event stream is cut when the test ends: that is no failed load.
+    const trouble = watchPage(page, base, (url) => url.includes('/events/'));
 
     const res = await page.goto(`${base}/dashboard/`);
     expect(res?.status()).toBe(200);
@@ -113,8 +102,8 @@ describe('GET /dashboard/ in headless Chromium', () => {
 
     mkdirSync(join(packageRoot(), 'test-output'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    expect(failed).toEqual([]);
-    expect(foreign).toEqual([]);
+    expect(await pageIcon(page)).toEqual({ status: 200, type: 'image/svg+xml' });
+    expect(trouble).toEqual({ failed: [], foreign: [], consoleErrors: [] });
     await page.close();
   }, 60_000);
 

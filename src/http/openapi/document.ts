@@ -5,11 +5,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../package-root.js';
 import type { AppEnv } from '../env.js';
+import { FAVICON_PATH } from '../routes/favicon.js';
 import { describedOperations } from './register.js';
 
 /** Where the document and the reference page are served (no token needed for either). */
 export const OPENAPI_PATH = '/openapi.json';
-export const DOCS_PATH = '/docs';
+export const DOCS_PATH = '/docs/';
 
 /** The document's fixed parts: what the routes' descriptions do not say. */
 const documentation: Partial<OpenAPIV3_1.Document> = {
@@ -49,8 +50,8 @@ export function openApiDocument(app: Hono<AppEnv>): () => Promise<OpenAPIV3_1.Do
   return () =>
     (made ??= generateSpecs(app, {
       documentation: { ...documentation, components: { ...documentation.components, schemas: describedOperations().components } },
-      // Pages for people (the reference, the migration dashboard), not operations.
-      exclude: [OPENAPI_PATH, DOCS_PATH, new RegExp(`^${DOCS_PATH}/`), /^\/dashboard(\/|$)/],
+      // Pages for people (the reference, the migration dashboard, their icon), not operations.
+      exclude: [OPENAPI_PATH, /^\/docs(\/|$)/, /^\/dashboard(\/|$)/, FAVICON_PATH],
       excludeMethods: ['OPTIONS', 'HEAD'],
       // Every route is in the document, described or not: the test that checks them all can then name what is missing.
       includeEmptyPaths: true,

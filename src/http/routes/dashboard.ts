@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { packageRoot } from '../../package-root.js';
 import type { AppEnv } from '../env.js';
+import { FAVICON_PATH } from './favicon.js';
 
 export const DASHBOARD_PATH = '/dashboard/';
 const ASSETS = `${DASHBOARD_PATH}assets`;
@@ -27,6 +28,7 @@ const page = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Migration progress · import-ledger</title>
+    <link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml" />
     <link rel="stylesheet" href="${ASSETS}/uPlot.min.css" />
     <link rel="stylesheet" href="${ASSETS}/dashboard.css" />
     <script src="${ASSETS}/dashboard.js" defer></script>
@@ -118,7 +120,10 @@ async function bundleScript(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-/** GET /dashboard/ and its assets: no token (the page asks for a key and sends tokens with its data calls). */
+/**
+ * GET /dashboard/ and its assets: no token (the page asks for a key and sends tokens with its data calls).
+ * `/dashboard` redirects to `/dashboard/`, as `/docs` redirects to `/docs/`.
+ */
 export function dashboardRoutes() {
   let script: Promise<string> | null = null;
   let styles: Promise<string> | null = null;
