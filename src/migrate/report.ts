@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * The migration report: one line per item, written as the item settles (CSV or NDJSON, chosen by the
@@ -18,6 +19,21 @@ export interface ReportLine {
   /** The error items as `attr:code`, `;`-separated (`customers.0.landline:invalid_phone_number`). */
   readonly error_items: string | null;
   readonly detail: string | null;
+}
+
+/**
+ * Makes the folder of the report (its journal goes beside it) before the run sends a request, so that
+ * `--report out/report.ndjson` works in a folder not made yet. Returns why the path cannot hold the
+ * report (a folder, or a folder that cannot be made), for the command to refuse as bad usage; null when it can.
+ */
+export function makeReportFolder(file: string): string | null {
+  try {
+    if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) return `--report ${file} is a folder: name a file`;
+    mkdirSync(dirname(file), { recursive: true });
+    return null;
+  } catch (error) {
+    return `--report ${file}: cannot make its folder (${error instanceof Error ? error.message : String(error)})`;
+  }
 }
 
 const COLUMNS = ['step', 'id', 'outcome', 'platform_account_number', 'http_status', 'error_code', 'error_items', 'detail'] as const;

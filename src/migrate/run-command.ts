@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { MigrateCliOptions } from '../cli/migrate-command.js';
 import { MigrationAborted, migrate } from './migrate.js';
-import type { Summary } from './report.js';
+import { makeReportFolder, type Summary } from './report.js';
 
 /** Test hook: progress lines every N ms instead of every 5 s (LEDGER_MIGRATE_PROGRESS_MS), and retries' base wait. */
 const numberFromEnv = (name: string): number | undefined => {
@@ -20,6 +20,8 @@ export async function runMigrateCommand(dir: string, opts: MigrateCliOptions, us
   if (!opts.apiKey) usage('no API key: give --api-key or set LEDGER_API_KEY');
   if (opts.dryRun && opts.stageOnly) usage('--dry-run and --stage-only cannot be combined');
   const reportFile = opts.report ? resolve(opts.report) : null;
+  const reportProblem = reportFile ? makeReportFolder(reportFile) : null;
+  if (reportProblem) usage(reportProblem);
   const journalFile = reportFile ? `${reportFile}.journal.ndjson` : resolve(join('.', `migrate-${opts.supplier.replace(/[^A-Za-z0-9_-]/g, '_')}.journal.ndjson`));
 
   let stopping = false;

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv } from '../cli/run-cli.js';
+import { freePort } from '../support/net.js';
 import { SUPPLIER, TEAM, countOf, duplicates, reportLines, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
 
 interface Spawned {
@@ -100,6 +101,29 @@ describe('import-ledger migrate, the command', () => {
       expect(await second.code, second.output()).toBe(0);
       expect(await countOf(service, 'AccountProcessed')).toBe(120);
       expect(await duplicates(service)).toEqual({ processed: 0, notes: 0, transactions: 0 });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'makes the folder --report names when it does not exist, and refuses (exit 2, before any request) a --report that cannot be a file',
+    async () => {
+      folder = writeFolder({ accounts: 2 });
+      const report = join(folder.work, 'out', 'run-1', 'report.ndjson');
+      const run = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', service.apiKey, '--report', report]);
+      expect(await run.code, run.output()).toBe(0);
+      expect(readFileSync(report, 'utf8').split('\n').filter((line) => line.includes('"step":"accounts"'))).toHaveLength(2);
+      expect(journalLines(`${report}.journal.ndjson`, 'accounts')).toBe(2);
+
+      // Nothing listens at this URL: a refusal that came after a request would be "no token" and exit 1.
+      const nowhere = `http://127.0.0.1:${await freePort()}`;
+      writeFileSync(join(folder.work, 'a-file'), '');
+      const underAFile = spawnMigrate([folder.dir, '--url', nowhere, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'x', '--report', join(folder.work, 'a-file', 'report.ndjson')]);
+      expect(await underAFile.code, underAFile.output()).toBe(2);
+      expect(underAFile.output()).toContain('cannot make its folder');
+      const aFolder = spawnMigrate([folder.dir, '--url', nowhere, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'x', '--report', join(folder.work, 'out')]);
+      expect(await aFolder.code, aFolder.output()).toBe(2);
+      expect(aFolder.output()).toContain('is a folder');
     },
     CLI_TEST_TIMEOUT_MS,
   );
