@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { transferStatuses, type TransferStatus } from '../../events/account-import-process.js';
 import { cancelAccountCreation } from '../application/account-creations.js';
 import { changeTransferStatus, markAccountToSkip } from '../application/account-import-processes.js';
-import { info, operatorActor, withLedger } from './context.js';
+import { info, operatorActor, requireSupplier, withLedger } from './context.js';
 import { historyCommand } from './history-commands.js';
 
 const settableStatuses = transferStatuses.filter((s) => s !== 'UNKNOWN');
@@ -15,7 +15,10 @@ export function accountCommand(): Command {
     .argument('<SUPPLIER>', 'import supplier code')
     .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
     .action(async (supplier: string, ext: string) => {
-      const changed = await withLedger((ledger) => markAccountToSkip(ledger, supplier, ext, operatorActor()));
+      const changed = await withLedger(async (ledger) => {
+        await requireSupplier(ledger, supplier);
+        return markAccountToSkip(ledger, supplier, ext, operatorActor());
+      });
       info(changed ? `account ${supplier}/${ext} marked to skip` : `account ${supplier}/${ext} was already marked to skip`);
     });
   account
@@ -30,7 +33,10 @@ export function accountCommand(): Command {
       return value as TransferStatus;
     })
     .action(async (supplier: string, ext: string, status: TransferStatus) => {
-      await withLedger((ledger) => changeTransferStatus(ledger, supplier, ext, status, operatorActor()));
+      await withLedger(async (ledger) => {
+        await requireSupplier(ledger, supplier);
+        await changeTransferStatus(ledger, supplier, ext, status, operatorActor());
+      });
       info(`account ${supplier}/${ext} transfer status is now ${status}`);
     });
   account
@@ -39,7 +45,10 @@ export function accountCommand(): Command {
     .argument('<SUPPLIER>', 'import supplier code')
     .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
     .action(async (supplier: string, ext: string) => {
-      const taskId = await withLedger((ledger) => cancelAccountCreation(ledger, supplier, ext, operatorActor()));
+      const taskId = await withLedger(async (ledger) => {
+        await requireSupplier(ledger, supplier);
+        return cancelAccountCreation(ledger, supplier, ext, operatorActor());
+      });
       info(`scheduled creation ${taskId} of account ${supplier}/${ext} cancelled`);
     });
   historyCommand(account);

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Actor } from '../application/context.js';
 import { loadConfig } from '../config.js';
+import { DomainError } from '../domain/errors.js';
 import { ledgerLocation, openLedger, type Ledger } from '../ledger.js';
 
 /** Every CLI change is recorded with actor `operator:<os user>`. */
@@ -21,6 +22,16 @@ export async function withLedger<T>(work: (ledger: Ledger) => Promise<T>): Promi
     return await work(ledger);
   } finally {
     await ledger.close();
+  }
+}
+
+/**
+ * Refuses a supplier code that names no import supplier (a typo on the command line), before the
+ * command looks anything up under it: otherwise it would report the account as missing or not imported.
+ */
+export async function requireSupplier(ledger: Ledger, code: string): Promise<void> {
+  if (!(await ledger.read.findImportSupplier(code))) {
+    throw new DomainError('import_supplier_not_found', `Import supplier ${code} does not exist.`, { attr: 'import_supplier' });
   }
 }
 

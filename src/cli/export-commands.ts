@@ -2,10 +2,9 @@ import { once } from 'node:events';
 import { createWriteStream, openSync, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
-import { DomainError } from '../domain/errors.js';
 import { reconciliationFormats, reconciliationParts, type ReconciliationFormat } from '../export/reconciliation-export.js';
 import { keysetChunks } from '../queries/keyset-chunks.js';
-import { info, withLedger } from './context.js';
+import { info, requireSupplier, withLedger } from './context.js';
 import { progressReporter } from './progress.js';
 
 const format = (value: string): ReconciliationFormat => {
@@ -30,9 +29,7 @@ export function exportCommand(): Command {
     .option('--output <file>', 'write to this file (complete or not at all: written beside it, then renamed); default stdout')
     .action(async (supplier: string, opts: { format: ReconciliationFormat; output?: string }) => {
       await withLedger(async (ledger) => {
-        if (!(await ledger.read.findImportSupplier(supplier))) {
-          throw new DomainError('import_supplier_not_found', `Import supplier ${supplier} does not exist.`);
-        }
+        await requireSupplier(ledger, supplier);
         const total = await ledger.read.countAccountImportProcesses(supplier);
         const partial = opts.output === undefined ? null : `${opts.output}.partial`;
         // Opened here, so a path that cannot be written fails at once with its reason (exit 1).

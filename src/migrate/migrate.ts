@@ -76,7 +76,7 @@ async function knownAccounts(client: ApiClient, ctx: Pick<StepContext, 'sender' 
     const answer = outcome.answer as ApiAnswer<AccountsListAnswer>;
     if (answer.status !== 200 || !Array.isArray(answer.body)) {
       const usage = answer.status === 401 || answer.status === 403;
-      throw new MigrationAborted(`listing the accounts of ${ctx.supplier} answered ${answer.status}${usage ? ': is the key scoped to this supplier?' : ''}`, usage);
+      throw new MigrationAborted(`listing the accounts of ${ctx.supplier} answered ${answer.status}${usage ? ': does the supplier exist, and is the key scoped to it?' : ''}`, usage);
     }
     // The 200 body is the document's list; the checks stay, since a front (a proxy) may answer anything.
     for (const entry of answer.body as { external_account_number?: unknown; platform_account_number?: unknown }[]) {

@@ -146,6 +146,10 @@ describe('import-ledger migrate, the command', () => {
       const badKey = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'ilk_not-a-key']);
       expect(await badKey.code).toBe(2);
       expect(badKey.output()).toContain('refused the API key');
+      // Over HTTP a supplier outside the key's scope is not told apart from one that does not exist (403 for both).
+      const misspelt = spawnMigrate([folder.dir, '--url', service.base, '--supplier', `${SUPPLIER}_TYPO`, '--team', TEAM, '--api-key', service.apiKey]);
+      expect(await misspelt.code).toBe(2);
+      expect(misspelt.output()).toContain(`listing the accounts of ${SUPPLIER}_TYPO answered 403: does the supplier exist, and is the key scoped to it?`);
       const notAFolder = spawnMigrate([join(folder.dir, 'nope'), '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'x']);
       expect(await notAFolder.code).toBe(2);
       const help = spawnMigrate(['--help']);
