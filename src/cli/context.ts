@@ -40,6 +40,17 @@ export function out(line = ''): void {
   process.stdout.write(`${line}\n`);
 }
 
+/**
+ * `--json` of a listing command: one JSON document, an array of objects with the API's snake_case field
+ * names (null where a value is absent), so a script pipes it to `jq` whole. NDJSON is kept for outputs
+ * with no bound (`account history --json`, `events tail`), whose help says so.
+ */
+export const JSON_OPTION_HELP = 'print one JSON document (an array of objects) instead of a table';
+
+export function printJson(rows: readonly object[]): void {
+  out(JSON.stringify(rows, null, 2));
+}
+
 export function info(line: string): void {
   process.stderr.write(`${line}\n`);
 }

@@ -3,7 +3,7 @@ import { customerEmailStatuses, type CustomerEmailStatusName } from '../../proje
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { mailerFromConfig, type MailerProgress } from '../mailer/mailer.js';
-import { info, operatorActor, out, requireSupplier, table, withLedger } from './context.js';
+import { info, JSON_OPTION_HELP, operatorActor, out, printJson, requireSupplier, table, withLedger } from './context.js';
 
 function describe(progress: MailerProgress): string {
   const what = `${progress.emailId} to ${progress.to} (attempt ${progress.attempt})`;
@@ -54,8 +54,8 @@ export function emailCommand(): Command {
     .description('list the customer emails, oldest first')
     .option('--status <status>', `only one status: ${customerEmailStatuses.join(', ')}`, parseStatus)
     .option('--supplier <CODE>', 'only the emails of one import supplier')
-    .option('--json', 'print JSON')
-    .action(async (options: { status?: CustomerEmailStatusName; supplier?: string; json?: boolean }) => {
+    .option('--json', JSON_OPTION_HELP, false)
+    .action(async (options: { status?: CustomerEmailStatusName; supplier?: string; json: boolean }) => {
       await withLedger(async (ledger) => {
         if (options.supplier) await requireSupplier(ledger, options.supplier);
         const rows = await ledger.read.listCustomerEmails({
@@ -63,7 +63,25 @@ export function emailCommand(): Command {
           ...(options.supplier ? { importSupplier: options.supplier } : {}),
         });
         if (options.json) {
-          out(JSON.stringify(rows, null, 2));
+          printJson(
+            rows.map((row) => ({
+              email_id: row.emailId,
+              import_supplier: row.importSupplier,
+              external_account_number: row.externalAccountNumber,
+              platform_account_number: row.platformAccountNumber,
+              recipient: row.recipient,
+              subject: row.subject,
+              status: row.status,
+              failure_outcome: row.failureOutcome,
+              attempt: row.attempt,
+              due_at: row.dueAt,
+              last_error: row.lastError,
+              message_id: row.messageId,
+              queued_at: row.queuedAt,
+              sent_at: row.sentAt,
+              updated_at: row.updatedAt,
+            })),
+          );
           return;
         }
         out(

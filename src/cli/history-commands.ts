@@ -54,7 +54,7 @@ export function historyCommand(account: Command): void {
     .argument('<SUPPLIER>', 'import supplier code')
     .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
     .option('--as-of <datetime>', 'fold the events recorded up to this instant and show the state then', datetime)
-    .option('--json', 'JSON lines (one per event; with --as-of, one line with the state first)', false)
+    .option('--json', 'NDJSON, one JSON object per line, as a history has no bound: one per event (with --as-of, a line with the state first)', false)
     .option('--diff', 'show what changed between successive stagings', false)
     .action(async (supplier: string, ext: string, opts: { asOf?: Date; json: boolean; diff: boolean }) => {
       await withLedger(async (ledger) => {

@@ -11,7 +11,7 @@ import {
   setServiceConfig,
 } from '../application/operator.js';
 import { effectiveConfigValue, serviceConfigSettings } from '../domain/service-config/service-config-settings.js';
-import { info, operatorActor, out, table, withLedger } from './context.js';
+import { info, JSON_OPTION_HELP, operatorActor, out, printJson, table, withLedger } from './context.js';
 
 const statusArgument = (value: string): ImportSupplierStatus => {
   if (!(importSupplierStatuses as readonly string[]).includes(value)) {
@@ -19,6 +19,9 @@ const statusArgument = (value: string): ImportSupplierStatus => {
   }
   return value as ImportSupplierStatus;
 };
+
+/** A table row from a JSON view's row: the same fields, named in capitals. */
+const upperCased = (row: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toUpperCase(), v]));
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -71,26 +74,20 @@ export function supplierCommand(): Command {
   supplier
     .command('list')
     .description('list import suppliers')
-    .option('--json', 'print JSON lines instead of a table', false)
+    .option('--json', JSON_OPTION_HELP, false)
     .action(async (opts: { json: boolean }) => {
       const rows = await withLedger((ledger) => ledger.read.listImportSuppliers());
-      if (opts.json) {
-        for (const row of rows) out(JSON.stringify(row));
-        return;
-      }
-      if (rows.length === 0) return info('no import suppliers yet');
-      out(
-        table(
-          rows.map((r) => ({
-            CODE: r.code,
-            STATUS: r.status,
-            SEND_EMAILS: String(r.sendEmails),
-            DOCUMENT_ROOT: r.documentRoot ?? '',
-            DEFAULT_TEAM: r.defaultOperationsTeamName ?? '',
-            CREATED_AT: r.createdAt,
-          })),
-        ),
-      );
+      const view = rows.map((r) => ({
+        code: r.code,
+        status: r.status,
+        send_emails: r.sendEmails,
+        document_root: r.documentRoot,
+        default_team: r.defaultOperationsTeamName,
+        created_at: r.createdAt,
+      }));
+      if (opts.json) return printJson(view);
+      if (view.length === 0) return info('no import suppliers yet');
+      out(table(view.map((r) => upperCased({ ...r, send_emails: String(r.send_emails), document_root: r.document_root ?? '', default_team: r.default_team ?? '' }))));
     });
   return supplier;
 }
@@ -139,19 +136,13 @@ export function apiKeyCommand(): Command {
   apiKey
     .command('list')
     .description('list API keys (ids, scopes and status; never the keys)')
-    .option('--json', 'print JSON lines instead of a table', false)
+    .option('--json', JSON_OPTION_HELP, false)
     .action(async (opts: { json: boolean }) => {
       const rows = await withLedger((ledger) => ledger.read.listApiKeys());
-      const view = rows.map((r) => ({
-        key_id: r.keyId,
-        suppliers: r.suppliers.join(','),
-        label: r.label ?? '',
-        created_at: r.createdAt,
-        revoked_at: r.revokedAt ?? '',
-      }));
-      if (opts.json) return view.forEach((row) => out(JSON.stringify(row)));
+      const view = rows.map((r) => ({ key_id: r.keyId, suppliers: r.suppliers, label: r.label, created_at: r.createdAt, revoked_at: r.revokedAt }));
+      if (opts.json) return printJson(view);
       if (view.length === 0) return info('no API keys yet');
-      out(table(view.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toUpperCase(), v])))));
+      out(table(view.map((r) => upperCased({ ...r, suppliers: r.suppliers.join(','), label: r.label ?? '', revoked_at: r.revoked_at ?? '' }))));
     });
   return apiKey;
 }

@@ -84,11 +84,11 @@ describe('import-ledger supplier', () => {
 
       const list = await runCli(db.file, ['supplier', 'list', '--json']);
       expect(list.code).toBe(0);
-      const rows = list.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const rows = JSON.parse(list.stdout) as Record<string, unknown>[];
       const byCode = Object.fromEntries(rows.map((row) => [row['code'], row]));
       expect(Object.keys(byCode).sort()).toEqual(['ACME', 'SLOW_CO']);
-      expect(byCode['ACME']).toMatchObject({ status: 'Complete', sendEmails: false, documentRoot: null });
-      expect(byCode['SLOW_CO']).toMatchObject({ status: 'Paused', sendEmails: true, documentRoot: 'imports/slow' });
+      expect(byCode['ACME']).toMatchObject({ status: 'Complete', send_emails: false, document_root: null });
+      expect(byCode['SLOW_CO']).toMatchObject({ status: 'Paused', send_emails: true, document_root: 'imports/slow' });
 
       const events = storedEvents(db.file);
       expect(events.map((e) => e.type)).toEqual(['ImportSupplierCreated', 'ImportSupplierCreated', 'ImportSupplierStatusChanged']);
