@@ -101,6 +101,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.get('/readyz', async (c) => {
     const state = deps.serviceState?.() ?? 'ready';
     if (state !== 'ready') {
+      if (state === 'starting') c.set('expectedUnavailable', true);
       c.header('Retry-After', '1');
       return c.json(
         state === 'draining'

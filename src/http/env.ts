@@ -12,6 +12,11 @@ export interface AppEnv {
     principal: Principal;
     /** The request body as read by json-body.ts, before it is decoded and parsed. */
     jsonBodyBytes: Uint8Array;
+    /**
+     * Set by a probe whose 503 is the expected answer of an instance still starting: the request's log
+     * line is then at info, as an orchestrator polls it many times before the instance is ready.
+     */
+    expectedUnavailable: true | undefined;
     /** Set under an Idempotency-Key: records the key with every write the request makes (idempotency.ts). */
     beforeCommit: BeforeCommit | undefined;
   };

@@ -13,7 +13,8 @@ export const MAX_REQUEST_ID_LENGTH = 128;
  * most 128 characters of letters, digits, `_`, `-` and `=`; else a new UUID),
  * echoes it, takes the caller's W3C `traceparent` when it is valid, and a
  * child logger that carries both; logs one line per request when it
- * completes. Both reach the metadata of the events the request writes.
+ * completes (at error for a 5xx, but a starting instance's probes). Both reach the metadata of the events
+ * the request writes.
  */
 export function requestContext(logger: Logger, newId: () => string) {
   const log = createMiddleware<AppEnv>(async (c, next) => {
@@ -25,7 +26,7 @@ export function requestContext(logger: Logger, newId: () => string) {
     await next();
     const status = c.res.status;
     const fields = { method: c.req.method, path: c.req.path, status, ms: Math.round(performance.now() - started) };
-    if (status >= 500) c.get('logger').error(fields, 'request failed');
+    if (status >= 500 && !c.get('expectedUnavailable')) c.get('logger').error(fields, 'request failed');
     else c.get('logger').info(fields, 'request completed');
   });
   return every(requestId({ limitLength: MAX_REQUEST_ID_LENGTH, generator: () => newId() }), log);

@@ -20,6 +20,7 @@ export function createStartingApp(deps: { readonly logger: Logger; readonly newI
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
   app.use('*', requestContext(deps.logger, deps.newId));
   const probe = (c: Context<AppEnv>) => {
+    c.set('expectedUnavailable', true);
     c.header('Retry-After', '1');
     return c.json({ status: 'starting', detail: STARTING }, 503);
   };

@@ -81,6 +81,22 @@ async function staleDatabase(store: TestStore): Promise<TestDatabaseLocation> {
   return db;
 }
 
+/** pino's levels. */
+const INFO = 30;
+const ERROR = 50;
+
+/** The lines of the process's JSON log, in order. */
+function logLines(served: Served): Record<string, unknown>[] {
+  return served
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The log's request lines (one per request answered). */
+const requestLines = (served: Served) => logLines(served).filter((line) => typeof line['path'] === 'string' && typeof line['status'] === 'number');
+
 let served: Served | undefined;
 let db: TestDatabaseLocation | undefined;
 afterEach(async () => {
@@ -123,6 +139,11 @@ describe('/readyz during a slow start-up rebuild (PostgreSQL: another instance h
       // Ready only once rebuilt: the projection's rows are back.
       expect(await db.execute('SELECT code FROM import_suppliers ORDER BY code')).toEqual([{ code: 'READY_0' }, { code: 'READY_1' }, { code: 'READY_2' }]);
       await until(s, 'the rebuilt log line', async () => s.stderr().includes('projections rebuilt'));
+      // The start-up probes' 503s are expected while the instance starts: info lines, not errors.
+      await until(s, 'the listening log line', async () => s.stderr().includes('import-ledger listening'));
+      const probes = requestLines(s).filter((line) => line['path'] === '/readyz' && line['status'] === 503);
+      expect(probes.length).toBeGreaterThanOrEqual(2);
+      expect(probes.filter((line) => line['level'] !== INFO)).toEqual([]);
       expect(parseScrape(await (await fetch(s.metrics)).text()).value('ledger_ready')).toBe(1);
     },
     CLI_TEST_TIMEOUT_MS,
@@ -150,6 +171,10 @@ describe.each((['sqlite', 'postgres'] as const).filter((store) => store === 'sql
       await until(s, 'the listening log line', async () => s.stderr().includes('import-ledger listening'));
       expect(s.stderr().indexOf('projections rebuilt')).toBeGreaterThan(-1);
       expect(s.stderr().indexOf('projections rebuilt')).toBeLessThan(s.stderr().indexOf('import-ledger listening'));
+      // An orchestrator polls a starting instance many times: its expected 503s are info, not errors.
+      const starting = requestLines(s).filter((line) => line['path'] === '/readyz' && line['status'] === 503);
+      expect(starting).toHaveLength(answers.filter((status) => status === 503).length);
+      expect(starting.filter((line) => line['level'] !== INFO)).toEqual([]);
     },
     CLI_TEST_TIMEOUT_MS,
   );
@@ -173,6 +198,11 @@ describe.each((['sqlite', 'postgres'] as const).filter((store) => store === 'sql
       const [code] = (await s.closed) as [number | null];
       expect(code).toBe(0);
       expect(s.stderr()).toContain('draining');
+      // Once started, a 503 is worth an operator's look: it stays an error.
+      const log = logLines(s);
+      const drainingFrom = log.findIndex((line) => String(line['msg']).startsWith('draining'));
+      expect(drainingFrom).toBeGreaterThan(-1);
+      expect(log.slice(drainingFrom).filter((line) => line['path'] === '/readyz' && line['status'] === 503).map((line) => line['level'])).toEqual([ERROR]);
     },
     CLI_TEST_TIMEOUT_MS,
   );
