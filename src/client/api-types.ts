@@ -169,7 +169,7 @@ export interface paths {
         };
         /**
          * The key's suppliers
-         * @description The import suppliers the caller's key is scoped to, with their migration status (beyond the spec, issue 19).
+         * @description The import suppliers the caller's key is scoped to, with their migration status (beyond the spec).
          */
         get: operations["importSuppliers"];
         put?: never;
@@ -3425,19 +3425,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Already created with the same key attributes. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        platform_business_id: number;
-                        external_business_identifier: string;
-                    };
-                };
-            };
-            /** @description Created. */
+            /** @description Created, or already created with the same key attributes (spec 2.4). */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5002,7 +4990,10 @@ export interface operations {
     createTransactions: {
         parameters: {
             query?: {
-                update_balance?: "true" | "false";
+                /** @description A `transaction_id` already on the account: `true` skips it (`TRANSACTION_ALREADY_EXISTS`), `false` fails the request (`transaction_already_added`). */
+                check_previously_added?: "true" | "false";
+                /** @description A transaction dated before the open statement period: `true` moves it to the period's first day (with a pinned note), `false` fails the request (`transaction_not_in_open_statement_period`). */
+                force_add_to_current_statement?: "true" | "false";
             };
             header?: never;
             path?: never;

@@ -7,7 +7,7 @@ import { accessToken } from '../support/http.js';
 import { SUPPLIER, createTestApi, type TestApi } from '../support/ledger.js';
 import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
 
-/** `import-ledger export reconciliation` (issue 15): the endpoint's export, from the command line. */
+/** `import-ledger export reconciliation`: the endpoint's export, from the command line. */
 
 const ACCOUNTS = 1_050;
 let api: TestApi;

@@ -13,7 +13,7 @@ import { postgresAvailable, skipWithoutPostgres } from '../support/postgres.js';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv } from './run-cli.js';
 
 /**
- * /readyz of a real `serve` process (issue 21): 503 `starting` until migrations and start-up rebuilds are
+ * /readyz of a real `serve` process: 503 `starting` until migrations and start-up rebuilds are
  * done, 200 then, 503 `draining` after SIGTERM while requests are still answered, and the process then stops.
  */
 

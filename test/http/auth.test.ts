@@ -151,6 +151,19 @@ describe('obtainToken mutation (POST /v1/graphql/)', () => {
     await expectTokenRefused(api, { refreshToken: 'garbage' }, 'authentication_failed');
   });
 
+  it('reads the request from its JSON body only: a query, variables or operation name in the URL are not taken', async () => {
+    const wrongKey = encodeURIComponent(JSON.stringify({ input: { APIKey: 'ilk_not-a-real-key' } }));
+    const res = await api.app.request(`/v1/graphql/?variables=${wrongKey}&operationName=Other&query=${encodeURIComponent('{ ok }')}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'mutation($input: ObtainTokenInput!) { obtainToken(input: $input) { token } }', variables: { input: { APIKey: api.key } } }),
+    });
+    const body = (await res.json()) as GraphqlBody;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(typeof body.data?.obtainToken?.token).toBe('string');
+  });
+
   it('refuses both or neither input with invalid_input', async () => {
     const issued = (await mutate(api, { APIKey: api.key })).body.data?.obtainToken;
     if (!issued) throw new Error('no token issued');

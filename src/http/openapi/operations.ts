@@ -34,7 +34,7 @@ import { createNotesRequestSchema, createNotesResponseSchema } from '../routes/n
 import { createPaymentInstructionRequestSchema, createPaymentInstructionResponseSchema, paymentInstructionErrorBodySchema } from '../routes/payment-instructions.js';
 import { createProductsResponseSchema, productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
 import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema, populateSupplyPointsResponseSchema } from '../routes/supply-point-populate.js';
-import { createTransactionsRequestSchema, createTransactionsResponseSchema } from '../routes/transactions.js';
+import { createTransactionsRequestSchema, createTransactionsResponseSchema, transactionQueryParameters } from '../routes/transactions.js';
 import { createBusinessContractsRequestSchema, createBusinessContractsResponseSchema } from '../routes/business-contracts.js';
 import {
   businessPaymentInstructionErrorBodySchema,
@@ -82,6 +82,18 @@ const LIST_SCHEMAS = {
 } as const;
 
 const listQuery = z.object({ limit: z.string().optional(), after: z.string().optional() });
+
+/** The platform's two flags on transactions/create/: exactly `true` (the default) or `false`, at most once (else 400 `invalid_query_parameter`). */
+const transactionsQuery = z.object({
+  check_previously_added: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe('A `transaction_id` already on the account: `true` skips it (`TRANSACTION_ALREADY_EXISTS`), `false` fails the request (`transaction_already_added`).'),
+  force_add_to_current_statement: z
+    .enum(['true', 'false'])
+    .default('true')
+    .describe('A transaction dated before the open statement period: `true` moves it to the period\'s first day (with a pinned note), `false` fails the request (`transaction_not_in_open_statement_period`).'),
+} satisfies Record<(typeof transactionQueryParameters)[number], z.ZodType>);
 
 /** The description of every operation under `/v1/data-import/`, its schemas converted by `schemas`. */
 export function operationDocs(schemas: Schemas): OperationDoc[] {
@@ -133,7 +145,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   ),
   {
     method: 'get', path: `${V1}/import-suppliers/`, operationId: 'importSuppliers', tags: ['Progress'],
-    summary: "The key's suppliers", description: 'The import suppliers the caller\'s key is scoped to, with their migration status (beyond the spec, issue 19).',
+    summary: "The key's suppliers", description: 'The import suppliers the caller\'s key is scoped to, with their migration status (beyond the spec).',
     responses: { 200: jsonAnswer(importSuppliersResponseSchema, 'The suppliers, by code.') },
     errors: [...AUTHENTICATED_ERRORS],
   },
@@ -200,7 +212,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     method: 'post', path: `${V1}/business/`, operationId: 'createBusiness', tags: ['Businesses'],
     summary: 'Create a business', description: `A business with its contracts (spec 2.4, 4.4). ${WRITE}`,
     request: jsonRequest(createBusinessRequestSchema, 'The business (spec 2.4).'),
-    responses: { 201: jsonAnswer(createBusinessResponseSchema, 'Created.'), 200: jsonAnswer(createBusinessResponseSchema, 'Already created with the same key attributes.') },
+    responses: { 201: jsonAnswer(createBusinessResponseSchema, 'Created, or already created with the same key attributes (spec 2.4).') },
     errors: scoped(...WRITE_ERRORS, 'business_failed_validation', 'business_already_exists', 'import_supplier_not_found'),
     examples: ['business.json'],
   },
@@ -246,7 +258,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     method: 'post', path: `${V1}/transactions/create/`, operationId: 'createTransactions', tags: ['After import'],
     summary: 'Add financial transactions to an imported account', description: `Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. ${WRITE}`,
     request: jsonRequest(createTransactionsRequestSchema, 'The transactions.'),
-    query: z.object({ update_balance: z.enum(['true', 'false']).optional() }),
+    query: transactionsQuery,
     responses: { 201: jsonAnswer(createTransactionsResponseSchema, 'One result per transaction.') },
     errors: scoped(...WRITE_ERRORS, 'transactions_failed_validation', 'invalid_query_parameter', 'account_not_found', 'import_supplier_not_found', 'import_supplier_migration_not_ongoing'),
     errorBodies: { 400: jsonSchema(transactionImportErrorBodySchema, 'output') },

@@ -10,13 +10,18 @@ import { publicOperationDocs } from './public-operations.js';
 /** `?name=` parameters from a zod object of query values. */
 function queryParameters(schemas: Schemas, query: z.ZodObject): OpenAPIV3_1.ParameterObject[] {
   const schema = schemas.json(query, 'input') as { properties?: Record<string, unknown>; required?: string[] };
-  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: (schema.required ?? []).includes(name),
-    // openapi-types' 3.1 parameter reuses its 3.0 schema type: the 2020-12 schema zod writes is cast to it.
-    schema: property as OpenAPIV3_1.ParameterObject['schema'],
-  }));
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    // A field's description describes the parameter (where reference pages show it), not its value's schema.
+    const { description, ...value } = property as { description?: string };
+    return {
+      name,
+      in: 'query',
+      required: (schema.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      // openapi-types' 3.1 parameter reuses its 3.0 schema type: the 2020-12 schema zod writes is cast to it.
+      schema: value as OpenAPIV3_1.ParameterObject['schema'],
+    };
+  });
 }
 
 function spec(schemas: Schemas, operation: OperationDoc) {

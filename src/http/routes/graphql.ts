@@ -55,8 +55,23 @@ export function graphqlRoutes(ctx: LedgerContext, tokenSecret: string) {
       }
     },
   });
-  return new Hono<AppEnv>().post('/', requestErrorsAre400, graphqlServer({ schema, rootResolver }));
+  return new Hono<AppEnv>().post('/', requestErrorsAre400, bodyOnly, graphqlServer({ schema, rootResolver }));
 }
+
+/**
+ * The GraphQL request is its JSON body, as the document says. @hono/graphql-server would also take
+ * `query`, `variables` and `operationName` from the URL, ahead of the body's: variables carry an API key,
+ * and URLs end up in proxies' logs. The server is handed the request without its query string.
+ */
+const bodyOnly = createMiddleware<AppEnv>(async (c, next) => {
+  const url = new URL(c.req.url);
+  if (url.search !== '') {
+    url.search = '';
+    const raw = c.req.raw;
+    c.req.raw = new Request(url, { method: raw.method, headers: raw.headers, body: await raw.arrayBuffer(), signal: raw.signal });
+  }
+  await next();
+});
 
 /**
  * @hono/graphql-server answers 500 when execution returns no `data` at all,
