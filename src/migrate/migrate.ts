@@ -147,8 +147,8 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
 
     if (input.accountsSource()) {
       // Read (and hashed) ahead of the workers: see read-ahead.ts. The lines of accounts.ndjson are counted
-      // (for the progress total) while the first accounts are sent, not before: a pass over the file costs
-      // about 3.5 ms a MB here, 30 ms for the bench's 2,000 accounts but some 15 s for a million.
+      // (for the progress total) while the first accounts are sent, not before: a pass over the file grows
+      // with it, and for a million accounts would hold back the first request for seconds.
       const accounts = readAhead(input.accounts(), 2 * options.concurrency, (item) => prepareAccount(ctx, item));
       await runStep('accounts', input.countAccounts(), accounts, options.concurrency, async (account) => {
         const result = await migrateAccount(ctx, account);

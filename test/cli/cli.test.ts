@@ -5,7 +5,7 @@ import { openLedger } from '../../src/ledger.js';
 import { operator, tempDatabaseFile } from '../support/ledger.js';
 import { CLI_TEST_TIMEOUT_MS, expectedOperatorActor, readDatabase, runCli, storedEvents } from './run-cli.js';
 
-/** Every command the issue lists, each of which must answer --help. */
+/** The operator's commands, each of which must answer --help. */
 const COMMANDS = [
   [],
   ['serve'],

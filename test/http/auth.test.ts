@@ -16,7 +16,7 @@ import {
 
 /**
  * Spec 5 (tokens through the GraphQL mutation, `Authorization: Token <token>`)
- * and the issue's choices for what spec 5/7 leave open: 401 not_authenticated
+ * and the choices made where spec 5/7 leave it open: 401 not_authenticated
  * without credentials, 401 authentication_failed for a bad, expired or revoked
  * token, 403 permission_denied for a key not scoped to the supplier named.
  */
@@ -245,7 +245,7 @@ describe.each(endpoints)('Authorization on $name', ({ call }) => {
     expect(res.headers.get('www-authenticate')).toBeNull();
   });
 
-  // Issue 16: the platform accepts the API key itself in `Token <key>` besides the token.
+  // The platform accepts the API key itself in `Token <key>` besides the token.
   it('answers 200 with the API key itself of a key scoped to the supplier', async () => {
     expect((await call(api, `Token ${api.key}`)).status).toBe(200);
   });
@@ -267,7 +267,7 @@ describe.each(endpoints)('Authorization on $name', ({ call }) => {
   });
 });
 
-describe('API key as the credential (issue 16)', () => {
+describe('API key as the credential', () => {
   let api: TestApi;
   beforeEach(async () => {
     api = await createTestApi();
