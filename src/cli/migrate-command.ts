@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import type { MigrateCliOptions } from '../migrate/run-command.js';
 import { ExitWith } from './exit.js';
 
 /**
@@ -41,16 +42,4 @@ export function migrateCommand(): Command {
       const code = await runMigrateCommand(dir, opts, (message) => this.error(`error: ${message}`, { exitCode: 2 }));
       if (code !== 0) throw new ExitWith(code);
     });
-}
-
-export interface MigrateCliOptions {
-  readonly url: string;
-  readonly supplier: string;
-  readonly team: string;
-  readonly apiKey?: string;
-  readonly concurrency: number;
-  readonly dryRun: boolean;
-  readonly stageOnly: boolean;
-  readonly report?: string;
-  readonly fresh: boolean;
 }

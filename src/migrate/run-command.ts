@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { MigrateCliOptions } from '../cli/migrate-command.js';
 import { MigrationAborted, migrate } from './migrate.js';
 import { makeReportFolder, type Summary } from './report.js';
 
@@ -9,6 +8,19 @@ const numberFromEnv = (name: string): number | undefined => {
   const value = process.env[name];
   return value && /^\d+$/.test(value) ? Number(value) : undefined;
 };
+
+/** The migrate command's options, as commander parses them (src/cli/migrate-command.ts defines them). */
+export interface MigrateCliOptions {
+  readonly url: string;
+  readonly supplier: string;
+  readonly team: string;
+  readonly apiKey?: string;
+  readonly concurrency: number;
+  readonly dryRun: boolean;
+  readonly stageOnly: boolean;
+  readonly report?: string;
+  readonly fresh: boolean;
+}
 
 /**
  * Runs the migrate command: checks the usage (`usage` prints and exits 2), installs Ctrl-C handling (the
