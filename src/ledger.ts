@@ -1,10 +1,27 @@
-import { randomIds, type Clock, type IdGenerator } from './application/context.js';
+import { randomIds, type Clock, type IdGenerator, type LedgerContext } from './application/context.js';
+import { generateTokenSecret } from './application/tokens.js';
 import type { LedgerConfig } from './config.js';
-import type { Ledger } from './store/ledger.js';
+import { createFeedReadModels } from './feed/event-feed.js';
+import { generationCachedReads } from './queries/generation-cached-reads.js';
+import { createReadModels } from './queries/read-models.js';
+import type { LedgerStorage } from './store/ledger.js';
 import { observedEventStore, type StoreObserver } from './store/store-observer.js';
 import type { BatchReport } from './store/write-batches.js';
 
-export type { Ledger } from './store/ledger.js';
+/**
+ * The ledger as the service, the CLI and the tests see it, whatever the store
+ * behind it: what the application uses (the event store, the read models and
+ * the feed, a clock and ids), the Idempotency-Key records, the log reader,
+ * projection maintenance, and the service's own bits.
+ */
+export interface Ledger extends LedgerContext, Omit<LedgerStorage, 'queries' | 'readGeneration' | 'keepTokenSecret'> {
+  /**
+   * The token signing secret: `fromEnv` when set, else one generated on first
+   * use and kept in the database, so tokens survive restarts and are shared by
+   * every process on the same database.
+   */
+  tokenSecret(fromEnv: string | undefined): Promise<string>;
+}
 
 /** Where the ledger lives: what the configuration says (LEDGER_DATABASE_URL, else LEDGER_DATABASE). */
 export type LedgerLocation =
@@ -28,18 +45,38 @@ export interface OpenLedgerOptions {
 }
 
 /**
- * The composition root of the storage: the one place that knows which
- * adapter runs. The server, the CLI and the tests open the ledger here and
- * see only the ports. Asynchronous: a store may have to connect and migrate.
+ * The composition root of the ledger: the one place that knows which adapter
+ * runs. The server, the CLI and the tests open the ledger here and see only
+ * the ports. Asynchronous: a store may have to connect and migrate.
  */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
-  const ledger = await openAdapter(location, options);
+  const sources = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
+  const storage = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid }, options);
   const { observer } = options;
-  return observer ? { ...ledger, store: observedEventStore(ledger.store, observer) } : ledger;
+  return assembleLedger(observer ? { ...storage, store: observedEventStore(storage.store, observer) } : storage, sources);
 }
 
-async function openAdapter(location: LedgerLocation, options: OpenLedgerOptions): Promise<Ledger> {
-  const common = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
+/**
+ * The ledger over a store's storage: the read models and the feed over its
+ * tables and log, and the token secret it keeps. Every store gets the same
+ * ones; a store whose reads cost a round trip (`readGeneration`) has the rows
+ * every request reads kept in memory behind its read generation, as fresh as
+ * reading them again.
+ */
+export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerContext, 'clock' | 'ids'>): Ledger {
+  const { queries, readGeneration, keepTokenSecret, ...ports } = storage;
+  const tables = createReadModels(queries, storage.log);
+  const read = { ...tables, ...createFeedReadModels(storage.log, tables.findPopulateBatch) };
+  return {
+    ...ports,
+    read: readGeneration ? generationCachedReads(read, readGeneration) : read,
+    clock: sources.clock,
+    ids: sources.ids,
+    tokenSecret: async (fromEnv) => fromEnv || keepTokenSecret(generateTokenSecret()),
+  };
+}
+
+async function openAdapter(location: LedgerLocation, common: { clock: Clock; newId: () => string }, options: OpenLedgerOptions): Promise<LedgerStorage> {
   const { observer } = options;
   // Each adapter is imported only when it is the one opened: the CLI on SQLite never loads pg, and the
   // other way round (a quicker start for every command).

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { CommandMetadata } from '../../events/envelope.js';
+import type { FeedReadModels } from '../feed/event-feed.js';
 import type { ReadModels } from '../queries/read-models.js';
 import type { BeforeCommit, EventStore, WriteOptions } from '../store/event-store.js';
 
@@ -52,10 +53,10 @@ export const randomIds: IdGenerator = {
   },
 };
 
-/** What the application services need: the store, the read models, a clock and ids. */
+/** What the application services need: the store, the read models and the feed, a clock and ids. */
 export interface LedgerContext {
   readonly store: EventStore;
-  readonly read: ReadModels;
+  readonly read: ReadModels & FeedReadModels;
   readonly clock: Clock;
   readonly ids: IdGenerator;
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { networkOperatorsFromConfig, OPERATOR_URL_ENV } from '../adapters/network-operators.js';
 import type { Actor } from '../application/context.js';
 import type { LedgerConfig } from '../config.js';
-import type { Ledger } from '../store/ledger.js';
+import type { Ledger } from '../ledger.js';
 import { SUPPLY_TYPES } from '../domain/account-import-process/identifiers.js';
 import { leaseForTimeout, PopulateWorker, type PopulateProgress } from './worker.js';
 

@@ -64,7 +64,7 @@ export class FreshGeneration {
  * instance, as with a fresh read, for one trivial statement (often shared)
  * instead of one a table.
  */
-export function generationCachedReads(read: ReadModels, readGeneration: () => Promise<number>): ReadModels {
+export function generationCachedReads<R extends Pick<ReadModels, CachedRead>>(read: R, readGeneration: () => Promise<number>): R {
   const generation = new FreshGeneration(readGeneration);
   let current = -1;
   const rows = new Map<string, unknown>();

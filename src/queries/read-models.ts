@@ -1,4 +1,3 @@
-import { createFeedReadModels, type FeedReadModels } from '../feed/event-feed.js';
 import type { EventLog } from '../store/event-log.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
 import { createAccountImportStatusReadModels, type AccountImportStatusReadModels } from './account-import-status-read-models.js';
@@ -17,8 +16,9 @@ import { createSupplyPointReadModels, type SupplyPointReadModels } from './suppl
 /**
  * Queries over the projections: what the API and the CLI read. They never
  * fold streams. Written once against the store's ports (`ProjectionQueries`
- * for the tables, `EventLog` for the feed); every store runs the same ones.
- * One module per feature; this interface is their union.
+ * for the tables, `EventLog` for a stream's events); every store runs the
+ * same ones. One module per feature; this interface is their union (the
+ * feed, read from the log, sits beside them: src/feed/).
  */
 export interface ReadModels
   extends AccountReadModels,
@@ -32,19 +32,16 @@ export interface ReadModels
     CustomerEmailReadModels,
     AccountRecordReadModels,
     StreamEventReadModels,
-    FeedReadModels,
     OperationalFigureReadModels {}
 
 export function createReadModels(queries: ProjectionQueries, log: EventLog): ReadModels {
-  const supplyPoints = createSupplyPointReadModels(queries);
   return {
-    ...createFeedReadModels(log, supplyPoints.findPopulateBatch),
     ...createAccountReadModels(queries),
     ...createAccountListReadModels(queries),
     ...createAccountImportStatusReadModels(queries),
     ...createImportProgressReadModels(queries),
     ...createBusinessReadModels(queries),
-    ...supplyPoints,
+    ...createSupplyPointReadModels(queries),
     ...createProductReadModels(queries),
     ...createPaymentInstructionReadModels(queries),
     ...createCustomerEmailReadModels(queries),

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import type { LedgerContext } from '../application/context.js';
 import type { EventLog } from './event-log.js';
+import type { EventStore } from './event-store.js';
 import type { IdempotencyRecords } from './idempotency.js';
 import type { ProjectionMaintenance } from './projection-maintenance.js';
+import type { ProjectionQueries } from './projection-queries.js';
 import type { SharedLimits } from './shared-limits.js';
 
 /** Work a store does in the background while the service runs (SQLite: WAL checkpoints in a worker thread). */
@@ -11,23 +12,33 @@ export interface StoreUpkeep {
 }
 
 /**
- * The ledger as the service, the CLI and the tests see it, whatever the
- * store behind it: the event store and read models the application uses, the
- * Idempotency-Key records, the log reader, projection maintenance, and the
- * service's own bits. No database handle leaves the store; only the one
- * composition root (src/ledger.ts) knows which adapter runs.
+ * What a store adapter opens on one database, whatever the store: the ports
+ * the composition root (src/ledger.ts) builds the ledger from. No database
+ * handle leaves the store, and the store knows nothing of the layers above
+ * it: the read models, the feed and the tokens are built on these ports.
  */
-export interface Ledger extends LedgerContext {
-  readonly idempotency: IdempotencyRecords;
+export interface LedgerStorage {
+  readonly store: EventStore;
+  /** The projection tables, read by the read models (src/queries). */
+  readonly queries: ProjectionQueries;
   readonly log: EventLog;
+  readonly idempotency: IdempotencyRecords;
   readonly projections: ProjectionMaintenance;
   /** Limits that hold for every process serving the database (the process concurrency limit, request rates). */
   readonly limits: SharedLimits;
   /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
   readonly location: string;
   /**
+   * Where a read costs a round trip (PostgreSQL): a number every change to
+   * the API keys, suppliers, teams or settings moves on, in the change's own
+   * transaction, so the rows every request reads can be kept in memory behind
+   * one trivial read of it. Absent where reading the rows again costs as
+   * little (SQLite, in process).
+   */
+  readonly readGeneration?: () => Promise<number>;
+  /**
    * Resolves once every write committed so far is on disk. SQLite syncs its
-   * WAL off the event loop after a batch's COMMIT (issue 20), so a reader could
+   * WAL off the event loop after a batch's COMMIT, so a reader could
    * otherwise answer with a write a power cut may still take back; the HTTP
    * app waits for this before it answers. PostgreSQL's commits are durable
    * before they are visible: it resolves at once.
@@ -36,11 +47,12 @@ export interface Ledger extends LedgerContext {
   /** True when the database answers a trivial query. */
   healthCheck(): Promise<boolean>;
   /**
-   * The token signing secret: `fromEnv` when set, else one generated on first
-   * use and kept in the database (never in the event log), so tokens survive
-   * restarts and are shared by every process on the same database.
+   * Keeps `candidate` as the token signing secret unless one is kept already,
+   * and resolves to the one kept: the first process to ask wins, so every
+   * process on the database signs with the same secret, across restarts. It
+   * lives in the database, never in the event log.
    */
-  tokenSecret(fromEnv: string | undefined): Promise<string>;
+  keepTokenSecret(candidate: string): Promise<string>;
   /** Starts the store's background upkeep for a long-running server; stop it before `close`. */
   startUpkeep(logger: Logger): StoreUpkeep;
   close(): Promise<void>;

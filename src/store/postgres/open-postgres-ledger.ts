@@ -1,9 +1,5 @@
 import { inlineProjections } from '../../../projections/index.js';
-import type { Clock, IdGenerator } from '../../application/context.js';
-import { generateTokenSecret } from '../../application/tokens.js';
-import { generationCachedReads } from '../../queries/generation-cached-reads.js';
-import { createReadModels } from '../../queries/read-models.js';
-import type { Ledger } from '../ledger.js';
+import type { LedgerStorage } from '../ledger.js';
 import { migrateLedger, newPool, redactedUrl, type PgOptions } from './pg-database.js';
 import { PgEventStore } from './pg-event-store.js';
 import { PgGroupCommitRunner, type PgGroupCommitOptions } from './pg-group-commit.js';
@@ -16,8 +12,9 @@ import { readGeneration } from './pg-read-generation.js';
 import { PgSharedLimits } from './pg-shared-limits.js';
 
 export interface PostgresLedgerOptions extends PgOptions {
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
+  readonly clock: () => Date;
+  /** The id of each appended event. */
+  readonly newId: () => string;
   /** Most commands committed in one group-commit transaction. */
   readonly maxBatch?: number;
   /** Events a projection rebuild replays per write of its scratch tables (10,000). */
@@ -36,9 +33,9 @@ export const EVENTS_CHANNEL = 'ledger_events';
  * pool, a connection holding the Idempotency-Key locks, and short-lived
  * connections for whole-log reads and rebuilds.
  */
-export async function openPostgresLedger(url: string, options: PostgresLedgerOptions): Promise<Ledger> {
+export async function openPostgresLedger(url: string, options: PostgresLedgerOptions): Promise<LedgerStorage> {
   await migrateLedger(url);
-  const { clock, ids } = options;
+  const { clock, newId } = options;
   const pool = newPool(url, options);
   const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, projections: inlineProjections, inline: inlineProjections });
   const listener = new PgListener(url, EVENTS_CHANNEL, options);
@@ -46,11 +43,9 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   const idempotency = new PgIdempotencyRecords(pool, url, clock, options);
   const limits = new PgSharedLimits(pool, url, clock, options);
   return {
-    store: new PgEventStore({ pool, runner, projections: inlineProjections, clock, newId: ids.uuid }),
-    // Keys, suppliers, teams and settings from memory behind one read of the generation (as fresh as a read).
-    read: generationCachedReads(createReadModels(new PgQueryRunner(pool), log), () => readGeneration(pool)),
-    clock,
-    ids,
+    store: new PgEventStore({ pool, runner, projections: inlineProjections, clock, newId }),
+    queries: new PgQueryRunner(pool),
+    readGeneration: () => readGeneration(pool),
     idempotency,
     log,
     projections: new PgProjectionMaintenance(pool, url, log, clock, { ...options, replayBatch: options.rebuildBatchSize }),
@@ -64,12 +59,8 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
         return false;
       }
     },
-    async tokenSecret(fromEnv) {
-      if (fromEnv) return fromEnv;
-      await pool.query("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', $1, $2) ON CONFLICT DO NOTHING", [
-        generateTokenSecret(),
-        clock().toISOString(),
-      ]);
+    async keepTokenSecret(candidate) {
+      await pool.query("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', $1, $2) ON CONFLICT DO NOTHING", [candidate, clock().toISOString()]);
       const { rows } = await pool.query<{ value: string }>("SELECT value FROM service_secrets WHERE name = 'token_secret'");
       if (!rows[0]) throw new Error('token secret could not be stored');
       return rows[0].value;

@@ -1,9 +1,6 @@
 import type { Logger } from 'pino';
 import { inlineProjections } from '../../../projections/index.js';
-import type { Clock, IdGenerator } from '../../application/context.js';
-import { generateTokenSecret } from '../../application/tokens.js';
-import { createReadModels } from '../../queries/read-models.js';
-import type { Ledger } from '../ledger.js';
+import type { LedgerStorage } from '../ledger.js';
 import { InProcessLimits } from '../shared-limits.js';
 import { openDatabase, type OpenDatabase } from './database.js';
 import { GroupCommitRunner } from './group-commit.js';
@@ -15,8 +12,9 @@ import { SqliteEventStore } from './sqlite-event-store.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 export interface SqliteLedgerOptions {
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
+  readonly clock: () => Date;
+  /** The id of each appended event. */
+  readonly newId: () => string;
   /** Most commands committed in one group-commit transaction. */
   readonly maxBatch?: number;
   /** From this many events on, whole-log reads run in a worker thread (see log-reader.ts). */
@@ -31,18 +29,18 @@ export interface SqliteLedgerOptions {
  * The embedded adapter: one SQLite file (created and migrated if needed),
  * one connection for the service, group commit, a synchronous unit of work.
  */
-export function openSqliteLedger(file: string, options: SqliteLedgerOptions): Ledger {
+export function openSqliteLedger(file: string, options: SqliteLedgerOptions): LedgerStorage {
   return sqliteLedger(openDatabase(file), options);
 }
 
-/** The ledger over an open database (tests of the adapter itself keep `database` to look inside). */
-export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOptions): Ledger {
+/** The storage over an open database (tests of the adapter itself keep `database` to look inside). */
+export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOptions): LedgerStorage {
   const { sqlite } = database;
-  const { clock, ids } = options;
+  const { clock, newId } = options;
   // A file database syncs its WAL off the event loop (group-commit.ts); ':memory:' has nothing to sync.
   const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
   const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile, onBatch: options.onBatch });
-  const store = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId: ids.uuid, runner });
+  const store = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId, runner });
   const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => runner.onCommitted(wake));
   const secret = {
     insert: sqlite.prepare<[string, string]>("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', ?, ?) ON CONFLICT DO NOTHING"),
@@ -51,9 +49,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   const ping = sqlite.prepare('SELECT 1');
   return {
     store,
-    read: createReadModels(new SqliteQueryRunner(sqlite), log),
-    clock,
-    ids,
+    queries: new SqliteQueryRunner(sqlite),
     idempotency: new SqliteIdempotencyRecords(sqlite, runner, clock),
     log,
     projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
@@ -68,9 +64,8 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
         return false;
       }
     },
-    async tokenSecret(fromEnv) {
-      if (fromEnv) return fromEnv;
-      secret.insert.run(generateTokenSecret(), clock().toISOString());
+    async keepTokenSecret(candidate) {
+      secret.insert.run(candidate, clock().toISOString());
       const row = secret.read.get();
       if (!row) throw new Error('token secret could not be stored');
       return row.value;

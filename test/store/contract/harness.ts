@@ -1,7 +1,7 @@
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import { importSupplierDecider, type ImportSupplierCommand } from '../../../src/domain/import-supplier/import-supplier-decider.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import type { Ledger } from '../../../src/ledger.js';
 import type { TestClock } from '../../support/ledger.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import type { Ledger } from '../../../src/ledger.js';
 import type { ClaimMode, HeldReservation, IdempotentRequest, StoredResponse } from '../../../src/store/idempotency.js';
 import { IDEMPOTENCY_LEASE_MS } from '../../../src/store/idempotency.js';
 import { createSupplier, metadata, settle, type ContractLedger, type LedgerFactory } from './harness.js';

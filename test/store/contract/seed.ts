@@ -1,7 +1,7 @@
 import { changeTransferStatus, processAccount, stageAccount } from '../../../src/application/account-import-processes.js';
 import { createImportSupplier, createOperationsTeam } from '../../../src/application/operator.js';
 import { validateAccountPayload, type AccountPayload } from '../../../src/domain/account-import-process/account-payload.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import type { Ledger } from '../../../src/ledger.js';
 import { loadExample, operator, SUPPLIER, TEAM } from '../../support/ledger.js';
 import { createExampleProducts } from '../../support/products.js';
 

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { randomIds } from '../../../src/application/context.js';
+import { assembleLedger } from '../../../src/ledger.js';
 import { openPostgresLedger, type PostgresLedgerOptions } from '../../../src/store/postgres/open-postgres-ledger.js';
 import { TestClock } from '../../support/ledger.js';
 import { createTestDatabase, executeOn, skipWithoutPostgres } from '../../support/postgres.js';
@@ -10,7 +11,8 @@ function postgresFactory(options: Partial<PostgresLedgerOptions> = {}): LedgerFa
   return async () => {
     const database = await createTestDatabase();
     const clock = new TestClock();
-    const openOne = () => openPostgresLedger(database.url, { clock: clock.read, ids: randomIds, poolSize: 3, ...options });
+    const openOne = async () =>
+      assembleLedger(await openPostgresLedger(database.url, { clock: clock.read, newId: randomIds.uuid, poolSize: 3, ...options }), { clock: clock.read, ids: randomIds });
     let ledger = await openOne();
     const others: Awaited<ReturnType<typeof openOne>>[] = [];
     return {

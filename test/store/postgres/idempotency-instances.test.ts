@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import type { HeldReservation, IdempotentRequest } from '../../../src/store/idempotency.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import type { Ledger } from '../../../src/ledger.js';
 import { IDEMPOTENCY_LOCK_CLASS } from '../../../src/store/postgres/pg-database.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
 import { metadata, openInstances, settle, sleep, supplierCommand, type Instances } from './instances.js';

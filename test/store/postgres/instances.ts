@@ -6,7 +6,7 @@ import { randomIds } from '../../../src/application/context.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { importSupplierDecider, type ImportSupplierCommand } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import type { HandleResult, StoredLedgerEvent } from '../../../src/store/event-store.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import { assembleLedger, type Ledger } from '../../../src/ledger.js';
 import { openPostgresLedger, type PostgresLedgerOptions } from '../../../src/store/postgres/open-postgres-ledger.js';
 import { LOCK_CLASS, WRITE_LOCK } from '../../../src/store/postgres/pg-database.js';
 import { TestClock } from '../../support/ledger.js';
@@ -40,7 +40,8 @@ export async function openInstances(options: Partial<PostgresLedgerOptions> = {}
   admin.on('error', () => undefined);
   await admin.connect();
   const openOne = async (extra: Partial<PostgresLedgerOptions> = {}) => {
-    const ledger = await openPostgresLedger(database.url, { clock: clock.read, ids: randomIds, poolSize: 4, ...options, ...extra });
+    const storage = await openPostgresLedger(database.url, { clock: clock.read, newId: randomIds.uuid, poolSize: 4, ...options, ...extra });
+    const ledger = assembleLedger(storage, { clock: clock.read, ids: randomIds });
     open.add(ledger);
     return ledger;
   };

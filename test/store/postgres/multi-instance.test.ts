@@ -6,7 +6,7 @@ import { createImportSupplier } from '../../../src/application/operator.js';
 import { claimPopulateRequest, createPopulateBatch, recordPopulateOutcome } from '../../../src/application/supply-point-populate.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import type { ImportSupplierState } from '../../../src/domain/import-supplier/import-supplier-decider.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import type { Ledger } from '../../../src/ledger.js';
 import { operator, SUPPLIER } from '../../support/ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
 import { payloadFor } from '../contract/seed.js';

@@ -5,7 +5,7 @@ import type { LedgerEvent } from '../../../events/registry.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import { ConcurrencyError, UniqueConstraintError, type BeforeCommit } from '../../../src/store/event-store.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import type { Ledger } from '../../../src/ledger.js';
 import type { BatchReport } from '../../../src/store/postgres/pg-group-commit.js';
 import { postgresTransaction } from '../../../src/store/postgres/pg-group-commit.js';
 import { createTestLedger } from '../../support/ledger.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getTableName } from 'drizzle-orm';
 import { inlineProjections } from '../../../projections/index.js';
 import { stageAccount } from '../../../src/application/account-import-processes.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import type { Ledger } from '../../../src/ledger.js';
 import type { RebuildSummary } from '../../../src/store/projection-maintenance.js';
 import { operator } from '../../support/ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';

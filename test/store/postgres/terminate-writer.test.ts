@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import type { BeforeCommit, StoredLedgerEvent } from '../../../src/store/event-store.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import { assembleLedger, type Ledger } from '../../../src/ledger.js';
 import { LOCK_CLASS, WRITE_LOCK } from '../../../src/store/postgres/pg-database.js';
 import { CommitOutcomeUnknownError, postgresTransaction, WriteLockTimeoutError } from '../../../src/store/postgres/pg-group-commit.js';
 import { randomIds } from '../../../src/application/context.js';
@@ -140,7 +140,7 @@ describe('PostgreSQL: the writer connection is killed mid-batch', () => {
   async function behindProxy(test: (proxy: PgProxy, behind: Ledger) => Promise<void>): Promise<void> {
     const target = new URL(t.url);
     const proxy = await startPgProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const behind = await openPostgresLedger(proxy.url(t.url), { clock: t.clock.read, ids: randomIds, poolSize: 2 });
+    const behind = assembleLedger(await openPostgresLedger(proxy.url(t.url), { clock: t.clock.read, newId: randomIds.uuid, poolSize: 2 }), { clock: t.clock.read, ids: randomIds });
     try {
       await test(proxy, behind);
     } finally {

@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { randomIds } from '../../../src/application/context.js';
+import { assembleLedger } from '../../../src/ledger.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
 import { TestClock, tempDatabaseFile } from '../../support/ledger.js';
@@ -11,7 +12,7 @@ function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactor
   return async () => {
     const { file, cleanup } = tempDatabaseFile();
     const clock = new TestClock();
-    const openOne = () => sqliteLedger(openDatabase(file), { clock: clock.read, ids: randomIds, ...options });
+    const openOne = () => assembleLedger(sqliteLedger(openDatabase(file), { clock: clock.read, newId: randomIds.uuid, ...options }), { clock: clock.read, ids: randomIds });
     let ledger = openOne();
     const others: ReturnType<typeof openOne>[] = [];
     return {

@@ -10,7 +10,7 @@ import { createImportSupplier, createOperationsTeam, setImportSupplierStatus } f
 import { randomIds } from '../../../src/application/context.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import { openLedger } from '../../../src/ledger.js';
-import type { Ledger } from '../../../src/store/ledger.js';
+import { assembleLedger, type Ledger } from '../../../src/ledger.js';
 import { openDatabase, type OpenDatabase } from '../../../src/store/sqlite/database.js';
 import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
 import { PURGE_WINDOW } from '../../../src/store/sqlite/idempotency-records.js';
@@ -37,7 +37,8 @@ afterEach(async () => {
 function openSqlite(options: Partial<SqliteLedgerOptions> = {}): Opened {
   const { file, cleanup } = tempDatabaseFile();
   const database = openDatabase(file);
-  const ledger = sqliteLedger(database, { clock: new TestClock().read, ids: randomIds, ...options });
+  const clock = new TestClock().read;
+  const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, ...options }), { clock, ids: randomIds });
   const o = { ledger, database, file, close: async () => (await ledger.close(), cleanup()) };
   opened.push(o);
   return o;
@@ -218,7 +219,8 @@ describe('event storage: bulk fields in their own column', () => {
 
   it('rows written before the split read the same (inline and in the worker), and the 0005 migration moves their payloads', async () => {
     const inline = openSqlite();
-    const worker = sqliteLedger(inline.database, { clock: new TestClock().read, ids: randomIds, workerFromEvents: 0 });
+    const clock = new TestClock().read;
+    const worker = assembleLedger(sqliteLedger(inline.database, { clock, newId: randomIds.uuid, workerFromEvents: 0 }), { clock, ids: randomIds });
     await seedAccounts(inline.ledger, 6);
     const { sqlite } = inline.database;
     const all = () => inline.ledger.store.readAll(0, 1_000_000);
