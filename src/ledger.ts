@@ -1,4 +1,5 @@
-import { randomIds, type Clock, type IdGenerator, type LedgerContext } from './application/context.js';
+import { randomIds, type Clock, type IdGenerator } from './application/clock-and-ids.js';
+import type { LedgerContext } from './application/context.js';
 import { generateTokenSecret } from './application/tokens.js';
 import type { LedgerConfig } from './config.js';
 import { createFeedReadModels } from './feed/event-feed.js';

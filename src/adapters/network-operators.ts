@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Clock } from '../application/context.js';
+import type { Clock } from '../application/clock-and-ids.js';
 import type { SupplyType } from '../domain/account-import-process/identifiers.js';
 import { networkCause, parseJson } from './http-helpers.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../application/context.js';
+import type { Clock } from '../application/clock-and-ids.js';
 import { InProcessLimits, type SharedLimits } from '../store/shared-limits.js';
 import type { Sleep } from '../worker/sleep.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { randomIds, uuidv7 } from '../../src/application/context.js';
+import { randomIds, uuidv7 } from '../../src/application/clock-and-ids.js';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const msOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);

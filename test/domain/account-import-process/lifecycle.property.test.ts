@@ -4,7 +4,7 @@ import { accountImportProcessStreamId, transferStatuses } from '../../../events/
 import { accountProcessDryRunStreamId } from '../../../events/account-process-dry-run.js';
 import { inlineProjections } from '../../../projections/index.js';
 import { changeTransferStatus, markAccountToSkip, processAccount, stageAccount } from '../../../src/application/account-import-processes.js';
-import { randomIds, type IdGenerator } from '../../../src/application/context.js';
+import { randomIds, type IdGenerator } from '../../../src/application/clock-and-ids.js';
 import { setImportSupplierStatus } from '../../../src/application/operator.js';
 import { validateAccountPayload, type AccountPayload } from '../../../src/domain/account-import-process/account-payload.js';
 import { DomainError } from '../../../src/domain/errors.js';

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { randomIds } from '../../../src/application/context.js';
+import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { assembleLedger } from '../../../src/ledger.js';
 import { openPostgresLedger, type PostgresLedgerOptions } from '../../../src/store/postgres/open-postgres-ledger.js';
 import { TestClock } from '../../support/ledger.js';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { importSupplierStreamId, type ImportSupplierStatus } from '../../../events/import-supplier.js';
 import { inlineProjections } from '../../../projections/index.js';
-import { randomIds } from '../../../src/application/context.js';
+import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { importSupplierDecider, type ImportSupplierCommand } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import type { HandleResult, StoredLedgerEvent } from '../../../src/store/event-store.js';

@@ -6,7 +6,7 @@ import type { BeforeCommit, StoredLedgerEvent } from '../../../src/store/event-s
 import { assembleLedger, type Ledger } from '../../../src/ledger.js';
 import { LOCK_CLASS, WRITE_LOCK } from '../../../src/store/postgres/pg-database.js';
 import { CommitOutcomeUnknownError, postgresTransaction, WriteLockTimeoutError } from '../../../src/store/postgres/pg-group-commit.js';
-import { randomIds } from '../../../src/application/context.js';
+import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { openPostgresLedger } from '../../../src/store/postgres/open-postgres-ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
 import { startPgProxy, type PgProxy } from './pg-proxy.js';

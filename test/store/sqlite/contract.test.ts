@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { randomIds } from '../../../src/application/context.js';
+import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { assembleLedger } from '../../../src/ledger.js';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
 import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';

@@ -7,7 +7,7 @@ import { inlineProjections } from '../../../projections/index.js';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { stageAccount } from '../../../src/application/account-import-processes.js';
 import { createImportSupplier, createOperationsTeam, setImportSupplierStatus } from '../../../src/application/operator.js';
-import { randomIds } from '../../../src/application/context.js';
+import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import { openLedger } from '../../../src/ledger.js';
 import { assembleLedger, type Ledger } from '../../../src/ledger.js';
