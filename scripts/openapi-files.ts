@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import pino from 'pino';
+import { emptyDocumentStore } from '../src/adapters/document-store.js';
+import { noPaymentVendors } from '../src/adapters/payment-vendors.js';
 import { createApp } from '../src/http/app.js';
 import { openLedger } from '../src/ledger.js';
 
@@ -18,7 +20,17 @@ export async function openApiFiles(): Promise<Record<string, string>> {
   const dir = await mkdtemp(join(tmpdir(), 'ledger-openapi-'));
   const ledger = await openLedger({ sqliteFile: join(dir, 'ledger.db') });
   try {
-    const app = createApp({ ...ledger, logger: pino({ level: 'silent' }), tokenSecret: 'x'.repeat(32), maxBodyBytes: 1024, databaseReachable: async () => true });
+    const app = createApp({
+      ...ledger,
+      logger: pino({ level: 'silent' }),
+      tokenSecret: 'x'.repeat(32),
+      maxBodyBytes: 1024,
+      databaseReachable: async () => true,
+      documents: emptyDocumentStore,
+      paymentVendors: noPaymentVendors,
+      metrics: null,
+      serviceState: () => 'ready',
+    });
     const document = (await (await app.request('/openapi.json')).json()) as Record<string, unknown>;
     const types = astToString(await openapiTS(document as never));
     return {

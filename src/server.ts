@@ -57,7 +57,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     databaseReachable: () => ledger.healthCheck(),
     documents: new LocalDirectoryDocumentStore(config.LEDGER_DOCUMENT_STORE),
     paymentVendors: paymentVendorsFromConfig(config),
-    ...(metrics ? { metrics: metrics.http } : {}),
+    metrics: metrics?.http ?? null,
     serviceState: () => state,
   });
   fetch = app.fetch;

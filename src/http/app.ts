@@ -27,8 +27,8 @@ import { supplyPointPopulateRoutes } from './routes/supply-point-populate.js';
 import { historicalStatementRoutes } from './routes/historical-statements.js';
 import { notesRoutes } from './routes/notes.js';
 import { transactionRoutes } from './routes/transactions.js';
-import { emptyDocumentStore, type DocumentStore } from '../adapters/document-store.js';
-import { noPaymentVendors, type PaymentVendors } from '../adapters/payment-vendors.js';
+import type { DocumentStore } from '../adapters/document-store.js';
+import type { PaymentVendors } from '../adapters/payment-vendors.js';
 import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
@@ -48,18 +48,18 @@ export interface AppDeps extends LedgerContext {
   readonly maxBodyBytes: number;
   /** True when the database answers; used by /healthz. */
   readonly databaseReachable: () => Promise<boolean>;
-  /** Where notes' and statements' documents are looked up (docs/account-records.md); none: every path is missing. */
-  readonly documents?: DocumentStore;
-  /** Resolves once every write committed so far is on disk (the ledger's `durable`); none: commits are durable at once. */
-  readonly durable?: () => Promise<void>;
-  /** Idempotency-Key records (openLedger's `idempotency`); without them the header is ignored. */
-  readonly idempotency?: IdempotencyRecords;
-  /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md); none: every vendor is not configured. */
-  readonly paymentVendors?: PaymentVendors;
-  /** Where requests are counted and timed (the service's metrics, README "Metrics"); none: not counted. */
-  readonly metrics?: HttpMetrics;
-  /** Where the instance is in its life (README "Probes"): /readyz answers 200 only when `ready`. None: always ready. */
-  readonly serviceState?: () => ServiceState;
+  /** Where notes' and statements' documents are looked up (docs/account-records.md; `emptyDocumentStore`: every path is missing). */
+  readonly documents: DocumentStore;
+  /** Resolves once every write committed so far is on disk (the ledger's `durable`). */
+  readonly durable: () => Promise<void>;
+  /** Idempotency-Key records (the ledger's `idempotency`). */
+  readonly idempotency: IdempotencyRecords;
+  /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md; `noPaymentVendors`: none configured). */
+  readonly paymentVendors: PaymentVendors;
+  /** Where requests are counted and timed (the service's metrics, README "Metrics"); null: not counted. */
+  readonly metrics: HttpMetrics | null;
+  /** Where the instance is in its life (README "Probes"): /readyz answers 200 only when `ready`. */
+  readonly serviceState: () => ServiceState;
 }
 
 /** An instance starts, serves, and drains after SIGTERM (still answering while the load balancer lets go of it). */
@@ -76,13 +76,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // No answer shows a write before it is on disk: a write's own answer already waits for its batch's
   // sync; a read (or an Idempotency-Key replay) that saw a batch still being synced waits for it too.
   // A streamed body reads on after this point (docs/reliability.md).
-  if (deps.durable) {
-    const durable = deps.durable;
-    app.use('*', async (c, next) => {
-      await next();
-      await durable();
-    });
-  }
+  app.use('*', async (c, next) => {
+    await next();
+    await deps.durable();
+  });
 
   app.get('/healthz', async (c) =>
     (await deps.databaseReachable())
@@ -99,7 +96,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Registered after the described operations, so that the document (and the reference page, which renders
   // lazily from the top) lists it after the data-import operations rather than before them.
   app.get('/readyz', async (c) => {
-    const state = deps.serviceState?.() ?? 'ready';
+    const state = deps.serviceState();
     if (state !== 'ready') {
       if (state === 'starting') c.set('expectedUnavailable', true);
       c.header('Retry-After', '1');
@@ -130,7 +127,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const sub = new Hono<AppEnv>({ strict: true });
     sub.use('*', auth, rateLimit, jsonBody(deps.maxBodyBytes));
     // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
-    if (deps.idempotency) sub.use('*', idempotency(deps.idempotency, deps.store));
+    sub.use('*', idempotency(deps.idempotency, deps.store));
     return sub;
   };
   const api = dataImportApi();
@@ -142,13 +139,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', accountHistoryRoutes(deps));
   api.route('/', businessRoutes(deps));
   api.route('/', businessContractRoutes(deps));
-  api.route('/', businessPaymentInstructionRoutes(deps, deps.paymentVendors ?? noPaymentVendors));
+  api.route('/', businessPaymentInstructionRoutes(deps, deps.paymentVendors));
   api.route('/', productRoutes(deps));
   api.route('/', supplyPointPopulateRoutes(deps));
-  api.route('/', notesRoutes(deps, deps.documents ?? emptyDocumentStore));
+  api.route('/', notesRoutes(deps, deps.documents));
   api.route('/', transactionRoutes(deps));
-  api.route('/', historicalStatementRoutes(deps, deps.documents ?? emptyDocumentStore));
-  api.route('/', paymentInstructionRoutes(deps, deps.paymentVendors ?? noPaymentVendors));
+  api.route('/', historicalStatementRoutes(deps, deps.documents));
+  api.route('/', paymentInstructionRoutes(deps, deps.paymentVendors));
   app.route('/v1/data-import', api);
   // The platform's v2 account operations: validate, schedule a creation, its status (README "v2 accounts").
   app.route('/v2/data-import', dataImportApi().route('/', v2AccountRoutes(deps)));

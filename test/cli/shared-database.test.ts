@@ -4,7 +4,7 @@ import { createApiKey, createImportSupplier, createOperationsTeam } from '../../
 import { obtainToken } from '../../src/application/tokens.js';
 import { createApp } from '../../src/http/app.js';
 import { openLedger, type Ledger } from '../../src/ledger.js';
-import { SUPPLIER, TEAM, TOKEN_SECRET, loadExample, operator, tempDatabaseFile } from '../support/ledger.js';
+import { SUPPLIER, TEAM, TOKEN_SECRET, loadExample, operator, plainAppDeps, tempDatabaseFile } from '../support/ledger.js';
 import { checkedApp } from '../support/openapi-check.js';
 import { createExampleProducts } from '../support/products.js';
 import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
@@ -32,6 +32,7 @@ describe('the CLI and a running app on the same database', () => {
     app = checkedApp(
       createApp({
         ...ledger,
+        ...plainAppDeps,
         logger: pino({ level: 'silent' }),
         tokenSecret: TOKEN_SECRET,
         maxBodyBytes: 5 * 1024 * 1024,

@@ -5,7 +5,7 @@ import type { HeldReservation, IdempotencyRecords, StoredResponse } from '../../
 import { openLedger } from '../../src/ledger.js';
 import { createEndpointWorld, type EndpointWorld } from '../support/endpoint-world.js';
 import { dataImportPosts, type Endpoint } from '../support/endpoints.js';
-import { TOKEN_SECRET } from '../support/ledger.js';
+import { TOKEN_SECRET, plainAppDeps } from '../support/ledger.js';
 import { checkedApp } from '../support/openapi-check.js';
 
 /**
@@ -88,7 +88,7 @@ describe.each(writing.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_nam
     // A new process on the same database (the same SQLite file, or another instance on the PostgreSQL database).
     const reopened = await openLedger(world.api.location, { clock: world.api.clock.read });
     try {
-      const app = checkedApp(createApp({ ...reopened, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
+      const app = checkedApp(createApp({ ...reopened, ...plainAppDeps, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
       const token = await world.token();
       const again = await app.request(endpoint.path(world.params(endpoint)), {
         method: 'POST',

@@ -8,7 +8,7 @@ import { createEndpointWorld, knowingVendors, type EndpointWorld } from '../supp
 import { dataImportPosts, endpoints, type Endpoint } from '../support/endpoints.js';
 import { expectErrorBody } from '../support/http.js';
 import { checkedApp } from '../support/openapi-check.js';
-import { OTHER_SUPPLIER, TOKEN_SECRET } from '../support/ledger.js';
+import { OTHER_SUPPLIER, TOKEN_SECRET, plainAppDeps } from '../support/ledger.js';
 
 /** Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The Idempotency-Key HTTP Header Field"). */
 
@@ -203,7 +203,7 @@ describe('Idempotency-Key rules', () => {
     // A new process on the same database: the same SQLite file, or the same PostgreSQL database.
     const reopened = await openLedger(world.api.location, { clock: world.api.clock.read });
     try {
-      const app = checkedApp(createApp({ ...reopened, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
+      const app = checkedApp(createApp({ ...reopened, ...plainAppDeps, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
       const res = await app.request(stage.path(world.params(stage)), {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Token ${token}`, ...key('durable') },
@@ -244,6 +244,7 @@ describe('Idempotency-Key across service instances on one database', () => {
       const app = checkedApp(
         createApp({
           ...second,
+          ...plainAppDeps,
           logger: pino({ level: 'silent' }),
           tokenSecret: TOKEN_SECRET,
           maxBodyBytes: 1 << 20,

@@ -10,11 +10,11 @@ import { createApp } from '../../src/http/app.js';
 import { encodeListCursor } from '../../src/http/list-paging.js';
 import { stageAccountsInBulk, type BulkAccount } from '../support/bulk-accounts.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
-import { OTHER_SUPPLIER, SUPPLIER, TEAM, TOKEN_SECRET, createTestApi, operator, type TestApi } from '../support/ledger.js';
+import { OTHER_SUPPLIER, SUPPLIER, TEAM, TOKEN_SECRET, createTestApi, operator, plainAppDeps, type TestApi } from '../support/ledger.js';
 import { checkedFetch, checkedRequest } from '../support/openapi-check.js';
 
 /**
- * The three lists at scale (issue 15): streamed in chunks, paged with `?limit=` and `?after=` and a
+ * The three lists at scale: streamed in chunks, paged with `?limit=` and `?after=` and a
  * `Link` header, through the real app on the test store. SUPPLIER holds more accounts than one chunk
  * (1,000 rows); OTHER_SUPPLIER a few dozen, many staged in the same millisecond, for paging by ones.
  */
@@ -251,6 +251,7 @@ describe('a client that goes away stops the read; the service stays healthy', ()
     });
     const app = createApp({
       ...api.ledger,
+      ...plainAppDeps,
       logger: pino({ level: 'info' }, sink),
       tokenSecret: TOKEN_SECRET,
       maxBodyBytes: 1_000_000,
@@ -289,7 +290,7 @@ describe('a client that goes away stops the read; the service stays healthy', ()
           done();
         },
       });
-      const app = createApp({ ...own.ledger, logger: pino({ level: 'info' }, sink), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1_000_000, databaseReachable: async () => true });
+      const app = createApp({ ...own.ledger, ...plainAppDeps, logger: pino({ level: 'info' }, sink), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1_000_000, databaseReachable: async () => true });
       const res = await app.request(listPath('all', SUPPLIER), { headers: { authorization: `Token ${ownToken}` } });
       expect(res.status).toBe(200);
       // The store goes away after the status and headers, before the body's first chunk is read.

@@ -10,7 +10,7 @@ import { createApiKey, createImportSupplier, createOperationsTeam } from '../../
 import { createApp } from '../../src/http/app.js';
 import { migrate, type MigrateOptions, type MigrateResult } from '../../src/migrate/migrate.js';
 import type { ReportLine } from '../../src/migrate/report.js';
-import { createTestLedger, loadExample, operator, type TestLedger } from '../support/ledger.js';
+import { createTestLedger, loadExample, operator, plainAppDeps, type TestLedger } from '../support/ledger.js';
 import { checkedHandler } from '../support/openapi-check.js';
 
 /**
@@ -45,6 +45,7 @@ export async function startService(): Promise<RunningService> {
   const { key } = await createApiKey(ledger, { suppliers: [SUPPLIER], label: 'migrate' }, operator);
   const app = createApp({
     ...ledger,
+    ...plainAppDeps,
     logger: pino({ level: 'silent' }),
     tokenSecret: SECRET,
     maxBodyBytes: 5 * 1024 * 1024,

@@ -8,9 +8,9 @@ import { inject } from 'vitest';
 import { randomIds, type IdGenerator } from '../../src/application/clock-and-ids.js';
 import type { Actor } from '../../src/application/context.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
-import { createApp } from '../../src/http/app.js';
-import type { DocumentStore } from '../../src/adapters/document-store.js';
-import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
+import { createApp, type AppDeps } from '../../src/http/app.js';
+import { emptyDocumentStore, type DocumentStore } from '../../src/adapters/document-store.js';
+import { noPaymentVendors, type PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import type { LedgerMetrics } from '../../src/observability/metrics.js';
 import type { StoreObserver } from '../../src/store/store-observer.js';
 import type { IdempotencyRecords } from '../../src/store/idempotency.js';
@@ -151,6 +151,14 @@ export async function createTestLedger(options: { ids?: IdGenerator; store?: Tes
   };
 }
 
+/** The app dependencies a test leaves out unless it is about them: no documents, no payment vendors, no metrics, always ready. */
+export const plainAppDeps = {
+  documents: emptyDocumentStore,
+  paymentVendors: noPaymentVendors,
+  metrics: null,
+  serviceState: () => 'ready',
+} as const satisfies Partial<AppDeps>;
+
 export function loadExample(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(new URL(`../fixtures/examples/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 }
@@ -208,9 +216,10 @@ export async function createTestApi(
     tokenSecret: TOKEN_SECRET,
     maxBodyBytes: options.maxBodyBytes ?? 5 * 1024 * 1024,
     databaseReachable: async () => true,
-    documents: options.documents,
-    paymentVendors: options.paymentVendors,
-    ...(options.metrics ? { metrics: options.metrics.http } : {}),
+    documents: options.documents ?? emptyDocumentStore,
+    paymentVendors: options.paymentVendors ?? noPaymentVendors,
+    metrics: options.metrics?.http ?? null,
+    serviceState: () => 'ready',
     ...(options.idempotency ? { idempotency: options.idempotency(ledger.idempotency) } : {}),
   });
   // Every answer a test receives through the app is checked against the OpenAPI document (test/support/openapi-check.ts).

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createImportSupplier, setImportSupplierStatus } from '../../../src/application/operator.js';
 import { createApp } from '../../../src/http/app.js';
 import { openLedger, type Ledger } from '../../../src/ledger.js';
-import { obtainToken, operator, TestClock, TOKEN_SECRET } from '../../support/ledger.js';
+import { obtainToken, operator, plainAppDeps, TestClock, TOKEN_SECRET } from '../../support/ledger.js';
 import { checkedApp } from '../../support/openapi-check.js';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.js';
 
@@ -29,7 +29,7 @@ describe('event feed over SSE across instances', () => {
     await createImportSupplier(a, { code: 'SSE', status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
     const { key } = await createApiKey(a, { suppliers: ['SSE'], label: null }, operator);
     // Checked by status (an event stream is not JSON): the same check as every HTTP test's.
-    const appB = checkedApp(createApp({ ...b, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
+    const appB = checkedApp(createApp({ ...b, ...plainAppDeps, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
     const tokenBody = (await (await obtainToken(appB, { APIKey: key })).json()) as { data: { obtainToken: { token: string } } };
     const after = await b.log.lastPosition();
     const res = await appB.request(`/v1/data-import/events/?after=${after}`, {
