@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv } from '../cli/run-cli.js';
+import { BIN, CLI_TEST_TIMEOUT_MS, cliEnv } from '../cli/run-cli.js';
 import { freePort } from '../support/net.js';
 import { SUPPLIER, TEAM, countOf, duplicates, reportLines, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
 
@@ -13,10 +14,13 @@ interface Spawned {
   output(): string;
 }
 
+/** Where the runs start: a run without --report writes its journal in the working folder, never the repository's. */
+const WORKING_FOLDER = mkdtempSync(join(tmpdir(), 'migrate-cli-'));
+
 /** `import-ledger migrate ...` as a real process, as an operator runs it. */
 function spawnMigrate(args: readonly string[], env: Record<string, string | undefined> = {}): Spawned {
   const child = spawn(process.execPath, [BIN, 'migrate', ...args], {
-    cwd: PROJECT_ROOT,
+    cwd: WORKING_FOLDER,
     env: cliEnv({ LEDGER_MIGRATE_RETRY_BASE_MS: '5', LEDGER_MIGRATE_PROGRESS_MS: '200', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
