@@ -14,7 +14,6 @@ import {
 } from './account-payload-parts.js';
 import { checkBusinessFields, checkPaymentPreferences, checkSupplyPointIdentifiersUnique } from './account-payload-rules.js';
 import { supplyAddressSchema } from './account-payload-supply.js';
-import { fastAccountPayload } from './account-payload-fast.js';
 import { isoDate } from './iso-dates.js';
 import { MAX_LINE, choice, postcode, requiredText, text, whenClean } from './payload-fields.js';
 
@@ -61,15 +60,8 @@ export type AccountPayload = z.output<typeof accountPayloadSchema>;
 
 export type AccountPayloadValidation = { ok: true; data: AccountPayload } | { ok: false; errors: FieldError[] };
 
-/**
- * Parses an account payload; on failure every problem found is returned as a FieldError.
- * A valid payload is recognised by the plain checks of account-payload-fast.ts (same rules,
- * same output, much less time); anything they do not accept goes through the schema, which
- * alone reports errors.
- */
+/** Parses an account payload; on failure every problem found is returned as a FieldError. */
 export function validateAccountPayload(input: unknown): AccountPayloadValidation {
-  const fast = fastAccountPayload(input);
-  if (fast !== null) return { ok: true, data: fast };
   const result = accountPayloadSchema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, data: result.data };
   return { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };

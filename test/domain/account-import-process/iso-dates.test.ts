@@ -58,3 +58,26 @@ describe('nextDay', () => {
     );
   });
 });
+
+describe('isCalendarDate against the calendar', () => {
+  it('reads calendar dates as the pattern /^(\\d{4})-(\\d{2})-(\\d{2})$/ and the calendar do', () => {
+    const byPattern = (value: string) => {
+      const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+      if (!match) return false;
+      const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+      return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)) ? 1 : 0);
+    };
+    const dateLike = fc.oneof(
+      fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 })).map(
+        ([y, m, d]) => `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`,
+      ),
+      fc.string({ minLength: 10, maxLength: 10 }),
+      fc.stringMatching(/^[\d-]{8,11}$/),
+    );
+    fc.assert(
+      fc.property(dateLike, (value) => {
+        expect(isCalendarDate(value)).toBe(byPattern(value));
+      }),
+    );
+  });
+});
