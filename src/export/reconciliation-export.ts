@@ -1,3 +1,4 @@
+import { csvRecords } from './csv.js';
 import { formatCents } from '../domain/account-records/money.js';
 import { specDateTime } from '../domain/account-import-process/iso-dates.js';
 import type { ReconciliationRow } from '../queries/account-list-read-models.js';
@@ -50,29 +51,6 @@ export function reconciliationRecord(row: ReconciliationRow): ReconciliationReco
   };
 }
 
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/**
- * One CSV field (RFC 4180): quoted when it holds a comma, a double quote, a
- * CR or an LF, a quote doubled inside; null is the empty field. Values are
- * written as they are (no spreadsheet formula escaping: the export is
- * compared value for value).
- */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-/** RFC 4180 ends records with CRLF. */
-const CSV_EOL = '\r\n';
-
-export function csvRecord(values: readonly (string | number | null)[]): string {
-  let line = '';
-  for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : ',') + csvField(values[i]!);
-  return line + CSV_EOL;
-}
-
 /**
  * The export's text, one part per chunk of rows (the CSV header first):
  * what the endpoint streams and the CLI writes. `tally.items` counts the
@@ -83,14 +61,10 @@ export async function* reconciliationParts(
   chunks: AsyncIterable<readonly ReconciliationRow[]>,
   tally: { items: number } = { items: 0 },
 ): AsyncGenerator<string> {
-  if (format === 'csv') yield csvRecord(reconciliationColumns);
+  if (format === 'csv') yield csvRecords([reconciliationColumns]);
   for await (const rows of chunks) {
-    let text = '';
-    for (const row of rows) {
-      const record = reconciliationRecord(row);
-      text += format === 'csv' ? csvRecord(Object.values(record)) : `${JSON.stringify(record)}\n`;
-    }
+    const records = rows.map(reconciliationRecord);
     tally.items += rows.length;
-    yield text;
+    yield format === 'csv' ? csvRecords(records.map((record) => Object.values(record))) : records.map((record) => `${JSON.stringify(record)}\n`).join('');
   }
 }

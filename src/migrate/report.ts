@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { csvRecords } from '../export/csv.js';
 
 /**
  * The migration report: one line per item, written as the item settles (CSV or NDJSON, chosen by the
@@ -38,12 +39,6 @@ export function makeReportFolder(file: string): string | null {
 
 const COLUMNS = ['step', 'id', 'outcome', 'platform_account_number', 'http_status', 'error_code', 'error_items', 'detail'] as const;
 
-const csvField = (value: string | number | null): string => {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-};
-
 export interface Summary {
   readonly byOutcome: Record<ItemOutcome, number>;
   readonly byErrorCode: Record<string, number>;
@@ -60,7 +55,7 @@ export class Report {
   constructor(file: string | null) {
     this.csv = file !== null && file.toLowerCase().endsWith('.csv');
     this.fd = file === null ? null : openSync(file, 'w');
-    if (this.fd !== null && this.csv) writeSync(this.fd, `${COLUMNS.join(',')}\r\n`);
+    if (this.fd !== null && this.csv) writeSync(this.fd, csvRecords([COLUMNS]));
   }
 
   add(line: ReportLine): void {
@@ -70,7 +65,7 @@ export class Report {
     this.steps.set(line.step, step);
     if (line.outcome === 'failed' && line.error_code) this.codes.set(line.error_code, (this.codes.get(line.error_code) ?? 0) + 1);
     if (this.fd === null) return;
-    writeSync(this.fd, this.csv ? `${COLUMNS.map((c) => csvField(line[c])).join(',')}\r\n` : `${JSON.stringify(line)}\n`);
+    writeSync(this.fd, this.csv ? csvRecords([COLUMNS.map((c) => line[c])]) : `${JSON.stringify(line)}\n`);
   }
 
   summary(): Summary {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { markAccountToSkip } from '../../src/application/account-import-processes.js';
+import { csvCellValue } from '../../src/export/csv.js';
 import { reconciliationColumns } from '../../src/export/reconciliation-export.js';
 import { importedExampleAccount, tempDocumentStore, type TempDocumentStore } from '../support/account-records.js';
 import { stageAccountsInBulk } from '../support/bulk-accounts.js';
@@ -14,8 +16,11 @@ import { OTHER_SUPPLIER, SUPPLIER, createTestApi, loadExample, operator, type Te
 const EXPORT = `/v1/data-import/reconciliation/${SUPPLIER}/`;
 type Record = { [column: string]: string | number | null };
 
-/** Account numbers a CSV writer must quote: a comma, a double quote, an LF, a CR+LF. */
-const AWKWARD = ['COMMA,1', 'QUOTE"2', 'NEW\nLINE3', 'CR\r\nLF4', '"QUOTED,ALL"'];
+/**
+ * Account numbers a CSV writer must quote (a comma, a double quote, an LF, a CR+LF) or keep a
+ * spreadsheet from reading as a formula (a leading =, +, -, @, and a leading ' that the rule's reader drops).
+ */
+const AWKWARD = ['COMMA,1', 'QUOTE"2', 'NEW\nLINE3', 'CR\r\nLF4', '"QUOTED,ALL"', '=HYPERLINK("http://x.example","y")', '+SUM5', '-MINUS6', '@AT7', "'APOS8"];
 const BULK = 1_050;
 
 let api: TestApi;
@@ -58,40 +63,8 @@ afterAll(async () => {
   documents.cleanup();
 });
 
-/** A small RFC 4180 reader, independent of the writer under test: records of fields. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === '"') {
-      i++;
-      for (;;) {
-        if (text[i] === '"' && text[i + 1] === '"') {
-          field += '"';
-          i += 2;
-        } else if (text[i] === '"') {
-          i++;
-          break;
-        } else field += text[i++];
-      }
-    } else if (text[i] === ',') {
-      record.push(field);
-      field = '';
-      i++;
-    } else if (text[i] === '\r' && text[i + 1] === '\n') {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-      i += 2;
-    } else field += text[i++];
-  }
-  expect(field).toBe('');
-  expect(record).toEqual([]);
-  return records;
-}
+/** An RFC 4180 reader (csv-parse), independent of the writer under test: records of fields. */
+const parseCsv = (text: string): string[][] => parse(text, { relax_column_count: false });
 
 async function exportText(query: string, headers: { [name: string]: string } = {}): Promise<Response> {
   return api.app.request(`${EXPORT}${query}`, { headers: { authorization: `Token ${token}`, ...headers } });
@@ -161,19 +134,24 @@ describe('GET reconciliation/<code>/', () => {
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="reconciliation-${SUPPLIER}.csv"`);
     const text = await res.text();
     expect(text.startsWith(`${reconciliationColumns.join(',')}\r\n`)).toBe(true);
-    const [header, ...rows] = parseCsv(text);
+    const [header, ...rows] = parseCsv(text).map((record) => record.map(csvCellValue));
     expect(header).toEqual([...reconciliationColumns]);
     const expected = (await ndjson()).map((record) => reconciliationColumns.map((column) => (record[column] === null ? '' : String(record[column]))));
     expect(rows).toEqual(expected);
   });
 
-  it('CSV escapes commas, quotes and newlines in fields, and only those', async () => {
+  it('CSV quotes commas, quotes and newlines, escapes formula-leading cells with a \', and leaves numbers (-8.12) as they are', async () => {
     const text = await (await exportText('?format=csv')).text();
     expect(text).toContain('\r\n"COMMA,1",pending,,UNKNOWN,');
     expect(text).toContain('\r\n"QUOTE""2",skipped,,UNKNOWN,');
     expect(text).toContain('\r\n"NEW\nLINE3",pending,');
     expect(text).toContain('\r\n"CR\r\nLF4",pending,');
     expect(text).toContain('\r\n"""QUOTED,ALL""",pending,');
+    expect(text).toContain('\r\n"\'=HYPERLINK(""http://x.example"",""y"")",pending,');
+    expect(text).toContain("\r\n'+SUM5,pending,");
+    expect(text).toContain("\r\n'-MINUS6,pending,");
+    expect(text).toContain("\r\n'@AT7,pending,");
+    expect(text).toContain("\r\n''APOS8,pending,");
     expect(text).toMatch(/\r\nLEG-0000001,imported,A-[0-9A-F]{8},PENDING,2026-11-21T10:00:00Z,2026-11-21T10:00:00Z,3,5,3,-8\.12\r\n/);
   });
 
