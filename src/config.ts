@@ -16,8 +16,10 @@ export const envSchema = z.object({
   LEDGER_DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  // Prometheus metrics on a port of their own, bound to HOST like the API (README "Metrics"): unset (or empty) = off.
+  // Prometheus metrics on a port of their own (docs/operations.md "Metrics"): unset (or empty) = off.
   LEDGER_METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  // The metrics listener's address, loopback unless set: it needs no token and names every supplier.
+  LEDGER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   // After SIGTERM: how long /readyz answers 503 `draining` while the service still serves, before it stops (README "Probes").
   LEDGER_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(0),
   LEDGER_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_MAX_BODY_BYTES),

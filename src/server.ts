@@ -30,9 +30,9 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   let state: ServiceState = 'starting';
   const metrics = config.LEDGER_METRICS_PORT === undefined ? null : new LedgerMetrics({ ready: () => state === 'ready' });
   const metricsServer = metrics
-    ? await startMetricsServer(metrics, config.HOST, config.LEDGER_METRICS_PORT!, (err) => logger.warn({ err }, 'metrics could not be collected'))
+    ? await startMetricsServer(metrics, config.LEDGER_METRICS_HOST, config.LEDGER_METRICS_PORT!, (err) => logger.warn({ err }, 'metrics could not be collected'))
     : null;
-  if (metricsServer) logger.info({ host: config.HOST, port: metricsServer.port }, `metrics on http://${config.HOST}:${metricsServer.port}/metrics`);
+  if (metricsServer) logger.info({ host: config.LEDGER_METRICS_HOST, port: metricsServer.port }, `metrics on http://${config.LEDGER_METRICS_HOST}:${metricsServer.port}/metrics`);
   // Until the ledger is ready the port answers probes only; then the app takes over the same listener.
   let fetch: (request: Request, env: unknown) => Response | Promise<Response> = createStartingApp({ logger, newId: randomUUID, metrics: metrics?.http }).fetch;
   const server = serve({ fetch: (request, env) => fetch(request, env), hostname: config.HOST, port: config.PORT });

@@ -9,9 +9,10 @@ export interface MetricsServer {
 }
 
 /**
- * `GET /metrics` on a port of its own (LEDGER_METRICS_PORT), never on the
- * API's: the figures name suppliers and the service's insides, which a load
- * balancer in front of the API must not show the world. Anything else is 404.
+ * `GET /metrics` on a port and address of its own (LEDGER_METRICS_PORT,
+ * LEDGER_METRICS_HOST), never on the API's: the figures name suppliers and the
+ * service's insides, which a load balancer in front of the API must not show
+ * the world. Anything else is 404.
  */
 export async function startMetricsServer(metrics: LedgerMetrics, host: string, port: number, onError: (error: unknown) => void): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {

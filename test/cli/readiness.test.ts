@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { networkInterfaces } from 'node:os';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inlineProjections } from '../../projections/index.js';
@@ -203,6 +204,38 @@ describe.each((['sqlite', 'postgres'] as const).filter((store) => store === 'sql
       const drainingFrom = log.findIndex((line) => String(line['msg']).startsWith('draining'));
       expect(drainingFrom).toBeGreaterThan(-1);
       expect(log.slice(drainingFrom).filter((line) => line['path'] === '/readyz' && line['status'] === 503).map((line) => line['level'])).toEqual([ERROR]);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('the metrics listener is on its own address, loopback by default', () => {
+  /** This machine's first non-loopback IPv4 address, if it has one. */
+  const outward = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+
+  it.each([
+    ['unset: loopback even when the API is on every interface', {}, '127.0.0.1'],
+    ['LEDGER_METRICS_HOST=0.0.0.0', { LEDGER_METRICS_HOST: '0.0.0.0' }, '0.0.0.0'],
+  ])(
+    '%s',
+    async (_how, env, host) => {
+      db = await createTestDatabaseLocation('sqlite');
+      const s = (served = await startServe(db.location, { HOST: '0.0.0.0', ...env }));
+      await until(s, '/readyz 200', async () => (await probe(`${s.base}/readyz`))?.status === 200);
+      const line = logLines(s).find((l) => typeof l['msg'] === 'string' && (l['msg'] as string).startsWith('metrics on '));
+      expect(line).toMatchObject({ host });
+      expect((await fetch(s.metrics)).status).toBe(200);
+      if (outward === undefined) return;
+      // From another interface: the API answers; the metrics answer only when opened.
+      const port = new URL(s.metrics).port;
+      expect((await fetch(`${s.base.replace('127.0.0.1', outward)}/healthz`)).status).toBe(200);
+      const reached = await fetch(`http://${outward}:${port}/metrics`).then(
+        (res) => res.status,
+        () => 'refused',
+      );
+      expect(reached).toBe(host === '0.0.0.0' ? 200 : 'refused');
     },
     CLI_TEST_TIMEOUT_MS,
   );
