@@ -5,6 +5,9 @@ import { hashApiKey, type LedgerContext } from './context.js';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
 export const REFRESH_TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
+/** How far `iat` and `nbf` may lie ahead of this instance's clock: the clocks of several instances differ a little. */
+export const CLOCK_SKEW_SECONDS = 60;
+const LIFETIME_SECONDS: Readonly<Record<TokenKind, number>> = { access: ACCESS_TOKEN_TTL_SECONDS, refresh: REFRESH_TOKEN_TTL_SECONDS };
 
 /** The caller behind a valid token: its API key and the import suppliers that key is scoped to. */
 export interface Principal {
@@ -83,7 +86,7 @@ export const isApiKeyCredential = (credential: string): boolean => !credential.i
  * clock and the key's status read on every request, so a revoked key stops at once.
  *
  * The platform also accepts the API key itself in `Token <key>` on every
- * data-import operation (issue 16), and so does this: the key is looked up by
+ * data-import operation, and so does this: the key is looked up by
  * its SHA-256 hash and compared in constant time, exactly as obtainToken does,
  * on every request (never cached), so scoping and revocation are the key's own.
  */
@@ -119,7 +122,8 @@ async function principalForApiKey(ctx: LedgerContext, apiKey: string): Promise<P
 
 async function activeKey(ctx: LedgerContext, keyId: string): Promise<Principal> {
   const row = await ctx.read.findApiKey(keyId);
-  if (!row || row.revokedAt !== null) throw authenticationFailed('The API key behind this token has been revoked.');
+  if (!row) throw authenticationFailed('The API key behind this token does not exist.');
+  if (row.revokedAt !== null) throw authenticationFailed('The API key behind this token has been revoked.');
   return { keyId: row.keyId, suppliers: row.suppliers };
 }
 
@@ -127,7 +131,12 @@ async function signToken(secret: string, keyId: string, kind: TokenKind, iat: nu
   return sign({ sub: keyId, typ: kind, iat, exp, jti: randomBytes(9).toString('base64url') }, secret, 'HS256');
 }
 
-/** Signature checked by hono/jwt; expiry checked here against the injected clock. */
+/**
+ * Signature checked by hono/jwt; the claims checked here against the injected clock: the token's
+ * kind, `exp` passed, `iat` (required) and `nbf` (optional) not ahead of the clock by more than the
+ * skew, and `exp` no later than `iat` plus the kind's lifetime, so a token signed with a leaked
+ * secret cannot be made to outlive the lifetimes the API documents.
+ */
 async function verifyToken(ctx: LedgerContext, secret: string, token: string, kind: TokenKind) {
   let payload: Record<string, unknown>;
   try {
@@ -135,8 +144,13 @@ async function verifyToken(ctx: LedgerContext, secret: string, token: string, ki
   } catch {
     throw authenticationFailed();
   }
-  const { sub, typ, exp } = payload;
-  if (typeof sub !== 'string' || typ !== kind || typeof exp !== 'number') throw authenticationFailed();
-  if (exp <= Math.floor(ctx.clock().getTime() / 1000)) throw authenticationFailed('Token has expired.');
+  const { sub, typ, exp, iat, nbf } = payload;
+  if (typeof sub !== 'string' || typ !== kind || typeof exp !== 'number' || typeof iat !== 'number') throw authenticationFailed();
+  const now = Math.floor(ctx.clock().getTime() / 1000);
+  if (iat > now + CLOCK_SKEW_SECONDS || (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + CLOCK_SKEW_SECONDS))) {
+    throw authenticationFailed('Token is not valid yet.');
+  }
+  if (exp > iat + LIFETIME_SECONDS[kind]) throw authenticationFailed();
+  if (exp <= now) throw authenticationFailed('Token has expired.');
   return { keyId: sub, exp };
 }

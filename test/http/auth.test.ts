@@ -232,6 +232,36 @@ describe.each(endpoints)('Authorization on $name', ({ call }) => {
     await expectErrorBody(await call(api, `Token ${token}`), 401, 'authentication_failed');
   });
 
+  it('401 authentication_failed with a token signed with the secret but claims out of bounds', async () => {
+    const genuine = jwtPayload((await issue(api)).token);
+    const now = nowSeconds(api);
+    const signed = async (claims: Record<string, unknown>) => `Token ${await sign({ ...genuine, ...claims }, TOKEN_SECRET, 'HS256')}`;
+    // Within the documented skew (60 s) a token issued by an instance whose clock runs ahead is taken.
+    expect((await call(api, await signed({ iat: now + 30, nbf: now + 30, exp: now + 30 + 3600 }))).status).toBe(200);
+    for (const [claims, detail] of [
+      [{ iat: now + 120, exp: now + 120 + 3600 }, 'Token is not valid yet.'],
+      [{ nbf: now + 120 }, 'Token is not valid yet.'],
+      [{ nbf: 'soon' }, 'Token is not valid yet.'],
+      [{ exp: now + 10 * 365 * 24 * 3600 }, 'Invalid token.'],
+      [{ exp: (genuine['iat'] as number) + 3601 }, 'Invalid token.'],
+      [{ iat: undefined }, 'Invalid token.'],
+    ] as const) {
+      const body = await expectErrorBody(await call(api, await signed(claims)), 401, 'authentication_failed');
+      expect(body.detail, JSON.stringify(claims)).toBe(detail);
+    }
+  });
+
+  it('401 authentication_failed naming the cause for a token of a key that never existed, and of a revoked one', async () => {
+    const genuine = jwtPayload((await issue(api)).token);
+    const unknown = await sign({ ...genuine, sub: 'key-that-never-existed' }, TOKEN_SECRET, 'HS256');
+    const body = await expectErrorBody(await call(api, `Token ${unknown}`), 401, 'authentication_failed');
+    expect(body.detail).toBe('The API key behind this token does not exist.');
+    const token = (await issue(api)).token;
+    await revokeApiKey(api.ledger, api.keyId, operator);
+    const revoked = await expectErrorBody(await call(api, `Token ${token}`), 401, 'authentication_failed');
+    expect(revoked.detail).toBe('The API key behind this token has been revoked.');
+  });
+
   it('401 authentication_failed with a token whose key was revoked after it was issued', async () => {
     const token = (await issue(api)).token;
     expect((await call(api, `Token ${token}`)).status).toBe(200);
