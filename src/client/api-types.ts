@@ -3114,7 +3114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error codes: `validation_error`. */
+            /** @description Error codes: `invalid_query_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3123,7 +3123,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @enum {string} */
-                        code: "validation_error";
+                        code: "invalid_query_parameter";
                         errors: {
                             detail: string;
                             code: string;
@@ -3277,7 +3277,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Error codes: `invalid`, `validation_error`. */
+            /** @description Error codes: `invalid`, `invalid_query_parameter`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3286,7 +3286,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @enum {string} */
-                        code: "invalid" | "validation_error";
+                        code: "invalid" | "invalid_query_parameter";
                         errors: {
                             detail: string;
                             code: string;

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { DomainError, type FieldError } from '../domain/errors.js';
 import type { ListPosition } from '../queries/account-list-read-models.js';
 import type { AppEnv } from './env.js';
+import { invalidQuery, singleQueryValue } from './query.js';
 
 /** Largest page the lists serve (`?limit=`). */
 export const MAX_LIST_LIMIT = 10_000;
@@ -40,16 +41,6 @@ export function decodeListCursor(cursor: string): ListPosition | null {
   if (typeof firstStagedAt !== 'string' || !ISO_INSTANT.test(firstStagedAt)) return null;
   if (typeof externalAccountNumber !== 'string' || externalAccountNumber.length === 0 || externalAccountNumber.length > 128) return null;
   return { firstStagedAt, externalAccountNumber };
-}
-
-const invalidQuery = (errors: FieldError[]) => new DomainError('invalid_query_parameter', 'A query parameter is not valid.', { errors });
-
-/** The one value of a query parameter given at most once; undefined when absent. */
-export function singleQueryValue(c: Context<AppEnv>, name: string): string | undefined {
-  const values = c.req.queries(name);
-  if (values === undefined) return undefined;
-  if (values.length !== 1) throw invalidQuery([{ detail: `${name} must be given at most once.`, code: 'invalid', attr: name }]);
-  return values[0];
 }
 
 /** `?limit=` (1 to MAX_LIST_LIMIT) and `?after=` (a cursor from a `Link` header); 400 `invalid_query_parameter` otherwise. */

@@ -165,7 +165,8 @@ describe('GET account-history/<code>/<ext>/', () => {
     await expectErrorBody(await api.get(HISTORY, await accessToken(api, api.otherKey)), 403, 'permission_denied');
     await expectErrorBody(await api.get(`/v1/data-import/account-history/${SUPPLIER}/NOPE/`, token), 404, 'account_not_found');
     await expectErrorBody(await api.get(`/v1/data-import/account-history/${OTHER_SUPPLIER}/LEG-0000001/`, token), 403, 'permission_denied');
-    await expectErrorBody(await api.get(`${HISTORY}?as_of=yesterday`, token), 400, 'validation_error');
+    await expectErrorBody(await api.get(`${HISTORY}?as_of=yesterday`, token), 400, 'invalid_query_parameter');
+    await expectErrorBody(await api.get(`${HISTORY}?after=1&after=2`, token), 400, 'invalid_query_parameter');
   });
 
   it('the CLI prints a timeline, JSON lines, the state as of an instant, and the payload diff between stagings', async () => {

@@ -130,10 +130,13 @@ describe('GET /v1/data-import/events/', () => {
     expect(paged).toEqual(whole);
   });
 
-  it('refuses bad query parameters with 400 in the error shape', async () => {
-    await expectErrorBody(await api.get('/v1/data-import/events/?after=-1', token), 400, 'validation_error');
-    await expectErrorBody(await api.get('/v1/data-import/events/?limit=0', token), 400, 'validation_error');
-    await expectErrorBody(await api.get('/v1/data-import/events/?limit=abc', token), 400, 'validation_error');
+  it('refuses a bad or repeated query parameter with 400 invalid_query_parameter naming it, as the lists do', async () => {
+    for (const [query, attr] of [['after=-1', 'after'], ['limit=0', 'limit'], ['limit=abc', 'limit'], ['after=0&after=5', 'after'], ['limit=5&limit=5', 'limit']]) {
+      const body = await expectErrorBody(await api.get(`/v1/data-import/events/?${query}`, token), 400, 'invalid_query_parameter');
+      expect(body.errors.map((e) => e.attr), query).toEqual([attr]);
+    }
+    // A parameter the feed does not read is ignored.
+    expect((await api.get('/v1/data-import/events/?update_balance=maybe', token)).status).toBe(200);
   });
 
   it('streams server-sent events; a client that reconnects with Last-Event-ID misses and repeats nothing', async () => {

@@ -194,7 +194,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
         content: { 'application/json': { schema: { oneOf: [jsonSchema(accountHistoryResponseSchema, 'output'), jsonSchema(accountHistoryAsOfResponseSchema, 'output')] } } },
       },
     },
-    errors: scoped('validation_error', 'account_not_found'),
+    errors: scoped('invalid_query_parameter', 'account_not_found'),
   },
   {
     method: 'get', path: `${V1}/events/`, operationId: 'eventsFeed', tags: ['Audit'],
@@ -206,7 +206,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
         content: { ...jsonAnswer(eventsFeedResponseSchema, '').content, 'text/event-stream': { schema: { type: 'string' } } },
       },
     },
-    errors: [...scoped('validation_error', 'invalid')],
+    errors: [...scoped('invalid_query_parameter', 'invalid')],
   },
   {
     method: 'post', path: `${V1}/business/`, operationId: 'createBusiness', tags: ['Businesses'],

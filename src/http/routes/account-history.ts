@@ -4,7 +4,7 @@ import type { LedgerContext } from '../../application/context.js';
 import { accountHistory, accountHistoryAsOf } from '../../audit/account-history.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { validationError } from '../errors.js';
+import { parseQuery } from '../query.js';
 import { positionPageQuery } from '../pagination.js';
 
 /** GET account-history/<code>/<ext>/ (beyond the spec): a page of the account's events, or its state as of an instant and a page of the events up to then. */
@@ -36,12 +36,11 @@ export function accountHistoryRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().get('/account-history/:supplier/:ext/', async (c) => {
     const supplier = c.req.param('supplier');
     requireSupplierScope(c, supplier);
-    const query = accountHistoryQuerySchema.safeParse(c.req.query(), { reportInput: true });
-    if (!query.success) throw validationError(query.error.issues);
+    const query = parseQuery(c, accountHistoryQuerySchema);
     const ext = c.req.param('ext');
-    const page = { after: query.data.after, limit: query.data.limit };
-    if (query.data.as_of !== undefined) {
-      return c.json(await accountHistoryAsOf(ctx, supplier, ext, new Date(query.data.as_of), page));
+    const page = { after: query.after, limit: query.limit };
+    if (query.as_of !== undefined) {
+      return c.json(await accountHistoryAsOf(ctx, supplier, ext, new Date(query.as_of), page));
     }
     return c.json(await accountHistory(ctx, supplier, ext, page));
   });

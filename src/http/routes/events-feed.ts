@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../env.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LedgerContext } from '../../application/context.js';
-import { validationError } from '../errors.js';
+import { parseQuery } from '../query.js';
 import { positionPageQuery } from '../pagination.js';
 
 /** GET events/?after=&limit= (beyond the spec): the integration event feed, scoped to the token's suppliers. */
@@ -25,13 +25,12 @@ const WAIT_MS = 15_000;
 
 export function eventsFeedRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().get('/events/', async (c) => {
-    const query = eventsFeedQuerySchema.safeParse(c.req.query(), { reportInput: true });
-    if (!query.success) throw validationError(query.error.issues);
+    const query = parseQuery(c, eventsFeedQuerySchema);
     const suppliers = c.get('principal').suppliers;
-    const { limit } = query.data;
+    const { limit } = query;
 
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
-      const page = await ctx.read.feedPage(query.data.after, limit, suppliers);
+      const page = await ctx.read.feedPage(query.after, limit, suppliers);
       return c.json({ events: page.events, next_after: page.nextAfter });
     }
 
@@ -40,7 +39,7 @@ export function eventsFeedRoutes(ctx: LedgerContext) {
     if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId)) {
       throw new DomainError('invalid', 'Last-Event-ID must be an event position.', { attr: 'Last-Event-ID' });
     }
-    let after = lastEventId !== undefined ? Number(lastEventId) : query.data.after;
+    let after = lastEventId !== undefined ? Number(lastEventId) : query.after;
     return streamSSE(c, async (stream) => {
       // New events wake the stream (a commit on any instance of the service; polling as the fallback).
       const aborted = new AbortController();

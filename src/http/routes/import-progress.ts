@@ -6,7 +6,7 @@ import { specDateTime } from '../../domain/account-import-process/iso-dates.js';
 import { DomainError, type FieldError } from '../../domain/errors.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { singleQueryValue } from '../list-paging.js';
+import { invalidQuery, singleQueryValue } from '../query.js';
 
 /** GET import-suppliers/: the suppliers of the caller's key. */
 export const importSupplierItemSchema = z.object({ import_supplier: z.string(), status: z.enum(['Ongoing', 'Paused', 'Complete']) });
@@ -57,7 +57,6 @@ export const MAX_FAILURES_LIMIT = 1_000;
 const CODE = /^[a-z0-9_]{1,100}$/;
 const MINUTES = 60;
 
-const invalidQuery = (errors: FieldError[]) => new DomainError('invalid_query_parameter', 'A query parameter is not valid.', { errors });
 
 function limitParam(text: string | undefined, errors: FieldError[]): number {
   if (text === undefined) return DEFAULT_FAILURES_LIMIT;

@@ -5,7 +5,7 @@ import { reconciliationContentTypes, reconciliationParts, reconciliationFormats,
 import { keysetChunks } from '../../queries/keyset-chunks.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { singleQueryValue } from '../list-paging.js';
+import { singleQueryValue } from '../query.js';
 import { streamedResponse, type StreamTally } from '../streaming.js';
 
 /**
