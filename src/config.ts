@@ -8,7 +8,7 @@ export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 /**
  * Configuration from environment variables, parsed once at the entry point
- * (the only place that reads process.env). Defaults are documented in the README.
+ * (the only place that reads process.env). Defaults are documented in docs/operations.md "Configuration".
  */
 export const envSchema = z.object({
   LEDGER_DATABASE: z.string().min(1).default('./data/ledger.db'),
@@ -20,7 +20,7 @@ export const envSchema = z.object({
   LEDGER_METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   // The metrics listener's address, loopback unless set: it needs no token and names every supplier.
   LEDGER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  // After SIGTERM: how long /readyz answers 503 `draining` while the service still serves, before it stops (README "Probes").
+  // After SIGTERM: how long /readyz answers 503 `draining` while the service still serves, before it stops (docs/operations.md "Probes").
   LEDGER_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(0),
   LEDGER_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_MAX_BODY_BYTES),
   LEDGER_TOKEN_SECRET: z.string().min(32, 'LEDGER_TOKEN_SECRET must be at least 32 characters').optional(),

@@ -24,7 +24,7 @@ import { BatchStats } from './store/write-batches.js';
 /**
  * Serves HTTP from the first moment (probes answer `starting`), opens the ledger, rebuilds stale
  * projections, seeds demo data on a fresh non-production database, then serves the API until a signal
- * arrives; after SIGTERM it drains for LEDGER_DRAIN_DELAY_MS (README "Probes") and stops.
+ * arrives; after SIGTERM it drains for LEDGER_DRAIN_DELAY_MS (docs/operations.md "Probes") and stops.
  */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
   let state: ServiceState = 'starting';
@@ -75,7 +75,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   // The customer-email outbox is delivered after commit, beside the HTTP service (docs/payment-instructions-and-emails.md).
   const mailer = mailerFromConfig(ledger, config, logger, { actor: 'system:mailer', requestId: null });
   mailer.start();
-  // v2 scheduled account creations run as their windows open, on every instance, each once (README "v2 accounts").
+  // v2 scheduled account creations run as their windows open, on every instance, each once (docs/v2-accounts.md "The scheduler").
   const scheduler = new AccountCreationScheduler({
     ctx: ledger,
     logger: logger.child({ component: 'scheduler' }),

@@ -16,7 +16,7 @@ export function migrateCommand(): Command {
         'beside --report, else ./migrate-<SUPPLIER>.journal.ndjson) and skipped by a re-run. Exit 0 nothing failed, 1 some items failed,\n' +
         '2 bad usage, 130 interrupted (Ctrl-C: the requests in flight finish; run again to resume).',
     )
-    .argument('<DIR>', 'the migration folder (README "Migrating a folder")')
+    .argument('<DIR>', 'the migration folder (docs/migrate.md)')
     .requiredOption('--url <BASE_URL>', 'the service, e.g. http://127.0.0.1:8080', (value: string) => {
       try {
         const url = new URL(value);

@@ -1,6 +1,6 @@
 /**
  * Every top-level machine code a `DomainError` can carry: the `code` of an
- * error body (README "Errors"), what the CLI prints, and the few codes the
+ * error body (docs/errors.md), what the CLI prints, and the few codes the
  * workers raise among themselves. `DomainError` takes only these, so a
  * misspelt code does not compile.
  *

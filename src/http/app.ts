@@ -56,9 +56,9 @@ export interface AppDeps extends LedgerContext {
   readonly idempotency: IdempotencyRecords;
   /** The payment vendors payment instructions are checked with (docs/payment-instructions-and-emails.md; `noPaymentVendors`: none configured). */
   readonly paymentVendors: PaymentVendors;
-  /** Where requests are counted and timed (the service's metrics, README "Metrics"); null: not counted. */
+  /** Where requests are counted and timed (the service's metrics, docs/operations.md "Metrics"); null: not counted. */
   readonly metrics: HttpMetrics | null;
-  /** Where the instance is in its life (README "Probes"): /readyz answers 200 only when `ready`. */
+  /** Where the instance is in its life (docs/operations.md "Probes"): /readyz answers 200 only when `ready`. */
   readonly serviceState: () => ServiceState;
 }
 
@@ -147,7 +147,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', historicalStatementRoutes(deps, deps.documents));
   api.route('/', paymentInstructionRoutes(deps, deps.paymentVendors));
   app.route('/v1/data-import', api);
-  // The platform's v2 account operations: validate, schedule a creation, its status (README "v2 accounts").
+  // The platform's v2 account operations: validate, schedule a creation, its status (docs/v2-accounts.md).
   app.route('/v2/data-import', dataImportApi().route('/', v2AccountRoutes(deps)));
 
   // No route answered: nothing threw, so this answers directly.

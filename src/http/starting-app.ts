@@ -9,7 +9,7 @@ import { requestContext } from './request-context.js';
 const STARTING = 'The service is starting (migrations, projection rebuilds); retry shortly.';
 
 /**
- * What the API port answers while the instance starts (README "Probes"): it
+ * What the API port answers while the instance starts (docs/operations.md "Probes"): it
  * listens from the first moment, so the load balancer's readiness probe and the
  * orchestrator's start-up probe get an answer, but nothing reaches the ledger
  * before it is migrated and its projections are current. `/healthz` and

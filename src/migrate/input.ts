@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /**
- * The migration folder (README "Migrating a folder"):
+ * The migration folder (docs/migrate.md "The folder"):
  *
  *   DIR/products.json                    an array of products (spec 4.3), sent in file order
  *   DIR/businesses/*.json                one business each (spec 4.4), or an array of them

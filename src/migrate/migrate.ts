@@ -11,7 +11,7 @@ import { TokenRefused, createTokenSource } from './token-source.js';
 /**
  * `import-ledger migrate`: a whole migration from a folder, over HTTP only (any instance, any store), in
  * the spec's order (1.4): products, businesses, accounts (stage, process), then each account's records.
- * See README "Migrating a folder" for the layout, the journal, retries and the report.
+ * See docs/migrate.md for the layout, the journal, retries and the report.
  */
 export interface MigrateOptions {
   readonly dir: string;

@@ -38,7 +38,7 @@ const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /**
- * The service's Prometheus metrics (README "Metrics"): prom-client's process
+ * The service's Prometheus metrics (docs/operations.md "Metrics"): prom-client's process
  * and Node.js defaults, HTTP, the store (through the StoreObserver hook),
  * the work queues, projections and business figures (read at scrape time,
  * at most as often as the options say). One registry per instance: no

@@ -6,7 +6,7 @@ import { importSuppliers } from '../../projections/import-suppliers.js';
 import { supplyPointPopulateRequests } from '../../projections/supply-points-populate-requests.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
 
-/** The background queues an operator watches (README "Metrics"). */
+/** The background queues an operator watches (docs/operations.md "Metrics"). */
 export interface WorkQueueFigures {
   /** Supply point requests per operator (supply type): waiting, claimed by a worker, given up on. */
   readonly supplyPointRequests: readonly { readonly supplyType: 'ELECTRICITY' | 'GAS'; readonly pending: number; readonly inFlight: number; readonly errored: number }[];

@@ -22,8 +22,8 @@ export interface SchedulerDeps extends WorkerDeps<SchedulerOptions> {
 }
 
 /**
- * Runs v2 scheduled account creations as their windows open (README "v2
- * accounts"). The schedule lives in the log, so a restarted service finds it
+ * Runs v2 scheduled account creations as their windows open (docs/v2-accounts.md
+ * "The scheduler"). The schedule lives in the log, so a restarted service finds it
  * again in the projection; on PostgreSQL every instance runs a scheduler, and
  * each creation runs once: a claim is a command decided under the writers'
  * lock (one instance holds it at a time), and the run commits with its outcome

@@ -90,7 +90,7 @@ function errorBody(codes: readonly string[]): OpenAPIV3_1.SchemaObject {
   };
 }
 
-/** Every request body can break these (malformed JSON, structural limits, size, media type): README "Errors". */
+/** Every request body can break these (malformed JSON, structural limits, size, media type): docs/errors.md. */
 export const BODY_ERRORS = bodyErrorCodes;
 
 /** What every `/v1/data-import/` operation can answer, whatever it does. */

@@ -60,7 +60,7 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .post('/validate-account/', async (c) => c.json(await validatedAccount(ctx, c), 200))
     .post('/account-import-process/create-or-update/', async (c) => {
-      // A refusal (payload rules included) is recorded on the account's audit stream (README "Refused attempts").
+      // A refusal (payload rules included) is recorded on the account's audit stream (docs/account-import.md "Refused attempts").
       const body: unknown = await c.req.json();
       const attempt = scopedAttempt(c, field(body, 'import_supplier'), field(body, 'external_account_number'), 'stage', false);
       const actor = httpActor(c);

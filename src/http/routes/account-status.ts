@@ -60,7 +60,7 @@ export function accountStatusRoutes(ctx: LedgerContext) {
     });
   });
   // The full list streams in constant memory, whatever its length (the spec's answer, unchanged); `?limit=`
-  // and `?after=` page it, the next page announced in a Link header (README "Lists at scale, and the reconciliation export").
+  // and `?after=` page it, the next page announced in a Link header (docs/lists-and-reconciliation.md).
   for (const list of ['all', 'pending', 'imported'] as const) {
     app.get(`/${list}-account-import-processes/:supplier/`, async (c) => {
       const supplier = c.req.param('supplier');

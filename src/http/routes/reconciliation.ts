@@ -26,7 +26,7 @@ function exportFormat(c: Context<AppEnv>): ReconciliationFormat {
 /**
  * GET reconciliation/<import_supplier_code>/ (beyond the spec): the cut-over
  * check, one record per account of the supplier, streamed as the lists are
- * (README "Lists at scale, and the reconciliation export"). Scoped to the token's suppliers.
+ * (docs/lists-and-reconciliation.md "The reconciliation export"). Scoped to the token's suppliers.
  */
 export function reconciliationRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().get('/reconciliation/:supplier/', async (c) => {

@@ -93,7 +93,7 @@ function statusBody(row: AccountImportStatusRow): z.infer<typeof accountImportSt
   };
 }
 
-/** The platform's v2 account operations (README "v2 accounts"), mounted under /v2/data-import. */
+/** The platform's v2 account operations (docs/v2-accounts.md), mounted under /v2/data-import. */
 export function v2AccountRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .post('/accounts/validate/', async (c) => {
