@@ -2,7 +2,7 @@
 // service (bundled, as `npm start` runs it) on a temp SQLite file, stages and processes one account, gives it N
 // transactions (default 10,000) through transactions/create/ in requests of 1,000, then times --posts (default 20)
 // sequential POSTs of 10 new transactions to it while /healthz is polled every 10 ms: each POST folds the whole
-// stream (issue 20), and a fold that blocks the event loop shows as a slow /healthz. Prints one JSON line.
+// stream (from its snapshot), and a fold that blocks the event loop shows as a slow /healthz. Prints one JSON line.
 // BIG_PROF=DIR runs the service under `node --cpu-prof` with its profile written to DIR.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

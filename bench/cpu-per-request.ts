@@ -69,7 +69,7 @@ async function echoPhase(): Promise<Phase> {
   const echo = await start(process.execPath, ['--import', 'tsx', join(root, 'bench/echo-server.ts')], { PORT: String(port) }, /ready/);
   const url = `http://127.0.0.1:${port}/echo/`;
   // Warmed and measured longer than the service: at 400 and 3,000 requests its JIT is still warming and its
-  // CPU per request reads twice what it is at full speed (0.14-0.17 ms against 0.07 ms here).
+  // CPU per request reads about twice what it is at full speed.
   await load(url, {}, 5_000, (i) => accountBody(`WARM-${i}`));
   const before = cpuMs(echo.pid!);
   const from = performance.now();
@@ -130,7 +130,7 @@ async function once(runIndex: number): Promise<Phase[]> {
         `${Math.round(p.requests / p.seconds).toString().padStart(5)} req/s  p99 ${p.p99} ms${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}\n`,
     );
   }
-  // The targets (issue 20): stage-account at 30% of the echo's rate, process and transactions at 20%. At one core each,
+  // The targets: stage-account at 30% of the echo's rate, process and transactions at 20%. At one core each,
   // the rate is 1 / CPU per request, so the budget is the echo's CPU per request over the share.
   const echoCpu = echo.cpuMs / echo.requests;
   for (const p of phases) {

@@ -1,4 +1,4 @@
-// The cost of the metrics (issue 21): stage-account on fresh SQLite databases with LEDGER_METRICS_PORT set
+// The cost of the metrics: stage-account on fresh SQLite databases with LEDGER_METRICS_PORT set
 // (and /metrics scraped every second, harsher than Prometheus' usual 15 s) and without it, alternating
 // on/off/off/on so that a change in the machine's load hits both sides. Reports the rates and, steadier on a
 // shared machine, the service's CPU time per request (utime + stime of the process from /proc).

@@ -1,4 +1,4 @@
-// The migrate client's figures (issue 18), for bench/run.ts:
+// The migrate client's figures, for bench/run.ts:
 // - "migrate 2,000 accounts": `import-ledger migrate` (the real command, as built by `npm ci`) stages and
 //   processes 2,000 accounts through a fresh service at --concurrency 8, beside the service's own
 //   stage+process rate measured with autocannon (8 connections, the same 2,000 payloads) in the same run.
@@ -128,8 +128,7 @@ interface Round {
 /**
  * `rounds` rounds of: the service alone, alone with keys, the client (each on a fresh service); the
  * figures are the medians, the ratio that of the medians. Alternated because this machine's speed drifts
- * over minutes: one run of each, in sequence, measured the drift as much as the client (one session saw
- * the ratio anywhere from 60% to 79% on the same code).
+ * over minutes: one run of each, in sequence, measures the drift as much as the client.
  */
 export async function measureMigrate(accountBody: (ext: string) => string, progress: (line: string) => void, rounds = 1): Promise<MigrateFigures> {
   const work = mkdtempSync(join(tmpdir(), 'import-ledger-bench-migrate-'));

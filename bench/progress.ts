@@ -1,4 +1,4 @@
-// tsx bench/progress.ts [--accounts=N,N,...]: the progress endpoints' cost against the cohort's size (issue 19).
+// tsx bench/progress.ts [--accounts=N,N,...]: the progress endpoints' cost against the cohort's size.
 // For each size, a fresh SQLite ledger gets N accounts staged in bulk (a third processed, a tenth with a refused
 // process on record), then the four progress reads are each asked 300 times through the real app in-process:
 // the CPU time per request (user + system, this process) and the wall-clock median. Constant time is the claim:

@@ -18,11 +18,11 @@ import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metr
 
 const quick = process.argv.includes('--quick');
 const onlyReads = process.argv.includes('--only=reads');
-/** `-- --only=migrate`: only the migrate client against the service alone, and the CLI's start-up (issue 18). */
+/** `-- --only=migrate`: only the migrate client against the service alone, and the CLI's start-up. */
 const onlyMigrate = process.argv.includes('--only=migrate');
-/** `-- --only=metrics`: only stage-account with metrics on and off (issue 21). */
+/** `-- --only=metrics`: only stage-account with metrics on and off. */
 const onlyMetrics = process.argv.includes('--only=metrics');
-/** `-- --only=stores`: only the echo and the write scenarios, on SQLite and (with `--store=postgres`) PostgreSQL (issue 14). */
+/** `-- --only=stores`: only the echo and the write scenarios, on SQLite and (with `--store=postgres`) PostgreSQL. */
 const onlyStores = process.argv.includes('--only=stores');
 const givenLog = process.argv.find((a) => a.startsWith('--log='))?.slice('--log='.length);
 /** `--store=postgres --instances=N`: also measure the PostgreSQL store with 1 and N instances on one database. */
@@ -47,7 +47,7 @@ interface Figure {
   note?: string;
 }
 const figures: Figure[] = [];
-/** Issue 15's targets for one streamed read, on this 2-core machine. */
+/** The targets for one streamed read, on a 2-core machine. */
 const READ_TARGETS = { worstHealthzMs: 50, rssGrowthMb: 50, itemsPerSecond: 100_000 } as const;
 const streamed: (StreamedReadFigures & { scenario: string; meetsTargets: boolean })[] = [];
 const work = mkdtempSync(join(tmpdir(), 'import-ledger-bench-'));
@@ -209,7 +209,7 @@ async function main() {
   progress('written bench/results/latest.json');
 }
 
-/** stage-account on fresh databases, metrics on (scraped every second) and off, alternating (issue 21). */
+/** stage-account on fresh databases, metrics on (scraped every second) and off, alternating. */
 async function metricsScenario(): Promise<OverheadFigures> {
   progress('stage-account with metrics on and off (alternating, fresh database each):');
   let n = 0;
@@ -342,7 +342,7 @@ async function logScenarios(echoRate: number | null): Promise<number> {
 }
 
 /**
- * (6) Issue 15: the full list of every account of the generated log (250,000 on the full log) and the
+ * (6) The full list of every account of the generated log (250,000 on the full log) and the
  * reconciliation export of them, each alone on the service, twice; with a /healthz polled every 20 ms.
  */
 async function streamedReads(base: string, pid: number, token: string, store: 'SQLite' | 'PostgreSQL'): Promise<void> {
@@ -505,10 +505,9 @@ let comparison: StageComparison | null = null;
 
 /**
  * stage-account on SQLite and on PostgreSQL with INSTANCES instances, alternated (SQLite, PostgreSQL,
- * SQLite, ...), each on a fresh database and fresh service processes: the ratio issue 14 sets a target
- * for, as the ratio of the medians. On a shared machine whose speed drifts over minutes (the echo of
- * one session's runs ranged 7,200-12,000 req/s), one SQLite figure at the start and one PostgreSQL
- * figure minutes later measured the drift as much as the stores.
+ * SQLite, ...), each on a fresh database and fresh service processes: the ratio the targets
+ * are set for, as the ratio of the medians. On a shared machine whose speed drifts over minutes, one
+ * SQLite figure at the start and one PostgreSQL figure minutes later measure the drift as much as the stores.
  */
 async function stageComparison(): Promise<StageComparison> {
   const rounds = quick ? 2 : 3;
@@ -579,7 +578,7 @@ async function peerComparison(): Promise<PeerResult | null> {
   return JSON.parse(line) as PeerResult;
 }
 
-/** Issue 18: the migrate client beside the service's own rate, and the command line's start-up. */
+/** The migrate client beside the service's own rate, and the command line's start-up. */
 async function migrateScenarios(): Promise<{ migrate: MigrateFigures; cliStartup: StartupFigures[] }> {
   progress('  migrate client and CLI start-up ...');
   const migrate = await measureMigrate(accountBody, progress, quick ? 2 : 3);

@@ -1,4 +1,4 @@
-// One streamed read (a full list, an export) against the running service, measured as issue 15 asks:
+// One streamed read (a full list, an export) against the running service, measured for its targets:
 // its time and items per second, the service's RSS growth while it runs, and the worst latency of a
 // /healthz polled every 20 ms meanwhile.
 import { readFileSync } from 'node:fs';

@@ -38,7 +38,7 @@ export const businessCreatedSchema = eventSchema(
 /**
  * A business contract (spec 2.3) of a business: appended right after
  * BusinessCreated by business/, or later, on the existing business, by
- * business-contracts/create/ (issue 16), one event per contract in payload order.
+ * business-contracts/create/, one event per contract in payload order.
  * `identifier` is unique among the business contracts of the import supplier;
  * accounts link to the contract by it (spec 1.5). `contract` is the validated
  * contract exactly as sent (identifier, dates, versions and their terms), kept
@@ -59,7 +59,7 @@ export const businessContractAddedSchema = eventSchema(
 
 /**
  * A payment instruction held by a payment vendor was recorded on a business
- * (business-payment-instruction/create/, issue 16), for the business's
+ * (business-payment-instruction/create/), for the business's
  * accounts named in the request. Recorded only after the vendor confirmed, in
  * the same request, that the instruction exists: `vendorDetails` is the
  * vendor's JSON answer exactly as given. A reference is recorded at most once

@@ -37,8 +37,8 @@ export const importSupplierConfigChangedSchema = eventSchema(
     documentRoot: z.string().nullable().optional(),
     /**
      * The operations team a v2 scheduled creation is assigned to when its request
-     * names none (null: no default any more). Added by issue 16; absent from older
-     * events, which left it unchanged.
+     * names none (null: no default any more). Absent from events written before the
+     * field existed, which left it unchanged.
      */
     defaultOperationsTeamName: z.string().nullable().optional(),
     changedAt: z.string(),

@@ -42,7 +42,7 @@ export type AccountImportProcessRow = typeof accountImportProcesses.$inferSelect
 
 export const accountImportProcessesProjection = defineProjection({
   name: 'account_import_processes',
-  // 2: business contract link columns (issue 3).
+  // 2: business contract link columns.
   version: 2,
   table: accountImportProcesses,
   handles: ['AccountStaged', 'AccountRestaged', 'AccountProcessed', 'AccountMarkedToSkip', 'AccountTransferStatusChanged'],

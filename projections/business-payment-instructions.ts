@@ -4,7 +4,7 @@ import { defineProjection } from './projection.js';
 
 /**
  * The vendor-verified payment instructions of businesses
- * (business-payment-instruction/create/, issue 16), one row per (business,
+ * (business-payment-instruction/create/), one row per (business,
  * reference). `accounts` lists the business's accounts the instruction is for
  * (external and platform numbers), `vendorDetails` is the vendor's JSON answer
  * as given, `vendorStatus` its `status` field.

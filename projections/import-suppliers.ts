@@ -8,7 +8,7 @@ export const importSuppliers = sqliteTable('import_suppliers', {
   status: text('status', { enum: ['Ongoing', 'Paused', 'Complete'] }).notNull(),
   sendEmails: integer('send_emails', { mode: 'boolean' }).notNull(),
   documentRoot: text('document_root'),
-  /** The operations team of v2 scheduled creations whose request names none (issue 16); null: none. */
+  /** The operations team of v2 scheduled creations whose request names none; null: none. */
   defaultOperationsTeamName: text('default_operations_team_name'),
   /** Stream version of the supplier: commands that depend on the status guard on it. */
   streamVersion: integer('stream_version').notNull(),
@@ -19,7 +19,7 @@ export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
 
 export const importSuppliersProjection = defineProjection({
   name: 'import_suppliers',
-  // 2: the default operations team (issue 16).
+  // 2: the default operations team.
   version: 2,
   table: importSuppliers,
   handles: ['ImportSupplierCreated', 'ImportSupplierStatusChanged', 'ImportSupplierConfigChanged'],

@@ -43,7 +43,7 @@ export const inlineProjections: readonly AnyRowProjection[] = [
   accountLedgerTransactionsProjection,
   accountLedgersProjection,
   accountHistoricalStatementsProjection,
-  // A migration's progress (issue 19): the per-account rows, the tallies over them, the hour's throughput.
+  // A migration's progress: the per-account rows, the tallies over them, the hour's throughput.
   accountImportProgressProjection,
   importProgressCountsProjection,
   importFailureSummaryProjection,

@@ -6,8 +6,8 @@ import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
- * Adds contracts to an existing business (business-contracts/create/, issue
- * 16). As for business/, the facts (existing products, identifiers already
+ * Adds contracts to an existing business (business-contracts/create/, the
+ * platform's endpoint). As for business/, the facts (existing products, identifiers already
  * taken in the supplier) are read before the transaction, and a concurrent
  * claim of the same identifier violates the business_contracts primary key:
  * the attempt is retried on fresh facts, then refused. Accounts can link to

@@ -11,7 +11,7 @@ import { writeOptions, type Actor, type LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
- * business-payment-instruction/create/ (issue 16), as payment-instruction/
+ * business-payment-instruction/create/ (the platform's endpoint), as payment-instruction/
  * create/ does for an account: the rules that need no vendor first (so a
  * request for an unknown business, an account that is not imported, or a
  * repeat never reaches the vendor), then the vendor is asked outside any

@@ -11,8 +11,8 @@ import type { DomainEvent } from '../../events/envelope.js';
  * `fold`, when a decider has one, folds many events at once and must equal
  * `events.reduce(evolve, state)`: deciders whose state holds a Set or a Map
  * (ids seen, notes by content) give one, because an `evolve` that copies its
- * collection per event makes folding a stream quadratic (issue 20: 10,000
- * transactions took seconds to fold). See `ownedEvolution`.
+ * collection per event makes folding a stream quadratic (an account of
+ * 10,000 transactions would take seconds to fold). See `ownedEvolution`.
  */
 export interface Decider<C, Ei extends DomainEvent, Eo extends Ei, S> {
   decide(command: C, state: S): readonly Eo[];

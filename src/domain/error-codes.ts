@@ -57,7 +57,7 @@ export const errorCodes = [
   'dry_run_rollback',
   'import_process_does_not_exist',
   'account_not_found',
-  // v2 accounts (issue 16): the platform's codes for scheduling an account's creation.
+  // v2 accounts: the platform's codes for scheduling an account's creation.
   'import_process_failed_validation',
   'schedule_window_start_in_past',
   'schedule_window_end_too_far_in_future',
@@ -71,7 +71,7 @@ export const errorCodes = [
   // Businesses.
   'business_failed_validation',
   'business_already_exists',
-  /** business-contracts/create/, business-payment-instruction/create/: no such business (issue 16). */
+  /** business-contracts/create/, business-payment-instruction/create/: no such business. */
   'business_not_found',
   // Supply point population.
   'populate_batch_not_found',

@@ -3,7 +3,7 @@ import type { ErrorCode } from './error-codes.js';
 /**
  * The `attr` of a problem with the request as a whole: the Django REST
  * framework's name for errors that belong to no single field. The platform's
- * standardized error body requires `attr` to be a string (issue 16), so it is
+ * standardized error body requires `attr` to be a string, so it is
  * never null.
  */
 export const NON_FIELD_ERRORS = 'non_field_errors';

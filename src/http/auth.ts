@@ -7,7 +7,7 @@ import type { AppEnv } from './env.js';
 
 /**
  * `Authorization: Token <token>` (spec 5.2), or `Token <API key>` as the
- * platform also accepts (issue 16; createAuthenticator tells them apart). No header or another scheme:
+ * platform also accepts (createAuthenticator tells them apart). No header or another scheme:
  * 401 not_authenticated; a token that is malformed, badly signed, expired or
  * whose key was revoked: 401 authentication_failed. Thrown, answered by
  * `app.onError` (with `WWW-Authenticate: Token`, as every 401).

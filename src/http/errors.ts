@@ -67,7 +67,7 @@ const statusByCode = {
   import_supplier_migration_not_ongoing: 400,
   operations_team_name_does_not_exist: 400,
   dry_run_rollback: 400,
-  // Issue 16: the platform documents only 201, 400 and 429 for process/, so a process of nothing staged is a 400.
+  // The platform documents only 201, 400 and 429 for process/, so a process of nothing staged is a 400.
   import_process_does_not_exist: 400,
   account_not_found: 404,
   import_process_failed_validation: 400,
@@ -127,7 +127,7 @@ const statusByCode = {
 /**
  * The few operations where the platform documents another status for a code
  * than the one it has everywhere else, by request path. payment-instruction/
- * create/ documents only 201, 400 and 500 (issue 16): an account that is not
+ * create/ documents only 201, 400 and 500: an account that is not
  * imported is a 400 there, while notes, transactions, statements and the
  * status endpoint keep their documented 404.
  */

@@ -169,7 +169,7 @@ const isBlankByte = (byte: number) => byte === 0x20 || (byte >= 0x09 && byte <= 
 /**
  * The lines of a file holding anything but whitespace, counted on its bytes: the newlines are found with
  * `indexOf` (memchr) and a line is looked at only up to its first other byte, so a file of large lines is
- * counted at the speed it is read, where splitting it into strings (readline) took 45 ms for 8.5 MB.
+ * counted at the speed it is read, without the string per line that splitting it (readline) would make.
  * Only the progress total comes from it: a lone CR, which readline (reading the accounts) also takes for
  * a line break, is not one here.
  */

@@ -13,9 +13,9 @@ export interface FigureSources {
   readonly projections: readonly string[];
   readonly workQueues: () => Promise<WorkQueueFigures>;
   /**
-   * The business figures per import supplier (at most `limit` suppliers). Today counted over the
-   * projections' rows (business-figures.ts); one function, so that issue 19's progress counters can
-   * replace it without touching the metrics.
+   * The business figures per import supplier (at most `limit` suppliers), from the progress
+   * counters (business-figures.ts); one function, so that their source can change without touching the
+   * metrics.
    */
   readonly supplierFigures: (limit: number) => Promise<readonly SupplierFigures[]>;
 }

@@ -19,7 +19,7 @@ export interface WorkQueueFigures {
 /** One import supplier's accounts, as the business figures count them. */
 export interface SupplierFigures {
   readonly importSupplier: string;
-  /** Seen and neither imported nor skipped, as the progress endpoint counts them (issue 19). */
+  /** Seen and neither imported nor skipped, as the progress endpoint counts them. */
   readonly pending: number;
   /** Imported. */
   readonly imported: number;
@@ -64,7 +64,7 @@ export function createOperationalFigureReadModels(q: ProjectionQueries): Operati
       };
     },
     async supplierFigures(limit) {
-      // One row a supplier, kept by the import_progress_counts tally (issue 19): constant time whatever the cohort.
+      // One row a supplier, kept by the import_progress_counts tally: constant time whatever the cohort.
       const suppliers = await q.list(importSuppliers, { orderBy: [asc(importSuppliers.code)], limit });
       const codes = suppliers.map(({ code }) => code);
       const rows = codes.length === 0 ? [] : await q.list(importProgressCountsTable, { where: inArray(importProgressCountsTable.importSupplier, codes) });

@@ -2,7 +2,7 @@ import { DomainError } from '../domain/errors.js';
 import { ConcurrencyError, type EventStore, type StoredLedgerEvent } from './event-store.js';
 
 /**
- * What a store tells whoever watches it (the service's metrics, issue 21): a
+ * What a store tells whoever watches it (the service's metrics): a
  * narrow hook the adapters call at one or two places each, so that the
  * writers stay free of any metrics library. Every method must be cheap and
  * must not throw: it runs on the write path.

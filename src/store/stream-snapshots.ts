@@ -9,8 +9,8 @@ export interface StreamSnapshotsOptions {
 }
 
 /**
- * The states a store's deciders last reached on its longest streams, in memory
- * (issue 20): a command on an account with 10,000 transactions reads and folds
+ * The states a store's deciders last reached on its longest streams, in memory:
+ * a command on an account with 10,000 transactions reads and folds
  * only the events appended since, not the whole stream again.
  *
  * A snapshot is only ever a starting point, never the answer: the store reads

@@ -10,8 +10,8 @@ import { createExampleProducts } from '../support/products.js';
 import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
 
 /**
- * The issue: "A change made with the CLI while the server runs is visible to
- * the server's next request (no stale cache)". The app stays open on the file
+ * A change made with the CLI while the server runs is visible to the
+ * server's next request (no stale cache). The app stays open on the file
  * while the real bin writes to it from another process.
  */
 describe('the CLI and a running app on the same database', () => {

@@ -11,7 +11,7 @@ import { serviceConfigDecider } from '../../src/domain/service-config/service-co
 import { statementsDecider } from '../../src/domain/statements/decider.js';
 
 /**
- * Issue 20: the deciders whose state holds collections fold a stream in one
+ * The deciders whose state holds collections fold a stream in one
  * pass, mutating only a state the fold owns. For any sequence of their events
  * (split anywhere, as a store folds the history and then the new events), the
  * fast fold equals the reference fold (`evolve` one event at a time), and
@@ -69,7 +69,7 @@ const cases: { name: string; decider: AnyDecider; events: fc.Arbitrary<DomainEve
 const referenceFold = (decider: AnyDecider, events: readonly DomainEvent[], from: unknown): unknown =>
   events.reduce((state, e) => decider.evolve(state, e), from);
 
-describe('the linear fold (issue 20)', () => {
+describe('the linear fold', () => {
   for (const { name, decider, events } of cases) {
     it(`${name}: the fold equals the reference fold, split anywhere, and changes no state it is given`, () => {
       expect(decider.fold).toBeTypeOf('function');

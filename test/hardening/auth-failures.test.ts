@@ -11,7 +11,7 @@ import { operator, SUPPLIER, TOKEN_SECRET } from '../support/ledger.js';
 import { checkedFetch } from '../support/openapi-check.js';
 
 /**
- * Issue 8: every endpoint under /v1/data-import/ answers a missing or bad
+ * Every endpoint under /v1/data-import/ answers a missing or bad
  * credential with 401 in spec 7's shape (never 500), and writes nothing.
  */
 

@@ -7,7 +7,7 @@ import type { Endpoint } from '../support/endpoints.js';
 import { fuzzCase, isSpecErrorBody, isTransactionImportErrorBody, prototypeSnapshot, unsafeStoredNumbers } from '../support/fuzz.js';
 
 /**
- * Issue 8's fuzz test, shared by fuzz-*.test.ts (each takes a share of the
+ * The endpoints' fuzz test, shared by fuzz-*.test.ts (each takes a share of the
  * endpoint table, so the shares run in parallel): per endpoint, RUNS hostile
  * requests against one app. Every answer is a 2xx or a 4xx in spec 7's shape
  * (the transactions endpoint's TRANSACTION_IMPORT_ERROR body too), never a

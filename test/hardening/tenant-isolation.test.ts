@@ -5,7 +5,7 @@ import { expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER } from '../support/ledger.js';
 
 /**
- * Issue 8's matrix: a token scoped to supplier A (SUPPLIER) used on supplier
+ * The tenant matrix: a token scoped to supplier A (SUPPLIER) used on supplier
  * B's (OTHER_SUPPLIER) accounts, businesses, history and populate batches gets
  * 403 or 404, learns nothing of B's data, and changes nothing.
  */

@@ -115,7 +115,7 @@ describe('GET account-history/<code>/<ext>/', () => {
     expect((await at(afterProcess)).state).toMatchObject({ balance: '0.00', transactions: [] });
   });
 
-  it('lists process dry runs from their audit streams (a refused one as a refused attempt, issue 16), in order; as_of shows them but folds no state from them', async () => {
+  it('lists process dry runs from their audit streams (a refused one as a refused attempt), in order; as_of shows them but folds no state from them', async () => {
     await stage();
     api.clock.advanceSeconds(60);
     const dryRun = (team: string) =>

@@ -5,7 +5,7 @@ import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js
 import { SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
 /**
- * Issue 3, "Accounts now check what they reference": every agreement's tariff_code is an
+ * Accounts check what they reference: every agreement's tariff_code is an
  * existing product of the supply point's market, on validate-account, stage and process.
  */
 

@@ -11,7 +11,7 @@ import { accessToken } from '../support/http.js';
 import { SUPPLIER, createTestApi, operator, type TestApi } from '../support/ledger.js';
 
 /**
- * Reads stay bounded for an account with 10,000 transactions (issue 15): its history pages, `as_of`
+ * Reads stay bounded for an account with 10,000 transactions: its history pages, `as_of`
  * folds it into a state of bounded size and pages its events, and the feed pages.
  */
 

@@ -6,7 +6,7 @@ import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js
 import { OTHER_SUPPLIER, SUPPLIER, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
 /**
- * POST business-contracts/create/ (issue 16) through the real app, on the test
+ * POST business-contracts/create/ (the platform's endpoint) through the real app, on the test
  * store (SQLite, or PostgreSQL in the postgres project): every success and
  * error path, and nothing written on a refusal.
  */

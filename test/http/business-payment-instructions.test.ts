@@ -14,7 +14,7 @@ import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
 /**
- * POST business-payment-instruction/create/ (issue 16) through the real app on
+ * POST business-payment-instruction/create/ (the platform's endpoint) through the real app on
  * the test store, with the payment-vendor adapter against a fake vendor on
  * 127.0.0.1: every status, the vendor asked only when the rules that need no
  * vendor pass, nothing written unless 201.

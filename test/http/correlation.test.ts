@@ -6,7 +6,7 @@ import { MAX_REQUEST_ID_LENGTH } from '../../src/http/request-context.js';
 import { accessToken } from '../support/http.js';
 import { SUPPLIER, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
-/** Correlation (issue 21): a caller's X-Request-Id and W3C traceparent follow the request into the events' metadata. */
+/** Correlation: a caller's X-Request-Id and W3C traceparent follow the request into the events' metadata. */
 
 const STAGE = '/v1/data-import/account-import-process/create-or-update/';
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';

@@ -94,7 +94,7 @@ describe('GET /v1/data-import/events/', () => {
     expect(others.map((e) => e.external_account_number)).toEqual(['OTHER-1']);
   });
 
-  it('a successful process dry run is import_process.dry_run_succeeded, a failing one import_process.attempt_refused (issue 16), each seen only by its supplier', async () => {
+  it('a successful process dry run is import_process.dry_run_succeeded, a failing one import_process.attempt_refused, each seen only by its supplier', async () => {
     await stage('ACC-1');
     await stage('OTHER-1', OTHER_SUPPLIER, otherToken);
     const dryRun = (ext: string, supplier: string, tok: string, team = TEAM) =>

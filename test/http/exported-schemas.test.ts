@@ -12,7 +12,7 @@ function sources(dir: string): { path: string; text: string }[] {
 }
 
 /**
- * Issue 17: "Delete the exported schemas nothing uses, or make them the ones that validate". An exported
+ * No exported schema goes unused: an exported
  * zod schema of src/http is used by a route (it validates) or by the OpenAPI descriptions (the document,
  * which every HTTP test's answers are checked against); one nothing uses would drift unseen.
  */

@@ -7,7 +7,7 @@ import { accessToken } from '../support/http.js';
 import { SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
 /**
- * Issue 19's invariant: whatever the sequence of stages, processes (dry runs
+ * The progress invariant: whatever the sequence of stages, processes (dry runs
  * too), refusals, skips and transfer changes over a few accounts, the
  * progress counters, the failures list and the summary the endpoints answer
  * (kept inline by tallies) equal a recount of the log by an independent fold
@@ -68,7 +68,7 @@ interface Recount {
   failure: { step: string; code: string; errors: { code: string; attr: string | null }[]; position: number } | null;
 }
 
-/** The fold the projections must agree with, written from the issue's rules, not from their code. */
+/** The fold the projections must agree with, written from the rules of docs/progress-and-dashboard.md, not from their code. */
 function recount(log: readonly StoredLedgerEvent[]) {
   const accounts = new Map<string, Recount>();
   const get = (ext: string): Recount => accounts.get(ext) ?? { state: 'PENDING', transfer: null, failure: null };

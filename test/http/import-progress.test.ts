@@ -4,7 +4,7 @@ import { changeTransferStatus, markAccountToSkip } from '../../src/application/a
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
-/** Issue 19: a migration's progress, its failing accounts and what they fail on, through the real app. */
+/** A migration's progress, its failing accounts and what they fail on, through the real app. */
 
 const BASE = '/v1/data-import';
 const STAGE = `${BASE}/account-import-process/create-or-update/`;

@@ -8,7 +8,7 @@ import { commandMetadata } from '../../src/application/context.js';
 import { ConcurrencyError } from '../../src/store/event-store.js';
 
 /**
- * GET /metrics (issue 21), read back from the metrics port after real requests to the real app over a real
+ * GET /metrics, read back from the metrics port after real requests to the real app over a real
  * ledger (SQLite file, or PostgreSQL in the postgres project).
  */
 

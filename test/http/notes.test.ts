@@ -35,7 +35,7 @@ describe('POST notes/create/ (spec 4.9)', () => {
     await importedExampleAccount(api.ledger);
     const res = await api.post(NOTES, notesExample(), token);
     expect(res.status).toBe(201);
-    // A note without unpin_at has no unpin_at key (issue 16: never null): toStrictEqual tells a missing key from undefined.
+    // A note without unpin_at has no unpin_at key (the platform's schema: never null): toStrictEqual tells a missing key from undefined.
     expect(await res.json()).toStrictEqual([
       {
         body: 'Welcome call done on migration day.',

@@ -9,7 +9,7 @@ import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
 /**
- * GET reconciliation/<code>/ (issue 15): the cut-over check, one record per account, streamed as CSV or
+ * GET reconciliation/<code>/: the cut-over check, one record per account, streamed as CSV or
  * NDJSON through the real app on the test store.
  */
 

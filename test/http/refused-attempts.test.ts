@@ -5,7 +5,7 @@ import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
-/** Issue 16: every refused stage or process is a fact on the account's audit stream, and only that. */
+/** Every refused stage or process is a fact on the account's audit stream, and only that. */
 
 const STAGE = '/v1/data-import/account-import-process/create-or-update/';
 const PROCESS = '/v1/data-import/account-import-process/process/';

@@ -10,7 +10,7 @@ import { AccountCreationScheduler } from '../../src/scheduler/account-creation-s
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
-/** Issue 16: the platform's v2 account operations, through the real app, with the scheduler run by hand. */
+/** The platform's v2 account operations, through the real app, with the scheduler run by hand. */
 
 const VALIDATE = '/v2/data-import/accounts/validate/';
 const SCHEDULE = '/v2/data-import/accounts/';

@@ -9,7 +9,7 @@ import { accessToken } from '../support/http.js';
 import { SUPPLIER, TEAM, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
 /**
- * Issue 16: scheduled creations live in the log, survive a restart and run
+ * Scheduled v2 creations live in the log, survive a restart and run
  * exactly once, also with two service instances on one database (two ledgers
  * on the same SQLite file, or the same PostgreSQL database).
  */

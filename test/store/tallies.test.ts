@@ -6,7 +6,7 @@ import { inlineProjections } from '../../projections/index.js';
 import type { StoredLedgerEvent } from '../../projections/projection.js';
 import { applyTallyChange, tallyChanges, withTallyPartners } from '../../src/store/tallies.js';
 
-/** The tallies (issue 19): sums over another projection's rows, moved by its rows' before and after. */
+/** The tallies: sums over another projection's rows, moved by its rows' before and after. */
 
 const S = 'SUP';
 let position = 0;

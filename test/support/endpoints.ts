@@ -276,7 +276,7 @@ export const endpoints: readonly Endpoint[] = [
     success: [200],
   },
   {
-    // The suppliers of the caller's key (issue 19).
+    // The suppliers of the caller's key.
     name: 'GET import-suppliers/',
     method: 'GET',
     path: () => `${DATA_IMPORT}/import-suppliers/`,

@@ -18,7 +18,7 @@ export interface ErrorBody {
 /**
  * Spec 7: exactly `{detail, code, errors}` plus the extras named, each item
  * exactly `{detail, code, attr}`. `code` may be an asymmetric matcher (or
- * undefined) where the issue does not fix the top-level code.
+ * undefined) where the spec does not fix the top-level code.
  */
 export async function expectErrorBody(
   res: Response,

@@ -7,7 +7,7 @@ import { freePort } from '../support/net.js';
 import { checkedFetch } from '../support/openapi-check.js';
 
 /**
- * Issue 16: a creation scheduled on a real server survives the server's
+ * A v2 creation scheduled on a real server survives the server's
  * death (SIGKILL before its window opens) and runs, once, on the restarted
  * one: the schedule was only ever in the log.
  */

@@ -5,7 +5,7 @@ import { addNotes, emptyNoteBook, type NoteDraft } from '../notes/note-book.js';
 export type StagedRecordEvent = AccountNoteCreated | HistoricalStatementImported;
 
 /**
- * What the staged payload brings at process time (issue 4), recorded in the
+ * What the staged payload brings at process time, recorded in the
  * same transaction as AccountProcessed: its `notes` become notes under the
  * notes' uniqueness rule (a repeated note is created once), its `statements`
  * historical statements (a repeated statement_id is recorded once, the first

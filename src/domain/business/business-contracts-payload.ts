@@ -5,7 +5,7 @@ import { fieldErrorsFromIssues } from '../validation/field-errors.js';
 import { businessContractSchema, checkContractIdentifiersUnique, whenIdentifiersClean } from './business-payload.js';
 
 /**
- * The business-contracts/create/ payload (issue 16, the platform's endpoint of
+ * The business-contracts/create/ payload (the platform's endpoint of
  * the same name): contracts added to an existing business, each with the same
  * schema and in-payload rules as the contracts of business/ (spec 2.3).
  * Whether the business exists, the identifiers are free and the named

@@ -22,8 +22,8 @@ export interface CreateBusiness {
 }
 
 /**
- * Add contracts to an existing business (business-contracts/create/, issue
- * 16). The contracts have passed validateBusinessContractsPayload. The facts
+ * Add contracts to an existing business (business-contracts/create/, the
+ * platform's endpoint). The contracts have passed validateBusinessContractsPayload. The facts
  * are those of CreateBusiness, read the same way (a concurrent claim of an
  * identifier is caught by the business_contracts primary key and retried).
  */

@@ -31,7 +31,7 @@ function alreadyExists(command: CreateBusiness, differing: readonly (keyof Busin
   );
 }
 
-/** The business a command names does not exist (404; issue 16: "business not found"). */
+/** The business a command names does not exist (404, the platform's "business not found"). */
 export const businessNotFound = (importSupplier: string, externalBusinessIdentifier: string, extra?: Readonly<Record<string, unknown>>) =>
   new DomainError('business_not_found', `No business ${externalBusinessIdentifier} for import supplier ${importSupplier}.`, extra ? { extra } : {});
 

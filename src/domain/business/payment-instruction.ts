@@ -8,7 +8,7 @@ import { businessNotFound } from './decider.js';
 
 /**
  * Payment instructions of a business (business-payment-instruction/create/,
- * issue 16: the platform's endpoint of that name), decided over the business's
+ * the platform's endpoint of that name), decided over the business's
  * stream. Checked with the payment vendor exactly as an account's (spec 4.12,
  * docs/payment-instructions-and-emails.md): the vendor's answer arrives as a
  * fact. It folds only what it needs: whether the business exists, and the

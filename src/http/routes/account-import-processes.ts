@@ -17,7 +17,7 @@ export const validateAccountResponseSchema = accountPayloadSchema;
 
 /** POST account-import-process/create-or-update/ (spec 4.7). */
 export const stageAccountRequestSchema = accountPayloadSchema;
-/** `import_supplier` is our spec's name, `import_supplier_code` the platform's schema's: both, so clients of either work (issue 16). */
+/** `import_supplier` is our spec's name, `import_supplier_code` the platform's schema's: both, so clients of either work. */
 export const stageAccountResponseSchema = z.object({
   import_supplier: z.string(),
   import_supplier_code: z.string(),
@@ -36,7 +36,7 @@ export const processAccountRequestSchema = z.object({
   operations_team_name: z.string().min(1).max(255),
   dry_run: z.boolean().optional().default(false),
 });
-/** 201: the platform's ProcessAccountImportProcessCreation requires `external_account_number` beside the number (issue 16). */
+/** 201: the platform's ProcessAccountImportProcessCreation requires `external_account_number` beside the number. */
 export const processAccountResponseSchema = z.object({ external_account_number: z.string(), platform_account_number: z.string() });
 
 /** Scope first (403 before any detail of the payload is revealed), then the account rules. */

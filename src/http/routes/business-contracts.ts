@@ -8,7 +8,7 @@ import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { scopedBody } from './record-requests.js';
 
-/** POST business-contracts/create/ (issue 16; the platform's endpoint): contracts added to an existing business. */
+/** POST business-contracts/create/ (the platform's endpoint): contracts added to an existing business. */
 export const createBusinessContractsRequestSchema = businessContractsPayloadSchema;
 /** 201: the identifiers of the contracts added, in request order. */
 export const createBusinessContractsResponseSchema = z.object({

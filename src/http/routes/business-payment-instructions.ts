@@ -17,7 +17,7 @@ import { scopedBody } from './record-requests.js';
 const CHILDREN_WITH_DUPLICATE_VALUES = 'children_with_duplicate_values';
 
 /**
- * POST business-payment-instruction/create/ (issue 16; the platform's
+ * POST business-payment-instruction/create/ (the platform's
  * BusinessPaymentInstruction). `reference` is optional on the platform;
  * here it is required, because the instruction is checked with the vendor by
  * its reference (docs/businesses.md).

@@ -92,7 +92,7 @@ function lastHour(now: Date): string[] {
 }
 
 /**
- * A migration's progress (beyond the spec, issue 19): every answer reads one
+ * A migration's progress (beyond the spec): every answer reads one
  * projection row or one bounded index range (the tallies, the hour's
  * throughput), so it costs the same for ten accounts or a million.
  */

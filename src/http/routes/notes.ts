@@ -18,7 +18,7 @@ export const createNotesResponseSchema = z.array(
     body: z.string().nullable(),
     created_at: z.string(),
     is_pinned: z.boolean(),
-    /** Omitted when the note has none (issue 16: the platform's schema has no null here). */
+    /** Omitted when the note has none (the platform's schema has no null here). */
     unpin_at: z.string().optional(),
     document_paths: z.array(z.object({ document_path: z.string() })),
     status: z.enum(noteStatuses),

@@ -49,7 +49,7 @@ type AfterSync = (error: Error | null) => void;
  *   `runCommitted` unit's: see there). If the COMMIT
  *   itself fails, every unit of the batch gets that error.
  *
- * Durability without the fsync on the event loop (issue 20): with a WAL file,
+ * Durability without the fsync on the event loop: with a WAL file,
  * the batch's COMMIT runs with `synchronous=NORMAL`, which writes the WAL
  * frames (into the OS page cache: a killed process loses nothing from there)
  * but does not fsync them; the runner then `fdatasync`s the WAL on the thread

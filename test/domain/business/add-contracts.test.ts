@@ -7,7 +7,7 @@ import { given } from '../../support/given.js';
 import { loadExample } from '../../support/ledger.js';
 import { EXAMPLE_CONTRACT, EXAMPLE_PRODUCT, validBusiness } from './business-fixtures.js';
 
-/** business-contracts/create/ (issue 16): contracts added to an existing business, given/when/then. */
+/** business-contracts/create/ (the platform's endpoint): contracts added to an existing business, given/when/then. */
 
 const S = 'LEGACY_ENERGIE';
 const EXT = 'BIZ-000123';

@@ -9,7 +9,7 @@ import type { VendorAnswer } from '../../../src/domain/payment-instruction/comma
 import { given } from '../../support/given.js';
 import { validBusiness } from './business-fixtures.js';
 
-/** business-payment-instruction/create/ (issue 16), given/when/then, and a property over request sequences. */
+/** business-payment-instruction/create/ (the platform's endpoint), given/when/then, and a property over request sequences. */
 
 const S = 'LEGACY_ENERGIE';
 const EXT = 'BIZ-000123';

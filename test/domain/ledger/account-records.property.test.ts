@@ -18,7 +18,7 @@ import { createTestLedger, operator, SUPPLIER, TEAM, type TestLedger } from '../
 import { createExampleProducts } from '../../support/products.js';
 
 /**
- * Issue 4, properties (1) and (2): for any sequence of note, transaction and
+ * The account records' properties: for any sequence of note, transaction and
  * statement requests (repeats, reorderings, duplicate ids, both query options),
  * no note content+created_at pair and no transaction_id is ever stored twice,
  * replaying the log reproduces the projections, and the ledger balance is the

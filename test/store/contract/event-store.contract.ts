@@ -268,7 +268,7 @@ export function eventStoreContract(open: LedgerFactory): void {
           }),
           { numRuns: 60 },
         );
-        // 60 pairs of fresh ledgers: 13 to 27 s on PostgreSQL on this 2-core machine, past the 30 s default
+        // 60 pairs of fresh ledgers: on PostgreSQL on a 2-core machine, longer than the 30 s default
         // when the test files run two at a time (maxWorkers: 2) on a busy machine.
       }, 120_000);
     });

@@ -18,7 +18,7 @@ import {
 /**
  * The research's experiment 2 as a test: with positions assigned by a
  * sequence, a reader moving its cursor past the last position it saw misses
- * events that commit later at a lower position (32% on this machine). Under
+ * events that commit later at a lower position. Under
  * the write lock positions become visible in order, so a plain
  * `after=<cursor>` tail sees every event once, in order.
  */

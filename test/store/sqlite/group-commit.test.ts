@@ -4,7 +4,7 @@ import { GroupCommitRunner } from '../../../src/store/sqlite/group-commit.js';
 import { tempDatabaseFile } from '../../support/ledger.js';
 
 /**
- * Issue 20: a batch commits with synchronous=NORMAL and the runner syncs the
+ * A batch commits with synchronous=NORMAL and the runner syncs the
  * WAL itself, off the event loop. Nothing settles before the sync that covers
  * its batch returned; the next batch is decided meanwhile; a failed sync fails
  * its batch and every later unit.

@@ -9,7 +9,7 @@ import { tempDatabaseFile } from '../../support/ledger.js';
 import { metadata } from '../contract/harness.js';
 
 /**
- * Issue 20: the SQLite store keeps its deciders' states of long streams and
+ * The SQLite store keeps its deciders' states of long streams and
  * folds only what was appended since. A snapshot is a starting point, never
  * the answer: appends made by another connection are folded in, and a state
  * that was rolled back (a failed unit, a dry run) is never kept.
