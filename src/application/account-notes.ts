@@ -5,7 +5,8 @@ import { notesDecider } from '../domain/notes/decider.js';
 import type { ImportNotesRequest, NoteInput } from '../domain/notes/note-payload.js';
 import { noteResultStatuses, type NoteStatus } from '../domain/notes/note-results.js';
 import { existingDocumentPaths, supplierFacts } from './account-record-facts.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export interface NoteResult {
@@ -30,10 +31,11 @@ export async function importNotes(
   return withRetry(async () => {
     const supplier = await supplierFacts(ctx, request.import_supplier);
     const paths = request.notes.flatMap((note) => (note.document_paths ?? []).map((d) => d.document_path));
-    const now = ctx.clock();
-    const result = await ctx.store.handle(
-      accountImportProcessStreamId(request.import_supplier, request.external_account_number),
+    const result = await handle(
+      ctx,
+      actor,
       notesDecider,
+      accountImportProcessStreamId(request.import_supplier, request.external_account_number),
       {
         type: 'ImportNotes',
         importSupplier: request.import_supplier,
@@ -41,13 +43,12 @@ export async function importNotes(
         supplierStatus: supplier.status,
         notes: request.notes,
         existingDocumentPaths: await existingDocumentPaths(documents, supplier.documentRoot, paths),
-        now: now.toISOString(),
       },
-      { ...writeOptions(ctx, actor), guards: supplier.guards },
+      { guards: supplier.guards },
     );
     const created = result.events.map((stored) => stored.event).filter((event): event is AccountNoteCreated => event.type === 'AccountNoteCreated');
     const statuses = noteResultStatuses(request.notes, created);
-    const defaultCreatedAt = now.toISOString().replace(/\.\d+Z$/, 'Z');
+    const defaultCreatedAt = result.envelope.now.toISOString().replace(/\.\d+Z$/, 'Z');
     return request.notes.map((note, i) => ({ note, createdAt: note.created_at ?? defaultCreatedAt, status: statuses[i] ?? 'NOTE_ALREADY_EXISTS' }));
   });
 }

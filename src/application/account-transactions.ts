@@ -4,7 +4,8 @@ import { ledgerDecider } from '../domain/ledger/decider.js';
 import { ledgerTransaction } from '../domain/ledger/ledger-transaction.js';
 import type { ImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
 import { supplierFacts } from './account-record-facts.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export const transactionResultStatuses = ['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS'] as const;
@@ -38,9 +39,11 @@ export async function importTransactions(
     const supplier = await supplierFacts(ctx, request.import_supplier);
     const productCodes = request.transactions.flatMap((tx) => (tx.type === 'SUPPLY_CHARGE' ? [tx.product_code] : []));
     const products = await ctx.read.findProducts(productCodes);
-    const result = await ctx.store.handle(
-      accountImportProcessStreamId(request.import_supplier, request.external_account_number),
+    const result = await handle(
+      ctx,
+      actor,
       ledgerDecider,
+      accountImportProcessStreamId(request.import_supplier, request.external_account_number),
       {
         type: 'ImportTransactions',
         importSupplier: request.import_supplier,
@@ -50,9 +53,8 @@ export async function importTransactions(
         checkPreviouslyAdded: options.checkPreviouslyAdded,
         forceAddToCurrentStatement: options.forceAddToCurrentStatement,
         existingProductCodes: new Set(products.keys()),
-        now: ctx.clock().toISOString(),
       },
-      { ...writeOptions(ctx, actor), guards: supplier.guards },
+      { guards: supplier.guards },
     );
     const added = new Map<string, LedgerTransaction>();
     for (const { event } of result.events) {

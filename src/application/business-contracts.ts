@@ -2,7 +2,8 @@ import { businessStreamId } from '../../events/business.js';
 import type { BusinessContractsPayload } from '../domain/business/business-contracts-payload.js';
 import { businessDecider } from '../domain/business/decider.js';
 import { contractIdentifierReferencesOf, contractProductCodeReferences } from '../domain/business/business-references.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
@@ -19,20 +20,14 @@ export async function addBusinessContracts(ctx: LedgerContext, payload: Business
   return withRetry(async () => {
     const productCodes = contractProductCodeReferences(contracts, 'business_contracts').map((ref) => ref.value);
     const identifiers = contractIdentifierReferencesOf(contracts, 'business_contracts').map((ref) => ref.value);
-    await ctx.store.handle(
-      businessStreamId(importSupplier, payload.external_business_identifier),
-      businessDecider,
-      {
-        type: 'AddBusinessContracts',
-        importSupplier,
-        externalBusinessIdentifier: payload.external_business_identifier,
-        contracts,
-        existingProductCodes: await ctx.read.existingProductCodes(productCodes),
-        takenContractIdentifiers: await ctx.read.takenContractIdentifiers(importSupplier, identifiers),
-        now: ctx.clock().toISOString(),
-      },
-      writeOptions(ctx, actor),
-    );
+    await handle(ctx, actor, businessDecider, businessStreamId(importSupplier, payload.external_business_identifier), {
+      type: 'AddBusinessContracts',
+      importSupplier,
+      externalBusinessIdentifier: payload.external_business_identifier,
+      contracts,
+      existingProductCodes: await ctx.read.existingProductCodes(productCodes),
+      takenContractIdentifiers: await ctx.read.takenContractIdentifiers(importSupplier, identifiers),
+    });
     return identifiers;
   });
 }

@@ -7,7 +7,8 @@ import {
   type BusinessPaymentInstructionRequest,
 } from '../domain/business/payment-instruction.js';
 import { fold } from '../domain/decider.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
@@ -34,21 +35,13 @@ export async function createBusinessPaymentInstruction(
     const check = checkBusinessPaymentInstruction(request, supplier?.status ?? null, importedAccounts, state);
     if (check.kind === 'already-recorded') return { created: false };
     const vendorAnswer = await vendors.fetchInstruction(request.vendor, request.reference);
-    const result = await ctx.store.handle(
-      streamId,
+    const result = await handle(
+      ctx,
+      actor,
       businessPaymentInstructionDecider,
-      {
-        type: 'CreateBusinessPaymentInstruction',
-        ...request,
-        supplierStatus: supplier?.status ?? null,
-        importedAccounts,
-        vendorAnswer,
-        now: ctx.clock().toISOString(),
-      },
-      {
-        ...writeOptions(ctx, actor),
-        guards: supplier ? [{ streamId: importSupplierStreamId(request.importSupplier), expectedVersion: supplier.streamVersion }] : [],
-      },
+      streamId,
+      { type: 'CreateBusinessPaymentInstruction', ...request, supplierStatus: supplier?.status ?? null, importedAccounts, vendorAnswer },
+      { guards: supplier ? [{ streamId: importSupplierStreamId(request.importSupplier), expectedVersion: supplier.streamVersion }] : [] },
     );
     return { created: result.events.length > 0 };
   });

@@ -2,7 +2,8 @@ import { businessStreamId } from '../../events/business.js';
 import type { BusinessPayload } from '../domain/business/business-payload.js';
 import { contractIdentifierReferences, productCodeReferences } from '../domain/business/business-references.js';
 import { businessDecider } from '../domain/business/decider.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export interface CreateBusinessResult {
@@ -25,18 +26,12 @@ export async function createBusiness(ctx: LedgerContext, payload: BusinessPayloa
   return withRetry(async () => {
     const productCodes = productCodeReferences(payload).map((ref) => ref.value);
     const contractIdentifiers = contractIdentifierReferences(payload).map((ref) => ref.value);
-    const result = await ctx.store.handle(
-      businessStreamId(importSupplier, externalBusinessIdentifier),
-      businessDecider,
-      {
-        type: 'CreateBusiness',
-        payload,
-        existingProductCodes: await ctx.read.existingProductCodes(productCodes),
-        takenContractIdentifiers: await ctx.read.takenContractIdentifiers(importSupplier, contractIdentifiers),
-        now: ctx.clock().toISOString(),
-      },
-      { ...writeOptions(ctx, actor) },
-    );
+    const result = await handle(ctx, actor, businessDecider, businessStreamId(importSupplier, externalBusinessIdentifier), {
+      type: 'CreateBusiness',
+      payload,
+      existingProductCodes: await ctx.read.existingProductCodes(productCodes),
+      takenContractIdentifiers: await ctx.read.takenContractIdentifiers(importSupplier, contractIdentifiers),
+    });
     const created = result.events.find((stored) => stored.event.type === 'BusinessCreated');
     if (created) return { platformBusinessId: created.globalPosition, created: true };
     const existing = await ctx.read.findBusiness(importSupplier, externalBusinessIdentifier);

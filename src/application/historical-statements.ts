@@ -3,7 +3,8 @@ import type { DocumentStore } from '../adapters/document-store.js';
 import { statementsDecider } from '../domain/statements/decider.js';
 import type { ImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
 import { existingDocumentPaths, supplierFacts } from './account-record-facts.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
@@ -21,9 +22,11 @@ export async function importHistoricalStatements(
   await withRetry(async () => {
     const supplier = await supplierFacts(ctx, request.import_supplier);
     const paths = request.statements.flatMap((statement) => (statement.statement_path === undefined ? [] : [statement.statement_path]));
-    await ctx.store.handle(
-      accountImportProcessStreamId(request.import_supplier, request.external_account_number),
+    await handle(
+      ctx,
+      actor,
       statementsDecider,
+      accountImportProcessStreamId(request.import_supplier, request.external_account_number),
       {
         type: 'ImportHistoricalStatements',
         importSupplier: request.import_supplier,
@@ -31,9 +34,8 @@ export async function importHistoricalStatements(
         supplierStatus: supplier.status,
         statements: request.statements,
         existingDocumentPaths: await existingDocumentPaths(documents, supplier.documentRoot, paths),
-        now: ctx.clock().toISOString(),
       },
-      { ...writeOptions(ctx, actor), guards: supplier.guards },
+      { guards: supplier.guards },
     );
   });
 }

@@ -6,7 +6,8 @@ import { apiKeyDecider } from '../domain/api-key/api-key-decider.js';
 import { importSupplierDecider } from '../domain/import-supplier/import-supplier-decider.js';
 import { operationsTeamDecider } from '../domain/operations-team/operations-team-decider.js';
 import { serviceConfigDecider } from '../domain/service-config/service-config-decider.js';
-import { writeOptions, hashApiKey, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import { hashApiKey, type Actor, type LedgerContext } from './context.js';
 
 export interface CreateImportSupplierInput {
   readonly code: string;
@@ -16,12 +17,7 @@ export interface CreateImportSupplierInput {
 }
 
 export async function createImportSupplier(ctx: LedgerContext, input: CreateImportSupplierInput, actor: Actor): Promise<void> {
-  await ctx.store.handle(
-    importSupplierStreamId(input.code),
-    importSupplierDecider,
-    { type: 'CreateImportSupplier', ...input, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  await handle(ctx, actor, importSupplierDecider, importSupplierStreamId(input.code), { type: 'CreateImportSupplier', ...input });
 }
 
 /** Returns false when the supplier already had that status. */
@@ -31,12 +27,7 @@ export async function setImportSupplierStatus(
   to: ImportSupplierStatus,
   actor: Actor,
 ): Promise<boolean> {
-  const result = await ctx.store.handle(
-    importSupplierStreamId(code),
-    importSupplierDecider,
-    { type: 'ChangeImportSupplierStatus', code, to, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  const result = await handle(ctx, actor, importSupplierDecider, importSupplierStreamId(code), { type: 'ChangeImportSupplierStatus', code, to });
   return result.events.length > 0;
 }
 
@@ -48,22 +39,17 @@ export async function setImportSupplierConfig(
 ): Promise<boolean> {
   const team = change.defaultOperationsTeamName;
   const teamFact = typeof team === 'string' ? { defaultOperationsTeamExists: await ctx.read.operationsTeamExists(team) } : {};
-  const result = await ctx.store.handle(
-    importSupplierStreamId(code),
-    importSupplierDecider,
-    { type: 'ChangeImportSupplierConfig', code, ...change, ...teamFact, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  const result = await handle(ctx, actor, importSupplierDecider, importSupplierStreamId(code), {
+    type: 'ChangeImportSupplierConfig',
+    code,
+    ...change,
+    ...teamFact,
+  });
   return result.events.length > 0;
 }
 
 export async function createOperationsTeam(ctx: LedgerContext, name: string, actor: Actor): Promise<void> {
-  await ctx.store.handle(
-    operationsTeamStreamId(name),
-    operationsTeamDecider,
-    { type: 'CreateOperationsTeam', name, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  await handle(ctx, actor, operationsTeamDecider, operationsTeamStreamId(name), { type: 'CreateOperationsTeam', name });
 }
 
 /** Issues a key scoped to the given suppliers. The key is returned once and only its hash is kept. */
@@ -77,31 +63,20 @@ export async function createApiKey(
   for (const code of input.suppliers) {
     if (!(await ctx.read.findImportSupplier(code))) unknownSuppliers.push(code);
   }
-  await ctx.store.handle(
-    apiKeyStreamId(keyId),
-    apiKeyDecider,
-    {
-      type: 'CreateApiKey',
-      keyId,
-      keyHash: hashApiKey(key),
-      suppliers: input.suppliers,
-      unknownSuppliers,
-      label: input.label,
-      now: ctx.clock().toISOString(),
-    },
-    { ...writeOptions(ctx, actor) },
-  );
+  await handle(ctx, actor, apiKeyDecider, apiKeyStreamId(keyId), {
+    type: 'CreateApiKey',
+    keyId,
+    keyHash: hashApiKey(key),
+    suppliers: input.suppliers,
+    unknownSuppliers,
+    label: input.label,
+  });
   return { keyId, key };
 }
 
 /** Returns false when the key was already revoked. */
 export async function revokeApiKey(ctx: LedgerContext, keyId: string, actor: Actor): Promise<boolean> {
-  const result = await ctx.store.handle(
-    apiKeyStreamId(keyId),
-    apiKeyDecider,
-    { type: 'RevokeApiKey', keyId, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  const result = await handle(ctx, actor, apiKeyDecider, apiKeyStreamId(keyId), { type: 'RevokeApiKey', keyId });
   return result.events.length > 0;
 }
 
@@ -111,11 +86,6 @@ export async function setServiceConfig(
   value: number | null,
   actor: Actor,
 ): Promise<boolean> {
-  const result = await ctx.store.handle(
-    serviceConfigStreamId,
-    serviceConfigDecider,
-    { type: 'SetServiceConfig', key, value, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  const result = await handle(ctx, actor, serviceConfigDecider, serviceConfigStreamId, { type: 'SetServiceConfig', key, value });
   return result.events.length > 0;
 }

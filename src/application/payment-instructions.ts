@@ -4,7 +4,8 @@ import type { PaymentVendors } from '../adapters/payment-vendors.js';
 import type { PaymentInstructionRequest } from '../domain/payment-instruction/commands.js';
 import { checkPaymentInstruction, paymentInstructionDecider } from '../domain/payment-instruction/decider.js';
 import { fold } from '../domain/decider.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 export interface CreatePaymentInstructionResult {
@@ -41,20 +42,13 @@ export async function createPaymentInstruction(
       return { platformAccountNumber: check.platformAccountNumber, reference: request.reference, created: false };
     }
     const vendorAnswer = await vendors.fetchInstruction(request.vendor, request.reference);
-    const result = await ctx.store.handle(
-      streamId,
+    const result = await handle(
+      ctx,
+      actor,
       paymentInstructionDecider,
-      {
-        type: 'CreatePaymentInstruction',
-        ...request,
-        supplierStatus: supplier?.status ?? null,
-        vendorAnswer,
-        now: ctx.clock().toISOString(),
-      },
-      {
-        ...writeOptions(ctx, actor),
-        guards: supplier ? [{ streamId: importSupplierStreamId(request.importSupplier), expectedVersion: supplier.streamVersion }] : [],
-      },
+      streamId,
+      { type: 'CreatePaymentInstruction', ...request, supplierStatus: supplier?.status ?? null, vendorAnswer },
+      { guards: supplier ? [{ streamId: importSupplierStreamId(request.importSupplier), expectedVersion: supplier.streamVersion }] : [] },
     );
     const platformAccountNumber = result.state.status === 'imported' ? result.state.platformAccountNumber : '';
     return { platformAccountNumber, reference: request.reference, created: result.events.length > 0 };
