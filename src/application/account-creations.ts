@@ -3,33 +3,22 @@ import { accountImportProcessStreamId } from '../../events/account-import-proces
 import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
 import { refusedAttemptStreamId } from '../../events/import-attempt.js';
 import type { LedgerEvent } from '../../events/registry.js';
-import { accountCreationDecider, type AccountCreationCommand } from '../domain/account-creation/decider.js';
+import { accountCreationDecider } from '../domain/account-creation/decider.js';
 import { checkScheduleWindow, type ScheduleWindow } from '../domain/account-creation/schedule-window.js';
 import type { AccountPayload } from '../domain/account-import-process/account-payload.js';
 import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
 import type { Decider } from '../domain/decider.js';
 import { DomainError } from '../domain/errors.js';
 import { refusedAttemptDecider } from '../domain/import-attempt/decider.js';
-import type { StreamCommand } from '../store/event-store.js';
-import { dryRunSucceeded, prepareProcess, supplierFact } from './account-import-processes.js';
-import { commandMetadata, writeOptions, type Actor, type LedgerContext } from './context.js';
+import { dryRunSucceeded, prepareProcess, supplierFact, type PreparedProcess } from './account-import-processes.js';
+import { handle, handleMany, on, type CommandEnvelope, type UntimedStreamCommand } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { isRefusal, refusalCommand } from './refused-attempts.js';
 import { withRetry } from './retry.js';
 
-type AnyStreamCommand = StreamCommand<unknown, LedgerEvent, LedgerEvent, unknown>;
-
-/**
- * One command of a `handleMany` unit whose commands go to different deciders.
- * The port types a unit with one decider type; each command is still decided
- * by its own decider on its own stream, so widening them to one type is safe.
- */
-function on<C, Eo extends LedgerEvent, S>(streamId: string, decider: Decider<C, LedgerEvent, Eo, S>, command: C): AnyStreamCommand {
-  return { streamId, decider, command } as unknown as AnyStreamCommand;
-}
-
 /** Appends the events it is given: for an audit stream written in the same unit as a decided command. */
-const recordDecider: Decider<readonly LedgerEvent[], LedgerEvent, LedgerEvent, null> = {
-  decide: (events) => events,
+const recordDecider: Decider<{ readonly events: readonly LedgerEvent[]; readonly now: string }, LedgerEvent, LedgerEvent, null> = {
+  decide: ({ events }) => events,
   evolve: () => null,
   initialState: null,
 };
@@ -64,10 +53,11 @@ export async function scheduleAccountCreation(ctx: LedgerContext, request: Sched
     if (!(await ctx.read.operationsTeamExists(team))) {
       throw new DomainError('operations_team_name_does_not_exist', `Operations team ${team} does not exist.`, { attr: 'operations_team_name' });
     }
-    const now = ctx.clock().toISOString();
     const taskId = ctx.ids.uuid();
-    const ref = { importSupplier: payload.import_supplier, externalAccountNumber: payload.external_account_number, now };
-    await ctx.store.handleMany(
+    const ref = { importSupplier: payload.import_supplier, externalAccountNumber: payload.external_account_number };
+    await handleMany(
+      ctx,
+      actor,
       [
         on(accountImportProcessStreamId(ref.importSupplier, ref.externalAccountNumber), accountImportProcessDecider, {
           type: 'StageAccount',
@@ -82,9 +72,9 @@ export async function scheduleAccountCreation(ctx: LedgerContext, request: Sched
           isDryRun: request.isDryRun,
           operationsTeamName: team,
           window: request.window,
-        } satisfies AccountCreationCommand),
+        }),
       ],
-      { ...writeOptions(ctx, actor), guards: [supplier.guard] },
+      { guards: [supplier.guard] },
     );
     return { taskId };
   });
@@ -92,12 +82,11 @@ export async function scheduleAccountCreation(ctx: LedgerContext, request: Sched
 
 /** Operator: cancel the account's scheduled creation that has not run yet. It never runs. */
 export async function cancelAccountCreation(ctx: LedgerContext, importSupplier: string, externalAccountNumber: string, actor: Actor): Promise<string> {
-  const result = await ctx.store.handle(
-    accountCreationStreamId(importSupplier, externalAccountNumber),
-    accountCreationDecider,
-    { type: 'CancelAccountCreation', importSupplier, externalAccountNumber, now: ctx.clock().toISOString() },
-    writeOptions(ctx, actor),
-  );
+  const result = await handle(ctx, actor, accountCreationDecider, accountCreationStreamId(importSupplier, externalAccountNumber), {
+    type: 'CancelAccountCreation',
+    importSupplier,
+    externalAccountNumber,
+  });
   const event = result.events[0]?.event;
   return event?.type === 'AccountCreationCancelled' ? event.data.taskId : '';
 }
@@ -120,21 +109,21 @@ export type ClaimResult = { readonly kind: 'claimed'; readonly claimId: string }
  * ConcurrencyError when another worker got there first.
  */
 export async function claimAccountCreation(ctx: LedgerContext, due: DueCreation, leaseMs: number, actor: Actor): Promise<ClaimResult> {
-  const now = ctx.clock();
   const claimId = ctx.ids.uuid();
-  const result = await ctx.store.handle(
-    accountCreationStreamId(due.importSupplier, due.externalAccountNumber),
+  const result = await handle(
+    ctx,
+    actor,
     accountCreationDecider,
-    {
+    accountCreationStreamId(due.importSupplier, due.externalAccountNumber),
+    (now) => ({
       type: 'ClaimAccountCreation',
       importSupplier: due.importSupplier,
       externalAccountNumber: due.externalAccountNumber,
       taskId: due.taskId,
       claimId,
-      now: now.toISOString(),
       leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString(),
-    },
-    { metadata: { ...commandMetadata(ctx, actor), correlationId: due.taskId } },
+    }),
+    { correlationId: due.taskId },
   );
   return result.events[0]?.event.type === 'AccountCreationClaimed' ? { kind: 'claimed', claimId } : { kind: 'window_elapsed' };
 }
@@ -155,7 +144,7 @@ export type RunOutcome = AccountCreationOutcome | 'claim_lost';
  */
 export async function runClaimedCreation(ctx: LedgerContext, due: DueCreation, claimId: string, actor: Actor): Promise<RunOutcome> {
   const creationStream = accountCreationStreamId(due.importSupplier, due.externalAccountNumber);
-  const finish = (outcome: AccountCreationOutcome, platformAccountNumber: string | null, error: DomainError | null, now: string) =>
+  const finish = (outcome: AccountCreationOutcome, platformAccountNumber: string | null, error: DomainError | null) =>
     on(creationStream, accountCreationDecider, {
       type: 'FinishAccountCreation',
       importSupplier: due.importSupplier,
@@ -165,51 +154,59 @@ export async function runClaimedCreation(ctx: LedgerContext, due: DueCreation, c
       outcome,
       platformAccountNumber,
       error: error && { code: error.code, detail: error.detail },
-      now,
     });
-  const metadata = { ...commandMetadata(ctx, actor), correlationId: due.taskId };
+  const correlationId = due.taskId;
   try {
     return await withRetry(async () => {
       const prepared = await prepareProcess(ctx, due);
       const { command } = prepared;
       const outcome = due.isDryRun ? 'DRY_RUN_SUCCEEDED' : 'PROCESSED';
-      const unit = [finish(outcome, due.isDryRun ? null : command.platformAccountNumber, null, command.now), on(prepared.streamId, accountImportProcessDecider, command)];
-      await ctx.store.handleMany(unit, { metadata, guards: prepared.guards, dryRun: due.isDryRun });
-      if (due.isDryRun) {
-        const record = dryRunSucceeded(due, { platformAccountNumber: command.platformAccountNumber, now: command.now, accountStreamVersion: prepared.accountStreamVersion });
-        await ctx.store.handleMany(
-          [finish(outcome, null, null, command.now), on(accountProcessDryRunStreamId(due.importSupplier, due.externalAccountNumber), recordDecider, [record])],
-          { metadata, guards: prepared.guards },
-        );
-      }
+      const unit = [finish(outcome, due.isDryRun ? null : command.platformAccountNumber, null), on(prepared.streamId, accountImportProcessDecider, command)];
+      const run = await handleMany(ctx, actor, unit, { correlationId, guards: prepared.guards, dryRun: due.isDryRun });
+      if (due.isDryRun) await recordDryRunOutcome(ctx, actor, due, finish(outcome, null, null), { ...prepared, envelope: run.envelope });
       return outcome;
     });
   } catch (error) {
     if (claimLost(error)) return 'claim_lost';
     if (!isRefusal(error)) throw error;
-    return recordFailedRun(ctx, due, error, finish, metadata);
+    return recordFailedRun(ctx, actor, due, error, finish);
   }
+}
+
+/** The outcome of a rolled-back dry run and its dry-run record, one unit written with the run's time and metadata. */
+async function recordDryRunOutcome(
+  ctx: LedgerContext,
+  actor: Actor,
+  due: DueCreation,
+  finished: UntimedStreamCommand,
+  run: PreparedProcess & { readonly envelope: CommandEnvelope },
+): Promise<void> {
+  const now = run.envelope.now.toISOString();
+  const record = dryRunSucceeded(due, { platformAccountNumber: run.command.platformAccountNumber, now, accountStreamVersion: run.accountStreamVersion });
+  const recorded = on(accountProcessDryRunStreamId(due.importSupplier, due.externalAccountNumber), recordDecider, { events: [record] });
+  await handleMany(ctx, actor, [finished, recorded], { envelope: run.envelope, guards: run.guards });
 }
 
 async function recordFailedRun(
   ctx: LedgerContext,
+  actor: Actor,
   due: DueCreation,
   error: DomainError,
-  finish: (outcome: AccountCreationOutcome, platformAccountNumber: null, error: DomainError, now: string) => AnyStreamCommand,
-  metadata: ReturnType<typeof commandMetadata>,
+  finish: (outcome: AccountCreationOutcome, platformAccountNumber: null, error: DomainError) => UntimedStreamCommand,
 ): Promise<RunOutcome> {
   const outcome = due.isDryRun ? 'DRY_RUN_ERRORED' : 'ERRORED';
   const ref = { importSupplier: due.importSupplier, externalAccountNumber: due.externalAccountNumber, operation: 'scheduled_run', dryRun: due.isDryRun } as const;
   try {
     await withRetry(async () => {
-      const now = ctx.clock().toISOString();
       const accountStreamVersion = await ctx.store.streamVersion(accountImportProcessStreamId(due.importSupplier, due.externalAccountNumber));
-      await ctx.store.handleMany(
+      await handleMany(
+        ctx,
+        actor,
         [
-          finish(outcome, null, error, now),
-          on(refusedAttemptStreamId(due.importSupplier, due.externalAccountNumber), refusedAttemptDecider, refusalCommand(ref, error, accountStreamVersion, now)),
+          finish(outcome, null, error),
+          on(refusedAttemptStreamId(due.importSupplier, due.externalAccountNumber), refusedAttemptDecider, refusalCommand(ref, error, accountStreamVersion)),
         ],
-        { metadata },
+        { correlationId: due.taskId },
       );
     });
   } catch (lost) {

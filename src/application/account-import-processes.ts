@@ -10,9 +10,10 @@ import { DomainError } from '../domain/errors.js';
 import { fold } from '../domain/decider.js';
 import { checkAccountReferences } from './account-references.js';
 import { findNamedBusinessContract } from './business-contract-references.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle, type CommandEnvelope, type Untimed } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
-import type { StreamGuard, WriteOptions } from '../store/event-store.js';
+import type { StreamGuard } from '../store/event-store.js';
 import type { ProcessAccount } from '../domain/account-import-process/commands.js';
 
 /** The supplier a command is decided on, and the guard on its stream. */
@@ -33,18 +34,19 @@ export async function supplierFact(ctx: LedgerContext, code: string) {
 export async function stageAccount(ctx: LedgerContext, payload: AccountPayload, actor: Actor): Promise<{ created: boolean }> {
   return withRetry(async () => {
     const supplier = await supplierFact(ctx, payload.import_supplier);
-    const result = await ctx.store.handle(
-      accountImportProcessStreamId(payload.import_supplier, payload.external_account_number),
+    const result = await handle(
+      ctx,
+      actor,
       accountImportProcessDecider,
+      accountImportProcessStreamId(payload.import_supplier, payload.external_account_number),
       {
         type: 'StageAccount',
         importSupplier: payload.import_supplier,
         externalAccountNumber: payload.external_account_number,
         payload,
         supplierStatus: supplier.status,
-        now: ctx.clock().toISOString(),
       },
-      { ...writeOptions(ctx, actor), guards: [supplier.guard] },
+      { guards: [supplier.guard] },
     );
     return { created: result.events.some((stored) => stored.event.type === 'AccountStaged') };
   });
@@ -69,13 +71,11 @@ export async function processAccount(
 ): Promise<{ platformAccountNumber: string; dryRun: boolean }> {
   const run = await withRetry(async () => {
     const prepared = await prepareProcess(ctx, request);
-    const options = writeOptions(ctx, actor);
-    await ctx.store.handle(prepared.streamId, accountImportProcessDecider, prepared.command, {
-      ...options,
+    const { envelope } = await handle(ctx, actor, accountImportProcessDecider, prepared.streamId, prepared.command, {
       guards: prepared.guards,
       dryRun: request.dryRun,
     });
-    return { platformAccountNumber: prepared.command.platformAccountNumber, options, now: prepared.command.now, accountStreamVersion: prepared.accountStreamVersion };
+    return { platformAccountNumber: prepared.command.platformAccountNumber, envelope, accountStreamVersion: prepared.accountStreamVersion };
   });
   if (request.dryRun) await recordDryRun(ctx, request, run);
   return { platformAccountNumber: run.platformAccountNumber, dryRun: request.dryRun };
@@ -84,7 +84,7 @@ export async function processAccount(
 /** A process command with the facts it is decided on, and the guards that keep those facts current. */
 export interface PreparedProcess {
   readonly streamId: string;
-  readonly command: ProcessAccount;
+  readonly command: Untimed<ProcessAccount>;
   readonly guards: readonly StreamGuard[];
   /** The version of the account stream the command was prepared on. */
   readonly accountStreamVersion: number;
@@ -125,7 +125,6 @@ export async function prepareProcess(
       ...(staged ? { stagedValidation: staged } : {}),
       platformAccountNumber,
       sendEmails: supplier.sendEmails,
-      now: ctx.clock().toISOString(),
     },
     guards: [supplier.guard, { streamId, expectedVersion: history.length }],
     accountStreamVersion: history.length,
@@ -144,11 +143,11 @@ export async function prepareProcess(
 async function recordDryRun(
   ctx: LedgerContext,
   request: ProcessAccountRequest,
-  run: { platformAccountNumber: string; options: WriteOptions; now: string; accountStreamVersion: number },
+  run: { platformAccountNumber: string; envelope: CommandEnvelope; accountStreamVersion: number },
 ): Promise<void> {
   const auditStreamId = accountProcessDryRunStreamId(request.importSupplier, request.externalAccountNumber);
-  const event = dryRunSucceeded(request, run);
-  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.options));
+  const event = dryRunSucceeded(request, { ...run, now: run.envelope.now.toISOString() });
+  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.envelope.write));
 }
 
 /** The record of a successful dry run (its audit stream: `accountProcessDryRunStreamId`). */
@@ -177,12 +176,11 @@ export async function markAccountToSkip(
   externalAccountNumber: string,
   actor: Actor,
 ): Promise<boolean> {
-  const result = await ctx.store.handle(
-    accountImportProcessStreamId(importSupplier, externalAccountNumber),
-    accountImportProcessDecider,
-    { type: 'MarkAccountToSkip', importSupplier, externalAccountNumber, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  const result = await handle(ctx, actor, accountImportProcessDecider, accountImportProcessStreamId(importSupplier, externalAccountNumber), {
+    type: 'MarkAccountToSkip',
+    importSupplier,
+    externalAccountNumber,
+  });
   return result.events.length > 0;
 }
 
@@ -194,10 +192,10 @@ export async function changeTransferStatus(
   to: TransferStatus,
   actor: Actor,
 ): Promise<void> {
-  await ctx.store.handle(
-    accountImportProcessStreamId(importSupplier, externalAccountNumber),
-    accountImportProcessDecider,
-    { type: 'ChangeTransferStatus', importSupplier, externalAccountNumber, to, now: ctx.clock().toISOString() },
-    { ...writeOptions(ctx, actor) },
-  );
+  await handle(ctx, actor, accountImportProcessDecider, accountImportProcessStreamId(importSupplier, externalAccountNumber), {
+    type: 'ChangeTransferStatus',
+    importSupplier,
+    externalAccountNumber,
+    to,
+  });
 }

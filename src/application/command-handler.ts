@@ -65,7 +65,7 @@ export type UntimedStreamCommand = StreamCommand<unknown, LedgerEvent, LedgerEve
 export function on<C extends { readonly now: string }, Ei extends LedgerEvent, Eo extends Ei, S>(
   streamId: string,
   decider: Decider<C, Ei, Eo, S>,
-  command: Untimed<C>,
+  command: NoInfer<Untimed<C>>,
 ): UntimedStreamCommand {
   return { streamId, decider, command } as unknown as UntimedStreamCommand;
 }
@@ -95,7 +95,7 @@ export async function handle<C extends { readonly now: string }, Ei extends Ledg
   actor: Actor,
   decider: Decider<C, Ei, Eo, S>,
   streamId: string,
-  command: Untimed<C> | ((now: Date) => Untimed<C>),
+  command: NoInfer<Untimed<C> | ((now: Date) => Untimed<C>)>,
   options: HandleCommandOptions = {},
 ): Promise<HandleResult<Eo, S> & { readonly envelope: CommandEnvelope }> {
   const envelope = envelopeFor(ctx, actor, options);

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { CommandMetadata } from '../../events/envelope.js';
 import type { FeedReadModels } from '../feed/event-feed.js';
 import type { ReadModels } from '../queries/read-models.js';
-import type { BeforeCommit, EventStore, WriteOptions } from '../store/event-store.js';
+import type { BeforeCommit, EventStore } from '../store/event-store.js';
 import type { Clock, IdGenerator } from './clock-and-ids.js';
 
 /** What the application services need: the store, the read models and the feed, a clock and ids. */
@@ -24,22 +23,6 @@ export interface Actor {
    * (the HTTP layer records the request's Idempotency-Key with its events).
    */
   readonly beforeCommit?: BeforeCommit;
-}
-
-/** The options of a write made for `actor`: its metadata, and the request's `beforeCommit` hook. */
-export function writeOptions(ctx: LedgerContext, actor: Actor): WriteOptions {
-  return actor.beforeCommit ? { metadata: commandMetadata(ctx, actor), beforeCommit: actor.beforeCommit } : { metadata: commandMetadata(ctx, actor) };
-}
-
-export function commandMetadata(ctx: LedgerContext, actor: Actor): CommandMetadata {
-  return {
-    actor: actor.actor,
-    requestId: actor.requestId,
-    correlationId: actor.requestId,
-    causationId: ctx.ids.uuid(),
-    // Only when there is one: the metadata of every other event keeps its exact stored text.
-    ...(actor.traceparent ? { traceparent: actor.traceparent } : {}),
-  };
 }
 
 /** API keys are stored only as their SHA-256 hash (the key itself carries 256 random bits). */

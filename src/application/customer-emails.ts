@@ -1,5 +1,4 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
-import type { CommandMetadata } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
 import {
   customerEmailDecider,
@@ -8,18 +7,18 @@ import {
   type MailDelivery,
 } from '../domain/customer-email/decider.js';
 import { emailRetryDelayMs, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
+import { handle, type Untimed } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 
 /** Mailer events are correlated with their email, so an auditor can follow one email through the log. */
-function mailerMetadata(ctx: LedgerContext, actor: Actor, emailId: string): CommandMetadata {
-  return { actor: actor.actor, requestId: actor.requestId, correlationId: emailId, causationId: ctx.ids.uuid() };
-}
-
-async function handleEmail(ctx: LedgerContext, command: CustomerEmailCommand, actor: Actor): Promise<LedgerEvent | undefined> {
-  const { importSupplier, externalAccountNumber, emailId } = command.email;
-  const result = await ctx.store.handle(accountImportProcessStreamId(importSupplier, externalAccountNumber), customerEmailDecider, command, {
-    metadata: mailerMetadata(ctx, actor, emailId),
-  });
+async function handleEmail(
+  ctx: LedgerContext,
+  email: CustomerEmailRef,
+  command: (now: Date) => Untimed<CustomerEmailCommand>,
+  actor: Actor,
+): Promise<LedgerEvent | undefined> {
+  const streamId = accountImportProcessStreamId(email.importSupplier, email.externalAccountNumber);
+  const result = await handle(ctx, actor, customerEmailDecider, streamId, command, { correlationId: email.emailId });
   return result.events[0]?.event;
 }
 
@@ -39,10 +38,10 @@ export async function claimCustomerEmail(
   leaseMs: number,
   actor: Actor,
 ): Promise<ClaimOutcome> {
-  const now = ctx.clock();
   const event = await handleEmail(
     ctx,
-    { type: 'ClaimCustomerEmail', email, now: now.toISOString(), leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString() },
+    email,
+    (now) => ({ type: 'ClaimCustomerEmail', email, leaseExpiresAt: new Date(now.getTime() + leaseMs).toISOString() }),
     actor,
   );
   if (event?.type === 'CustomerEmailFailed') return { kind: 'failed', reason: event.data.reason };
@@ -59,18 +58,17 @@ export async function recordCustomerEmailDelivery(
   policy: EmailRetryPolicy,
   actor: Actor,
 ): Promise<LedgerEvent | undefined> {
-  const now = ctx.clock();
   return handleEmail(
     ctx,
-    {
+    email,
+    (now) => ({
       type: 'RecordCustomerEmailDelivery',
       email,
       attempt,
       delivery,
       retryAt: new Date(now.getTime() + emailRetryDelayMs(policy, attempt)).toISOString(),
       maxAttempts: policy.maxAttempts,
-      now: now.toISOString(),
-    },
+    }),
     actor,
   );
 }

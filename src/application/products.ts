@@ -2,7 +2,8 @@ import { productStreamId } from '../../events/product.js';
 import { productDraftFrom } from '../domain/product/commands.js';
 import { productDecider } from '../domain/product/decider.js';
 import type { ProductPayload } from '../domain/product/product-payload.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handleMany, on } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 
 /** What products/ reports for each product of the request, in request order. */
 export interface ProductImportOutcome {
@@ -26,14 +27,11 @@ export async function importProducts(
   actor: Actor,
   options: { dryRun: boolean },
 ): Promise<ProductImportOutcome[]> {
-  const now = ctx.clock().toISOString();
-  const results = await ctx.store.handleMany(
-    products.map((payload, index) => ({
-      streamId: productStreamId(payload.code),
-      decider: productDecider,
-      command: { type: 'ImportProduct' as const, index, product: productDraftFrom(payload), now },
-    })),
-    { ...writeOptions(ctx, actor), dryRun: options.dryRun },
+  const { results } = await handleMany(
+    ctx,
+    actor,
+    products.map((payload, index) => on(productStreamId(payload.code), productDecider, { type: 'ImportProduct', index, product: productDraftFrom(payload) })),
+    { dryRun: options.dryRun },
   );
   return results.map((result, index) => ({
     code: products[index]!.code,

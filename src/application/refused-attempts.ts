@@ -3,7 +3,8 @@ import { refusedAttemptStreamId, type ImportAttemptOperation } from '../../event
 import { bodyErrorCodes, idempotencyErrorCodes, type ErrorCode } from '../domain/error-codes.js';
 import { DomainError } from '../domain/errors.js';
 import { refusedAttemptDecider, type RecordRefusedAttempt } from '../domain/import-attempt/decider.js';
-import { commandMetadata, type Actor, type LedgerContext } from './context.js';
+import { handle, type Untimed } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /** Which attempt of which account was refused. */
@@ -38,7 +39,7 @@ const notARefusal: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 export const isRefusal = (error: unknown): error is DomainError => error instanceof DomainError && !notARefusal.has(error.code);
 
 /** The refusal command for `error`: its codes and paths, never its items' details (they may quote the payload). */
-export function refusalCommand(ref: AttemptRef, error: DomainError, accountStreamVersion: number, now: string): RecordRefusedAttempt {
+export function refusalCommand(ref: AttemptRef, error: DomainError, accountStreamVersion: number): Untimed<RecordRefusedAttempt> {
   return {
     type: 'RecordRefusedAttempt',
     ...ref,
@@ -46,7 +47,6 @@ export function refusalCommand(ref: AttemptRef, error: DomainError, accountStrea
     detail: error.detail,
     errors: error.errors.map((item) => ({ code: item.code, attr: item.attr })),
     accountStreamVersion,
-    now,
   };
 }
 
@@ -61,11 +61,10 @@ export function refusalCommand(ref: AttemptRef, error: DomainError, accountStrea
  */
 export async function recordRefusedAttempt(ctx: LedgerContext, ref: AttemptRef, error: DomainError, actor: Actor): Promise<void> {
   const streamId = refusedAttemptStreamId(ref.importSupplier, ref.externalAccountNumber);
+  const { beforeCommit: _requestHook, ...withoutRequestHook } = actor;
   await withRetry(async () => {
     const accountStreamVersion = await ctx.store.streamVersion(accountImportProcessStreamId(ref.importSupplier, ref.externalAccountNumber));
-    await ctx.store.handle(streamId, refusedAttemptDecider, refusalCommand(ref, error, accountStreamVersion, ctx.clock().toISOString()), {
-      metadata: commandMetadata(ctx, actor),
-    });
+    await handle(ctx, withoutRequestHook, refusedAttemptDecider, streamId, refusalCommand(ref, error, accountStreamVersion));
   });
 }
 

@@ -1,4 +1,3 @@
-import type { CommandMetadata } from '../../events/envelope.js';
 import {
   supplyPointPopulateBatchStreamId,
   supplyPointPopulateRequestStreamId,
@@ -12,7 +11,8 @@ import {
   type PopulateRequestCommand,
   type PopulateRequestRef,
 } from '../domain/supply-point/populate-request-decider.js';
-import { writeOptions, type Actor, type LedgerContext } from './context.js';
+import { handle, type Untimed } from './command-handler.js';
+import type { Actor, LedgerContext } from './context.js';
 
 /**
  * Records a populate batch and one request per identifier, in one
@@ -25,37 +25,26 @@ export async function createPopulateBatch(
   actor: Actor,
 ): Promise<{ batchId: string }> {
   const batchId = ctx.ids.uuid();
-  await ctx.store.handle(
-    supplyPointPopulateBatchStreamId(batchId),
-    populateBatchDecider,
-    {
-      type: 'CreatePopulateBatch',
-      batchId,
-      customerCategory: input.request.customer_category,
-      importSuppliers: [...new Set(input.importSuppliers)].sort(),
-      prmIds: input.request.prm_ids,
-      pceIds: input.request.pce_ids,
-      now: ctx.clock().toISOString(),
-    },
-    { ...writeOptions(ctx, actor) },
-  );
+  await handle(ctx, actor, populateBatchDecider, supplyPointPopulateBatchStreamId(batchId), {
+    type: 'CreatePopulateBatch',
+    batchId,
+    customerCategory: input.request.customer_category,
+    importSuppliers: [...new Set(input.importSuppliers)].sort(),
+    prmIds: input.request.prm_ids,
+    pceIds: input.request.pce_ids,
+  });
   return { batchId };
 }
 
 /** Worker events are correlated with their batch, so an auditor can follow one batch through the log. */
-function workerMetadata(ctx: LedgerContext, actor: Actor, batchId: string): CommandMetadata {
-  return { actor: actor.actor, requestId: actor.requestId, correlationId: batchId, causationId: ctx.ids.uuid(), ...(actor.traceparent ? { traceparent: actor.traceparent } : {}) };
-}
-
 async function handleRequest(
   ctx: LedgerContext,
-  command: PopulateRequestCommand,
+  request: PopulateRequestRef,
+  command: Untimed<PopulateRequestCommand> | ((now: Date) => Untimed<PopulateRequestCommand>),
   actor: Actor,
 ): Promise<readonly SupplyPointPopulateRequestEvent[]> {
-  const { batchId, sequence } = command.request;
-  const result = await ctx.store.handle(supplyPointPopulateRequestStreamId(batchId, sequence), populateRequestDecider, command, {
-    metadata: workerMetadata(ctx, actor, batchId),
-  });
+  const { batchId, sequence } = request;
+  const result = await handle(ctx, actor, populateRequestDecider, supplyPointPopulateRequestStreamId(batchId, sequence), command, { correlationId: batchId });
   return result.events.map((stored) => stored.event);
 }
 
@@ -71,16 +60,15 @@ export async function claimPopulateRequest(
   options: { readonly leaseMs: number; readonly maxAttempts: number },
   actor: Actor,
 ): Promise<{ kind: 'claimed'; attempt: number } | { kind: 'errored'; attempt: number; reason: string }> {
-  const now = ctx.clock();
   const [event] = await handleRequest(
     ctx,
-    {
+    request,
+    (now) => ({
       type: 'ClaimPopulateRequest',
       request,
-      now: now.toISOString(),
       leaseExpiresAt: new Date(now.getTime() + options.leaseMs).toISOString(),
       maxAttempts: options.maxAttempts,
-    },
+    }),
     actor,
   );
   if (event?.type === 'SupplyPointPopulateRequestErrored') {
@@ -110,8 +98,7 @@ export async function recordPopulateOutcome(
   outcome: PopulateOutcome,
   actor: Actor,
 ): Promise<SupplyPointPopulateRequestEvent | undefined> {
-  const now = ctx.clock().toISOString();
-  const command: PopulateRequestCommand = ((): PopulateRequestCommand => {
+  const command = ((): Untimed<PopulateRequestCommand> => {
     switch (outcome.kind) {
       case 'found':
         return {
@@ -121,7 +108,6 @@ export async function recordPopulateOutcome(
           customerCategory: outcome.customerCategory,
           address: outcome.address,
           details: outcome.details,
-          now,
         };
       case 'transient':
         return {
@@ -131,14 +117,13 @@ export async function recordPopulateOutcome(
           reason: outcome.reason,
           retryAt: outcome.retryAt,
           maxAttempts: outcome.maxAttempts,
-          now,
         };
       case 'refused':
-        return { type: 'RecordPopulateRequestRefused', request, attempt, reason: outcome.reason, now };
+        return { type: 'RecordPopulateRequestRefused', request, attempt, reason: outcome.reason };
       case 'released':
-        return { type: 'ReleasePopulateRequest', request, attempt, reason: outcome.reason, now };
+        return { type: 'ReleasePopulateRequest', request, attempt, reason: outcome.reason };
     }
   })();
-  const [event] = await handleRequest(ctx, command, actor);
+  const [event] = await handleRequest(ctx, request, command, actor);
   return event;
 }

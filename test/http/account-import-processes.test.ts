@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
 import { markAccountToSkip, prepareProcess } from '../../src/application/account-import-processes.js';
-import { commandMetadata } from '../../src/application/context.js';
+import { commandMetadata, handle } from '../../src/application/command-handler.js';
 import { accountImportProcessDecider } from '../../src/domain/account-import-process/decider.js';
 import { ConcurrencyError } from '../../src/store/event-store.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
@@ -370,7 +370,7 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     // Re-staged (with data that no longer validates) after the validation was made: the write it was made for is refused.
     const data = { importSupplier: SUPPLIER, externalAccountNumber: DOMESTIC_EXT, payload: { ...domestic(), customers: [] }, stagedAt: '2026-11-21T10:00:01.000Z' };
     await api.ledger.store.appendToStream(streamId, 1, [{ type: 'AccountRestaged', version: 1, data }], { metadata: commandMetadata(api.ledger, operator) });
-    const write = api.ledger.store.handle(prepared.streamId, accountImportProcessDecider, prepared.command, { metadata: commandMetadata(api.ledger, operator), guards: prepared.guards });
+    const write = handle(api.ledger, operator, accountImportProcessDecider, prepared.streamId, prepared.command, { guards: prepared.guards });
     await expect(write).rejects.toBeInstanceOf(ConcurrencyError);
     expect(await api.ledger.store.streamVersion(streamId)).toBe(2);
     // The request itself retries afresh: the new payload is validated and refused.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { STATE_LIST_LIMIT } from '../../src/audit/account-state.js';
-import { commandMetadata } from '../../src/application/context.js';
+import { commandMetadata } from '../../src/application/command-handler.js';
 import { fold } from '../../src/domain/decider.js';
 import { ledgerDecider } from '../../src/domain/ledger/decider.js';
 import { formatCents } from '../../src/domain/account-records/money.js';

@@ -4,7 +4,7 @@ import { accessToken } from '../support/http.js';
 import { SUPPLIER, TEAM, createTestApi, loadExample, testStore, type TestApi } from '../support/ledger.js';
 import { servedMetrics, type Scrape } from '../support/metrics.js';
 import { UNMATCHED_ROUTE } from '../../src/http/metrics-middleware.js';
-import { commandMetadata } from '../../src/application/context.js';
+import { commandMetadata } from '../../src/application/command-handler.js';
 import { ConcurrencyError } from '../../src/store/event-store.js';
 
 /**

@@ -1,5 +1,6 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
-import { commandMetadata, type LedgerContext } from '../../src/application/context.js';
+import { commandMetadata } from '../../src/application/command-handler.js';
+import type { LedgerContext } from '../../src/application/context.js';
 import type { AccountImportProcessCommand } from '../../src/domain/account-import-process/commands.js';
 import { accountImportProcessDecider } from '../../src/domain/account-import-process/decider.js';
 import { examplePayload } from './account-records.js';
