@@ -37,7 +37,7 @@ export const transferStatusTransitions: Readonly<Record<TransferStatus, readonly
 /**
  * Stage or process of an imported account. Besides spec 7's shape the body
  * carries what the platform's AccountAlreadyImportedResponse requires: the two
- * account numbers and `non_field_errors: [detail]` (issue 16).
+ * account numbers and `non_field_errors: [detail]`.
  */
 export function alreadyImported(externalAccountNumber: string, platformAccountNumber: string): DomainError {
   const detail = `The account import process with the account number ${externalAccountNumber} has already been imported.`;
