@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { MIMEType } from 'node:util';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { every } from 'hono/combine';
@@ -7,7 +8,24 @@ import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
 import { jsonLimitProblem } from './json-limits.js';
 
-const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const JSON_ESSENCE = /^application\/(?:[\w.+-]+\+)?json$/;
+
+/**
+ * Why a Content-Type is refused, or null for JSON (application/json or a +json type) in UTF-8,
+ * the only encoding JSON bodies are read in (RFC 8259).
+ */
+function contentTypeProblem(contentType: string): string | null {
+  let type: MIMEType | null = null;
+  try {
+    type = new MIMEType(contentType);
+  } catch {
+    // Not a media type at all: refused below like any other type.
+  }
+  if (type === null || !JSON_ESSENCE.test(type.essence)) return `Unsupported media type "${contentType}": send application/json.`;
+  const charset = type.params.get('charset')?.toLowerCase();
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return null;
+  return `Unsupported charset "${charset}": send application/json in UTF-8.`;
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const BODY_BYTES = 'jsonBodyBytes' as const;
@@ -67,7 +85,7 @@ async function readWebStream(body: ReadableStream<Uint8Array>, maxBytes: number)
 }
 
 /**
- * For requests with a body: 415 unless the content type is JSON, 413 past
+ * For requests with a body: 415 unless the content type is JSON in UTF-8, 413 past
  * `maxBytes` (counted on the stream, so chunked bodies and bodies with a wrong
  * Content-Length are caught too), 400 parse_error for malformed JSON, 400 for
  * a body past the structural limits of json-limits.ts. The body text is
@@ -81,9 +99,8 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
   const requireJson = createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const type = c.req.header('content-type') ?? '';
-    if (!JSON_CONTENT_TYPE.test(type)) {
-      throw new DomainError('unsupported_media_type', `Unsupported media type "${type}": send application/json.`);
-    }
+    const problem = contentTypeProblem(type);
+    if (problem !== null) throw new DomainError('unsupported_media_type', problem);
     await next();
   });
   const limit = createMiddleware<AppEnv>(async (c, next) => {
