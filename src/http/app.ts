@@ -10,6 +10,7 @@ import type { IdempotencyRecords } from '../store/idempotency.js';
 import type { SharedLimits } from '../store/shared-limits.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
+import { methodNotAllowed } from './method-not-allowed.js';
 import { jsonBody } from './json-body.js';
 import { requestScope, wantsRequestScope } from '../queries/request-scope.js';
 import { requestContext } from './request-context.js';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // First, so that it times the whole answer and sees every status, an error's too.
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
   app.use('*', requestContext(deps.logger, deps.ids.uuid));
+  app.use('*', methodNotAllowed(app));
   // On PostgreSQL a request's cached reads share one check of the read generation (src/queries/request-scope.ts).
   if (wantsRequestScope(deps.read)) app.use('*', (_c, next) => requestScope.run({}, next));
   // No answer shows a write before it is on disk: a write's own answer already waits for its batch's

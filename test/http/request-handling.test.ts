@@ -185,6 +185,20 @@ describe('paths', () => {
     await expectErrorBody(res, 404);
   });
 
+  it.each([
+    ['PUT', `/v1/data-import/pending-account-import-processes/${SUPPLIER}/`, 'GET, HEAD'],
+    ['DELETE', `/v1/data-import/account-transfer-status/${SUPPLIER}/LEG-0000001/`, 'GET, HEAD'],
+    ['PATCH', '/v1/data-import/events/', 'GET, HEAD'],
+    ['POST', `/v1/data-import/all-account-import-processes/${SUPPLIER}/`, 'GET, HEAD'],
+    ['GET', '/v1/data-import/validate-account/', 'POST'],
+    ['PUT', '/healthz', 'GET, HEAD'],
+  ])('%s %s is 405 method_not_allowed with Allow: %s, whatever the body or the credentials', async (method, path, allow) => {
+    api = await createTestApi();
+    const res = await api.app.request(path, { method, headers: { 'content-type': 'text/plain' }, body: method === 'GET' ? undefined : 'x' });
+    expect(res.headers.get('allow')).toBe(allow);
+    await expectErrorBody(res, 405, 'method_not_allowed');
+  });
+
   it('an unknown path is 404 in the error shape', async () => {
     api = await createTestApi();
     await expectErrorBody(await api.app.request('/no/such/path/'), 404);
