@@ -92,7 +92,6 @@ describe('POST notes/create/ (spec 4.9)', () => {
       'note_unpin_at_earlier_than_creation_date',
       'notes.0.unpin_at',
     ],
-    ['unpin_at before now when created_at is omitted', { body: 'x', is_pinned: true, unpin_at: '2026-01-01T00:00:00Z' }, 'note_unpin_at_earlier_than_creation_date', 'notes.0.unpin_at'],
     ['a malformed created_at', { body: 'x', created_at: '2025-07-01 10:00' }, 'invalid', 'notes.0.created_at'],
     ['a missing document', { body: 'x', document_paths: [{ document_path: 'contracts/missing.pdf' }] }, 'path_does_not_exist_in_file_store', 'notes.0.document_paths.0.document_path'],
     ['a path escaping the root', { body: 'x', document_paths: [{ document_path: '../legacy-energie/contracts/LEG-0000001/contract.pdf' }] }, 'path_does_not_exist_in_file_store', 'notes.0.document_paths.0.document_path'],
@@ -104,6 +103,14 @@ describe('POST notes/create/ (spec 4.9)', () => {
     const body = await expectErrorBody(res, 400, 'notes_failed_validation');
     expect(body.errors.map((e) => ({ code: e.code, attr: e.attr }))).toEqual([{ code, attr }]);
     expect(await streamVersion()).toBe(version);
+  });
+
+  it('a past unpin_at without created_at is created, as on the platform (the two are compared only when both are given)', async () => {
+    await importedExampleAccount(api.ledger);
+    const note = { body: 'pinned long ago', is_pinned: true, unpin_at: '2020-01-01T00:00:00Z' };
+    const res = await api.post(NOTES, { import_supplier: SUPPLIER, external_account_number: EXT, notes: [note] }, token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await res.json()).toMatchObject([{ ...note, status: 'NOTE_CREATION_SUCCESS' }]);
   });
 
   it('an empty notes array, a missing envelope field: 400 notes_failed_validation with the fields', async () => {

@@ -18,12 +18,11 @@ import {
   emptyNoteBook,
   ownNoteBook,
   recordNote,
-  withoutFraction,
   type NoteBook,
   type NoteDraft,
   type OwnedNoteBook,
 } from './note-book.js';
-import { instantOf, NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE, type NoteInput } from './note-payload.js';
+import type { NoteInput } from './note-payload.js';
 
 /** notes/create/ (spec 4.9): the validated notes, in request order. */
 export interface ImportNotes extends AccountRecordCommandBase {
@@ -68,7 +67,11 @@ function step(state: OwnedNotesState, event: NotesFolded): OwnedNotesState {
 export const notesFailedValidation = (errors: readonly FieldError[]) =>
   new DomainError('notes_failed_validation', 'Note data could not be validated.', { errors });
 
-/** The rules that need facts (the document store, the clock): checked once the account is known to be there. */
+/**
+ * The rule that needs facts (the document store): checked once the account is known to be there.
+ * `unpin_at` is compared with `created_at` by the payload's own rules, only when both are given, as
+ * on the platform: a note without `created_at` keeps whatever `unpin_at` it has.
+ */
 function factErrors(command: ImportNotes): FieldError[] {
   const errors: FieldError[] = [];
   command.notes.forEach((note, i) => {
@@ -77,13 +80,6 @@ function factErrors(command: ImportNotes): FieldError[] {
         errors.push(pathDoesNotExist(document_path, `notes.${i}.document_paths.${j}.document_path`));
       }
     });
-    if (note.created_at === undefined && note.unpin_at !== undefined && instantOf(note.unpin_at) <= instantOf(withoutFraction(command.now))) {
-      errors.push({
-        detail: 'unpin_at must be later than created_at (the current time, as none was given).',
-        code: NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE,
-        attr: `notes.${i}.unpin_at`,
-      });
-    }
   });
   return errors;
 }
