@@ -5285,9 +5285,9 @@ export interface operations {
                         bill_period_from_date: string;
                         bill_period_to_date: string;
                         statement_id: string;
-                        issued_date: string;
-                        number: string;
-                        gross_amount: number;
+                        issued_date?: string | null;
+                        number?: string | null;
+                        gross_amount?: number | null;
                         statement_path?: string;
                     }[];
                 };
@@ -5307,9 +5307,9 @@ export interface operations {
                             bill_period_from_date: string;
                             bill_period_to_date: string;
                             statement_id: string;
-                            issued_date: string;
-                            number: string;
-                            gross_amount: number;
+                            issued_date?: string | null;
+                            number?: string | null;
+                            gross_amount?: number | null;
                             statement_path?: string;
                         }[];
                     };

@@ -74,8 +74,8 @@ describe('POST historical-statements/create/ (spec 4.11)', () => {
 
   it.each([
     ['from after to', { bill_period_from_date: '2025-05-01', bill_period_to_date: '2025-04-30' }, 'start_date_later_than_end_date', 'statements.0.bill_period_to_date'],
-    ['no issued_date', { issued_date: undefined }, 'required', 'statements.0.issued_date'],
-    ['no number', { number: undefined }, 'required', 'statements.0.number'],
+    ['no bill_period_to_date', { bill_period_to_date: undefined }, 'required', 'statements.0.bill_period_to_date'],
+    ['a blank number', { number: '' }, 'blank', 'statements.0.number'],
     ['gross_amount with 3 decimals', { gross_amount: 71.401 }, 'max_decimal_places', 'statements.0.gross_amount'],
     ['a statement_path missing from the store', { statement_path: 'statements/LEG-0000001/2025-03.pdf' }, 'path_does_not_exist_in_file_store', 'statements.0.statement_path'],
     ['a statement_path leaving the root', { statement_path: 'statements/../../outside.pdf' }, 'path_does_not_exist_in_file_store', 'statements.0.statement_path'],
@@ -87,6 +87,24 @@ describe('POST historical-statements/create/ (spec 4.11)', () => {
     payload.statements[0] = { ...payload.statements[0], ...change };
     expect(await codes(await api.post(STATEMENTS, payload, token))).toEqual([{ code, attr }]);
     expect(await streamVersion()).toBe(version);
+  });
+
+  it('issued_date, number and gross_amount may be left out or null, as on the platform: 201, kept as null', async () => {
+    await importedExampleAccount(api.ledger, withoutStagedStatements);
+    const payload = example();
+    const [first, second] = payload.statements;
+    payload.statements = [
+      { bill_period_from_date: first.bill_period_from_date, bill_period_to_date: first.bill_period_to_date, statement_id: first.statement_id, statement_path: first.statement_path },
+      { ...second, issued_date: null, number: null, gross_amount: null },
+    ];
+    const res = await api.post(STATEMENTS, payload, token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await res.json()).toStrictEqual(payload);
+    const rows = await api.ledger.read.listHistoricalStatements(SUPPLIER, EXT);
+    expect(rows.map((r) => [r.statementId, r.issuedDate, r.number, r.grossAmountCents])).toEqual([
+      [first.statement_id, null, null, null],
+      [second.statement_id, null, null, null],
+    ]);
   });
 
   it('a statement_id repeated inside one request: duplicate_statement_ids', async () => {

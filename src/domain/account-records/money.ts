@@ -46,8 +46,9 @@ export function formatCents(cents: number): string {
 }
 
 /** Cents back to the JSON number the caller sent (exact: at most 12 significant digits). */
-export function centsToNumber(cents: number): number {
-  return Number(formatCents(cents));
+export function centsToNumber<T extends number | null | undefined>(cents: T): T extends number ? number : T;
+export function centsToNumber(cents: number | null | undefined): number | null | undefined {
+  return typeof cents === 'number' ? Number(formatCents(cents)) : cents;
 }
 
 /** A money field of a request: a JSON number, parsed to integer cents (codes `invalid`, `max_decimal_places`, `max_whole_digits`). */

@@ -6,16 +6,19 @@ import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateWith, type Vali
 
 export const DUPLICATE_STATEMENT_IDS = 'duplicate_statement_ids';
 
-/** One statement of historical-statements/create/ (spec 4.11): every field but statement_path is required. */
+/**
+ * One statement of historical-statements/create/ (spec 4.11): its period and id are required; `issued_date`,
+ * `number` and `gross_amount` may be left out or null, as the platform's documents allow.
+ */
 export const statementInputSchema = z
   .object({
     bill_period_from_date: isoDate(),
     bill_period_to_date: isoDate(),
     statement_id: requiredText(128),
-    issued_date: isoDate(),
-    number: requiredText(128),
+    issued_date: isoDate().nullable().optional(),
+    number: requiredText(128).nullable().optional(),
     /** Major units in the request (the spec's example sends 71.4), cents inside; a credit statement may be negative. */
-    gross_amount: centsAmount(),
+    gross_amount: centsAmount().nullable().optional(),
     statement_path: requiredText(1024).optional(),
   })
   .superRefine((statement, ctx) => {
