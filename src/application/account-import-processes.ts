@@ -55,7 +55,8 @@ export async function stageAccount(ctx: LedgerContext, payload: AccountPayload, 
 export interface ProcessAccountRequest {
   readonly importSupplier: string;
   readonly externalAccountNumber: string;
-  readonly operationsTeamName: string;
+  /** The team named in the request; null takes the supplier's default team (`supplier set-config --default-team`). */
+  readonly operationsTeamName: string | null;
   readonly dryRun: boolean;
 }
 
@@ -75,7 +76,12 @@ export async function processAccount(
       guards: prepared.guards,
       dryRun: request.dryRun,
     });
-    return { platformAccountNumber: prepared.command.platformAccountNumber, envelope, accountStreamVersion: prepared.accountStreamVersion };
+    return {
+      platformAccountNumber: prepared.command.platformAccountNumber,
+      operationsTeamName: prepared.command.operationsTeamName ?? '',
+      envelope,
+      accountStreamVersion: prepared.accountStreamVersion,
+    };
   });
   if (request.dryRun) await recordDryRun(ctx, request, run);
   return { platformAccountNumber: run.platformAccountNumber, dryRun: request.dryRun };
@@ -103,6 +109,8 @@ export async function prepareProcess(
   const streamId = accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber);
   const supplier = await supplierFact(ctx, request.importSupplier);
   const platformAccountNumber = ctx.ids.platformAccountNumber();
+  // The team named, else the supplier's default (guarded below with the supplier), else none: the decider refuses.
+  const team = request.operationsTeamName ?? supplier.defaultOperationsTeamName;
   // The references of the staged payload are checked against the read models before the transaction;
   // the guard on the account stream makes sure the payload checked is the one processed.
   const history = await ctx.store.readStream(streamId);
@@ -116,8 +124,8 @@ export async function prepareProcess(
       type: 'ProcessAccount',
       importSupplier: request.importSupplier,
       externalAccountNumber: request.externalAccountNumber,
-      operationsTeamName: request.operationsTeamName,
-      operationsTeamExists: await ctx.read.operationsTeamExists(request.operationsTeamName),
+      operationsTeamName: team,
+      operationsTeamExists: team !== null && (await ctx.read.operationsTeamExists(team)),
       supplierStatus: supplier.status,
       referenceErrors,
       businessContract: contract && { identifier: contract.contractIdentifier, platformBusinessId: contract.platformBusinessId },
@@ -143,16 +151,16 @@ export async function prepareProcess(
 async function recordDryRun(
   ctx: LedgerContext,
   request: ProcessAccountRequest,
-  run: { platformAccountNumber: string; envelope: CommandEnvelope; accountStreamVersion: number },
+  run: { platformAccountNumber: string; operationsTeamName: string; envelope: CommandEnvelope; accountStreamVersion: number },
 ): Promise<void> {
   const auditStreamId = accountProcessDryRunStreamId(request.importSupplier, request.externalAccountNumber);
-  const event = dryRunSucceeded(request, { ...run, now: run.envelope.now.toISOString() });
+  const event = dryRunSucceeded({ ...request, operationsTeamName: run.operationsTeamName }, { ...run, now: run.envelope.now.toISOString() });
   await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.envelope.write));
 }
 
 /** The record of a successful dry run (its audit stream: `accountProcessDryRunStreamId`). */
 export function dryRunSucceeded(
-  request: Omit<ProcessAccountRequest, 'dryRun'>,
+  request: { importSupplier: string; externalAccountNumber: string; operationsTeamName: string },
   run: { platformAccountNumber: string; now: string; accountStreamVersion: number },
 ): AccountProcessDryRunSucceeded {
   return {

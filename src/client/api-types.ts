@@ -1655,7 +1655,7 @@ export interface operations {
                 "application/json": {
                     external_account_number: string;
                     import_supplier_code: string;
-                    operations_team_name: string;
+                    operations_team_name?: string;
                     /** @default false */
                     dry_run?: boolean;
                 };
@@ -1674,7 +1674,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error codes: `account_failed_validation`, `account_import_process_already_imported`, `account_marked_to_skip`, `array_too_long`, `dry_run_rollback`, `import_process_does_not_exist`, `import_supplier_migration_not_ongoing`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `operations_team_name_does_not_exist`, `parse_error`, `string_too_long`, `validation_error`. */
+            /** @description Error codes: `account_failed_validation`, `account_import_process_already_imported`, `account_marked_to_skip`, `array_too_long`, `dry_run_rollback`, `import_process_does_not_exist`, `import_supplier_migration_not_ongoing`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `operations_team_name_does_not_exist`, `operations_team_should_be_provided`, `parse_error`, `string_too_long`, `validation_error`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1683,7 +1683,7 @@ export interface operations {
                     "application/json": {
                         detail: string;
                         /** @enum {string} */
-                        code: "account_failed_validation" | "account_import_process_already_imported" | "account_marked_to_skip" | "array_too_long" | "dry_run_rollback" | "import_process_does_not_exist" | "import_supplier_migration_not_ongoing" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "operations_team_name_does_not_exist" | "parse_error" | "string_too_long" | "validation_error";
+                        code: "account_failed_validation" | "account_import_process_already_imported" | "account_marked_to_skip" | "array_too_long" | "dry_run_rollback" | "import_process_does_not_exist" | "import_supplier_migration_not_ongoing" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "operations_team_name_does_not_exist" | "operations_team_should_be_provided" | "parse_error" | "string_too_long" | "validation_error";
                         errors: {
                             detail: string;
                             code: string;

@@ -5,7 +5,7 @@ import { markAccountToSkip, prepareProcess } from '../../src/application/account
 import { commandMetadata, handle } from '../../src/application/command-handler.js';
 import { accountImportProcessDecider } from '../../src/domain/account-import-process/decider.js';
 import { ConcurrencyError } from '../../src/store/event-store.js';
-import { setImportSupplierStatus } from '../../src/application/operator.js';
+import { setImportSupplierConfig, setImportSupplierStatus } from '../../src/application/operator.js';
 import { createBusinessWithContract } from '../support/business.js';
 import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
 import { SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
@@ -404,6 +404,19 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     expect(codesAndAttrs(body)).toEqual([{ code: 'import_process_does_not_exist', attr: 'non_field_errors' }]);
   });
 
+  it('without operations_team_name (optional, as on the platform): the supplier\'s default team, else 400 operations_team_should_be_provided', async () => {
+    await stage(domestic(), 201);
+    const { operations_team_name: _named, ...withoutTeam } = processRequest(DOMESTIC_EXT);
+    const refused = await expectErrorBody(await api.post(PROCESS, withoutTeam, token), 400, 'operations_team_should_be_provided');
+    expect(codesAndAttrs(refused)).toEqual([{ code: 'operations_team_should_be_provided', attr: 'operations_team_name' }]);
+    expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
+    await setImportSupplierConfig(api.ledger, SUPPLIER, { defaultOperationsTeamName: TEAM }, operator);
+    const res = await api.post(PROCESS, withoutTeam, token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    const events = await api.ledger.store.readStream(streamId);
+    expect(events.find((stored) => stored.event.type === 'AccountProcessed')?.event).toMatchObject({ data: { operationsTeamName: TEAM } });
+  });
+
   it('answers 400 operations_team_name_does_not_exist at attr operations_team_name for an unknown team', async () => {
     await stage(domestic(), 201);
     const res = await api.post(PROCESS, processRequest(DOMESTIC_EXT, { operations_team_name: 'Nobody' }), token);
@@ -490,16 +503,6 @@ describe('POST account-import-process/process/ (spec 4.8)', () => {
     await expectErrorBody(res, 400, 'operations_team_name_does_not_exist');
     expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
     expect(await api.ledger.store.streamVersion(dryRunStreamId)).toBe(0);
-  });
-
-  it('answers 400 with errors code required at attr operations_team_name when the team is missing', async () => {
-    await stage(domestic(), 201);
-    const request = processRequest(DOMESTIC_EXT);
-    delete request['operations_team_name'];
-    const res = await api.post(PROCESS, request, token);
-    const body = await expectErrorBody(res, 400, expect.any(String));
-    expect(codesAndAttrs(body)).toEqual([{ code: 'required', attr: 'operations_team_name' }]);
-    expect(await api.ledger.store.streamVersion(streamId)).toBe(1);
   });
 
   it('answers 400 when dry_run is not a boolean, and processes nothing', async () => {

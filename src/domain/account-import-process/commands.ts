@@ -21,7 +21,8 @@ export interface StageAccount extends AccountRef {
 /** Create the platform account from the staged data. */
 export interface ProcessAccount extends AccountRef {
   readonly type: 'ProcessAccount';
-  readonly operationsTeamName: string;
+  /** The team named in the request or the supplier's default; null when neither is there. */
+  readonly operationsTeamName: string | null;
   /** Fact: whether the named operations team exists. */
   readonly operationsTeamExists: boolean;
   readonly supplierStatus: ImportSupplierStatus;

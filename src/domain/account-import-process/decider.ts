@@ -82,6 +82,13 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
   if (state.status === 'imported') throw alreadyImported(command.externalAccountNumber, state.platformAccountNumber);
   if (state.status === 'skipped') throw markedToSkip(command.externalAccountNumber);
   if (command.supplierStatus !== 'Ongoing') throw notOngoing(command.importSupplier, command.supplierStatus);
+  if (command.operationsTeamName === null) {
+    throw new DomainError(
+      'operations_team_should_be_provided',
+      `No operations team was given and import supplier ${command.importSupplier} has no default team.`,
+      { attr: 'operations_team_name' },
+    );
+  }
   if (!command.operationsTeamExists) {
     throw new DomainError('operations_team_name_does_not_exist', `Operations team ${command.operationsTeamName} does not exist.`, {
       attr: 'operations_team_name',

@@ -125,7 +125,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     summary: 'Process a staged account', description: `Creates the platform account from the staged data (spec 4.8). With \`dry_run: true\` everything is decided and rolled back (400 \`dry_run_rollback\` when it would succeed). Before any check, the request takes one of the instance's processing slots (429 \`throttled\` with \`Retry-After\` when none is free). ${ORDER} ${WRITE}`,
     request: jsonRequest(processAccountRequestSchema, 'Which staged account, and the operations team.'),
     responses: { 201: jsonAnswer(processAccountResponseSchema, 'Imported.') },
-    errors: scoped(...WRITE_ERRORS, 'validation_error', 'account_failed_validation', 'account_import_process_already_imported', 'account_marked_to_skip', 'import_supplier_migration_not_ongoing', 'import_supplier_not_found', 'operations_team_name_does_not_exist', 'dry_run_rollback', 'import_process_does_not_exist'),
+    errors: scoped(...WRITE_ERRORS, 'validation_error', 'account_failed_validation', 'account_import_process_already_imported', 'account_marked_to_skip', 'import_supplier_migration_not_ongoing', 'import_supplier_not_found', 'operations_team_should_be_provided', 'operations_team_name_does_not_exist', 'dry_run_rollback', 'import_process_does_not_exist'),
     examples: ['process.json'],
   },
   {

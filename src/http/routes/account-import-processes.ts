@@ -33,7 +33,8 @@ export function stageAccountResponse(importSupplier: string, externalAccountNumb
 export const processAccountRequestSchema = z.object({
   external_account_number: z.string().min(1).max(128),
   import_supplier_code: z.string().min(1).max(64),
-  operations_team_name: z.string().min(1).max(255),
+  /** Optional as on the platform: left out, the supplier's default team, else `operations_team_should_be_provided`. */
+  operations_team_name: z.string().min(1).max(255).optional(),
   dry_run: z.boolean().optional().default(false),
 });
 /** 201: the platform's ProcessAccountImportProcessCreation requires `external_account_number` beside the number. */
@@ -84,7 +85,7 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
           {
             importSupplier: request.import_supplier_code,
             externalAccountNumber: request.external_account_number,
-            operationsTeamName: request.operations_team_name,
+            operationsTeamName: request.operations_team_name ?? null,
             dryRun: request.dry_run,
           },
           actor,

@@ -120,6 +120,11 @@ describe('account import process decider: process', () => {
     given(decider, [staged]).when(processCmd({ supplierStatus: 'Paused' })).thenFails('import_supplier_migration_not_ongoing');
   });
 
+  it('no team named and no supplier default -> operations_team_should_be_provided at attr operations_team_name', () => {
+    const error = given(decider, [staged]).when(processCmd({ operationsTeamName: null, operationsTeamExists: false })).thenFails('operations_team_should_be_provided');
+    if (error.errors[0]?.attr !== 'operations_team_name') throw new Error('attr must be operations_team_name');
+  });
+
   it('an unknown operations team -> operations_team_name_does_not_exist at attr operations_team_name', () => {
     const error = given(decider, [staged]).when(processCmd({ operationsTeamExists: false })).thenFails('operations_team_name_does_not_exist');
     if (error.errors[0]?.attr !== 'operations_team_name') throw new Error('attr must be operations_team_name');
