@@ -43,7 +43,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   const idempotency = new PgIdempotencyRecords(pool, url, clock, options);
   const limits = new PgSharedLimits(pool, url, clock, options);
   return {
-    store: new PgEventStore({ pool, runner, projections: inlineProjections, clock, newId }),
+    store: new PgEventStore({ pool, runner, clock, newId }),
     queries: new PgQueryRunner(pool),
     readGeneration: () => readGeneration(pool),
     idempotency,

@@ -16,7 +16,7 @@ import {
 } from '../idempotency.js';
 import { IDEMPOTENCY_LOCK_CLASS, sqlState, type PgOptions } from './pg-database.js';
 import { PgSessionHolder } from './pg-session-holder.js';
-import { postgresTransaction } from './pg-group-commit.js';
+import { postgresTransaction } from './pg-write-unit.js';
 
 
 /** The advisory lock id (within IDEMPOTENCY_LOCK_CLASS) of one key. */

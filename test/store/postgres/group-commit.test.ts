@@ -3,22 +3,25 @@ import { integer, sqliteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
-import { PgGroupCommitRunner, type BatchReport, type BatchView } from '../../../src/store/postgres/pg-group-commit.js';
+import { PgGroupCommitRunner, type BatchReport } from '../../../src/store/postgres/pg-group-commit.js';
+import { postgresTransaction, type BatchView } from '../../../src/store/postgres/pg-write-unit.js';
 import { createTestDatabase, executeOn, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.js';
 
 /**
- * The runner's deferred statements (a unit's projection writes, sent and awaited with its RELEASE): a unit
- * whose deferred statement fails is rolled back alone, with that failure as its error, and the units of
- * the same batch before and after it commit.
+ * The runner's deferred statements (a hook's statements sent and not awaited, as the Idempotency-Key checks
+ * are): a unit whose deferred statement fails is rolled back alone, with that failure as its error, and the
+ * units of the same batch before and after it commit (the batch is redone unit by unit, each unit's deferred
+ * statements awaited with its RELEASE).
  */
 describe('PgGroupCommitRunner: deferred statements', () => {
   if (skipWithoutPostgres()) return;
   let database: TestDatabase;
   let runner: PgGroupCommitRunner;
+  const reports: BatchReport[] = [];
   beforeAll(async () => {
     database = await createTestDatabase();
     await executeOn(database.url, 'CREATE TABLE deferred_probe (n int PRIMARY KEY)');
-    runner = new PgGroupCommitRunner(database.url);
+    runner = new PgGroupCommitRunner(database.url, { onBatch: (report) => reports.push(report) });
   });
   afterAll(async () => {
     await runner.close();
@@ -28,13 +31,20 @@ describe('PgGroupCommitRunner: deferred statements', () => {
 
   it('a failing deferred statement rolls back its unit alone and is the error reported', async () => {
     const insert = (n: number) =>
-      runner.run(async (tx) => {
-        await tx.client.query('INSERT INTO deferred_probe VALUES ($1)', [n]);
-        // Deferred: n = 2 fails on the primary key (1 is taken by then), after the unit's awaited insert.
-        tx.defer(tx.client.query('INSERT INTO deferred_probe VALUES ($1)', [n === 2 ? 1 : n + 100]));
-        // Sent after the failing one: refused as the transaction is aborted, not the error to report.
-        tx.defer(tx.client.query('SELECT 1'));
-        return n;
+      runner.run({
+        streams: [],
+        versions: [],
+        plan: () => ({
+          value: n,
+          beforeCommit: async (_appended, hookTx) => {
+            const tx = postgresTransaction(hookTx);
+            await tx.client.query('INSERT INTO deferred_probe VALUES ($1)', [n]);
+            // Deferred: n = 2 fails on the primary key (1 is taken by then), after the unit's awaited insert.
+            tx.defer(tx.client.query('INSERT INTO deferred_probe VALUES ($1)', [n === 2 ? 1 : n + 100]));
+            // Sent after the failing one: refused as the transaction is aborted, not the error to report.
+            tx.defer(tx.client.query('SELECT 1'));
+          },
+        }),
       });
     // One batch: the three units are queued in the same tick.
     const outcomes = await Promise.allSettled([insert(1), insert(2), insert(3)]);
@@ -44,6 +54,7 @@ describe('PgGroupCommitRunner: deferred statements', () => {
     expect(((outcomes[1] as PromiseRejectedResult).reason as { code?: string }).code).toBe('23505');
     const rows = await executeOn(database.url, 'SELECT n FROM deferred_probe ORDER BY n');
     expect(rows.map((row) => row['n'])).toEqual([1, 3, 101, 103]);
+    expect(reports.map(({ units, path }) => ({ units, path }))).toEqual([{ units: 3, path: 'redone' }]);
   });
 });
 
@@ -99,24 +110,7 @@ describe('PgGroupCommitRunner: guessed projection rows', () => {
       ]);
       return { value: version + 1 };
     };
-    return runner.runPlanned({
-      streams: [stream],
-      versions: [],
-      plan,
-      work: async (tx) => {
-        // The per-unit path (a redo): the same decision, written by hand.
-        const { rows } = await tx.client.query<{ v: string | null }>('SELECT max(stream_position) AS v FROM events WHERE stream_id = $1', [stream]);
-        const version = Number(rows[0]!.v ?? 0);
-        const value = version === 0 ? guess : n;
-        await tx.client.query(
-          `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at) VALUES ($1, $2, $3, $4, 1, $5, $6, $7, $8)`,
-          [tx.last + 1, stream, version + 1, released(value).type, JSON.stringify(released(value).data), JSON.stringify({ eventId: 'e', actor: 't', requestId: null, correlationId: null, causationId: null }), randomUUID(), new Date(0).toISOString()],
-        );
-        await tx.client.query('INSERT INTO guess_probe VALUES ($1, 1) ON CONFLICT (n) DO UPDATE SET hits = guess_probe.hits + 1', [value]);
-        tx.last += 1;
-        return version + 1;
-      },
-    });
+    return runner.run({ streams: [stream], versions: [], plan });
   };
   const hits = async () => Object.fromEntries((await executeOn(database.url, 'SELECT n, hits FROM guess_probe ORDER BY n')).map((row) => [row['n'], row['hits']]));
 

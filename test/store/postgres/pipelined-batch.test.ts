@@ -7,7 +7,7 @@ import { importSupplierDecider } from '../../../src/domain/import-supplier/impor
 import { ConcurrencyError, UniqueConstraintError, type BeforeCommit } from '../../../src/store/event-store.js';
 import type { Ledger } from '../../../src/ledger.js';
 import type { BatchReport } from '../../../src/store/postgres/pg-group-commit.js';
-import { postgresTransaction } from '../../../src/store/postgres/pg-group-commit.js';
+import { postgresTransaction } from '../../../src/store/postgres/pg-write-unit.js';
 import { createTestLedger } from '../../support/ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
 import { expectProjectionsVerify, metadata, openInstances, settle, sleep, supplierCommand, tick, WRITE_LOCK_KEY, type SupplierCommandKind } from './instances.js';

@@ -5,7 +5,8 @@ import { importSupplierDecider } from '../../../src/domain/import-supplier/impor
 import type { BeforeCommit, StoredLedgerEvent } from '../../../src/store/event-store.js';
 import { assembleLedger, type Ledger } from '../../../src/ledger.js';
 import { LOCK_CLASS, WRITE_LOCK } from '../../../src/store/postgres/pg-database.js';
-import { CommitOutcomeUnknownError, postgresTransaction, WriteLockTimeoutError } from '../../../src/store/postgres/pg-group-commit.js';
+import { CommitOutcomeUnknownError, WriteLockTimeoutError } from '../../../src/store/postgres/pg-batch-transaction.js';
+import { postgresTransaction } from '../../../src/store/postgres/pg-write-unit.js';
 import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { openPostgresLedger } from '../../../src/store/postgres/open-postgres-ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import { newClient, newWriterClient } from '../../../src/store/postgres/pg-database.js';
-import { PgGroupCommitRunner, READ_STREAMS } from '../../../src/store/postgres/pg-group-commit.js';
+import { PgGroupCommitRunner } from '../../../src/store/postgres/pg-group-commit.js';
+import { postgresTransaction, READ_STREAMS } from '../../../src/store/postgres/pg-write-unit.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
 import { metadata, openInstances, type Instances } from './instances.js';
 
@@ -86,21 +87,34 @@ describe('PostgreSQL: the writer connection', () => {
   it('is replaced once the log has grown past the floor and by the growth since its first batch, so its statements are planned again', async () => {
     const runner = new PgGroupCommitRunner(t.url, { replan: { floor: 10, growth: 2 } });
     try {
-      // A unit that appends `n` events (rows of the log, positions after the batch's last) and tells which backend ran it.
-      const append = (n: number) =>
-        runner.run(async (tx) => {
-          const { rows } = await tx.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-          if (n > 0) {
-            await tx.client.query(
-              `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at)
-                 SELECT g, 'r-' || g, 1, 'ImportSupplierCreated', 1, '{}', '{}', 'r-' || g, '2026-01-01T00:00:00.000Z'
-                   FROM generate_series($1::bigint, $2::bigint) AS g`,
-              [tx.last + 1, tx.last + n],
-            );
-            tx.last += n;
-          }
-          return rows[0]!.pid;
-        });
+      // A unit that appends `n` events (to new streams, positions after the batch's last) and tells which backend ran it.
+      const append = (n: number) => {
+        let pid = 0;
+        return runner
+          .run({
+            streams: [],
+            versions: [],
+            plan: (view) => {
+              view.append(
+                Array.from({ length: n }, (_, i) => ({
+                  globalPosition: view.last + i + 1,
+                  streamId: `r-${view.last + i + 1}`,
+                  streamPosition: 1,
+                  event: { type: 'ImportSupplierCreated', version: 1, data: { status: 'Ongoing', code: 'R', documentRoot: '/', sendEmails: false, createdAt: '2026-01-01T00:00:00.000Z' } } as LedgerEvent,
+                  metadata: { ...metadata, eventId: `r-${view.last + i + 1}` },
+                  recordedAt: '2026-01-01T00:00:00.000Z',
+                })),
+              );
+              return {
+                value: null,
+                beforeCommit: async (_appended, tx) => {
+                  pid = (await postgresTransaction(tx).client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+                },
+              };
+            },
+          })
+          .then(() => pid);
+      };
       const first = await append(4); // the connection's first batch: the log holds 4 events
       expect(await append(4)).toBe(first); // 8: under the floor
       expect(await append(0)).toBe(first);

@@ -1,0 +1,134 @@
+import type pg from 'pg';
+import type { StoredLedgerEvent } from '../event-store.js';
+import type { Row } from '../projection-rows.js';
+import { holdsNul } from './pg-database.js';
+import { touchedKeys, type PgProjectionTable } from './pg-projection-writer.js';
+import type { BatchView, WriteUnit } from './pg-write-unit.js';
+
+/** Rows of one table read on a guess, by row id (null: no such row). */
+export type GuessedLoad = Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>;
+
+/**
+ * The projection rows `units` will likely touch, read on the writer connection (sent after the lock, so
+ * what is read is what the batch decides on): each unit is planned once ahead, on a view of its streams as
+ * last known outside the lock (a new account's stream is empty; a guess that misses costs only the flight
+ * that loads the rows it missed, as without it). The guess's events are thrown away. A load PostgreSQL
+ * refuses sets `failed.prefetch`: it aborted the transaction.
+ */
+export function guessRows(
+  client: pg.ClientBase,
+  units: readonly WriteUnit<unknown>[],
+  tablesOf: (type: string) => readonly PgProjectionTable[],
+  known: { readonly seen: SeenVersions; readonly readAhead: ReadAhead },
+  failed: { prefetch: boolean },
+): GuessedLoad[] {
+  const guessed: StoredLedgerEvent[] = [];
+  for (const unit of units) {
+    const view = new GuessView(known.seen, known.readAhead);
+    try {
+      unit.plan(view);
+      guessed.push(...view.appended);
+    } catch {
+      // No guess for this unit: its rows are loaded after it is decided.
+    }
+  }
+  if (guessed.length === 0) return [];
+  return [...touchedKeys(tablesOf, guessed)].flatMap(([table, byId]) => {
+    // A key PostgreSQL cannot hold (U+0000) is not guessed: its unit fails alone after it is decided.
+    const held = [...byId.values()].filter((key) => !holdsNul(Object.values(key).filter((value): value is string => typeof value === 'string')));
+    if (held.length === 0) return [];
+    const load = table.loadMany(client, held).then((rows) => ({ table, rows }));
+    load.catch(() => {
+      failed.prefetch = true;
+    });
+    return [load];
+  });
+}
+
+/** The guessed rows by table, `into` (several loads of one table merged). */
+export async function guessedRows(
+  loads: readonly GuessedLoad[],
+  into = new Map<PgProjectionTable, Map<string, Row | null>>(),
+): Promise<Map<PgProjectionTable, Map<string, Row | null>>> {
+  for (const { table, rows } of await Promise.all(loads)) {
+    const had = into.get(table);
+    if (!had) into.set(table, rows);
+    else for (const [id, row] of rows) had.set(id, row);
+  }
+  return into;
+}
+
+/** The view a unit is planned on to guess the rows it touches: its streams as known outside the lock, appends taken as they come. */
+class GuessView implements BatchView {
+  readonly appended: StoredLedgerEvent[] = [];
+  last = 0;
+  private readonly histories = new Map<string, readonly StoredLedgerEvent[]>();
+
+  constructor(
+    private readonly seen: SeenVersions,
+    private readonly read: ReadAhead,
+  ) {}
+
+  /** The stream as the command read it before it was queued (process reads its account), else empty; with the guess's appends. */
+  history(streamId: string): readonly StoredLedgerEvent[] {
+    let history = this.histories.get(streamId);
+    if (!history) this.histories.set(streamId, (history = this.read.take(streamId) ?? []));
+    const own = this.appended.filter((stored) => stored.streamId === streamId);
+    return own.length > 0 ? [...history, ...own] : history;
+  }
+
+  /** The guess's own appends, else the stream as read ahead, else the version last seen (a guard's stream, which rarely moves), else 0. */
+  version(streamId: string): number {
+    let version = this.histories.get(streamId)?.length ?? this.seen.get(streamId) ?? 0;
+    for (const stored of this.appended) if (stored.streamId === streamId) version = stored.streamPosition;
+    return version;
+  }
+
+  append(stored: readonly StoredLedgerEvent[]): void {
+    this.appended.push(...stored);
+    if (stored.length > 0) this.last = stored[stored.length - 1]!.globalPosition;
+  }
+}
+
+/** Stream versions, the most recently seen kept (at most `capacity`). */
+export class SeenVersions {
+  private readonly versions = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(streamId: string): number | undefined {
+    return this.versions.get(streamId);
+  }
+
+  set(streamId: string, version: number): void {
+    this.versions.delete(streamId);
+    this.versions.set(streamId, version);
+    if (this.versions.size > this.capacity) this.versions.delete(this.versions.keys().next().value!);
+  }
+}
+
+/**
+ * Streams read outside the writers' lock, kept until a guess takes them (at most `capacity` streams of at
+ * most `longest` events: a guess is a hint, never worth holding a long stream in memory).
+ */
+export class ReadAhead {
+  private readonly streams = new Map<string, readonly StoredLedgerEvent[]>();
+
+  constructor(
+    private readonly capacity: number,
+    private readonly longest: number,
+  ) {}
+
+  remember(streamId: string, events: readonly StoredLedgerEvent[]): void {
+    if (events.length > this.longest) return;
+    this.streams.delete(streamId);
+    this.streams.set(streamId, events);
+    if (this.streams.size > this.capacity) this.streams.delete(this.streams.keys().next().value!);
+  }
+
+  take(streamId: string): readonly StoredLedgerEvent[] | undefined {
+    const events = this.streams.get(streamId);
+    this.streams.delete(streamId);
+    return events;
+  }
+}

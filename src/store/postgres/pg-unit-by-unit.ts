@@ -1,0 +1,106 @@
+import type pg from 'pg';
+import { DryRunRollback } from '../decide.js';
+import type { BatchReport } from '../write-batches.js';
+import { translateLockTimeout, extended, type BatchTransaction } from './pg-batch-transaction.js';
+import { insertEvents } from './pg-event-rows.js';
+import { projectBatch, type PgProjectionTable } from './pg-projection-writer.js';
+import { Deferred, LockedView, readStreams, settleAll, streamsToRead, type Outcome, type Pending, type PgWriteTransaction, type WriteUnit } from './pg-write-unit.js';
+
+/** What the unit-by-unit path needs of the runner. */
+export interface UnitByUnitContext {
+  readonly transaction: BatchTransaction;
+  readonly tablesOf: (type: string) => readonly PgProjectionTable[];
+  readonly onBatch?: ((batch: BatchReport) => void) | undefined;
+  /** After a commit, with the log's last position. */
+  committed(client: pg.Client, last: number): void;
+}
+
+/**
+ * The batch in one transaction, unit after unit, each in its own savepoint: a unit that fails (its
+ * decision, a unique index, a hook, a deferred statement) is rolled back to its savepoint alone and the
+ * others commit. What a dry run needs (it is rolled back), and what a pipelined batch that PostgreSQL
+ * refused is redone with (`redone`), so that the failing unit fails alone.
+ */
+export async function commitUnitByUnit(client: pg.Client, batch: readonly Pending[], ctx: UnitByUnitContext, path: 'per-unit' | 'redone'): Promise<void> {
+  const outcomes: Outcome[] = [];
+  let xid: string;
+  let startedAt = 0;
+  let lockedAt = 0;
+  let appended = false;
+  let last = 0;
+  try {
+    startedAt = performance.now();
+    const head = await ctx.transaction.begin(client);
+    lockedAt = performance.now();
+    xid = head.xid;
+    const deferred = new Deferred();
+    const tx: PgWriteTransaction = { store: 'postgres', client, last: head.last, defer: deferred.add };
+    for (const { unit } of batch) {
+      const saved = tx.last;
+      // The savepoint goes out with the unit's first statements, the RELEASE with its last ones.
+      const savepoint = client.query(extended('SAVEPOINT unit'));
+      try {
+        const [, value] = await Promise.all([savepoint, runUnit(tx, unit, ctx.tablesOf)]);
+        const release = client.query(extended('RELEASE SAVEPOINT unit'));
+        release.catch(() => undefined); // a failed deferred statement is the error to report
+        await deferred.settle();
+        await release;
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        // A deferred statement that failed is the cause: the unit's statements after it were refused.
+        const cause = await deferred.settle().then(
+          () => error,
+          (failed: unknown) => failed,
+        );
+        // Still inside the unit's savepoint: a RELEASE refused in the aborted transaction leaves it in place.
+        await client.query('ROLLBACK TO SAVEPOINT unit');
+        await client.query('RELEASE SAVEPOINT unit');
+        tx.last = saved;
+        outcomes.push({ ok: false, value: cause });
+      }
+    }
+    appended = tx.last > head.last;
+    last = tx.last;
+  } catch (error) {
+    // Before COMMIT: nothing was committed; a broken connection is replaced on the next batch.
+    await ctx.transaction.rollback(client);
+    for (const pending of batch) pending.reject(translateLockTimeout(error));
+    return;
+  }
+  const committed = await ctx.transaction.commit(client, xid, appended ? last : null);
+  if (committed !== true) {
+    const failure = committed === false ? new Error('PostgreSQL rolled the batch back at COMMIT') : committed;
+    for (const pending of batch) pending.reject(failure);
+    return;
+  }
+  ctx.onBatch?.({ units: batch.length, path, lockWaitMs: lockedAt - startedAt, lockHeldMs: performance.now() - lockedAt });
+  settleAll(batch, outcomes);
+  ctx.committed(client, last);
+}
+
+/**
+ * One unit inside its savepoint: its streams read under the lock, its decision, its events inserted with
+ * their projection rows' loads (the rows' writes deferred to the RELEASE), then its hook. A dry run
+ * throws `DryRunRollback` with its value once written and projected, before its hook.
+ */
+async function runUnit(tx: PgWriteTransaction, unit: WriteUnit<unknown>, tablesOf: (type: string) => readonly PgProjectionTable[]): Promise<unknown> {
+  const view = new LockedView(tx.last);
+  const { streams, versioned } = streamsToRead([unit]);
+  if (streams.length + versioned.length > 0) view.addRead(await readStreams(tx.client, streams, versioned));
+  view.startUnit(unit);
+  const { value, beforeCommit } = unit.plan(view);
+  const { events, appends } = view.endUnit();
+  // The insert goes out with the projection rows' loads (their keys do not depend on it); its error, if
+  // any, is the one to report (a unique violation), the projections' then only say the unit is aborted.
+  // Each append (a command's events) is projected as a unit: a unique index refuses what it would refuse
+  // were the commands written one by one.
+  const inserted = insertEvents(tx.client, events);
+  const projected = projectBatch(tx.client, tablesOf, appends).then((writes) => writes.forEach(tx.defer));
+  projected.catch(() => undefined);
+  await inserted;
+  await projected;
+  tx.last = view.last;
+  if (unit.dryRun) throw new DryRunRollback(value);
+  if (beforeCommit) await beforeCommit(events, tx);
+  return value;
+}
