@@ -87,19 +87,20 @@ describe('PostgreSQL: the writer connection', () => {
   it('is replaced once the log has grown past the floor and by the growth since its first batch, so its statements are planned again', async () => {
     const runner = new PgGroupCommitRunner(t.url, { replan: { floor: 10, growth: 2 } });
     try {
-      // A unit that appends `n` events (to new streams, positions after the batch's last) and tells which backend ran it.
+      // A unit that appends `n` events (positions after the batch's last) and tells which backend ran it.
       const append = (n: number) => {
         let pid = 0;
         return runner
           .run({
             streams: [],
-            versions: [],
+            versions: ['r'],
             plan: (view) => {
+              const version = view.version('r');
               view.append(
                 Array.from({ length: n }, (_, i) => ({
                   globalPosition: view.last + i + 1,
-                  streamId: `r-${view.last + i + 1}`,
-                  streamPosition: 1,
+                  streamId: 'r',
+                  streamPosition: version + i + 1,
                   event: { type: 'ImportSupplierCreated', version: 1, data: { status: 'Ongoing', code: 'R', documentRoot: '/', sendEmails: false, createdAt: '2026-01-01T00:00:00.000Z' } } as LedgerEvent,
                   metadata: { ...metadata, eventId: `r-${view.last + i + 1}` },
                   recordedAt: '2026-01-01T00:00:00.000Z',
