@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { DomainError, type FieldError } from '../domain/errors.js';
+import type { FieldError } from '../domain/errors.js';
 import type { ListPosition } from '../queries/account-list-read-models.js';
 import type { AppEnv } from './env.js';
 import { invalidQuery, singleQueryValue } from './query.js';
