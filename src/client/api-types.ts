@@ -289,7 +289,7 @@ export interface paths {
         };
         /**
          * The integration event feed
-         * @description The events of the caller's suppliers after a position, as JSON pages or (with `Accept: text/event-stream`) a live SSE stream resumable with `Last-Event-ID`.
+         * @description The events of the caller's suppliers after a position, as JSON pages or (with `Accept: text/event-stream`) a live SSE stream resumable with `Last-Event-ID`. The stream checks its credential again at least every 5 s and on every new event: once the key is revoked or the token expires it ends with a final `event: error` whose data is the 401 `authentication_failed` error body, and the reconnect is answered 401.
          */
         get: operations["eventsFeed"];
         put?: never;

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Actor, LedgerContext } from '../application/context.js';
 import { createAuthenticator } from '../application/tokens.js';
 import { DomainError } from '../domain/errors.js';
+import { requestScope } from '../queries/request-scope.js';
 import type { AppEnv } from './env.js';
 
 /**
@@ -25,6 +26,9 @@ export function tokenAuth(ctx: LedgerContext, tokenSecret: string) {
       throw new DomainError('authentication_failed', 'Invalid token header.');
     }
     c.set('principal', await authenticate(token));
+    // A scope of its own for each later check: the request's scope holds the read generation seen when it
+    // arrived, and a check made minutes later must see a revocation committed since, on any instance.
+    c.set('recheckCredential', () => requestScope.run({}, () => authenticate(token)));
     c.set('logger', c.get('logger').child({ keyId: c.get('principal').keyId }));
     await next();
   });

@@ -10,6 +10,12 @@ export interface AppEnv {
     traceparent: string | undefined;
     logger: Logger;
     principal: Principal;
+    /**
+     * Checks the request's credential again, exactly as a new request's would be checked (its key's status
+     * read fresh): what a long-lived answer (the event feed's stream) calls to stop once the key is revoked
+     * or the token expires. Throws `authentication_failed` as the first check would.
+     */
+    recheckCredential: () => Promise<Principal>;
     /** The request body as read by json-body.ts, before it is decoded and parsed. */
     jsonBodyBytes: Uint8Array;
     /**

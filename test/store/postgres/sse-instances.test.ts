@@ -1,11 +1,13 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createImportSupplier, setImportSupplierStatus } from '../../../src/application/operator.js';
+import { createApiKey, createImportSupplier, revokeApiKey, setImportSupplierStatus } from '../../../src/application/operator.js';
 import { createApp } from '../../../src/http/app.js';
+import { CREDENTIAL_RECHECK_MS, STREAM_ERROR_EVENT } from '../../../src/http/routes/events-feed.js';
 import { openLedger, type Ledger } from '../../../src/ledger.js';
 import { obtainToken, operator, plainAppDeps, TestClock, TOKEN_SECRET } from '../../support/ledger.js';
 import { checkedApp } from '../../support/openapi-check.js';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.js';
+import { serveApp, SseClient } from '../../support/sse.js';
 
 /** Two service instances on one PostgreSQL database: SSE clients of one see what the other appends. */
 describe('event feed over SSE across instances', () => {
@@ -52,5 +54,42 @@ describe('event feed over SSE across instances', () => {
     await reader.cancel();
     expect(text).toContain('event: import_supplier.status_changed');
     expect(seconds).toBeLessThanOrEqual(1);
+  });
+
+  it('a key revoked through instance A ends its streams on instance B with the final error event; B then answers 401', async () => {
+    await createImportSupplier(a, { code: 'REVOKED', status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
+    const { key, keyId } = await createApiKey(a, { suppliers: ['REVOKED'], label: null }, operator);
+    const appB = createApp({ ...b, ...plainAppDeps, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true });
+    const tokenBody = (await (await obtainToken(checkedApp(appB), { APIKey: key })).json()) as { data: { obtainToken: { token: string } } };
+    const token = tokenBody.data.obtainToken.token;
+    const served = await serveApp(appB);
+    const streams: SseClient[] = [];
+    try {
+      // B has read (and cached) the key's row already: the token's and the API key's streams are both open on it.
+      for (const credential of [token, key]) {
+        const stream = await SseClient.open(`${served.url}/v1/data-import/events/?after=${await b.log.lastPosition()}`, credential);
+        expect(stream.response.status).toBe(200);
+        streams.push(stream);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const revokedAt = performance.now();
+      expect(await revokeApiKey(a, keyId, operator)).toBe(true);
+      for (const stream of streams) {
+        const frames = await stream.readUntil((f) => f.event === STREAM_ERROR_EVENT, CREDENTIAL_RECHECK_MS + 2_000);
+        expect(frames.at(-1)?.event).toBe(STREAM_ERROR_EVENT);
+        expect(JSON.parse(frames.at(-1)!.data)).toMatchObject({ code: 'authentication_failed' });
+        expect(await stream.endsWithin(1_000)).toBe(true);
+      }
+      // The NOTIFY of the revocation's commit wakes B's streams: no wait for the recheck interval.
+      expect(performance.now() - revokedAt).toBeLessThan(CREDENTIAL_RECHECK_MS);
+      for (const credential of [token, key]) {
+        const again = await fetch(`${served.url}/v1/data-import/events/`, { headers: { authorization: `Token ${credential}`, accept: 'text/event-stream' } });
+        expect(again.status).toBe(401);
+        expect(await again.json()).toMatchObject({ code: 'authentication_failed' });
+      }
+    } finally {
+      for (const stream of streams) await stream.close();
+      await served.close();
+    }
   });
 });
