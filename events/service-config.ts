@@ -4,7 +4,7 @@ import { eventSchema } from './envelope.js';
 export const serviceConfigStreamId = 'service-config';
 
 /** Keys an operator may set with `import-ledger config set`. */
-export const serviceConfigKeys = ['process-concurrency-limit', 'populate-rate-per-second', 'request-rate-per-second'] as const;
+export const serviceConfigKeys = ['process-concurrency-limit', 'populate-rate-per-second', 'request-rate-per-second', 'token-requests-per-minute'] as const;
 export const serviceConfigKeySchema = z.enum(serviceConfigKeys);
 export type ServiceConfigKey = z.infer<typeof serviceConfigKeySchema>;
 

@@ -35,11 +35,14 @@ export function generateTokenSecret(): string {
  * Exchanges an API key (or a refresh token) for a signed access token valid
  * 60 minutes. With an API key a new refresh token valid 7 days is issued; a
  * refresh token is returned unchanged, so the 7-day window is not extended.
+ * `admitKey` is called with the key's id once the credential is known to be
+ * valid and before anything is signed: it throws to refuse (the per-key rate limit).
  */
 export async function obtainToken(
   ctx: LedgerContext,
   secret: string,
   input: { apiKey?: string | null; refreshToken?: string | null },
+  admitKey: (keyId: string) => Promise<void> = async () => undefined,
 ): Promise<IssuedToken> {
   const hasKey = typeof input.apiKey === 'string' && input.apiKey.length > 0;
   const hasRefresh = typeof input.refreshToken === 'string' && input.refreshToken.length > 0;
@@ -49,6 +52,7 @@ export async function obtainToken(
   const now = Math.floor(ctx.clock().getTime() / 1000);
   if (hasKey) {
     const principal = await principalForApiKey(ctx, input.apiKey as string);
+    await admitKey(principal.keyId);
     const refreshExpiresIn = now + REFRESH_TOKEN_TTL_SECONDS;
     return {
       token: await signToken(secret, principal.keyId, 'access', now, now + ACCESS_TOKEN_TTL_SECONDS),
@@ -58,6 +62,7 @@ export async function obtainToken(
   }
   const claims = await verifyToken(ctx, secret, input.refreshToken as string, 'refresh');
   await activeKey(ctx, claims.keyId);
+  await admitKey(claims.keyId);
   return {
     token: await signToken(secret, claims.keyId, 'access', now, now + ACCESS_TOKEN_TTL_SECONDS),
     refreshToken: input.refreshToken as string,

@@ -611,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key (or a refresh token) for a token
-         * @description GraphQL: `mutation { obtainToken(input: {APIKey: "..."}) { token refreshToken refreshExpiresIn } }`. Give exactly one of `APIKey` and `refreshToken`. Failures follow GraphQL conventions: 200 with `data.obtainToken: null` and an error whose `extensions.code` is `authentication_failed` or `invalid_input`.
+         * @description GraphQL: `mutation { obtainToken(input: {APIKey: "..."}) { token refreshToken refreshExpiresIn } }`. Give exactly one of `APIKey` and `refreshToken`. Failures follow GraphQL conventions: 200 with `data.obtainToken: null` and an error whose `extensions.code` is `authentication_failed` or `invalid_input`. An operation selects at most 3 root fields (aliases and fragments included; one GraphQL request per body, no batches): more is 400 with `extensions.code` `validation_error`. obtainToken is rate limited per client address and per API key (`token-requests-per-minute`, 30 a minute by default): past it, 429 with `Retry-After` and the same GraphQL body, `extensions.code` `throttled`.
          */
         post: operations["graphql"];
         delete?: never;
@@ -7405,20 +7405,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error codes: `throttled`. */
+            /** @description obtainToken rate limit reached (`Retry-After` says when to try again): the GraphQL answer, its error `extensions.code` `throttled`. */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        detail: string;
-                        /** @enum {string} */
-                        code: "throttled";
+                        data?: unknown;
                         errors: {
-                            detail: string;
-                            code: string;
-                            attr: string;
+                            [key: string]: unknown;
                         }[];
                     } & {
                         [key: string]: unknown;

@@ -115,7 +115,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
 
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
-  app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret));
+  app.route('/v1/graphql/', graphqlRoutes(deps, deps.tokenSecret, deps.limits));
 
   // The slot is taken on arrival, before authentication and body parsing, so that "in flight" counts
   // every process request the server is handling, not only the instant it spends in the store.

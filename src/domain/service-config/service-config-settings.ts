@@ -18,6 +18,8 @@ export const serviceConfigSettings: Readonly<Record<ServiceConfigKey, ServiceCon
   'populate-rate-per-second': { defaultValue: 5, offAllowed: false },
   // Requests a second each API key may make to /v1/data-import/ (docs/reliability.md); off by default.
   'request-rate-per-second': { defaultValue: null, offAllowed: true },
+  // obtainToken calls a minute from each client address and for each API key (docs/api.md); a guard, never "off".
+  'token-requests-per-minute': { defaultValue: 30, offAllowed: false },
 };
 
 /** The value in effect: the stored one, else the key's default. */

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { serviceConfigSettings } from '../../domain/service-config/service-config-settings.js';
+import { MAX_ROOT_FIELDS } from '../routes/graphql.js';
 import { BODY_ERRORS, errorResponses, HEADERS_TOO_LARGE, type Schemas } from './common.js';
 
 /** The operations outside `/v1/data-import/`: no `Token` needed. */
@@ -59,13 +61,19 @@ export function publicOperationDocs(schemas: Schemas) {
       summary: 'Exchange an API key (or a refresh token) for a token',
       description:
         'GraphQL: `mutation { obtainToken(input: {APIKey: "..."}) { token refreshToken refreshExpiresIn } }`. Give exactly one of `APIKey` and `refreshToken`. ' +
-        'Failures follow GraphQL conventions: 200 with `data.obtainToken: null` and an error whose `extensions.code` is `authentication_failed` or `invalid_input`.',
+        'Failures follow GraphQL conventions: 200 with `data.obtainToken: null` and an error whose `extensions.code` is `authentication_failed` or `invalid_input`. ' +
+        `An operation selects at most ${MAX_ROOT_FIELDS} root fields (aliases and fragments included; one GraphQL request per body, no batches): more is 400 with \`extensions.code\` \`validation_error\`. ` +
+        `obtainToken is rate limited per client address and per API key (\`token-requests-per-minute\`, ${serviceConfigSettings['token-requests-per-minute'].defaultValue} a minute by default): past it, 429 with \`Retry-After\` and the same GraphQL body, \`extensions.code\` \`throttled\`.`,
       security: [],
       requestBody: jsonRequest(z.object({ query: z.string(), variables: z.record(z.string(), z.unknown()).optional(), operationName: z.string().optional() }), 'A GraphQL request.'),
       responses: {
         200: jsonAnswer(z.looseObject({ data: z.unknown().optional(), errors: z.array(z.record(z.string(), z.unknown())).optional() }), 'The GraphQL answer.'),
         // The body's own errors (size, media type, structural limits) in the error shape of every operation...
-        ...errorResponses([...BODY_ERRORS, 'throttled', 'internal_error']),
+        ...errorResponses([...BODY_ERRORS, 'internal_error']),
+        429: jsonAnswer(
+          z.looseObject({ data: z.unknown().optional(), errors: z.array(z.record(z.string(), z.unknown())) }),
+          'obtainToken rate limit reached (`Retry-After` says when to try again): the GraphQL answer, its error `extensions.code` `throttled`.',
+        ),
         // ...and a request GraphQL cannot run: its own errors.
         400: jsonAnswer(z.looseObject({ errors: z.array(z.record(z.string(), z.unknown())) }), 'Not a GraphQL request, or a body that breaks a limit (error shape).'),
         ...HEADERS_TOO_LARGE,

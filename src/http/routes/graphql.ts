@@ -1,11 +1,23 @@
 import { graphqlServer } from '@hono/graphql-server';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { buildSchema, GraphQLError } from 'graphql';
 import type { LedgerContext } from '../../application/context.js';
 import { obtainToken } from '../../application/tokens.js';
 import { DomainError } from '../../domain/errors.js';
+import type { SharedLimits } from '../../store/shared-limits.js';
 import type { AppEnv } from '../env.js';
+import { DomainErrorWithHeaders } from '../errors.js';
+import { maxRootFields } from '../graphql-root-fields.js';
+import { clientAddress, tokenRequestLimit } from '../token-rate-limit.js';
+
+/** Root fields one operation may select, aliases and fragments included: one request cannot try many keys. */
+export const MAX_ROOT_FIELDS = 3;
+
+/** What a resolver tells the middleware that shapes the answer: the headers of a refusal that is not a 200. */
+interface GraphqlEnv extends AppEnv {
+  Variables: AppEnv['Variables'] & { throttledHeaders: Readonly<Record<string, string>> | undefined };
+}
 
 /**
  * The platform's token mutation (spec 5). Errors follow GraphQL conventions
@@ -40,14 +52,17 @@ export const graphqlSchemaSource = /* GraphQL */ `
   }
 `;
 
-export function graphqlRoutes(ctx: LedgerContext, tokenSecret: string) {
+export function graphqlRoutes(ctx: LedgerContext, tokenSecret: string, limits: Pick<SharedLimits, 'takeWindowStart'>) {
   const schema = buildSchema(graphqlSchemaSource);
-  const rootResolver = () => ({
+  const limit = tokenRequestLimit(ctx.read, limits);
+  const rootResolver = (c: Context<GraphqlEnv>) => ({
     ok: () => true,
     obtainToken: async ({ input }: { input: { APIKey?: string | null; refreshToken?: string | null } }) => {
       try {
-        return await obtainToken(ctx, tokenSecret, { apiKey: input.APIKey, refreshToken: input.refreshToken });
+        await limit.fromAddress(clientAddress(c));
+        return await obtainToken(ctx, tokenSecret, { apiKey: input.APIKey, refreshToken: input.refreshToken }, limit.forKey);
       } catch (error) {
+        if (error instanceof DomainErrorWithHeaders && error.code === 'throttled') c.set('throttledHeaders', error.headers);
         if (error instanceof DomainError) {
           throw new GraphQLError(error.detail, { extensions: { code: error.code } });
         }
@@ -55,8 +70,28 @@ export function graphqlRoutes(ctx: LedgerContext, tokenSecret: string) {
       }
     },
   });
-  return new Hono<AppEnv>().post('/', requestErrorsAre400, bodyOnly, graphqlServer({ schema, rootResolver }));
+  return new Hono<GraphqlEnv>().post(
+    '/',
+    requestErrorsAre400,
+    throttledIs429,
+    bodyOnly,
+    graphqlServer<GraphqlEnv>({ schema, rootResolver, validationRules: [maxRootFields(MAX_ROOT_FIELDS)] }),
+  );
 }
+
+/**
+ * A throttled obtainToken is answered 429 with `Retry-After`, as every rate limit of the service is,
+ * the body staying GraphQL's (`data.obtainToken: null`, the error's `extensions.code` `throttled`), so
+ * that a client that only looks at the status backs off too.
+ */
+const throttledIs429 = createMiddleware<GraphqlEnv>(async (c, next) => {
+  await next();
+  const headers = c.get('throttledHeaders');
+  if (headers && c.res.status === 200) {
+    c.res = new Response(c.res.body, { status: 429, headers: c.res.headers });
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  }
+});
 
 /**
  * The GraphQL request is its JSON body, as the document says. @hono/graphql-server would also take
