@@ -1,9 +1,13 @@
+import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKey, createImportSupplier, setServiceConfig } from '../../../src/application/operator.js';
+import { createApp } from '../../../src/http/app.js';
 import { openLedger, type Ledger } from '../../../src/ledger.js';
-import { TestClock } from '../../support/ledger.js';
+import { obtainToken, operator, plainAppDeps, TestClock, TOKEN_SECRET } from '../../support/ledger.js';
+import { checkedApp } from '../../support/openapi-check.js';
 import { createTestDatabase, skipWithoutPostgres, type TestDatabase } from '../../support/postgres.js';
 
-/** The process concurrency limit and the per-key request rate count across every instance on the database. */
+/** The process concurrency limit, the per-key request rate and the obtainToken limit count across every instance on the database. */
 describe('limits shared by two instances', () => {
   if (skipWithoutPostgres()) return;
   let database: TestDatabase;
@@ -72,5 +76,19 @@ describe('limits shared by two instances', () => {
     expect(await take(a)).toBe(29_000);
     clock.advanceMs(29_000);
     expect(await take(b)).toBeNull();
+  });
+
+  it('obtainToken: the limit holds across instances (calls through A use up what B allows), a minute frees it', async () => {
+    await createImportSupplier(a, { code: 'TOKENS', status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
+    const { key } = await createApiKey(a, { suppliers: ['TOKENS'], label: null }, operator);
+    await setServiceConfig(a, 'token-requests-per-minute', 3, operator);
+    const app = (ledger: Ledger) =>
+      checkedApp(createApp({ ...ledger, ...plainAppDeps, logger: pino({ level: 'silent' }), tokenSecret: TOKEN_SECRET, maxBodyBytes: 1 << 20, databaseReachable: async () => true }));
+    const [appA, appB] = [app(a), app(b)];
+    const statuses = [];
+    for (const target of [appA, appB, appA, appB, appA]) statuses.push((await obtainToken(target, { APIKey: key })).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    clock.advanceSeconds(60);
+    expect((await obtainToken(appB, { APIKey: key })).status).toBe(200);
   });
 });
