@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Liveness
-         * @description 200 while the database answers, 503 otherwise; 503 `starting` while the instance starts (migrations, start-up projection rebuilds: give the orchestrator a start-up probe on it). Unlike `/readyz`, it stays 200 while the instance drains after SIGTERM.
+         * @description 200 while the process serves, whether or not the database answers (a database outage is no reason to restart the instance: it serves again by itself once the database is back, and `/readyz` takes it out of the load balancer meanwhile); 503 `starting` while the instance starts (migrations, start-up projection rebuilds: give the orchestrator a start-up probe on it). Unlike `/readyz`, it stays 200 while the instance drains after SIGTERM.
          */
         get: operations["health"];
         put?: never;
@@ -660,15 +660,15 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The database is not reachable, or the instance is still starting. */
+            /** @description The instance is still starting. */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        status: "unavailable" | "starting";
+                        /** @constant */
+                        status: "starting";
                         detail: string;
                     };
                 };
@@ -7299,7 +7299,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not ready: starting, draining, or the database is not reachable (`Retry-After: 1` while starting or draining). */
+            /** @description Not ready: starting, draining, or the database is not reachable (`Retry-After: 1`). */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -11,6 +11,7 @@ import type { SharedLimits } from '../store/shared-limits.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { storeUnavailable } from '../store/store-faults.js';
 import { jsonBody } from './json-body.js';
 import { requestScope, wantsRequestScope } from '../queries/request-scope.js';
 import { requestContext } from './request-context.js';
@@ -47,7 +48,7 @@ export interface AppDeps extends LedgerContext {
   readonly tokenSecret: string;
   /** Request bodies larger than this are refused with 413. */
   readonly maxBodyBytes: number;
-  /** True when the database answers; used by /healthz. */
+  /** True when the database answers; used by /readyz. */
   readonly databaseReachable: () => Promise<boolean>;
   /** Where notes' and statements' documents are looked up (docs/account-records.md; `emptyDocumentStore`: every path is missing). */
   readonly documents: DocumentStore;
@@ -83,11 +84,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await deps.durable();
   });
 
-  app.get('/healthz', async (c) =>
-    (await deps.databaseReachable())
-      ? c.json({ status: 'ok' })
-      : c.json({ status: 'unavailable', detail: 'The database is not reachable.' }, 503),
-  );
+  // Liveness: the process answers. A database that cannot be reached is no reason to restart the instance
+  // (it serves again by itself once the database is back): /readyz takes it out of the load balancer instead.
+  app.get('/healthz', (c) => c.json({ status: 'ok' as const }));
   // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
   app.route('/', docsRoutes(openApiDocument(app)));
   app.route('/', dashboardRoutes());
@@ -109,9 +108,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         503,
       );
     }
-    return (await deps.databaseReachable())
-      ? c.json({ status: 'ready' as const })
-      : c.json({ status: 'unavailable' as const, detail: 'The database is not reachable.' }, 503);
+    if (await deps.databaseReachable()) return c.json({ status: 'ready' as const });
+    c.header('Retry-After', '1');
+    return c.json({ status: 'unavailable' as const, detail: 'The database is not reachable.' }, 503);
   });
 
   app.use('/v1/graphql/', jsonBody(deps.maxBodyBytes, { parse: false }));
@@ -159,6 +158,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // out (request log, concurrency slot, Idempotency-Key) sees the answer as c.res after `await next()`.
   app.onError((error, c) => {
     const mapped = toDomainError(error);
+    if (mapped.code === 'store_unavailable') {
+      const unavailable = storeUnavailable(error);
+      deps.metrics?.storeUnavailable(unavailable?.reason ?? 'busy');
+      // One line a request, without the stack: an outage under load answers many.
+      (c.get('logger') ?? deps.logger).warn({ reason: unavailable?.reason, cause: error instanceof Error ? error.message : String(error) }, 'store unavailable');
+    }
     if (mapped.code === 'internal_error') {
       (c.get('logger') ?? deps.logger).error({ err: error }, 'unhandled error');
     }

@@ -6,7 +6,8 @@ import type { ErrorCode } from '../domain/error-codes.js';
 import { DomainError, type DomainErrorOptions, type FieldError } from '../domain/errors.js';
 import { TRANSACTION_IMPORT_ERROR, TransactionImportError } from '../domain/ledger/transaction-import-error.js';
 import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
-import { ConcurrencyError, StoreUnavailableError } from '../store/event-store.js';
+import { ConcurrencyError } from '../store/event-store.js';
+import { storeUnavailable } from '../store/store-faults.js';
 
 /** The error body of spec section 7, for the OpenAPI document: every 4xx answer has this shape. */
 export const errorBodySchema = z
@@ -212,8 +213,11 @@ export function toDomainError(error: unknown): DomainError {
   if (error instanceof ConcurrencyError) {
     return new DomainError('concurrency_conflict', 'The resource was changed concurrently; retry the request.');
   }
-  if (error instanceof StoreUnavailableError) {
-    return new DomainErrorWithHeaders('store_unavailable', `The store cannot take the write now (${error.message}); retry it.`, { 'Retry-After': '1' });
+  // The store's "retry", and a driver's error that says the database is not available now (down, restarting,
+  // the connection lost, the disk full, the file read-only): a 503 the caller retries, never a 500.
+  const unavailable = storeUnavailable(error);
+  if (unavailable) {
+    return new DomainErrorWithHeaders('store_unavailable', `The store cannot serve the request now (${unavailable.error.message}); retry it.`, { 'Retry-After': '1' });
   }
   if (error instanceof HTTPException) {
     const code: ErrorCode = error.status === 413 ? 'payload_too_large' : error.status === 415 ? 'unsupported_media_type' : 'parse_error';

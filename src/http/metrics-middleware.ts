@@ -8,6 +8,8 @@ export interface HttpMetrics {
   started(): void;
   /** `route` is a registered route template (`/v1/data-import/accounts/:code/`), never a raw path. */
   finished(method: string, route: string, status: number, seconds: number): void;
+  /** A request answered 503 `store_unavailable`: why the store could not serve it (src/store/store-faults.ts). */
+  storeUnavailable(reason: string): void;
 }
 
 /** The label of a request that no route answered (404s of arbitrary paths): one label, however many paths. */

@@ -52,6 +52,7 @@ export class LedgerMetrics {
   private readonly eventsAppended: Counter<'type'>;
   private readonly refused: Counter<'code'>;
   private readonly conflicts: Counter;
+  private readonly unavailable: Counter<'reason'>;
   private readonly batchUnits: Histogram;
   private readonly batchCommit: Histogram;
   private readonly lockWait: Histogram;
@@ -95,6 +96,12 @@ export class LedgerMetrics {
     this.conflicts = new Counter({
       name: 'ledger_store_concurrency_conflicts_total',
       help: 'Writes that found a stream moved on since it was read (nothing written; retried afresh, or answered 409).',
+      registers,
+    });
+    this.unavailable = new Counter({
+      name: 'ledger_store_unavailable_total',
+      help: 'Requests answered 503 store_unavailable, by reason: unreachable, disk_full, read_only, io_error, busy.',
+      labelNames: ['reason'],
       registers,
     });
     this.batchUnits = new Histogram({ name: 'ledger_store_batch_units', help: 'Units of work (commands) per group-commit batch.', buckets: BATCH_BUCKETS, registers });
@@ -277,6 +284,7 @@ export class LedgerMetrics {
       this.httpRequests.inc(labels);
       this.httpDuration.observe(labels, seconds);
     },
+    storeUnavailable: (reason) => this.unavailable.inc({ reason }),
   };
 
   readonly observer: StoreObserver = {

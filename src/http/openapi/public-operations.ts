@@ -16,15 +16,14 @@ export function publicOperationDocs(schemas: Schemas) {
       tags: ['Service'],
       summary: 'Liveness',
       description:
-        '200 while the database answers, 503 otherwise; 503 `starting` while the instance starts (migrations, start-up projection rebuilds: ' +
+        '200 while the process serves, whether or not the database answers (a database outage is no reason to restart the instance: ' +
+        'it serves again by itself once the database is back, and `/readyz` takes it out of the load balancer meanwhile); ' +
+        '503 `starting` while the instance starts (migrations, start-up projection rebuilds: ' +
         'give the orchestrator a start-up probe on it). Unlike `/readyz`, it stays 200 while the instance drains after SIGTERM.',
       security: [],
       responses: {
         200: jsonAnswer(z.object({ status: z.literal('ok') }), 'Up.'),
-        503: jsonAnswer(
-          z.object({ status: z.enum(['unavailable', 'starting']), detail: z.string() }),
-          'The database is not reachable, or the instance is still starting.',
-        ),
+        503: jsonAnswer(z.object({ status: z.literal('starting'), detail: z.string() }), 'The instance is still starting.'),
         ...HEADERS_TOO_LARGE,
       },
     },
@@ -46,7 +45,7 @@ export function publicOperationDocs(schemas: Schemas) {
         200: jsonAnswer(z.object({ status: z.literal('ready') }), 'Ready for traffic.'),
         503: jsonAnswer(
           z.object({ status: z.enum(['starting', 'draining', 'unavailable']), detail: z.string() }),
-          'Not ready: starting, draining, or the database is not reachable (`Retry-After: 1` while starting or draining).',
+          'Not ready: starting, draining, or the database is not reachable (`Retry-After: 1`).',
         ),
         ...HEADERS_TOO_LARGE,
       },

@@ -38,6 +38,8 @@ export interface PgOptions {
   readonly lockTimeoutMs?: number;
   /** A session left idle inside a transaction is ended after this long (ms). */
   readonly idleInTransactionTimeoutMs?: number;
+  /** Most time a new connection may take (ms): a server that does not answer fails requests with 503 instead of holding them. */
+  readonly connectTimeoutMs?: number;
 }
 
 /** The session settings every connection of the ledger gets (`options` of the startup message). */
@@ -79,13 +81,26 @@ class CorkingSocket extends Socket {
 }
 
 export function clientConfig(url: string, options: PgOptions = {}, settings: readonly string[] = []): pg.ClientConfig {
-  return { connectionString: url, types, options: sessionOptions(options, settings), application_name: 'import-ledger', stream: () => new CorkingSocket() };
+  return {
+    connectionString: url,
+    types,
+    options: sessionOptions(options, settings),
+    application_name: 'import-ledger',
+    stream: () => new CorkingSocket(),
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    // A server gone without a word (its host lost, the network cut) is noticed on an idle connection too.
+    keepAlive: true,
+  };
 }
 
 export function newPool(url: string, options: PgOptions = {}): pg.Pool {
   const pool = new pg.Pool({ ...clientConfig(url, options), max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // An idle client that loses its connection (the server restarted) emits here; without a listener the process would crash.
   pool.on('error', () => undefined);
+  // A client checked out (a claim's transaction, a window's update) has no pool listener while out: one that
+  // loses its connection then emits on itself, and an 'error' nobody hears ends the process. Its queries fail
+  // with the error (the caller's request answers 503) and the pool drops it when it comes back unqueryable.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -228,16 +228,18 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
   /** Runs `work` in a transaction whose COMMIT does not wait for the WAL flush (synchronous_commit off for it alone): the claim's. */
   private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN; SET LOCAL synchronous_commit = off');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // A connection that cannot even roll back is lost: it is not given back to the pool (newPool hears its 'error').
+      await client.query('ROLLBACK').catch((lost: unknown) => (broken = lost instanceof Error ? lost : new Error(String(lost))));
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
