@@ -200,6 +200,9 @@ export class GroupCommitRunner {
           this.sqlite.exec('RELEASE unit');
           outcomes.push({ ok: true, value });
         } catch (error) {
+          // SQLite rolls the whole transaction back itself on some errors (SQLITE_FULL, SQLITE_IOERR): the units
+          // before this one are gone too, so the batch fails with this error, the one that says why.
+          if (!this.sqlite.inTransaction) throw error;
           this.sqlite.exec('ROLLBACK TO unit');
           this.sqlite.exec('RELEASE unit');
           outcomes.push({ ok: false, value: error });
@@ -207,7 +210,13 @@ export class GroupCommitRunner {
       }
       this.sqlite.exec('COMMIT');
     } catch (error) {
-      if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+      // Whatever the file refuses (full, read-only, unreadable) fails the batch, never the process: this runs
+      // on a timer, where a throw would end it.
+      try {
+        if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+      } catch {
+        // A transaction SQLite could not roll back is rolled back when the file is next opened (its journal).
+      }
       this.restoreFullSync(asyncSync);
       for (const unit of batch) unit.reject(error);
       return;
