@@ -40,7 +40,16 @@ export interface PgOptions {
   readonly idleInTransactionTimeoutMs?: number;
   /** Most time a new connection may take (ms): a server that does not answer fails requests with 503 instead of holding them. */
   readonly connectTimeoutMs?: number;
+  /** The connection's part in the instance, in its application_name (`import-ledger/<role>`; the read pool's is `import-ledger`). */
+  readonly role?: ConnectionRole;
 }
+
+/**
+ * What a connection of an instance is for, as `pg_stat_activity.application_name` shows it, so an operator
+ * (or a test) can tell them apart: the group commit's writer, the LISTEN wake-up, the sessions holding the
+ * Idempotency-Key locks and the limits' slots, a whole-log read, a projection rebuild.
+ */
+export type ConnectionRole = 'writer' | 'listen' | 'keys' | 'slots' | 'log-read' | 'rebuild';
 
 /** The session settings every connection of the ledger gets (`options` of the startup message). */
 function sessionOptions(options: PgOptions, settings: readonly string[] = []): string {
@@ -85,7 +94,7 @@ export function clientConfig(url: string, options: PgOptions = {}, settings: rea
     connectionString: url,
     types,
     options: sessionOptions(options, settings),
-    application_name: 'import-ledger',
+    application_name: options.role ? `import-ledger/${options.role}` : 'import-ledger',
     stream: () => new CorkingSocket(),
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     // A server gone without a word (its host lost, the network cut) is noticed on an idle connection too.
@@ -127,7 +136,7 @@ export async function newClient(url: string, options: PgOptions = {}, pipeline =
  *   Both read back the same; columns with a compression of their own keep it.
  */
 export async function newWriterClient(url: string, options: PgOptions = {}): Promise<pg.Client> {
-  const client = await newClient(url, options, true, ['enable_seqscan=off']);
+  const client = await newClient(url, { ...options, role: 'writer' }, true, ['enable_seqscan=off']);
   try {
     await client.query(
       `SELECT set_config('default_toast_compression', 'lz4', false)

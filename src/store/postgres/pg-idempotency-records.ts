@@ -52,7 +52,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     options: PgOptions = {},
   ) {
     // The session's locks died with it: forget what this instance held.
-    this.holder = new PgSessionHolder(url, options, () => this.heldHere.clear());
+    this.holder = new PgSessionHolder(url, { ...options, role: 'keys' }, () => this.heldHere.clear());
   }
 
   async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {

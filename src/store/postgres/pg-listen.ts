@@ -40,7 +40,7 @@ export class PgListener {
     if (this.closed || this.client || this.connecting) return this.connecting ?? Promise.resolve();
     this.connecting = (async () => {
       try {
-        const client = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 });
+        const client = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0, role: 'listen' });
         client.on('notification', () => {
           for (const wake of [...this.listeners]) wake();
         });

@@ -85,7 +85,7 @@ export class PgEventLog implements EventLog {
   }
 
   private async snapshot(options: LogReadOptions): Promise<LogSnapshot> {
-    const client = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 });
+    const client = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0, role: 'log-read' });
     let cursor: Cursor<EventRow> | null = null;
     const end = async () => {
       await cursor?.close().catch(() => undefined);

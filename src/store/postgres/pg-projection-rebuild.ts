@@ -193,7 +193,7 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
     projections: readonly AnyRowProjection[],
     options: RebuildOptions & { onStale?: (stale: readonly AnyRowProjection[]) => void } = {},
   ): Promise<RebuildSummary | null> {
-    const gate = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, lockTimeoutMs: 0 });
+    const gate = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, lockTimeoutMs: 0, role: 'rebuild' });
     try {
       await gate.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, STARTUP_REBUILD_LOCK]);
       const stale = await this.stale(projections);
@@ -240,7 +240,7 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
     options: RebuildOptions,
     finish: (client: pg.Client, scratch: Scratch) => Promise<T>,
   ): Promise<T> {
-    const client = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, lockTimeoutMs: 0, idleInTransactionTimeoutMs: 0 });
+    const client = await newClient(this.url, { ...this.options, statementTimeoutMs: 0, lockTimeoutMs: 0, idleInTransactionTimeoutMs: 0, role: 'rebuild' });
     try {
       await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_CLASS, REBUILD_LOCK]);
       const plans: Plan[] = [];

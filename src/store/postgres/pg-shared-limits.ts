@@ -32,7 +32,7 @@ export class PgSharedLimits implements SharedLimits {
     options: PgOptions = {},
   ) {
     // The session's locks died with it: forget the slots this instance held.
-    this.holder = new PgSessionHolder(url, options, () => this.heldHere.clear());
+    this.holder = new PgSessionHolder(url, { ...options, role: 'slots' }, () => this.heldHere.clear());
   }
 
   async tryAcquireSlot(name: string, limit: number | null): Promise<SlotLease | null> {
