@@ -31,11 +31,12 @@ export interface Server {
   readonly exited: Promise<void>;
 }
 
-export async function startServer(location: LedgerLocation): Promise<Server> {
+/** Starts `import-ledger serve` on `location`, with `env` added to its environment (a metrics port, a log level). */
+export async function startServer(location: LedgerLocation, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: PROJECT_ROOT,
-    env: cliEnv({ ...databaseEnv(location), PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'error', LEDGER_TOKEN_SECRET: SECRET }),
+    env: cliEnv({ ...databaseEnv(location), PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'error', LEDGER_TOKEN_SECRET: SECRET, ...env }),
     stdio: 'ignore',
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -118,6 +119,8 @@ function writeFor(kind: Kind, ext: string): Write {
 
 /** How long a write whose key is held by a request in flight elsewhere (409 idempotency_key_in_progress) is retried. */
 const IN_PROGRESS_RETRY_MS = 15_000;
+/** How long a write answered 503 `store_unavailable` is retried (with `retryUnavailable`): an outage of the database. */
+const UNAVAILABLE_RETRY_MS = 60_000;
 
 /**
  * Chains of writes per account (stage, process, notes, transactions), each
@@ -141,19 +144,47 @@ export class CrashWorkload {
   /** Writes answered after their connection died with a server (sent again to another). */
   failedOver = 0;
   private next = 0;
+  /** 503 `store_unavailable` answers received (with `retryUnavailable`). */
+  unavailableAnswers = 0;
+  /** Writes whose outcome the client could not know at first (answered 503), by key: each is sent again with its key. */
+  readonly unknownOutcomes = new Set<string>();
+  /** Of those, the ones whose retry was answered from a stored response: they had been written after all. */
+  unknownThenReplayed = 0;
+  /** When the last write was acknowledged (ms since the epoch): how soon the service served again after a fault. */
+  lastAcknowledgedAt = 0;
 
-  constructor(private readonly token: string) {}
+  /**
+   * With `retryUnavailable`, a 503 `store_unavailable` (the database down, a connection lost) is no failure:
+   * the write is sent again, with its key, until it is answered otherwise (at most a minute).
+   */
+  constructor(
+    private readonly token: string,
+    private readonly options: { readonly retryUnavailable?: boolean } = {},
+  ) {}
 
   /** Sends one write; null when the connection died with the server. */
   private async send(base: string, write: Write): Promise<Response | null> {
+    const key = `${write.kind}-${write.ext}`;
     const deadline = Date.now() + IN_PROGRESS_RETRY_MS;
+    const outage = Date.now() + UNAVAILABLE_RETRY_MS;
     for (;;) {
       const res = await checkedFetch(`${base}/v1/data-import/${write.path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Token ${this.token}`, 'idempotency-key': `${write.kind}-${write.ext}` },
+        headers: { 'content-type': 'application/json', authorization: `Token ${this.token}`, 'idempotency-key': key },
         body: write.body,
       }).catch(() => null);
-      if (res?.status !== 409 || Date.now() > deadline) return res;
+      if (res?.status === 503 && this.options.retryUnavailable && Date.now() < outage) {
+        const body = await res.text();
+        if (!body.includes('"store_unavailable"') || res.headers.get('retry-after') === null) throw new Error(`${key} answered 503: ${body}`);
+        this.unavailableAnswers++;
+        this.unknownOutcomes.add(key);
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 150));
+        continue;
+      }
+      if (res?.status !== 409 || Date.now() > deadline) {
+        if (res?.headers.get('idempotent-replayed') === 'true' && this.unknownOutcomes.has(key)) this.unknownThenReplayed++;
+        return res;
+      }
       const body = await res.text();
       if (!body.includes('idempotency_key_in_progress')) throw new Error(`${write.kind} ${write.ext} answered 409: ${body}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -164,6 +195,7 @@ export class CrashWorkload {
     if (res.status !== 200 && res.status !== 201) throw new Error(`${write.kind} ${write.ext} answered ${res.status}: ${await res.text()}`);
     if (res.headers.get('idempotent-replayed') === 'true') this.replayed++;
     this.acknowledged[write.kind].add(write.ext);
+    this.lastAcknowledgedAt = Date.now();
     if (write.kind === 'process') this.imported.set(write.ext, ((await res.json()) as { platform_account_number: string }).platform_account_number);
   }
 
