@@ -85,7 +85,7 @@ describe('PostgreSQL: the database server crashes and restarts under load (a tem
         const deadline = upAt + 30_000;
         while (workload.lastAcknowledgedAt <= upAt && Date.now() < deadline) await sleep(20);
         expect(workload.lastAcknowledgedAt, 'a write acknowledged after the server is back').toBeGreaterThan(upAt);
-        const secondsToRecovery = (workload.lastAcknowledgedAt - upAt) / 1000;
+        const recoveredAt = workload.lastAcknowledgedAt;
         for (const server of servers) {
           const readyBy = Date.now() + 10_000;
           while ((await get(`${server.base}/readyz`))?.status !== 200 && Date.now() < readyBy) await sleep(50);
@@ -102,8 +102,8 @@ describe('PostgreSQL: the database server crashes and restarts under load (a tem
           acknowledged: acknowledged() - ackedBefore,
           unknownOutcomes: workload.unknownOutcomes.size - unknownBefore,
           unknownThenReplayed: workload.unknownThenReplayed - replayedBefore,
-          secondsToRecovery,
-          secondsFromCrash: (workload.lastAcknowledgedAt - downAt) / 1000,
+          secondsToRecovery: (recoveredAt - upAt) / 1000,
+          secondsFromCrash: (recoveredAt - downAt) / 1000,
         });
       }
       const scrape = parseScrape(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text());
