@@ -2015,6 +2015,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     allAccountImportProcesses: {
@@ -2141,6 +2161,26 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
                         errors: {
                             detail: string;
                             code: string;
@@ -2287,6 +2327,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     importedAccountImportProcesses: {
@@ -2423,6 +2483,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     importSuppliers: {
@@ -2504,6 +2584,26 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
                         errors: {
                             detail: string;
                             code: string;
@@ -2637,6 +2737,26 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
                         errors: {
                             detail: string;
                             code: string;
@@ -2792,6 +2912,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     importFailureSummary: {
@@ -2927,6 +3067,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     reconciliationExport: {
@@ -3049,6 +3209,26 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
                         errors: {
                             detail: string;
                             code: string;
@@ -3241,6 +3421,26 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
         };
     };
     eventsFeed: {
@@ -3374,6 +3574,26 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
                         errors: {
                             detail: string;
                             code: string;
@@ -4701,6 +4921,26 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
                         errors: {
                             detail: string;
                             code: string;
@@ -7259,6 +7499,26 @@ export interface operations {
                         detail: string;
                         /** @enum {string} */
                         code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
                         errors: {
                             detail: string;
                             code: string;

@@ -93,8 +93,8 @@ function errorBody(codes: readonly string[]): OpenAPIV3_1.SchemaObject {
 /** Every request body can break these (malformed JSON, structural limits, size, media type): docs/errors.md. */
 export const BODY_ERRORS = bodyErrorCodes;
 
-/** What every `/v1/data-import/` operation can answer, whatever it does. */
-export const AUTHENTICATED_ERRORS = ['not_authenticated', 'authentication_failed', 'throttled', 'internal_error'] as const satisfies readonly ErrorCode[];
+/** What every `/v1/data-import/` operation can answer, whatever it does (`store_unavailable`: the database is down, reads too). */
+export const AUTHENTICATED_ERRORS = ['not_authenticated', 'authentication_failed', 'throttled', 'internal_error', 'store_unavailable'] as const satisfies readonly ErrorCode[];
 
 /** What every write can answer besides: Idempotency-Key, a stream that kept moving, the store not taking writes. */
 export const WRITE_ERRORS = [
