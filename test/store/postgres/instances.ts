@@ -220,14 +220,14 @@ export async function expectProjectionsVerify(ledger: Ledger): Promise<void> {
   expect(result.differences.slice(0, 5)).toEqual([]);
 }
 
-/** The backends of the ledger (application_name 'import-ledger') on this database, and what each runs. */
+/** The backends of the ledger (application_name 'import-ledger', or 'import-ledger/<role>') on this database, and what each runs. */
 export async function ledgerBackends(instances: Instances): Promise<{ pid: number; state: string; query: string; holdsWriteLock: boolean }[]> {
   return instances.sql(
     `SELECT a.pid, coalesce(a.state, '') AS state, coalesce(a.query, '') AS query,
             EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
                      AND l.classid = $1::int::oid AND l.objid = $2::int::oid AND l.objsubid = 2) AS "holdsWriteLock"
        FROM pg_stat_activity a
-      WHERE a.datname = current_database() AND a.application_name = 'import-ledger' AND a.pid <> pg_backend_pid()`,
+      WHERE a.datname = current_database() AND (a.application_name = 'import-ledger' OR a.application_name LIKE 'import-ledger/%') AND a.pid <> pg_backend_pid()`,
     [WRITE_LOCK_KEY[0], WRITE_LOCK_KEY[1]],
   );
 }
