@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { ledgerTransactionSchema } from './account-records.js';
 import { eventSchema } from './envelope.js';
 
 /**
- * The audit stream of an account's process dry runs. A dry run writes nothing
+ * The audit stream of an account's dry runs (process, transactions). A dry run writes nothing
  * on the account's own stream `account-import-process:<SUPPLIER>:<EXT>` (the
  * whole unit is rolled back), so its record lives beside it and the account's
  * state, version and projections never see it.
@@ -36,7 +37,26 @@ export const accountProcessDryRunSucceededSchema = eventSchema(
   }),
 );
 
-export const accountProcessDryRunEventSchemas = [accountProcessDryRunSucceededSchema] as const;
+/**
+ * A transactions dry run (`POST transactions/create/` with `dry_run: true`) passed every check a real
+ * import makes. `added` are the transactions it would have added, as they would have been recorded (a
+ * moved date and its description included); the request's others already existed. Nothing of the run
+ * was kept, and no projection or fold of the account reads this record.
+ */
+export const transactionsDryRunSucceededSchema = eventSchema(
+  'TransactionsDryRunSucceeded',
+  1,
+  z.object({
+    importSupplier: z.string(),
+    externalAccountNumber: z.string(),
+    added: z.array(ledgerTransactionSchema),
+    accountStreamVersion: z.int().min(0),
+    ranAt: z.string(),
+  }),
+);
+
+export const accountProcessDryRunEventSchemas = [accountProcessDryRunSucceededSchema, transactionsDryRunSucceededSchema] as const;
 
 export type AccountProcessDryRunSucceeded = z.infer<typeof accountProcessDryRunSucceededSchema>;
-export type AccountProcessDryRunEvent = AccountProcessDryRunSucceeded;
+export type TransactionsDryRunSucceeded = z.infer<typeof transactionsDryRunSucceededSchema>;
+export type AccountProcessDryRunEvent = AccountProcessDryRunSucceeded | TransactionsDryRunSucceeded;

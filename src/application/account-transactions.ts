@@ -1,4 +1,5 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { accountProcessDryRunStreamId, type TransactionsDryRunSucceeded } from '../../events/account-process-dry-run.js';
 import type { LedgerTransaction } from '../../events/account-records.js';
 import { ledgerDecider } from '../domain/ledger/decider.js';
 import { ledgerTransaction } from '../domain/ledger/ledger-transaction.js';
@@ -28,6 +29,10 @@ export interface TransactionImportOptions {
  * ones) are appended in one transaction, or nothing is when any transaction
  * fails. The product codes are looked up before the command (a fact:
  * products are never removed); the supplier's status is guarded.
+ *
+ * A dry run (`dry_run: true`) decides and writes the same unit and rolls it back, as the process dry run
+ * does, so every rule of a real import applies and the answer is the one it would give; then it records
+ * what it would have added on the account's dry-run audit stream (`TransactionsDryRunSucceeded`).
  */
 export async function importTransactions(
   ctx: LedgerContext,
@@ -35,7 +40,7 @@ export async function importTransactions(
   options: TransactionImportOptions,
   actor: Actor,
 ): Promise<TransactionResult[]> {
-  return withRetry(async () => {
+  const run = await withRetry(async () => {
     const supplier = await supplierFacts(ctx, request.import_supplier);
     const productCodes = request.transactions.flatMap((tx) => (tx.type === 'SUPPLY_CHARGE' ? [tx.product_code] : []));
     const products = await ctx.read.findProducts(productCodes);
@@ -54,17 +59,36 @@ export async function importTransactions(
         forceAddToCurrentStatement: options.forceAddToCurrentStatement,
         existingProductCodes: new Set(products.keys()),
       },
-      { guards: supplier.guards },
+      { guards: supplier.guards, dryRun: request.dry_run },
     );
-    const added = new Map<string, LedgerTransaction>();
-    for (const { event } of result.events) {
-      if (event.type === 'LedgerTransactionAdded') added.set(event.data.transaction.transactionId, event.data.transaction);
-    }
-    return request.transactions.map((tx) => {
-      const recorded = added.get(tx.transaction_id);
-      return recorded
-        ? { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction: recorded }
-        : { status: 'TRANSACTION_ALREADY_EXISTS', transaction: ledgerTransaction(tx) };
-    });
+    const added = result.events.flatMap(({ event }) => (event.type === 'LedgerTransactionAdded' ? [event.data.transaction] : []));
+    return { added, envelope: result.envelope, accountStreamVersion: result.streamVersion - result.events.length };
+  });
+  if (request.dry_run) {
+    const streamId = accountProcessDryRunStreamId(request.import_supplier, request.external_account_number);
+    const record: TransactionsDryRunSucceeded = {
+      type: 'TransactionsDryRunSucceeded',
+      version: 1,
+      data: {
+        importSupplier: request.import_supplier,
+        externalAccountNumber: request.external_account_number,
+        added: run.added,
+        accountStreamVersion: run.accountStreamVersion,
+        ranAt: run.envelope.now.toISOString(),
+      },
+    };
+    await withRetry(async () => ctx.store.appendToStream(streamId, await ctx.store.streamVersion(streamId), [record], run.envelope.write));
+  }
+  return transactionResults(request.transactions, run.added);
+}
+
+/** Each requested transaction's result: as recorded when it was (or would have been) added, as sent when it already existed. */
+export function transactionResults(requested: ImportTransactionsRequest['transactions'], added: readonly LedgerTransaction[]): TransactionResult[] {
+  const byId = new Map(added.map((transaction) => [transaction.transactionId, transaction]));
+  return requested.map((tx) => {
+    const recorded = byId.get(tx.transaction_id);
+    return recorded
+      ? { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction: recorded }
+      : { status: 'TRANSACTION_ALREADY_EXISTS', transaction: ledgerTransaction(tx) };
   });
 }

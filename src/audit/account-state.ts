@@ -104,6 +104,7 @@ export class AccountStateFolder {
         this.transferStatus = event.data.to;
         return;
       case 'AccountProcessDryRunSucceeded':
+      case 'TransactionsDryRunSucceeded':
         // Listed in the history, but a dry run changed nothing of the account.
         return;
       case 'AccountNoteCreated':

@@ -5250,6 +5250,8 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
+                    /** @default false */
+                    dry_run?: boolean;
                 };
             };
         };

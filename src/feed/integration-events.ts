@@ -48,6 +48,11 @@ const mappers: Mappers = {
     ...account(e.data),
     data: { platform_account_number: e.data.platformAccountNumber, operations_team_name: e.data.operationsTeamName },
   }),
+  TransactionsDryRunSucceeded: (e) => ({
+    type: 'transactions.dry_run_succeeded',
+    ...account(e.data),
+    data: { transaction_ids: e.data.added.map((transaction) => transaction.transactionId) },
+  }),
   AccountCreationScheduled: (e) => ({
     type: 'import_process.creation_scheduled',
     ...account(e.data),

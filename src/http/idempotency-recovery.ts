@@ -4,7 +4,8 @@ import type { LedgerEvent } from '../../events/registry.js';
 import { dryRunRolledBack } from '../domain/account-import-process/decider.js';
 import { centsToNumber } from '../domain/account-records/money.js';
 import { validateBusinessPayload } from '../domain/business/business-payload.js';
-import { ledgerTransaction, transactionData } from '../domain/ledger/ledger-transaction.js';
+import { transactionData } from '../domain/ledger/ledger-transaction.js';
+import { transactionResults } from '../application/account-transactions.js';
 import { validateImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
 import { validateImportNotesRequest } from '../domain/notes/note-payload.js';
 import { noteResultStatuses } from '../domain/notes/note-results.js';
@@ -102,13 +103,12 @@ export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/transactions/create/': (request, events) => {
     const transactions = validateImportTransactionsRequest(request);
     if (!transactions.ok) return null;
-    const added = new Map(ofType(events, 'LedgerTransactionAdded').map((stored) => [stored.event.data.transaction.transactionId, stored.event.data.transaction]));
-    const results = transactions.data.transactions.map((tx) => {
-      const recorded = added.get(tx.transaction_id);
-      return recorded
-        ? { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction_data: transactionData(recorded) }
-        : { status: 'TRANSACTION_ALREADY_EXISTS', transaction_data: transactionData(ledgerTransaction(tx)) };
-    });
+    // A real import's added transactions, or what its dry run records it would have added.
+    const added = [
+      ...ofType(events, 'LedgerTransactionAdded').map((stored) => stored.event.data.transaction),
+      ...ofType(events, 'TransactionsDryRunSucceeded').flatMap((stored) => stored.event.data.added),
+    ];
+    const results = transactionResults(transactions.data.transactions, added).map(({ status, transaction }) => ({ status, transaction_data: transactionData(transaction) }));
     return { status: 201, body: { results } };
   },
   '/v1/data-import/historical-statements/create/': (request) => {

@@ -113,6 +113,7 @@ describe('Idempotency-Key rules', () => {
   const payment = endpoints.find((e) => e.name === 'POST payment-instruction/create/')!;
   const stage = endpoints.find((e) => e.name === 'POST account-import-process/create-or-update/')!;
   const process = endpoints.find((e) => e.name === 'POST account-import-process/process/')!;
+  const transactions = endpoints.find((e) => e.name === 'POST transactions/create/')!;
 
   beforeAll(async () => {
     world = await createEndpointWorld({ paymentVendors: slowVendor });
@@ -182,6 +183,22 @@ describe('Idempotency-Key rules', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const recovered = await answer(retry);
     expect({ status: recovered.status, body: JSON.parse(recovered.body) as unknown }).toEqual({ status: 400, body: JSON.parse(first.body) });
+    expect(await world.eventCount()).toBe(count + 1);
+  });
+
+  it('a transactions dry run records the key with its audit event only; after a crash the retry gets the same 201 rebuilt', async () => {
+    const request = transactions.payloads(world.params(transactions))[0] as { transactions: { transaction_id: string }[] };
+    const dry = { ...request, transactions: request.transactions.map((tx) => ({ ...tx, transaction_id: `DRY-${tx.transaction_id}` })), dry_run: true };
+    const count = await world.eventCount();
+    const first = await answer(await world.request(transactions, { body: dry, headers: key('dry-tx') }));
+    expect(first.status, first.body).toBe(201);
+    expect(await world.eventCount()).toBe(count + 1);
+    // The process died after COMMIT and before the response was stored on the row.
+    await world.api.execute("UPDATE idempotency_keys SET status = NULL, response_body = NULL WHERE idempotency_key = 'dry-tx'");
+    const retry = await world.request(transactions, { body: dry, headers: key('dry-tx') });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const recovered = await answer(retry);
+    expect({ status: recovered.status, body: JSON.parse(recovered.body) as unknown }).toEqual({ status: 201, body: JSON.parse(first.body) });
     expect(await world.eventCount()).toBe(count + 1);
   });
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
 import { stageAccount } from '../../src/application/account-import-processes.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { examplePayload, importedExampleAccount } from '../support/account-records.js';
@@ -126,6 +127,37 @@ describe('POST transactions/create/ (spec 4.10)', () => {
     expect(pinned[0]!.body).toContain('TX-OLD-1 (dated 2025-06-15)');
     expect(pinned[0]!.body).toContain('TX-OLD-2 (dated 2025-01-31)');
     expect(pinned[0]!.body).not.toContain('TX-IN');
+  });
+
+  it('dry_run: true answers what the import would (moved dates included), stores nothing, and records the run on the dry-run stream', async () => {
+    await importedExampleAccount(api.ledger);
+    const version = await streamVersion();
+    const request = withTransactions(charge('TX-OLD-1', '2025-06-15'), charge('TX-IN', '2025-07-05'));
+    const dry = await api.post(TRANSACTIONS, { ...request, dry_run: true }, token);
+    expect(dry.status, await dry.clone().text()).toBe(201);
+    const rehearsed = await results(dry);
+    expect(rehearsed.map((r) => r.status)).toEqual(['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ADDED_TO_ACCOUNT']);
+    expect(rehearsed[0]!.transaction_data).toMatchObject({ transaction_id: 'TX-OLD-1', transaction_date: '2025-07-01', original_transaction_date: '2025-06-15' });
+    // Nothing stored: not the transactions, not the pinned note about the moved one.
+    expect(await streamVersion()).toBe(version);
+    expect((await api.ledger.read.accountLedger(SUPPLIER, EXT)).lines).toHaveLength(0);
+    expect((await api.ledger.read.listAccountNotes(SUPPLIER, EXT)).filter((n) => n.source === 'transaction_import')).toHaveLength(0);
+    const recorded = await api.ledger.store.readStream(accountProcessDryRunStreamId(SUPPLIER, EXT));
+    expect(recorded.map((stored) => stored.event)).toMatchObject([
+      { type: 'TransactionsDryRunSucceeded', data: { added: [{ transactionId: 'TX-OLD-1', transactionDate: '2025-07-01' }, { transactionId: 'TX-IN' }], accountStreamVersion: version } },
+    ]);
+    // The real import then gives the same answer, and stores it.
+    const real = await api.post(TRANSACTIONS, request, token);
+    expect(await results(real)).toEqual(rehearsed);
+    expect((await api.ledger.read.accountLedger(SUPPLIER, EXT)).lines).toHaveLength(2);
+  });
+
+  it('dry_run: true is refused by every rule a real import applies, and nothing is recorded', async () => {
+    await importedExampleAccount(api.ledger);
+    const res = await api.post(`${TRANSACTIONS}?force_add_to_current_statement=false`, { ...withTransactions(charge('TX-OLD-1', '2025-06-15')), dry_run: true }, token);
+    expect(res.status).toBe(400);
+    expect(await api.ledger.store.streamVersion(accountProcessDryRunStreamId(SUPPLIER, EXT))).toBe(0);
+    await expectErrorBody(await api.post(TRANSACTIONS, { ...withTransactions(charge('TX-1', '2025-07-05')), dry_run: 'yes' }, token), 400);
   });
 
   it('force_add_to_current_statement=false: 400 TRANSACTION_IMPORT_ERROR naming the first failing transaction, nothing added', async () => {

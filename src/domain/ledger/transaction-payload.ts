@@ -115,6 +115,8 @@ export type TaxItemInput = z.output<typeof taxItemInputSchema>;
 export const importTransactionsRequestSchema = z.object({
   ...accountEnvelopeFields,
   transactions: z.array(transactionInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
+  /** The platform's dry run: every rule applied and the answer a real import would give, nothing stored. */
+  dry_run: z.boolean().optional().default(false),
 });
 export type ImportTransactionsRequest = z.output<typeof importTransactionsRequestSchema>;
 
