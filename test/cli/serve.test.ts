@@ -1,12 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempDatabaseFile } from '../support/ledger.js';
 import { BIN, CLI_TEST_TIMEOUT_MS, PROJECT_ROOT, cliEnv, readDatabase } from './run-cli.js';
 import { freePort } from '../support/net.js';
+import { stopService } from '../support/readme-walkthrough.js';
 import { checkedFetch } from '../support/openapi-check.js';
-
 
 interface Served {
   readonly child: ChildProcess;
@@ -46,15 +45,6 @@ async function waitFor(served: Served, what: string, check: () => Promise<boolea
 
 const healthy = (served: Served) => async () => (await checkedFetch(`${served.base}/healthz`)).status === 200;
 
-async function stop(served: Served | undefined): Promise<void> {
-  if (!served || served.child.exitCode !== null || served.child.signalCode !== null) return;
-  const exited = once(served.child, 'exit');
-  served.child.kill('SIGTERM');
-  const timer = setTimeout(() => served.child.kill('SIGKILL'), 8_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 beforeAll(() => {
   execFileSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build.mjs')], { cwd: PROJECT_ROOT, stdio: 'inherit' });
 });
@@ -70,7 +60,7 @@ describe.each([
     served = undefined;
   });
   afterEach(async () => {
-    await stop(served);
+    await stopService(served);
     db.cleanup();
   });
 
@@ -112,7 +102,7 @@ describe.each([
       expect(await list.json()).toEqual([]);
 
       // Once: a restart on the same database prints no new key.
-      await stop(s);
+      await stopService(s);
       const again = (served = startServe(entry, db.file, await freePort(), undefined));
       await waitFor(again, '/healthz to answer 200 after a restart', healthy(again));
       expect(again.stdout()).not.toContain('ilk_');
@@ -128,7 +118,7 @@ describe.each([
       await waitFor(s, '/healthz to answer 200', healthy(s));
       expect(s.stdout()).not.toContain('ilk_');
       expect(s.stdout()).not.toContain('curl');
-      await stop(s);
+      await stopService(s);
       const suppliers = readDatabase(db.file, (sqlite) => sqlite.prepare('SELECT code FROM import_suppliers').all());
       const keys = readDatabase(db.file, (sqlite) => sqlite.prepare('SELECT key_id FROM api_keys').all());
       expect(suppliers).toEqual([]);

@@ -111,7 +111,8 @@ export async function startService(env: NodeJS.ProcessEnv, cwd: string, port: nu
   throw new Error(`serve was not ready within 60 s:\n${output}`);
 }
 
-export async function stopService(served: Served | undefined): Promise<void> {
+/** SIGTERM, and SIGKILL if it has not exited 8 s later. */
+export async function stopService(served: { readonly child: ChildProcess } | undefined): Promise<void> {
   if (!served || served.child.exitCode !== null || served.child.signalCode !== null) return;
   const exited = once(served.child, 'exit');
   served.child.kill('SIGTERM');
