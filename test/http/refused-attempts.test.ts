@@ -50,11 +50,11 @@ describe('refused attempts (v1)', () => {
   it('a refused process is recorded, body refusals included (dry runs flagged), but a successful dry run is not a refusal', async () => {
     await expectErrorBody(await api.post(PROCESS, { external_account_number: EXT, import_supplier_code: SUPPLIER, operations_team_name: TEAM }, token), 400, 'import_process_does_not_exist');
     expect((await api.post(STAGE, domestic(), token)).status).toBe(201);
-    await expectErrorBody(await api.post(PROCESS, { external_account_number: EXT, import_supplier_code: SUPPLIER, dry_run: true }, token), 400, 'validation_error');
+    await expectErrorBody(await api.post(PROCESS, { external_account_number: EXT, import_supplier_code: SUPPLIER, operations_team_name: 7, dry_run: true }, token), 400, 'validation_error');
     await expectErrorBody(await api.post(PROCESS, { external_account_number: EXT, import_supplier_code: SUPPLIER, operations_team_name: TEAM, dry_run: true }, token), 400, 'dry_run_rollback');
     expect((await facts(api)).map((f) => [f.operation, f.code, f.dryRun, f.accountStreamVersion, f.errors])).toEqual([
       ['process', 'import_process_does_not_exist', false, 0, [{ code: 'import_process_does_not_exist', attr: 'non_field_errors' }]],
-      ['process', 'validation_error', true, 1, [{ code: 'required', attr: 'operations_team_name' }]],
+      ['process', 'validation_error', true, 1, [{ code: 'invalid', attr: 'operations_team_name' }]],
     ]);
   });
 
