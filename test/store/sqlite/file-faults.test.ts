@@ -148,14 +148,19 @@ describe('SQLite: the disk fills up (SQLITE_FULL)', () => {
   });
 });
 
-/** Whether `chattr` can make a file immutable here (root on a file system with the flag); else why not. */
+/**
+ * Whether `chattr` can make a file immutable here (root on a file system with the flag); else why not.
+ * Under CI=true (root, like the CI machine) its absence is a failure, never a silent skip.
+ */
 function immutableFlag(): string | null {
   const { file, cleanup } = tempDatabaseFile();
   try {
     execFileSync('sh', ['-c', `mkdir -p "$(dirname '${file}')" && touch '${file}' && chattr +i '${file}' && chattr -i '${file}'`], { stdio: 'pipe' });
     return null;
   } catch (error) {
-    return `chattr +i is unavailable here (it needs root and a file system with the immutable flag): ${(error as Error).message.split('\n')[0]}`;
+    const why = `chattr +i is unavailable here (it needs root and a file system with the immutable flag): ${(error as Error).message.split('\n')[0]}`;
+    if (process.env['CI'] === 'true') throw new Error(`the read-only file test needs chattr under CI: ${why}`);
+    return why;
   } finally {
     cleanup();
   }
