@@ -86,8 +86,14 @@ describe('architecture: the store is a port, SQLite one adapter behind it', () =
   });
 
   it('the store imports no layer above it: the composition root (src/ledger.ts) builds on its ports', () => {
-    const above = underAny('src/application', 'src/queries', 'src/feed', 'src/http', 'src/cli', 'src/migrate');
+    const above = underAny('src/application', 'src/answers', 'src/queries', 'src/feed', 'src/http', 'src/cli', 'src/migrate');
     expect(offenders(all.filter(under('src/store')), above)).toEqual([]);
+  });
+
+  it('the answers (presenters and the Idempotency-Key recovery, run inside the store transaction) import nothing from src/http or src/cli', () => {
+    const answers = all.filter(under('src/answers'));
+    expect(answers.length).toBeGreaterThan(3);
+    expect(offenders(answers, underAny('src/http', 'src/cli'))).toEqual([]);
   });
 
   it('the queries import nothing from src/http or src/cli', () => {

@@ -146,7 +146,7 @@ export async function prepareProcess(
  * version is read just before appending: a concurrent dry run of the same
  * account that got in between makes it a ConcurrencyError and the append is
  * retried. Under an Idempotency-Key it is the event the key is recorded with
- * (see idempotency-recovery.ts).
+ * (see src/answers/recoveries.ts).
  */
 async function recordDryRun(
   ctx: LedgerContext,

@@ -6,7 +6,7 @@
  *
  * The domain owns this list and nothing else: a code names a broken rule,
  * whatever the caller is. What a code becomes is each edge's business, and
- * each edge is checked against this list by the compiler: src/http/errors.ts
+ * each edge is checked against this list by the compiler: src/answers/errors.ts
  * maps every code to an HTTP status (`satisfies Record<ErrorCode, ...>`, so a
  * code added here does not compile until it has one), the CLI prints it and
  * exits 1, GraphQL puts it in `extensions.code`. Keeping statuses out of

@@ -31,7 +31,7 @@ export interface DomainErrorOptions {
 /**
  * A rule broken by the caller. `code` is the stable machine code the API
  * documents, one of error-codes.ts (a misspelt code does not compile); the
- * HTTP status is chosen in exactly one place (src/http/errors.ts).
+ * HTTP status is chosen in exactly one place (src/answers/errors.ts).
  * Deciders throw it; evolve functions and projections never do.
  */
 export class DomainError extends Error {

@@ -25,5 +25,7 @@ export interface AppEnv {
     expectedUnavailable: true | undefined;
     /** Set under an Idempotency-Key: records the key with every write the request makes (idempotency.ts). */
     beforeCommit: BeforeCommit | undefined;
+    /** The JSON answer the request rendered and its body's text, kept by answer.ts for the Idempotency-Key middleware. */
+    answer: { readonly res: Response; readonly text: string } | undefined;
   };
 }

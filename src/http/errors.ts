@@ -1,13 +1,13 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z, type core } from 'zod';
+import { errorAnswer } from '../answers/errors.js';
 import type { ErrorCode } from '../domain/error-codes.js';
-import { DomainError, type DomainErrorOptions, type FieldError } from '../domain/errors.js';
-import { TRANSACTION_IMPORT_ERROR, TransactionImportError } from '../domain/ledger/transaction-import-error.js';
+import { DomainError, type DomainErrorOptions } from '../domain/errors.js';
 import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
 import { ConcurrencyError } from '../store/event-store.js';
 import { storeUnavailable } from '../store/store-faults.js';
+import { answer } from './answer.js';
 
 /** The error body of spec section 7, for the OpenAPI document: every 4xx answer has this shape. */
 export const errorBodySchema = z
@@ -17,154 +17,6 @@ export const errorBodySchema = z
     errors: z.array(z.object({ detail: z.string(), code: z.string(), attr: z.string() })),
   })
   .catchall(z.unknown());
-
-/** The error body of spec section 7. */
-export interface ErrorBody {
-  readonly detail: string;
-  readonly code: string;
-  readonly errors: readonly FieldError[];
-  readonly [extra: string]: unknown;
-}
-
-/**
- * The one place where error codes become HTTP statuses. The codes are the
- * domain's (src/domain/error-codes.ts); the statuses are HTTP's, so they live
- * here. `satisfies Record<ErrorCode, ...>` makes the compiler check both ways:
- * a code without a status, or a status for a code that does not exist, does
- * not compile, so no code can fall through to a default.
- */
-const statusByCode = {
-  // The request itself.
-  not_found: 404,
-  method_not_allowed: 405,
-  parse_error: 400,
-  validation_error: 400,
-  invalid: 400,
-  invalid_query_parameter: 400,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  throttled: 429,
-  concurrency_conflict: 409,
-  internal_error: 500,
-  nesting_too_deep: 400,
-  array_too_long: 400,
-  string_too_long: 400,
-  number_out_of_range: 400,
-  number_precision_lost: 400,
-  invalid_unicode: 400,
-  invalid_idempotency_key: 400,
-  idempotency_key_in_progress: 409,
-  idempotency_response_lost: 409,
-  idempotency_key_reused: 422,
-  // Tokens and keys.
-  not_authenticated: 401,
-  authentication_failed: 401,
-  permission_denied: 403,
-  invalid_input: 400,
-  // Account import processes.
-  account_failed_validation: 400,
-  account_import_process_already_imported: 400,
-  account_marked_to_skip: 400,
-  import_supplier_migration_not_ongoing: 400,
-  operations_team_name_does_not_exist: 400,
-  dry_run_rollback: 400,
-  // The platform documents only 201, 400 and 429 for process/, so a process of nothing staged is a 400.
-  import_process_does_not_exist: 400,
-  account_not_found: 404,
-  import_process_failed_validation: 400,
-  schedule_window_start_in_past: 400,
-  schedule_window_end_too_far_in_future: 400,
-  schedule_window_start__after_end: 400,
-  operations_team_should_be_provided: 400,
-  // Products, businesses, supply points.
-  product_failed_validation: 400,
-  no_matching_rate: 400,
-  rate_not_continuous: 400,
-  business_failed_validation: 400,
-  business_already_exists: 400,
-  business_not_found: 404,
-  populate_batch_not_found: 404,
-  // After import.
-  notes_failed_validation: 400,
-  transactions_failed_validation: 400,
-  transaction_not_in_open_statement_period: 400,
-  transaction_already_added: 400,
-  historical_statements_failed_validation: 400,
-  // Payment instructions. Spec 4.12: an intermittent payment-vendor failure is a 500 the caller retries as is.
-  invalid_vendor: 400,
-  payment_instruction_rejected: 400,
-  payment_vendor_unavailable: 500,
-  store_unavailable: 503,
-  service_starting: 503,
-  // Operator commands: the CLI's; over HTTP (import_supplier_not_found on stage) a broken rule, 400.
-  import_supplier_already_exists: 400,
-  import_supplier_not_found: 400,
-  invalid_import_supplier_code: 400,
-  operations_team_already_exists: 400,
-  invalid_operations_team_name: 400,
-  api_key_already_exists: 400,
-  api_key_not_found: 400,
-  api_key_requires_supplier: 400,
-  account_not_imported: 400,
-  invalid_transfer_status_transition: 400,
-  invalid_config_value: 400,
-  account_creation_not_scheduled: 400,
-  // Between workers and the store: never answered over HTTP; 400 as every rule broken.
-  populate_batch_already_exists: 400,
-  populate_request_finished: 400,
-  populate_request_claimed: 400,
-  populate_request_not_due: 400,
-  populate_claim_lost: 400,
-  customer_email_not_found: 400,
-  customer_email_finished: 400,
-  customer_email_claimed: 400,
-  customer_email_not_due: 400,
-  customer_email_claim_lost: 400,
-  account_creation_not_due: 400,
-  account_creation_claimed: 400,
-  account_creation_claim_lost: 400,
-} as const satisfies Record<ErrorCode, ContentfulStatusCode>;
-
-/**
- * The few operations where the platform documents another status for a code
- * than the one it has everywhere else, by request path. payment-instruction/
- * create/ documents only 201, 400 and 500: an account that is not
- * imported is a 400 there, while notes, transactions, statements and the
- * status endpoint keep their documented 404.
- */
-const statusOverridesByPath: Readonly<Record<string, Partial<Record<ErrorCode, ContentfulStatusCode>>>> = {
-  '/v1/data-import/payment-instruction/create/': { account_not_found: 400 },
-  // An account of the request's `accounts` that is not imported: a 400 about the body (the business itself is the 404).
-  '/v1/data-import/business-payment-instruction/create/': { account_not_found: 400 },
-};
-
-/**
- * The status a code is answered with (on `path`, when the operation has an
- * override). The code is typed, so there is no fallback: every code has its status.
- */
-export function statusOf(code: ErrorCode, path?: string): ContentfulStatusCode {
-  return (path === undefined ? undefined : statusOverridesByPath[path]?.[code]) ?? statusByCode[code];
-}
-
-export function errorBody(error: DomainError): ErrorBody {
-  return { detail: error.detail, code: error.code, errors: error.errors, ...error.extra };
-}
-
-/**
- * Spec 4.10 and 7.4: a ledger rule broken by one transaction is answered with
- * this distinct body instead of spec 7's, naming the first failing
- * transaction; `code` is the stable machine code (docs/account-records.md).
- */
-export const transactionImportErrorBodySchema = z.object({
-  status: z.literal(TRANSACTION_IMPORT_ERROR),
-  error_detail: z.string(),
-  transaction_data: z.record(z.string(), z.unknown()),
-  code: z.string(),
-});
-
-export function transactionImportErrorBody(error: TransactionImportError): z.infer<typeof transactionImportErrorBodySchema> {
-  return { status: TRANSACTION_IMPORT_ERROR, error_detail: error.detail, transaction_data: { ...error.transactionData }, code: error.code };
-}
 
 /**
  * A DomainError raised by the HTTP layer itself that also sets response
@@ -195,11 +47,11 @@ export const throttled = (detail: string, retryAfterSeconds: number): DomainErro
  * answer without throwing.
  */
 export function errorResponse(c: Context, error: DomainError, headers?: Record<string, string>): Response {
-  const status = statusOf(error.code, c.req.path);
-  if (status === 401) c.header('WWW-Authenticate', 'Token');
+  const rendered = errorAnswer(error, c.req.path);
+  if (rendered.status === 401) c.header('WWW-Authenticate', 'Token');
   const carried = error instanceof DomainErrorWithHeaders ? error.headers : {};
   for (const [name, value] of Object.entries({ ...carried, ...headers })) c.header(name, value);
-  return c.json(error instanceof TransactionImportError ? transactionImportErrorBody(error) : errorBody(error), status);
+  return answer(c, rendered);
 }
 
 /** zod issues of a request body become one 400 with a top-level code. */

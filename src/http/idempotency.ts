@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { recoveries } from '../answers/recoveries.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventStore } from '../store/event-store.js';
 import type { StoredLedgerEvent } from '../store/event-store.js';
 import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest, type RecordedAnswer, type StoredResponse } from '../store/idempotency.js';
+import { answeredText } from './answer.js';
 import type { AppEnv } from './env.js';
-import { recoveries } from './idempotency-recovery.js';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
@@ -51,7 +52,7 @@ const CLAIMED_BEFORE_RUNNING: ReadonlySet<string> = new Set([
  * is its events, in this process until those events claim it in the store:
  * `ClaimMode`); every write the request makes records the key with its events
  * in their transaction (the `beforeCommit` hook the request's actor carries),
- * with the answer those events rebuild (idempotency-recovery.ts). When the
+ * with the answer those events rebuild (src/answers/recoveries.ts). When the
  * response rendered is that answer, as it is for every successful write,
  * nothing more is written: a keyed write commits once, with its events, like
  * an unkeyed one. Any other response is stored once rendered. A request that
@@ -111,14 +112,13 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
         recordedAnswer = answer;
         return done;
       });
-      const rendered = renderedJson(c);
       // An error inside is answered by app.onError before this line sees it: `c.res` is always the answer.
       await next();
       if (isTransient(c.res.status)) {
         await reservation.release();
         return;
       }
-      const response: StoredResponse = { status: c.res.status, body: await rendered.text(c.res), contentType: c.res.headers.get('content-type') };
+      const response: StoredResponse = { status: c.res.status, body: await answeredText(c), contentType: c.res.headers.get('content-type') };
       if (recordedAnswer && sameResponse(recordedAnswer, response)) await reservation.keepRecorded();
       else await reservation.complete(response);
     } catch (error) {
@@ -143,7 +143,7 @@ async function parsedBody(c: Context<AppEnv>): Promise<unknown> {
 }
 
 /**
- * The answer a retry would rebuild (idempotency-recovery.ts) from the request and the events recorded with
+ * The answer a retry would rebuild (src/answers/recoveries.ts) from the request and the events recorded with
  * its key so far: recorded with them, so that a response equal to it, byte for byte, is stored by their
  * commit. `null` when there is none (an endpoint without a rebuild, or events it does not rebuild from).
  */
@@ -161,30 +161,6 @@ function answerRebuilder(request: IdempotentRequest, body: unknown, reservedAt: 
 }
 
 const sameResponse = (a: StoredResponse, b: StoredResponse) => a.status === b.status && a.body === b.body && a.contentType === b.contentType;
-
-/**
- * The text of the answer the request renders, without reading it back from the response: the last value
- * given to `c.json` and the response that made, kept as `JSON.stringify` of that value (the very bytes
- * Hono sends). Reading `c.res` back (`clone().text()`) turned @hono/node-server's lightweight response into
- * a WHATWG one, its body teed into two streams, and sent it down the streaming path: the largest part of
- * what an Idempotency-Key cost the service (profile of the migrate bench). An answer made otherwise (not
- * through `c.json`, or replaced since) is read back as before.
- */
-function renderedJson(c: Context<AppEnv>): { text(res: Response): Promise<string> } {
-  let last: { res: Response; value: unknown } | null = null;
-  const json = c.json as unknown as (...args: unknown[]) => Response;
-  c.json = ((...args: unknown[]) => {
-    const res = json(...args);
-    last = { res, value: args[0] };
-    return res;
-  }) as unknown as typeof c.json;
-  return {
-    text: async (res) => {
-      const made: { res: Response; value: unknown } | null = last;
-      return made !== null && made.res === res ? JSON.stringify(made.value) : res.clone().text();
-    },
-  };
-}
 
 function replay(c: Context<AppEnv>, status: number, body: string, contentType: string | null): Response {
   c.header('Idempotent-Replayed', 'true');

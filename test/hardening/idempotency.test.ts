@@ -2,7 +2,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { createApp } from '../../src/http/app.js';
-import { recoveries } from '../../src/http/idempotency-recovery.js';
+import { recoveries } from '../../src/answers/recoveries.js';
 import { openLedger } from '../../src/ledger.js';
 import { createEndpointWorld, knowingVendors, type EndpointWorld } from '../support/endpoint-world.js';
 import { dataImportPosts, endpoints, type Endpoint } from '../support/endpoints.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { businessStreamId } from '../../events/business.js';
-import { createBusinessContractsResponseSchema } from '../../src/http/routes/business-contracts.js';
+import { createBusinessContractsResponseSchema } from '../../src/answers/businesses.js';
 import { createBusinessWithContract } from '../support/business.js';
 import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, createTestApi, loadExample, type TestApi } from '../support/ledger.js';

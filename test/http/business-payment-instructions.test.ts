@@ -4,10 +4,8 @@ import { createPaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { processAccount, stageAccount } from '../../src/application/account-import-processes.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
-import {
-  businessPaymentInstructionErrorBodySchema,
-  createBusinessPaymentInstructionResponseSchema,
-} from '../../src/http/routes/business-payment-instructions.js';
+import { createBusinessPaymentInstructionResponseSchema } from '../../src/answers/payment-instructions.js';
+import { businessPaymentInstructionErrorBodySchema } from '../../src/http/routes/business-payment-instructions.js';
 import { ACCOUNT_EXAMPLE_CONTRACT as BUSINESS_CONTRACT, createBusinessWithContract } from '../support/business.js';
 import { instructionBody, startFakeVendor, type FakeVendor } from '../support/fake-vendor.js';
 import { accessToken, expectErrorBody } from '../support/http.js';

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorCodes, type ErrorCode } from '../../src/domain/error-codes.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { statusOf } from '../../src/http/errors.js';
+import { statusOf } from '../../src/answers/errors.js';
 
 /**
- * The code-to-status map of src/http/errors.ts against docs/errors.md, the
+ * The code-to-status map of src/answers/errors.ts against docs/errors.md, the
  * table the API documents: every code has its documented status, and a code
  * that is not in the list does not compile (habit 5: no silent 400).
  */

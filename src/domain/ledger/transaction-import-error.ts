@@ -13,7 +13,7 @@ export type TransactionImportCode = typeof TRANSACTION_NOT_IN_OPEN_STATEMENT_PER
  * A business rule of the ledger broke for one transaction of a request (spec
  * 4.10 and 7.4). Answered with the distinct body
  * `{"status": "TRANSACTION_IMPORT_ERROR", "error_detail", "transaction_data", "code"}`
- * (src/http/errors.ts) naming the first failing transaction; nothing of the
+ * (src/answers/errors.ts) naming the first failing transaction; nothing of the
  * request is written.
  */
 export class TransactionImportError extends DomainError {

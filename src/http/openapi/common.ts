@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
 import { bodyErrorCodes, idempotencyErrorCodes, type ErrorCode } from '../../domain/error-codes.js';
-import { statusOf } from '../errors.js';
+import { statusOf } from '../../answers/errors.js';
 
 export type Responses = Record<string, OpenAPIV3_1.ResponseObject>;
 

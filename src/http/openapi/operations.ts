@@ -1,13 +1,21 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { z } from 'zod';
+import { processAccountResponseSchema, stageAccountResponseSchema } from '../../answers/account-import-processes.js';
+import {
+  createHistoricalStatementsResponseSchema,
+  createNotesResponseSchema,
+  createTransactionsResponseSchema,
+} from '../../answers/account-records.js';
+import { createBusinessContractsResponseSchema, createBusinessResponseSchema } from '../../answers/businesses.js';
+import { transactionImportErrorBodySchema } from '../../answers/errors.js';
+import { createBusinessPaymentInstructionResponseSchema, createPaymentInstructionResponseSchema } from '../../answers/payment-instructions.js';
+import { createProductsResponseSchema } from '../../answers/products.js';
+import { populateSupplyPointsResponseSchema } from '../../answers/supply-point-populate.js';
 import type { ErrorCode } from '../../domain/error-codes.js';
-import { transactionImportErrorBodySchema } from '../errors.js';
 import { accountHistoryAsOfResponseSchema, accountHistoryQuerySchema, accountHistoryResponseSchema } from '../routes/account-history.js';
 import {
   processAccountRequestSchema,
-  processAccountResponseSchema,
   stageAccountRequestSchema,
-  stageAccountResponseSchema,
   validateAccountRequestSchema,
   validateAccountResponseSchema,
 } from '../routes/account-import-processes.js';
@@ -27,19 +35,18 @@ import {
   importedAccountImportProcessesResponseSchema,
   pendingAccountImportProcessesResponseSchema,
 } from '../routes/account-status.js';
-import { createBusinessRequestSchema, createBusinessResponseSchema } from '../routes/businesses.js';
+import { createBusinessRequestSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
-import { createHistoricalStatementsRequestSchema, createHistoricalStatementsResponseSchema } from '../routes/historical-statements.js';
-import { createNotesRequestSchema, createNotesResponseSchema } from '../routes/notes.js';
-import { createPaymentInstructionRequestSchema, createPaymentInstructionResponseSchema, paymentInstructionErrorBodySchema } from '../routes/payment-instructions.js';
-import { createProductsResponseSchema, productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
-import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema, populateSupplyPointsResponseSchema } from '../routes/supply-point-populate.js';
-import { createTransactionsRequestSchema, createTransactionsResponseSchema, transactionQueryParameters } from '../routes/transactions.js';
-import { createBusinessContractsRequestSchema, createBusinessContractsResponseSchema } from '../routes/business-contracts.js';
+import { createHistoricalStatementsRequestSchema } from '../routes/historical-statements.js';
+import { createNotesRequestSchema } from '../routes/notes.js';
+import { createPaymentInstructionRequestSchema, paymentInstructionErrorBodySchema } from '../routes/payment-instructions.js';
+import { productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
+import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema } from '../routes/supply-point-populate.js';
+import { createTransactionsRequestSchema, transactionQueryParameters } from '../routes/transactions.js';
+import { createBusinessContractsRequestSchema } from '../routes/business-contracts.js';
 import {
   businessPaymentInstructionErrorBodySchema,
   createBusinessPaymentInstructionRequestSchema,
-  createBusinessPaymentInstructionResponseSchema,
 } from '../routes/business-payment-instructions.js';
 import { accountImportStatusResponseSchema, taskParamsSchema } from '../routes/v2-accounts.js';
 import { accountPayloadSchema } from '../../domain/account-import-process/account-payload.js';

@@ -1,10 +1,12 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { processAnswer, stageAnswer } from '../../answers/account-import-processes.js';
 import { processAccount, stageAccount } from '../../application/account-import-processes.js';
 import type { LedgerContext } from '../../application/context.js';
 import { accountPayloadSchema, validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
 import { checkAccountReferences } from '../../application/account-references.js';
 import { accountFailedValidation, dryRunRolledBack } from '../../domain/account-import-process/decider.js';
+import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { recordingRefusals } from '../../application/refused-attempts.js';
@@ -17,17 +19,6 @@ export const validateAccountResponseSchema = accountPayloadSchema;
 
 /** POST account-import-process/create-or-update/ (spec 4.7). */
 export const stageAccountRequestSchema = accountPayloadSchema;
-/** `import_supplier` is our spec's name, `import_supplier_code` the platform's schema's: both, so clients of either work. */
-export const stageAccountResponseSchema = z.object({
-  import_supplier: z.string(),
-  import_supplier_code: z.string(),
-  external_account_number: z.string(),
-});
-
-/** The stage answer: the supplier under both names (see stageAccountResponseSchema). */
-export function stageAccountResponse(importSupplier: string, externalAccountNumber: string): z.input<typeof stageAccountResponseSchema> {
-  return { import_supplier: importSupplier, import_supplier_code: importSupplier, external_account_number: externalAccountNumber };
-}
 
 /** POST account-import-process/process/ (spec 4.8). */
 export const processAccountRequestSchema = z.object({
@@ -37,8 +28,6 @@ export const processAccountRequestSchema = z.object({
   operations_team_name: z.string().min(1).max(255).optional(),
   dry_run: z.boolean().optional().default(false),
 });
-/** 201: the platform's ProcessAccountImportProcessCreation requires `external_account_number` beside the number. */
-export const processAccountResponseSchema = z.object({ external_account_number: z.string(), platform_account_number: z.string() });
 
 /** Scope first (403 before any detail of the payload is revealed), then the account rules. */
 async function validatedAccount(ctx: LedgerContext, c: Context<AppEnv>): Promise<AccountPayload> {
@@ -59,7 +48,7 @@ export const PROCESS_PATH = '/v1/data-import/account-import-process/process/';
 
 export function accountImportProcessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
-    .post('/validate-account/', async (c) => c.json(await validatedAccount(ctx, c), 200))
+    .post('/validate-account/', async (c) => answer(c, { status: 200, body: await validatedAccount(ctx, c) }))
     .post('/account-import-process/create-or-update/', async (c) => {
       // A refusal (payload rules included) is recorded on the account's audit stream (docs/account-import.md "Refused attempts").
       const body: unknown = await c.req.json();
@@ -68,7 +57,7 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
       return recordingRefusals(ctx, attempt, actor, async () => {
         const account = await validatedAccount(ctx, c);
         const { created } = await stageAccount(ctx, account, actor);
-        return c.json(stageAccountResponse(account.import_supplier, account.external_account_number), created ? 201 : 200);
+        return answer(c, stageAnswer({ importSupplier: account.import_supplier, externalAccountNumber: account.external_account_number, created }));
       });
     })
     .post('/account-import-process/process/', async (c) => {
@@ -91,11 +80,7 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
           actor,
         );
         if (result.dryRun) throw dryRunRolledBack();
-        const response: z.input<typeof processAccountResponseSchema> = {
-          external_account_number: request.external_account_number,
-          platform_account_number: result.platformAccountNumber,
-        };
-        return c.json(response, 201);
+        return answer(c, processAnswer({ externalAccountNumber: request.external_account_number, platformAccountNumber: result.platformAccountNumber }));
       });
     });
 }

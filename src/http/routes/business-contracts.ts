@@ -1,24 +1,16 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import { businessContractsAnswer } from '../../answers/businesses.js';
 import { addBusinessContracts } from '../../application/business-contracts.js';
 import type { LedgerContext } from '../../application/context.js';
 import { businessContractsPayloadSchema, validateBusinessContractsPayload } from '../../domain/business/business-contracts-payload.js';
 import { businessFailedValidation } from '../../domain/business/decider.js';
+import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { scopedBody } from './record-requests.js';
 
 /** POST business-contracts/create/ (the platform's endpoint): contracts added to an existing business. */
 export const createBusinessContractsRequestSchema = businessContractsPayloadSchema;
-/** 201: the identifiers of the contracts added, in request order. */
-export const createBusinessContractsResponseSchema = z.object({
-  business_contracts: z.array(z.object({ identifier: z.string() })),
-});
-
-/** The 201 body for the contracts a request added. */
-export function businessContractsResponse(identifiers: readonly string[]): z.input<typeof createBusinessContractsResponseSchema> {
-  return { business_contracts: identifiers.map((identifier) => ({ identifier })) };
-}
 
 export function businessContractRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().post('/business-contracts/create/', async (c) => {
@@ -27,6 +19,6 @@ export function businessContractRoutes(ctx: LedgerContext) {
     if (!validation.ok) throw businessFailedValidation(validation.errors);
     requireSupplierScope(c, validation.data.import_supplier_code);
     const identifiers = await addBusinessContracts(ctx, validation.data, httpActor(c));
-    return c.json(businessContractsResponse(identifiers), 201);
+    return answer(c, businessContractsAnswer(identifiers));
   });
 }

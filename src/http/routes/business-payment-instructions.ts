@@ -1,12 +1,14 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { PaymentVendors } from '../../adapters/payment-vendors.js';
+import { businessPaymentInstructionAnswer } from '../../answers/payment-instructions.js';
 import { createBusinessPaymentInstruction } from '../../application/business-payment-instructions.js';
 import type { LedgerContext } from '../../application/context.js';
 import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/account-payload-supply.js';
 import { isoDate } from '../../domain/account-import-process/iso-dates.js';
 import { MAX_LINE, addDomainIssue, choice, requiredText, whenClean } from '../../domain/account-import-process/payload-fields.js';
 import { isDomainError } from '../../domain/errors.js';
+import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorBodySchema } from '../errors.js';
@@ -46,12 +48,6 @@ export const createBusinessPaymentInstructionRequestSchema = z.object({
     .optional(),
 });
 
-/** 201, for a new instruction and for a reference already recorded on the business. */
-export const createBusinessPaymentInstructionResponseSchema = z.object({
-  reference: z.string(),
-  external_business_identifier: z.string(),
-});
-
 /** The body of its domain errors: spec 7's shape plus the platform's CreateBusinessPaymentInstructionError fields. */
 export const businessPaymentInstructionErrorBodySchema = errorBodySchema.extend({
   error_detail: z.string(),
@@ -87,11 +83,7 @@ export function businessPaymentInstructionRoutes(ctx: LedgerContext, vendors: Pa
           },
           httpActor(c),
         );
-        const response: z.input<typeof createBusinessPaymentInstructionResponseSchema> = {
-          reference: request.reference,
-          external_business_identifier: request.external_business_identifier,
-        };
-        return c.json(response, 201);
+        return answer(c, businessPaymentInstructionAnswer({ reference: request.reference, externalBusinessIdentifier: request.external_business_identifier }));
       } catch (error) {
         if (isDomainError(error) && error.code === 'payment_vendor_unavailable') {
           c.get('logger').warn({ vendor: request.vendor, reference: request.reference, detail: error.detail }, 'payment vendor unavailable');

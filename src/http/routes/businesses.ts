@@ -1,19 +1,15 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import { businessAnswer } from '../../answers/businesses.js';
 import { createBusiness } from '../../application/businesses.js';
 import type { LedgerContext } from '../../application/context.js';
 import { businessPayloadSchema, validateBusinessPayload } from '../../domain/business/business-payload.js';
 import { businessFailedValidation } from '../../domain/business/decider.js';
+import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 
 /** POST business/ (spec 4.4): the business with all its contracts. */
 export const createBusinessRequestSchema = businessPayloadSchema;
-/** 201, for a new business and for the same business sent again (spec 2.4). */
-export const createBusinessResponseSchema = z.object({
-  platform_business_id: z.int(),
-  external_business_identifier: z.string(),
-});
 
 export function businessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().post('/business/', async (c) => {
@@ -28,10 +24,6 @@ export function businessRoutes(ctx: LedgerContext) {
     const payload = validation.data;
     requireSupplierScope(c, payload.import_supplier_code);
     const result = await createBusiness(ctx, payload, httpActor(c));
-    const response: z.input<typeof createBusinessResponseSchema> = {
-      platform_business_id: result.platformBusinessId,
-      external_business_identifier: payload.external_business_identifier,
-    };
-    return c.json(response, 201);
+    return answer(c, businessAnswer({ platformBusinessId: result.platformBusinessId, externalBusinessIdentifier: payload.external_business_identifier }));
   });
 }

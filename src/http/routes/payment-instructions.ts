@@ -1,11 +1,13 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { PaymentVendors } from '../../adapters/payment-vendors.js';
+import { paymentInstructionAnswer } from '../../answers/payment-instructions.js';
 import type { LedgerContext } from '../../application/context.js';
 import { createPaymentInstruction } from '../../application/payment-instructions.js';
 import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/account-payload-supply.js';
 import { MAX_LINE, choice, requiredText } from '../../domain/account-import-process/payload-fields.js';
 import { isDomainError } from '../../domain/errors.js';
+import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorBodySchema } from '../errors.js';
@@ -21,11 +23,6 @@ export const createPaymentInstructionRequestSchema = z.object({
   type: choice(PAYMENT_INSTRUCTION_TYPES),
 });
 
-/** 201, for a new instruction and for a reference already recorded on the account. */
-export const createPaymentInstructionResponseSchema = z.object({
-  platform_account_number: z.string(),
-  reference: z.string(),
-});
 
 /**
  * The body of the vendor errors (400 `invalid_vendor`,
@@ -66,11 +63,7 @@ export function paymentInstructionRoutes(ctx: LedgerContext, vendors: PaymentVen
           },
           httpActor(c),
         );
-        const response: z.input<typeof createPaymentInstructionResponseSchema> = {
-          platform_account_number: result.platformAccountNumber,
-          reference: result.reference,
-        };
-        return c.json(response, 201);
+        return answer(c, paymentInstructionAnswer(result));
       } catch (error) {
         if (isDomainError(error) && error.code === 'payment_vendor_unavailable') {
           c.get('logger').warn({ vendor: request.vendor, reference: request.reference, detail: error.detail }, 'payment vendor unavailable');

@@ -1,9 +1,11 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { productsAnswer } from '../../answers/products.js';
 import type { LedgerContext } from '../../application/context.js';
 import { importProducts } from '../../application/products.js';
 import { DomainError, type FieldError } from '../../domain/errors.js';
 import { electricityProductSchema, gasProductSchema, validateProducts } from '../../domain/product/product-payload.js';
+import { answer } from '../answer.js';
 import { httpActor } from '../auth.js';
 import type { AppEnv } from '../env.js';
 
@@ -15,10 +17,6 @@ import type { AppEnv } from '../env.js';
 export const productsRequestSchema = z.array(z.union([electricityProductSchema, gasProductSchema])).min(1);
 /** validate-products/ 200: the validated products (unknown fields dropped). */
 export const validateProductsResponseSchema = productsRequestSchema;
-/** products/ 201: one item per product of the request, in request order. */
-export const createProductsResponseSchema = z.object({
-  products: z.array(z.object({ code: z.string(), created: z.boolean(), rates_added: z.number().int().min(0) })),
-});
 
 export const productFailedValidation = (errors: readonly FieldError[]) =>
   new DomainError('product_failed_validation', 'Product data could not be validated.', { errors });
@@ -36,12 +34,6 @@ async function importRequest(ctx: LedgerContext, c: Context<AppEnv>, dryRun: boo
 
 export function productRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
-    .post('/validate-products/', async (c) => c.json((await importRequest(ctx, c, true)).products, 200))
-    .post('/products/', async (c) => {
-      const { outcomes } = await importRequest(ctx, c, false);
-      return c.json(
-        { products: outcomes.map((o) => ({ code: o.code, created: o.created, rates_added: o.ratesAdded })) },
-        201,
-      );
-    });
+    .post('/validate-products/', async (c) => answer(c, { status: 200, body: (await importRequest(ctx, c, true)).products }))
+    .post('/products/', async (c) => answer(c, productsAnswer((await importRequest(ctx, c, false)).outcomes)));
 }

@@ -2,17 +2,18 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { SupplyPointPopulateBatchRow } from '../../../projections/supply-points-populate-batches.js';
 import type { SupplyPointPopulateRequestRow } from '../../../projections/supply-points-populate-requests.js';
+import { populateAnswer } from '../../answers/supply-point-populate.js';
 import type { LedgerContext } from '../../application/context.js';
 import { createPopulateBatch } from '../../application/supply-point-populate.js';
 import { DomainError } from '../../domain/errors.js';
 import { populateRequestSchema } from '../../domain/supply-point/populate-request.js';
+import { answer } from '../answer.js';
 import { httpActor } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { jsonBody } from '../validation.js';
 
 /** POST supply-point/populate/ (spec 4.5). */
 export const populateSupplyPointsRequestSchema = populateRequestSchema;
-export const populateSupplyPointsResponseSchema = z.object({ batch_id: z.string() });
 
 const idLists = z.object({ prm_ids: z.array(z.string()), pce_ids: z.array(z.string()) });
 const erroredItem = z.object({ id: z.string(), errored_reason: z.string() });
@@ -68,12 +69,8 @@ const batchNotFound = (batchId: string) =>
 export function supplyPointPopulateRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .post('/supply-point/populate/', jsonBody(populateSupplyPointsRequestSchema), async (c) => {
-      const { batchId } = await createPopulateBatch(
-        ctx,
-        { request: c.req.valid('json'), importSuppliers: c.get('principal').suppliers },
-        httpActor(c),
-      );
-      return c.json({ batch_id: batchId }, 201);
+      const batch = await createPopulateBatch(ctx, { request: c.req.valid('json'), importSuppliers: c.get('principal').suppliers }, httpActor(c));
+      return answer(c, populateAnswer(batch));
     })
     .get('/supply-point/populate/:batchId/', async (c) => {
       const batchId = c.req.param('batchId');

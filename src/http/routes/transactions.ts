@@ -1,21 +1,17 @@
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
-import { importTransactions, transactionResultStatuses } from '../../application/account-transactions.js';
+import { transactionsAnswer } from '../../answers/account-records.js';
+import { importTransactions } from '../../application/account-transactions.js';
 import type { LedgerContext } from '../../application/context.js';
 import { transactionsFailedValidation } from '../../domain/ledger/decider.js';
-import { transactionData } from '../../domain/ledger/ledger-transaction.js';
 import { importTransactionsRequestSchema, validateImportTransactionsRequest } from '../../domain/ledger/transaction-payload.js';
 import { DomainError } from '../../domain/errors.js';
+import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { scopedBody } from './record-requests.js';
 
 /** POST transactions/create/ (spec 4.10); query parameters below. */
 export const createTransactionsRequestSchema = importTransactionsRequestSchema;
-/** 201: one result per transaction of the request, in order. */
-export const createTransactionsResponseSchema = z.object({
-  results: z.array(z.object({ status: z.enum(transactionResultStatuses), transaction_data: z.record(z.string(), z.unknown()) })),
-});
 export const transactionQueryParameters = ['check_previously_added', 'force_add_to_current_statement'] as const;
 
 /** A boolean query parameter: absent is its default; present exactly once as `true` or `false`; anything else is a 400. */
@@ -38,10 +34,6 @@ export function transactionRoutes(ctx: LedgerContext) {
     const validation = validateImportTransactionsRequest(body);
     if (!validation.ok) throw transactionsFailedValidation(validation.errors);
     requireSupplierScope(c, validation.data.import_supplier);
-    const results = await importTransactions(ctx, validation.data, options, httpActor(c));
-    const response: z.input<typeof createTransactionsResponseSchema> = {
-      results: results.map(({ status, transaction }) => ({ status, transaction_data: transactionData(transaction) })),
-    };
-    return c.json(response, 201);
+    return answer(c, transactionsAnswer(await importTransactions(ctx, validation.data, options, httpActor(c))));
   });
 }

@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AccountImportStatusRow } from '../../../projections/account-import-statuses.js';
 import { accountImportStatuses } from '../../../projections/account-import-statuses.js';
+import { scheduledAnswer } from '../../answers/v2-accounts.js';
 import { scheduleAccountCreation } from '../../application/account-creations.js';
 import { checkAccountReferences } from '../../application/account-references.js';
 import type { LedgerContext } from '../../application/context.js';
@@ -10,6 +11,7 @@ import { validateAccountPayload, type AccountPayload } from '../../domain/accoun
 import { accountFailedValidation } from '../../domain/account-import-process/decider.js';
 import { isoDateTime } from '../../domain/account-import-process/iso-dates.js';
 import { DomainError, type FieldError } from '../../domain/errors.js';
+import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import { field, scopedAttempt } from '../attempts.js';
 import type { AppEnv } from '../env.js';
@@ -99,7 +101,7 @@ export function v2AccountRoutes(ctx: LedgerContext) {
     .post('/accounts/validate/', async (c) => {
       const { payload } = await envelope(c);
       await validAccount(ctx, c, payload, accountFailedValidation);
-      return c.json({}, 200);
+      return answer(c, { status: 200, body: {} });
     })
     .post('/accounts/', async (c) => {
       const { body, payload } = await envelope(c);
@@ -127,7 +129,7 @@ export function v2AccountRoutes(ctx: LedgerContext) {
           throw v2AlreadyImported(error);
         }
       });
-      return c.json({}, 201);
+      return answer(c, scheduledAnswer());
     })
     .get('/accounts/:supplier/:ext/', async (c) => {
       const supplier = c.req.param('supplier');

@@ -1,0 +1,35 @@
+import { processAnswerFromEvents, stageAnswerFromEvents } from './account-import-processes.js';
+import { historicalStatementsAnswerFromRequest, notesAnswerFromEvents, transactionsAnswerFromEvents } from './account-records.js';
+import type { Answer, Events } from './answer.js';
+import { businessAnswerFromEvents, businessContractsAnswerFromEvents } from './businesses.js';
+import { businessPaymentInstructionAnswerFromEvents, paymentInstructionAnswerFromEvents } from './payment-instructions.js';
+import { productsAnswerFromEvents } from './products.js';
+import { populateAnswerFromEvents } from './supply-point-populate.js';
+import { scheduledAnswerFromEvents } from './v2-accounts.js';
+
+type Recover = (request: unknown, events: Events, reservedAt: string) => Answer | null;
+
+/**
+ * For each POST that appends events: its answer, rebuilt from the request (a
+ * retry carries the same body: the fingerprint matched) and the events the
+ * first request appended, by the presenter its route renders with. The
+ * Idempotency-Key middleware records it with the events, in their transaction,
+ * and a retry uses it when the first request's events were committed but its
+ * response never was (the process died in between). Every entry is checked
+ * against its route by test/hardening/idempotency.test.ts, which simulates that
+ * crash for every endpoint of the table.
+ */
+export const recoveries: Readonly<Record<string, Recover>> = {
+  '/v1/data-import/account-import-process/create-or-update/': (_request, events) => stageAnswerFromEvents(events),
+  '/v1/data-import/account-import-process/process/': (_request, events) => processAnswerFromEvents(events),
+  '/v2/data-import/accounts/': (_request, events) => scheduledAnswerFromEvents(events),
+  '/v1/data-import/products/': productsAnswerFromEvents,
+  '/v1/data-import/business/': businessAnswerFromEvents,
+  '/v1/data-import/supply-point/populate/': (_request, events) => populateAnswerFromEvents(events),
+  '/v1/data-import/notes/create/': notesAnswerFromEvents,
+  '/v1/data-import/transactions/create/': transactionsAnswerFromEvents,
+  '/v1/data-import/historical-statements/create/': historicalStatementsAnswerFromRequest,
+  '/v1/data-import/business-contracts/create/': (_request, events) => businessContractsAnswerFromEvents(events),
+  '/v1/data-import/business-payment-instruction/create/': (_request, events) => businessPaymentInstructionAnswerFromEvents(events),
+  '/v1/data-import/payment-instruction/create/': (_request, events) => paymentInstructionAnswerFromEvents(events),
+};
