@@ -5,8 +5,8 @@ import {
 import { accountProcessDryRunStreamId, type AccountProcessDryRunSucceeded } from '../../events/account-process-dry-run.js';
 import { importSupplierStreamId } from '../../events/import-supplier.js';
 import { validateAccountPayload, type AccountPayload } from '../domain/account-import-process/account-payload.js';
-import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
-import { DomainError } from '../domain/errors.js';
+import { accountFailedValidation, accountImportProcessDecider } from '../domain/account-import-process/decider.js';
+import { DomainError, type FieldError } from '../domain/errors.js';
 import { fold } from '../domain/decider.js';
 import { checkAccountReferences } from './account-references.js';
 import { findNamedBusinessContract } from './business-contract-references.js';
@@ -30,8 +30,26 @@ export async function supplierFact(ctx: LedgerContext, code: string) {
   };
 }
 
-/** Stage (create or update) validated account data. Returns whether this was the first staging. */
+/**
+ * validate-account/ (and the first step of stage): what the payload refers to outside itself (products,
+ * business contracts, ...), gathered as facts from the read models as process gathers them for its command
+ * (prepareProcess); any that does not exist refuses the payload with `failed` (account_failed_validation,
+ * as its own rules do). Products are never deleted, contracts never removed: a check made before the write
+ * cannot go stale.
+ */
+export async function validateAccount(
+  ctx: LedgerContext,
+  payload: AccountPayload,
+  failed: (errors: readonly FieldError[]) => DomainError = accountFailedValidation,
+): Promise<AccountPayload> {
+  const referenceErrors = await checkAccountReferences(ctx.read, payload);
+  if (referenceErrors.length > 0) throw failed(referenceErrors);
+  return payload;
+}
+
+/** Stage (create or update) account data that passed its payload rules, once its references are checked. Returns whether this was the first staging. */
 export async function stageAccount(ctx: LedgerContext, payload: AccountPayload, actor: Actor): Promise<{ created: boolean }> {
+  await validateAccount(ctx, payload);
   return withRetry(async () => {
     const supplier = await supplierFact(ctx, payload.import_supplier);
     const result = await handle(

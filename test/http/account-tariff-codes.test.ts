@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { stageAccount } from '../../src/application/account-import-processes.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { accessToken, expectErrorBody, type ErrorBody } from '../support/http.js';
-import { SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
+import { stageBeforeReferenceRules } from '../support/account-records.js';
+import { SUPPLIER, TEAM, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
 /**
  * Accounts check what they reference: every agreement's tariff_code is an
@@ -77,10 +77,10 @@ describe('agreements name existing products of their market', () => {
 
   it('process re-checks the staged agreements: 400 account_failed_validation, nothing imported', async () => {
     const { api, token } = await setUp(false);
-    // Staged through the application, which (like data staged before products were required) skips the HTTP check.
+    // Staged as data staged before products were required would be.
     const staged = validateAccountPayload(domestic());
     if (!staged.ok) throw new Error('example must validate');
-    await stageAccount(api.ledger, staged.data, operator);
+    await stageBeforeReferenceRules(api.ledger, staged.data);
     const request = { external_account_number: 'LEG-0000001', import_supplier_code: SUPPLIER, operations_team_name: TEAM };
     const err = await expectErrorBody(await api.post(PROCESS, request, token), 400, 'account_failed_validation');
     expect(codesAndAttrs(err)).toContainEqual({ code: 'product_code_does_not_exist', attr: ELEC_AGREEMENT });

@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { businessStreamId } from '../../events/business.js';
 import { inlineProjections } from '../../projections/index.js';
-import { stageAccount } from '../../src/application/account-import-processes.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { createBusinessWithContract, minimalBusiness } from '../support/business.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
-import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
+import { stageBeforeReferenceRules } from '../support/account-records.js';
+import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, type TestApi } from '../support/ledger.js';
 
 /**
  * Spec 4.4 (create business, with the rules of 2.3 and 2.4) and the account
@@ -312,10 +312,10 @@ describe('accounts name business contracts (spec 1.5)', () => {
   });
 
   it('process re-checks the contract: data staged before the business existed is refused, nothing written', async () => {
-    // Staged through the application, as data staged before this rule existed would be.
+    // Staged as data staged before this rule existed would be.
     const staged = validateAccountPayload(accountExample());
     if (!staged.ok) throw new Error('account example must validate');
-    await stageAccount(api.ledger, staged.data, operator);
+    await stageBeforeReferenceRules(api.ledger, staged.data);
     const request = { external_account_number: ACCOUNT_EXT, import_supplier_code: SUPPLIER, operations_team_name: TEAM };
     const body = await expectErrorBody(await api.post(PROCESS, request, token), 400, 'account_failed_validation');
     expect(contractErrors(body)).toEqual([notFound]);

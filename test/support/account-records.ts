@@ -2,11 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
+import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { LocalDirectoryDocumentStore } from '../../src/adapters/document-store.js';
 import { processAccount, stageAccount } from '../../src/application/account-import-processes.js';
+import { handle } from '../../src/application/command-handler.js';
 import type { LedgerContext } from '../../src/application/context.js';
 import { setImportSupplierConfig } from '../../src/application/operator.js';
 import { validateAccountPayload, type AccountPayload } from '../../src/domain/account-import-process/account-payload.js';
+import { accountImportProcessDecider } from '../../src/domain/account-import-process/decider.js';
 import { SUPPLIER, TEAM, loadExample, operator } from './ledger.js';
 
 /** The supplier's document root in the test document stores. */
@@ -61,4 +64,18 @@ export async function importedExampleAccount(ledger: LedgerContext, overrides: R
   );
   expect(result.platformAccountNumber).toMatch(/^A-/);
   return payload;
+}
+
+/**
+ * Stages `payload` as data staged before a reference rule existed would be: the StageAccount command through
+ * the command handler, without the reference facts stageAccount gathers first (products, business contracts).
+ */
+export async function stageBeforeReferenceRules(ledger: LedgerContext, payload: AccountPayload): Promise<void> {
+  await handle(ledger, operator, accountImportProcessDecider, accountImportProcessStreamId(payload.import_supplier, payload.external_account_number), {
+    type: 'StageAccount',
+    importSupplier: payload.import_supplier,
+    externalAccountNumber: payload.external_account_number,
+    payload,
+    supplierStatus: 'Ongoing',
+  });
 }

@@ -1,10 +1,9 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { processAnswer, stageAnswer } from '../../answers/account-import-processes.js';
-import { processAccount, stageAccount } from '../../application/account-import-processes.js';
+import { processAccount, stageAccount, validateAccount } from '../../application/account-import-processes.js';
 import type { LedgerContext } from '../../application/context.js';
 import { accountPayloadSchema, validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
-import { checkAccountReferences } from '../../application/account-references.js';
 import { accountFailedValidation, dryRunRolledBack } from '../../domain/account-import-process/decider.js';
 import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
@@ -29,8 +28,8 @@ export const processAccountRequestSchema = z.object({
   dry_run: z.boolean().optional().default(false),
 });
 
-/** Scope first (403 before any detail of the payload is revealed), then the account rules. */
-async function validatedAccount(ctx: LedgerContext, c: Context<AppEnv>): Promise<AccountPayload> {
+/** Scope first (403 before any detail of the payload is revealed), then the payload's rules. */
+async function validatedAccount(c: Context<AppEnv>): Promise<AccountPayload> {
   const body: unknown = await c.req.json();
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     const supplier = (body as Record<string, unknown>)['import_supplier'];
@@ -39,8 +38,6 @@ async function validatedAccount(ctx: LedgerContext, c: Context<AppEnv>): Promise
   const result = validateAccountPayload(body);
   if (!result.ok) throw accountFailedValidation(result.errors);
   requireSupplierScope(c, result.data.import_supplier);
-  const referenceErrors = await checkAccountReferences(ctx.read, result.data);
-  if (referenceErrors.length > 0) throw accountFailedValidation(referenceErrors);
   return result.data;
 }
 
@@ -48,14 +45,14 @@ export const PROCESS_PATH = '/v1/data-import/account-import-process/process/';
 
 export function accountImportProcessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
-    .post('/validate-account/', async (c) => answer(c, { status: 200, body: await validatedAccount(ctx, c) }))
+    .post('/validate-account/', async (c) => answer(c, { status: 200, body: await validateAccount(ctx, await validatedAccount(c)) }))
     .post('/account-import-process/create-or-update/', async (c) => {
       // A refusal (payload rules included) is recorded on the account's audit stream (docs/account-import.md "Refused attempts").
       const body: unknown = await c.req.json();
       const attempt = scopedAttempt(c, field(body, 'import_supplier'), field(body, 'external_account_number'), 'stage', false);
       const actor = httpActor(c);
       return recordingRefusals(ctx, attempt, actor, async () => {
-        const account = await validatedAccount(ctx, c);
+        const account = await validatedAccount(c);
         const { created } = await stageAccount(ctx, account, actor);
         return answer(c, stageAnswer({ importSupplier: account.import_supplier, externalAccountNumber: account.external_account_number, created }));
       });

@@ -4,7 +4,7 @@ import type { AccountImportStatusRow } from '../../../projections/account-import
 import { accountImportStatuses } from '../../../projections/account-import-statuses.js';
 import { scheduledAnswer } from '../../answers/v2-accounts.js';
 import { scheduleAccountCreation } from '../../application/account-creations.js';
-import { checkAccountReferences } from '../../application/account-references.js';
+import { validateAccount } from '../../application/account-import-processes.js';
 import type { LedgerContext } from '../../application/context.js';
 import { recordingRefusals } from '../../application/refused-attempts.js';
 import { validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
@@ -64,9 +64,7 @@ async function validAccount(ctx: LedgerContext, c: Context<AppEnv>, payload: unk
   const result = validateAccountPayload(payload);
   if (!result.ok) throw failed(result.errors);
   requireSupplierScope(c, result.data.import_supplier);
-  const referenceErrors = await checkAccountReferences(ctx.read, result.data);
-  if (referenceErrors.length > 0) throw failed(referenceErrors);
-  return result.data;
+  return validateAccount(ctx, result.data, failed);
 }
 
 /** The v1 already-imported refusal in the v2 vocabulary (the platform's AlreadyImportedAccount example). */
