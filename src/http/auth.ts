@@ -41,6 +41,22 @@ export function requireSupplierScope(c: Context<AppEnv>, importSupplier: string)
   }
 }
 
+/**
+ * The request's JSON body, the caller's scope checked first: a key not scoped to the import supplier the
+ * body names under `supplierField` gets 403 before anything else of the request is looked at (a missing
+ * or malformed supplier is then the payload's validation error). The payload schemas take the supplier as
+ * sent (no trim, no coercion), so a body that validates names the supplier checked here: scope is checked
+ * once, on the raw body.
+ */
+export async function scopedBody(c: Context<AppEnv>, supplierField = 'import_supplier'): Promise<unknown> {
+  const body: unknown = await c.req.json();
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const supplier = (body as Record<string, unknown>)[supplierField];
+    if (typeof supplier === 'string') requireSupplierScope(c, supplier);
+  }
+  return body;
+}
+
 /** The actor recorded in event metadata for an HTTP caller. */
 export function httpActor(c: Context<AppEnv>): Actor {
   const beforeCommit = c.get('beforeCommit');

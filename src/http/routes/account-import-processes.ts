@@ -6,7 +6,7 @@ import type { LedgerContext } from '../../application/context.js';
 import { accountPayloadSchema, validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
 import { accountFailedValidation, dryRunRolledBack } from '../../domain/account-import-process/decider.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, requireSupplierScope, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { recordingRefusals } from '../../application/refused-attempts.js';
 import { field, scopedAttempt } from '../attempts.js';
@@ -30,14 +30,8 @@ export const processAccountRequestSchema = z.object({
 
 /** Scope first (403 before any detail of the payload is revealed), then the payload's rules. */
 async function validatedAccount(c: Context<AppEnv>): Promise<AccountPayload> {
-  const body: unknown = await c.req.json();
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const supplier = (body as Record<string, unknown>)['import_supplier'];
-    if (typeof supplier === 'string') requireSupplierScope(c, supplier);
-  }
-  const result = validateAccountPayload(body);
+  const result = validateAccountPayload(await scopedBody(c));
   if (!result.ok) throw accountFailedValidation(result.errors);
-  requireSupplierScope(c, result.data.import_supplier);
   return result.data;
 }
 

@@ -5,9 +5,8 @@ import type { LedgerContext } from '../../application/context.js';
 import { businessContractsPayloadSchema, validateBusinessContractsPayload } from '../../domain/business/business-contracts-payload.js';
 import { businessFailedValidation } from '../../domain/business/decider.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { scopedBody } from './record-requests.js';
 
 /** POST business-contracts/create/ (the platform's endpoint): contracts added to an existing business. */
 export const createBusinessContractsRequestSchema = businessContractsPayloadSchema;
@@ -17,7 +16,6 @@ export function businessContractRoutes(ctx: LedgerContext) {
     // Scope first (403 before any detail of the payload is revealed), then the contract rules, then the business.
     const validation = validateBusinessContractsPayload(await scopedBody(c, 'import_supplier_code'));
     if (!validation.ok) throw businessFailedValidation(validation.errors);
-    requireSupplierScope(c, validation.data.import_supplier_code);
     const identifiers = await addBusinessContracts(ctx, validation.data, httpActor(c));
     return answer(c, businessContractsAnswer(identifiers));
   });

@@ -9,11 +9,10 @@ import { isoDate } from '../../domain/account-import-process/iso-dates.js';
 import { MAX_LINE, addDomainIssue, choice, requiredText, whenClean } from '../../domain/account-import-process/payload-fields.js';
 import { isDomainError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorBodySchema } from '../errors.js';
 import { jsonBody } from '../validation.js';
-import { scopedBody } from './record-requests.js';
 
 /** The platform's code for a child repeated in a list (as business details' keys). */
 const CHILDREN_WITH_DUPLICATE_VALUES = 'children_with_duplicate_values';
@@ -67,7 +66,6 @@ export function businessPaymentInstructionRoutes(ctx: LedgerContext, vendors: Pa
     jsonBody(createBusinessPaymentInstructionRequestSchema),
     async (c) => {
       const request = c.req.valid('json');
-      requireSupplierScope(c, request.import_supplier_code);
       try {
         await createBusinessPaymentInstruction(
           ctx,

@@ -5,7 +5,7 @@ import type { LedgerContext } from '../../application/context.js';
 import { businessPayloadSchema, validateBusinessPayload } from '../../domain/business/business-payload.js';
 import { businessFailedValidation } from '../../domain/business/decider.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 
 /** POST business/ (spec 4.4): the business with all its contracts. */
@@ -13,16 +13,10 @@ export const createBusinessRequestSchema = businessPayloadSchema;
 
 export function businessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().post('/business/', async (c) => {
-    const body: unknown = await c.req.json();
     // Scope first (403 before any detail of the payload is revealed), then the business rules.
-    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-      const supplier = (body as Record<string, unknown>)['import_supplier_code'];
-      if (typeof supplier === 'string') requireSupplierScope(c, supplier);
-    }
-    const validation = validateBusinessPayload(body);
+    const validation = validateBusinessPayload(await scopedBody(c, 'import_supplier_code'));
     if (!validation.ok) throw businessFailedValidation(validation.errors);
     const payload = validation.data;
-    requireSupplierScope(c, payload.import_supplier_code);
     const result = await createBusiness(ctx, payload, httpActor(c));
     return answer(c, businessAnswer({ platformBusinessId: result.platformBusinessId, externalBusinessIdentifier: payload.external_business_identifier }));
   });

@@ -9,9 +9,8 @@ import {
   validateImportHistoricalStatementsRequest,
 } from '../../domain/statements/statement-payload.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { scopedBody } from './record-requests.js';
 
 /** POST historical-statements/create/ (spec 4.11). */
 export const createHistoricalStatementsRequestSchema = importHistoricalStatementsRequestSchema;
@@ -21,7 +20,6 @@ export function historicalStatementRoutes(ctx: LedgerContext, documents: Documen
     const validation = validateImportHistoricalStatementsRequest(await scopedBody(c));
     if (!validation.ok) throw historicalStatementsFailedValidation(validation.errors);
     const request = validation.data;
-    requireSupplierScope(c, request.import_supplier);
     await importHistoricalStatements(ctx, documents, request, httpActor(c));
     return answer(c, historicalStatementsAnswer(request));
   });

@@ -6,9 +6,8 @@ import type { LedgerContext } from '../../application/context.js';
 import { notesFailedValidation } from '../../domain/notes/decider.js';
 import { importNotesRequestSchema, validateImportNotesRequest } from '../../domain/notes/note-payload.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { scopedBody } from './record-requests.js';
 
 /** POST notes/create/ (spec 4.9). */
 export const createNotesRequestSchema = importNotesRequestSchema;
@@ -18,7 +17,6 @@ export function notesRoutes(ctx: LedgerContext, documents: DocumentStore) {
     const validation = validateImportNotesRequest(await scopedBody(c));
     if (!validation.ok) throw notesFailedValidation(validation.errors);
     const request = validation.data;
-    requireSupplierScope(c, request.import_supplier);
     return answer(c, notesAnswer(await importNotes(ctx, documents, request, httpActor(c))));
   });
 }

@@ -8,7 +8,7 @@ import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/a
 import { MAX_LINE, choice, requiredText } from '../../domain/account-import-process/payload-fields.js';
 import { isDomainError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorBodySchema } from '../errors.js';
 import { jsonBody } from '../validation.js';
@@ -41,15 +41,12 @@ export function paymentInstructionRoutes(ctx: LedgerContext, vendors: PaymentVen
     '/payment-instruction/create/',
     // Scope first: a caller learns nothing about the body's other fields for a supplier it cannot act for.
     async (c, next) => {
-      const body: unknown = await c.req.json();
-      const supplier = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['import_supplier'] : undefined;
-      if (typeof supplier === 'string') requireSupplierScope(c, supplier);
+      await scopedBody(c);
       await next();
     },
     jsonBody(createPaymentInstructionRequestSchema),
     async (c) => {
       const request = c.req.valid('json');
-      requireSupplierScope(c, request.import_supplier);
       try {
         const result = await createPaymentInstruction(
           ctx,

@@ -6,9 +6,8 @@ import { transactionsFailedValidation } from '../../domain/ledger/decider.js';
 import { importTransactionsRequestSchema, validateImportTransactionsRequest } from '../../domain/ledger/transaction-payload.js';
 import { DomainError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
-import { httpActor, requireSupplierScope } from '../auth.js';
+import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { scopedBody } from './record-requests.js';
 
 /** POST transactions/create/ (spec 4.10); query parameters below. */
 export const createTransactionsRequestSchema = importTransactionsRequestSchema;
@@ -33,7 +32,6 @@ export function transactionRoutes(ctx: LedgerContext) {
     };
     const validation = validateImportTransactionsRequest(body);
     if (!validation.ok) throw transactionsFailedValidation(validation.errors);
-    requireSupplierScope(c, validation.data.import_supplier);
     return answer(c, transactionsAnswer(await importTransactions(ctx, validation.data, options, httpActor(c))));
   });
 }

@@ -60,10 +60,10 @@ async function envelope(c: Context<AppEnv>): Promise<{ body: Record<string, unkn
   return { body: body as Record<string, unknown>, payload: parsed.data.payload };
 }
 
-async function validAccount(ctx: LedgerContext, c: Context<AppEnv>, payload: unknown, failed: (errors: readonly FieldError[]) => DomainError): Promise<AccountPayload> {
+/** The account's rules, then its references; its supplier was checked for scope on the raw envelope. */
+async function validAccount(ctx: LedgerContext, payload: unknown, failed: (errors: readonly FieldError[]) => DomainError): Promise<AccountPayload> {
   const result = validateAccountPayload(payload);
   if (!result.ok) throw failed(result.errors);
-  requireSupplierScope(c, result.data.import_supplier);
   return validateAccount(ctx, result.data, failed);
 }
 
@@ -98,7 +98,7 @@ export function v2AccountRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .post('/accounts/validate/', async (c) => {
       const { payload } = await envelope(c);
-      await validAccount(ctx, c, payload, accountFailedValidation);
+      await validAccount(ctx, payload, accountFailedValidation);
       return answer(c, { status: 200, body: {} });
     })
     .post('/accounts/', async (c) => {
@@ -107,7 +107,7 @@ export function v2AccountRoutes(ctx: LedgerContext) {
       const actor = httpActor(c);
       const attempt = scopedAttempt(c, payload['import_supplier'], payload['external_account_number'], 'schedule', field(rawParams, 'is_dry_run'));
       await recordingRefusals(ctx, attempt, actor, async () => {
-        const account = await validAccount(ctx, c, payload, importProcessFailedValidation);
+        const account = await validAccount(ctx, payload, importProcessFailedValidation);
         const params = taskParamsSchema.safeParse(rawParams, { reportInput: true });
         if (!params.success) throw validationError(params.error.issues.map((issue) => ({ ...issue, path: ['task_params', ...issue.path] })));
         const team = payloadTeamSchema.safeParse(payload, { reportInput: true });
