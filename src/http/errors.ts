@@ -1,10 +1,9 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { z, type core } from 'zod';
+import { z } from 'zod';
 import { errorAnswer } from '../answers/errors.js';
 import type { ErrorCode } from '../domain/error-codes.js';
 import { DomainError, type DomainErrorOptions } from '../domain/errors.js';
-import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
 import { ConcurrencyError } from '../store/event-store.js';
 import { storeUnavailable } from '../store/store-faults.js';
 import { answer } from './answer.js';
@@ -52,11 +51,6 @@ export function errorResponse(c: Context, error: DomainError, headers?: Record<s
   const carried = error instanceof DomainErrorWithHeaders ? error.headers : {};
   for (const [name, value] of Object.entries({ ...carried, ...headers })) c.header(name, value);
   return answer(c, rendered);
-}
-
-/** zod issues of a request body become one 400 with a top-level code. */
-export function validationError(issues: readonly core.$ZodIssue[], code: ErrorCode = 'validation_error', detail = 'Invalid input.'): DomainError {
-  return new DomainError(code, detail, { errors: fieldErrorsFromIssues(issues) });
 }
 
 /** Maps anything thrown while handling a request; unknown errors become a 500 without internals. */

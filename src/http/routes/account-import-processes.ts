@@ -10,7 +10,7 @@ import { httpActor, requireSupplierScope, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { recordingRefusals } from '../../application/refused-attempts.js';
 import { field, scopedAttempt } from '../attempts.js';
-import { validationError } from '../errors.js';
+import { bySchema, validated } from '../validation.js';
 
 /** POST validate-account/ (spec 4.6): the account payload; 200 echoes the validated data (unknown fields dropped). */
 export const validateAccountRequestSchema = accountPayloadSchema;
@@ -30,9 +30,7 @@ export const processAccountRequestSchema = z.object({
 
 /** Scope first (403 before any detail of the payload is revealed), then the payload's rules. */
 async function validatedAccount(c: Context<AppEnv>): Promise<AccountPayload> {
-  const result = validateAccountPayload(await scopedBody(c));
-  if (!result.ok) throw accountFailedValidation(result.errors);
-  return result.data;
+  return validated(await scopedBody(c), validateAccountPayload, accountFailedValidation);
 }
 
 export const PROCESS_PATH = '/v1/data-import/account-import-process/process/';
@@ -56,9 +54,7 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
       const attempt = scopedAttempt(c, field(body, 'import_supplier_code'), field(body, 'external_account_number'), 'process', field(body, 'dry_run'));
       const actor = httpActor(c);
       return recordingRefusals(ctx, attempt, actor, async () => {
-        const parsed = processAccountRequestSchema.safeParse(body, { reportInput: true });
-        if (!parsed.success) throw validationError(parsed.error.issues);
-        const request = parsed.data;
+        const request = validated(body, bySchema(processAccountRequestSchema));
         requireSupplierScope(c, request.import_supplier_code);
         const result = await processAccount(
           ctx,

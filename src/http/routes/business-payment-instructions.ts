@@ -12,7 +12,7 @@ import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorBodySchema } from '../errors.js';
-import { jsonBody } from '../validation.js';
+import { bySchema, validated } from '../validation.js';
 
 /** The platform's code for a child repeated in a list (as business details' keys). */
 const CHILDREN_WITH_DUPLICATE_VALUES = 'children_with_duplicate_values';
@@ -58,14 +58,9 @@ export const businessPaymentInstructionErrorBodySchema = errorBodySchema.extend(
 export function businessPaymentInstructionRoutes(ctx: LedgerContext, vendors: PaymentVendors) {
   return new Hono<AppEnv>().post(
     '/business-payment-instruction/create/',
-    // Scope first: a caller learns nothing about the body's other fields for a supplier it cannot act for.
-    async (c, next) => {
-      await scopedBody(c, 'import_supplier_code');
-      await next();
-    },
-    jsonBody(createBusinessPaymentInstructionRequestSchema),
     async (c) => {
-      const request = c.req.valid('json');
+      // Scope first: a caller learns nothing about the body's other fields for a supplier it cannot act for.
+      const request = validated(await scopedBody(c, 'import_supplier_code'), bySchema(createBusinessPaymentInstructionRequestSchema));
       try {
         await createBusinessPaymentInstruction(
           ctx,

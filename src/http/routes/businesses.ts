@@ -7,6 +7,7 @@ import { businessFailedValidation } from '../../domain/business/decider.js';
 import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { validated } from '../validation.js';
 
 /** POST business/ (spec 4.4): the business with all its contracts. */
 export const createBusinessRequestSchema = businessPayloadSchema;
@@ -14,9 +15,7 @@ export const createBusinessRequestSchema = businessPayloadSchema;
 export function businessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>().post('/business/', async (c) => {
     // Scope first (403 before any detail of the payload is revealed), then the business rules.
-    const validation = validateBusinessPayload(await scopedBody(c, 'import_supplier_code'));
-    if (!validation.ok) throw businessFailedValidation(validation.errors);
-    const payload = validation.data;
+    const payload = validated(await scopedBody(c, 'import_supplier_code'), validateBusinessPayload, businessFailedValidation);
     const result = await createBusiness(ctx, payload, httpActor(c));
     return answer(c, businessAnswer({ platformBusinessId: result.platformBusinessId, externalBusinessIdentifier: payload.external_business_identifier }));
   });

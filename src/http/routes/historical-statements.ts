@@ -11,15 +11,14 @@ import {
 import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { validated } from '../validation.js';
 
 /** POST historical-statements/create/ (spec 4.11). */
 export const createHistoricalStatementsRequestSchema = importHistoricalStatementsRequestSchema;
 
 export function historicalStatementRoutes(ctx: LedgerContext, documents: DocumentStore) {
   return new Hono<AppEnv>().post('/historical-statements/create/', async (c) => {
-    const validation = validateImportHistoricalStatementsRequest(await scopedBody(c));
-    if (!validation.ok) throw historicalStatementsFailedValidation(validation.errors);
-    const request = validation.data;
+    const request = validated(await scopedBody(c), validateImportHistoricalStatementsRequest, historicalStatementsFailedValidation);
     await importHistoricalStatements(ctx, documents, request, httpActor(c));
     return answer(c, historicalStatementsAnswer(request));
   });

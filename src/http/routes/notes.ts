@@ -8,15 +8,14 @@ import { importNotesRequestSchema, validateImportNotesRequest } from '../../doma
 import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { validated } from '../validation.js';
 
 /** POST notes/create/ (spec 4.9). */
 export const createNotesRequestSchema = importNotesRequestSchema;
 
 export function notesRoutes(ctx: LedgerContext, documents: DocumentStore) {
   return new Hono<AppEnv>().post('/notes/create/', async (c) => {
-    const validation = validateImportNotesRequest(await scopedBody(c));
-    if (!validation.ok) throw notesFailedValidation(validation.errors);
-    const request = validation.data;
+    const request = validated(await scopedBody(c), validateImportNotesRequest, notesFailedValidation);
     return answer(c, notesAnswer(await importNotes(ctx, documents, request, httpActor(c))));
   });
 }

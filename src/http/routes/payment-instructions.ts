@@ -11,7 +11,7 @@ import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorBodySchema } from '../errors.js';
-import { jsonBody } from '../validation.js';
+import { bySchema, validated } from '../validation.js';
 
 /** POST payment-instruction/create/ (spec 4.12). */
 export const createPaymentInstructionRequestSchema = z.object({
@@ -39,14 +39,9 @@ export const paymentInstructionErrorBodySchema = errorBodySchema.extend({
 export function paymentInstructionRoutes(ctx: LedgerContext, vendors: PaymentVendors) {
   return new Hono<AppEnv>().post(
     '/payment-instruction/create/',
-    // Scope first: a caller learns nothing about the body's other fields for a supplier it cannot act for.
-    async (c, next) => {
-      await scopedBody(c);
-      await next();
-    },
-    jsonBody(createPaymentInstructionRequestSchema),
     async (c) => {
-      const request = c.req.valid('json');
+      // Scope first: a caller learns nothing about the body's other fields for a supplier it cannot act for.
+      const request = validated(await scopedBody(c), bySchema(createPaymentInstructionRequestSchema));
       try {
         const result = await createPaymentInstruction(
           ctx,

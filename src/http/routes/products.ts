@@ -8,6 +8,7 @@ import { electricityProductSchema, gasProductSchema, validateProducts } from '..
 import { answer } from '../answer.js';
 import { httpActor } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { validated } from '../validation.js';
 
 /**
  * POST validate-products/ and products/ (spec 4.2, 4.3): a non-empty array of
@@ -26,10 +27,9 @@ export const productFailedValidation = (errors: readonly FieldError[]) =>
  * supplier, so any valid token may validate and create them.
  */
 async function importRequest(ctx: LedgerContext, c: Context<AppEnv>, dryRun: boolean) {
-  const result = validateProducts(await c.req.json());
-  if (!result.ok) throw productFailedValidation(result.errors);
-  const outcomes = await importProducts(ctx, result.data, httpActor(c), { dryRun });
-  return { products: result.data, outcomes };
+  const products = validated(await c.req.json(), validateProducts, productFailedValidation);
+  const outcomes = await importProducts(ctx, products, httpActor(c), { dryRun });
+  return { products, outcomes };
 }
 
 export function productRoutes(ctx: LedgerContext) {

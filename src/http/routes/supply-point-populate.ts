@@ -10,7 +10,7 @@ import { populateRequestSchema } from '../../domain/supply-point/populate-reques
 import { answer } from '../answer.js';
 import { httpActor } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { jsonBody } from '../validation.js';
+import { bySchema, validated } from '../validation.js';
 
 /** POST supply-point/populate/ (spec 4.5). */
 export const populateSupplyPointsRequestSchema = populateRequestSchema;
@@ -68,8 +68,9 @@ const batchNotFound = (batchId: string) =>
 
 export function supplyPointPopulateRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
-    .post('/supply-point/populate/', jsonBody(populateSupplyPointsRequestSchema), async (c) => {
-      const batch = await createPopulateBatch(ctx, { request: c.req.valid('json'), importSuppliers: c.get('principal').suppliers }, httpActor(c));
+    .post('/supply-point/populate/', async (c) => {
+      const request = validated(await c.req.json(), bySchema(populateSupplyPointsRequestSchema));
+      const batch = await createPopulateBatch(ctx, { request, importSuppliers: c.get('principal').suppliers }, httpActor(c));
       return answer(c, populateAnswer(batch));
     })
     .get('/supply-point/populate/:batchId/', async (c) => {

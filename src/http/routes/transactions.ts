@@ -8,6 +8,7 @@ import { DomainError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { validated } from '../validation.js';
 
 /** POST transactions/create/ (spec 4.10); query parameters below. */
 export const createTransactionsRequestSchema = importTransactionsRequestSchema;
@@ -30,8 +31,7 @@ export function transactionRoutes(ctx: LedgerContext) {
       checkPreviouslyAdded: booleanQuery(c, 'check_previously_added', true),
       forceAddToCurrentStatement: booleanQuery(c, 'force_add_to_current_statement', true),
     };
-    const validation = validateImportTransactionsRequest(body);
-    if (!validation.ok) throw transactionsFailedValidation(validation.errors);
-    return answer(c, transactionsAnswer(await importTransactions(ctx, validation.data, options, httpActor(c))));
+    const request = validated(body, validateImportTransactionsRequest, transactionsFailedValidation);
+    return answer(c, transactionsAnswer(await importTransactions(ctx, request, options, httpActor(c))));
   });
 }

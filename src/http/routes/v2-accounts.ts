@@ -15,7 +15,7 @@ import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
 import { field, scopedAttempt } from '../attempts.js';
 import type { AppEnv } from '../env.js';
-import { validationError } from '../errors.js';
+import { bySchema, validated } from '../validation.js';
 
 /** POST accounts/validate/ and accounts/: the account under `payload` (the platform's ValidateAccount / ScheduleAccountCreation). */
 const envelopeSchema = z.object({ payload: z.record(z.string(), z.unknown()) });
@@ -29,6 +29,8 @@ export const taskParamsSchema = z
   })
   .optional()
   .default({ is_dry_run: false });
+
+const taskParamsEnvelopeSchema = z.object({ task_params: taskParamsSchema });
 
 /** v2 takes the team inside the account payload, as the platform's account schema does; absent: the supplier's default. */
 const payloadTeamSchema = z.object({ operations_team_name: z.string().min(1).max(255).optional() });
@@ -53,18 +55,15 @@ const importProcessFailedValidation = (errors: readonly FieldError[]) =>
 /** The body's envelope, and the account it names, checked for scope before anything of the payload is revealed. */
 async function envelope(c: Context<AppEnv>): Promise<{ body: Record<string, unknown>; payload: Record<string, unknown> }> {
   const body: unknown = await c.req.json();
-  const parsed = envelopeSchema.safeParse(body, { reportInput: true });
-  if (!parsed.success) throw validationError(parsed.error.issues);
-  const supplier = parsed.data.payload['import_supplier'];
+  const { payload } = validated(body, bySchema(envelopeSchema));
+  const supplier = payload['import_supplier'];
   if (typeof supplier === 'string') requireSupplierScope(c, supplier);
-  return { body: body as Record<string, unknown>, payload: parsed.data.payload };
+  return { body: body as Record<string, unknown>, payload };
 }
 
 /** The account's rules, then its references; its supplier was checked for scope on the raw envelope. */
 async function validAccount(ctx: LedgerContext, payload: unknown, failed: (errors: readonly FieldError[]) => DomainError): Promise<AccountPayload> {
-  const result = validateAccountPayload(payload);
-  if (!result.ok) throw failed(result.errors);
-  return validateAccount(ctx, result.data, failed);
+  return validateAccount(ctx, validated(payload, validateAccountPayload, failed), failed);
 }
 
 /** The v1 already-imported refusal in the v2 vocabulary (the platform's AlreadyImportedAccount example). */
@@ -108,18 +107,17 @@ export function v2AccountRoutes(ctx: LedgerContext) {
       const attempt = scopedAttempt(c, payload['import_supplier'], payload['external_account_number'], 'schedule', field(rawParams, 'is_dry_run'));
       await recordingRefusals(ctx, attempt, actor, async () => {
         const account = await validAccount(ctx, payload, importProcessFailedValidation);
-        const params = taskParamsSchema.safeParse(rawParams, { reportInput: true });
-        if (!params.success) throw validationError(params.error.issues.map((issue) => ({ ...issue, path: ['task_params', ...issue.path] })));
-        const team = payloadTeamSchema.safeParse(payload, { reportInput: true });
-        if (!team.success) throw validationError(team.error.issues);
+        // Parsed under its key, so that its errors' attrs start at task_params.
+        const params = validated({ task_params: rawParams }, bySchema(taskParamsEnvelopeSchema)).task_params;
+        const team = validated(payload, bySchema(payloadTeamSchema));
         try {
           await scheduleAccountCreation(
             ctx,
             {
               payload: account,
-              operationsTeamName: team.data.operations_team_name,
-              isDryRun: params.data.is_dry_run,
-              window: { start: params.data.schedule_window_start ?? null, end: params.data.schedule_window_end ?? null },
+              operationsTeamName: team.operations_team_name,
+              isDryRun: params.is_dry_run,
+              window: { start: params.schedule_window_start ?? null, end: params.schedule_window_end ?? null },
             },
             actor,
           );
