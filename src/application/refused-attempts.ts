@@ -67,13 +67,3 @@ export async function recordRefusedAttempt(ctx: LedgerContext, ref: AttemptRef, 
     await handle(ctx, withoutRequestHook, refusedAttemptDecider, streamId, refusalCommand(ref, error, accountStreamVersion));
   });
 }
-
-/** Runs `attempt`; when a rule refuses it, records the refusal and rethrows. */
-export async function recordingRefusals<T>(ctx: LedgerContext, ref: AttemptRef | null, actor: Actor, attempt: () => Promise<T>): Promise<T> {
-  try {
-    return await attempt();
-  } catch (error) {
-    if (ref !== null && isRefusal(error)) await recordRefusedAttempt(ctx, ref, error, actor);
-    throw error;
-  }
-}

@@ -1,7 +1,26 @@
 import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
 import type { ImportAttemptOperation } from '../../events/import-attempt.js';
-import type { AttemptRef } from '../application/refused-attempts.js';
+import type { LedgerContext } from '../application/context.js';
+import { isRefusal, recordRefusedAttempt, type AttemptRef } from '../application/refused-attempts.js';
+import { httpActor } from './auth.js';
 import type { AppEnv } from './env.js';
+
+/**
+ * Records a refused stage, process or schedule on the account's audit stream
+ * (docs/account-import.md "Refused attempts"), around the route: the account
+ * is read from the raw body before the route runs (the refusal may be that the
+ * body is invalid), and a rule that refused it (answered by `app.onError`,
+ * which Hono calls at the layer that threw and leaves in `c.error`) is
+ * recorded before the answer leaves. The route itself stays one straight line.
+ */
+export function recordingRefusals(ctx: LedgerContext, attemptOf: (c: Context<AppEnv>, body: unknown) => AttemptRef | null) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const attempt = attemptOf(c, await c.req.json());
+    await next();
+    if (attempt !== null && isRefusal(c.error)) await recordRefusedAttempt(ctx, attempt, c.error, httpActor(c));
+  });
+}
 
 /**
  * The account a refused stage or process is recorded against, read from the

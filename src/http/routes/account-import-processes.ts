@@ -8,8 +8,7 @@ import { accountFailedValidation, dryRunRolledBack } from '../../domain/account-
 import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { recordingRefusals } from '../../application/refused-attempts.js';
-import { field, scopedAttempt } from '../attempts.js';
+import { field, recordingRefusals, scopedAttempt } from '../attempts.js';
 import { bySchema, validated } from '../validation.js';
 
 /** POST validate-account/ (spec 4.6): the account payload; 200 echoes the validated data (unknown fields dropped). */
@@ -38,23 +37,23 @@ export const PROCESS_PATH = '/v1/data-import/account-import-process/process/';
 export function accountImportProcessRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .post('/validate-account/', async (c) => answer(c, { status: 200, body: await validateAccount(ctx, await validatedAccount(c)) }))
-    .post('/account-import-process/create-or-update/', async (c) => {
-      // A refusal (payload rules included) is recorded on the account's audit stream (docs/account-import.md "Refused attempts").
-      const body: unknown = await c.req.json();
-      const attempt = scopedAttempt(c, field(body, 'import_supplier'), field(body, 'external_account_number'), 'stage', false);
-      const actor = httpActor(c);
-      return recordingRefusals(ctx, attempt, actor, async () => {
+    // A refusal (payload rules included) is recorded on the account's audit stream.
+    .post(
+      '/account-import-process/create-or-update/',
+      recordingRefusals(ctx, (c, body) => scopedAttempt(c, field(body, 'import_supplier'), field(body, 'external_account_number'), 'stage', false)),
+      async (c) => {
         const account = await validatedAccount(c);
-        const { created } = await stageAccount(ctx, account, actor);
+        const { created } = await stageAccount(ctx, account, httpActor(c));
         return answer(c, stageAnswer({ importSupplier: account.import_supplier, externalAccountNumber: account.external_account_number, created }));
-      });
-    })
-    .post('/account-import-process/process/', async (c) => {
-      const body: unknown = await c.req.json();
-      const attempt = scopedAttempt(c, field(body, 'import_supplier_code'), field(body, 'external_account_number'), 'process', field(body, 'dry_run'));
-      const actor = httpActor(c);
-      return recordingRefusals(ctx, attempt, actor, async () => {
-        const request = validated(body, bySchema(processAccountRequestSchema));
+      },
+    )
+    .post(
+      '/account-import-process/process/',
+      recordingRefusals(ctx, (c, body) =>
+        scopedAttempt(c, field(body, 'import_supplier_code'), field(body, 'external_account_number'), 'process', field(body, 'dry_run')),
+      ),
+      async (c) => {
+        const request = validated(await c.req.json(), bySchema(processAccountRequestSchema));
         requireSupplierScope(c, request.import_supplier_code);
         const result = await processAccount(
           ctx,
@@ -64,10 +63,10 @@ export function accountImportProcessRoutes(ctx: LedgerContext) {
             operationsTeamName: request.operations_team_name ?? null,
             dryRun: request.dry_run,
           },
-          actor,
+          httpActor(c),
         );
         if (result.dryRun) throw dryRunRolledBack();
         return answer(c, processAnswer({ externalAccountNumber: request.external_account_number, platformAccountNumber: result.platformAccountNumber }));
-      });
-    });
+      },
+    );
 }

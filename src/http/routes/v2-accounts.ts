@@ -6,14 +6,13 @@ import { scheduledAnswer } from '../../answers/v2-accounts.js';
 import { scheduleAccountCreation } from '../../application/account-creations.js';
 import { validateAccount } from '../../application/account-import-processes.js';
 import type { LedgerContext } from '../../application/context.js';
-import { recordingRefusals } from '../../application/refused-attempts.js';
 import { validateAccountPayload, type AccountPayload } from '../../domain/account-import-process/account-payload.js';
 import { accountFailedValidation } from '../../domain/account-import-process/decider.js';
 import { isoDateTime } from '../../domain/account-import-process/iso-dates.js';
 import { DomainError, type FieldError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope } from '../auth.js';
-import { field, scopedAttempt } from '../attempts.js';
+import { field, recordingRefusals, scopedAttempt } from '../attempts.js';
 import type { AppEnv } from '../env.js';
 import { bySchema, validated } from '../validation.js';
 
@@ -100,15 +99,17 @@ export function v2AccountRoutes(ctx: LedgerContext) {
       await validAccount(ctx, payload, accountFailedValidation);
       return answer(c, { status: 200, body: {} });
     })
-    .post('/accounts/', async (c) => {
-      const { body, payload } = await envelope(c);
-      const rawParams = body['task_params'];
-      const actor = httpActor(c);
-      const attempt = scopedAttempt(c, payload['import_supplier'], payload['external_account_number'], 'schedule', field(rawParams, 'is_dry_run'));
-      await recordingRefusals(ctx, attempt, actor, async () => {
+    .post(
+      '/accounts/',
+      recordingRefusals(ctx, (c, body) => {
+        const payload = field(body, 'payload');
+        return scopedAttempt(c, field(payload, 'import_supplier'), field(payload, 'external_account_number'), 'schedule', field(field(body, 'task_params'), 'is_dry_run'));
+      }),
+      async (c) => {
+        const { body, payload } = await envelope(c);
         const account = await validAccount(ctx, payload, importProcessFailedValidation);
         // Parsed under its key, so that its errors' attrs start at task_params.
-        const params = validated({ task_params: rawParams }, bySchema(taskParamsEnvelopeSchema)).task_params;
+        const params = validated({ task_params: body['task_params'] }, bySchema(taskParamsEnvelopeSchema)).task_params;
         const team = validated(payload, bySchema(payloadTeamSchema));
         try {
           await scheduleAccountCreation(
@@ -119,14 +120,14 @@ export function v2AccountRoutes(ctx: LedgerContext) {
               isDryRun: params.is_dry_run,
               window: { start: params.schedule_window_start ?? null, end: params.schedule_window_end ?? null },
             },
-            actor,
+            httpActor(c),
           );
         } catch (error) {
           throw v2AlreadyImported(error);
         }
-      });
-      return answer(c, scheduledAnswer());
-    })
+        return answer(c, scheduledAnswer());
+      },
+    )
     .get('/accounts/:supplier/:ext/', async (c) => {
       const supplier = c.req.param('supplier');
       requireSupplierScope(c, supplier);
