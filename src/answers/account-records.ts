@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { NoteResult } from '../application/account-notes.js';
-import { transactionResultStatuses, type TransactionResult } from '../application/account-transactions.js';
 import { centsToNumber } from '../domain/account-records/money.js';
 import { ledgerTransaction, transactionData } from '../domain/ledger/ledger-transaction.js';
 import { validateImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
+import { transactionResultStatuses, type TransactionResult } from '../domain/ledger/transaction-results.js';
 import { validateImportNotesRequest } from '../domain/notes/note-payload.js';
-import { noteResultStatuses, noteStatuses } from '../domain/notes/note-results.js';
+import { noteResultStatuses, noteStatuses, type NoteResult } from '../domain/notes/note-results.js';
 import { validateImportHistoricalStatementsRequest, type ImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
 import { ofType, type Answer, type Events } from './answer.js';
 

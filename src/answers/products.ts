@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { productStreamId } from '../../events/product.js';
-import type { ProductImportOutcome } from '../application/products.js';
-import { validateProducts } from '../domain/product/product-payload.js';
+import { validateProducts, type ProductImportOutcome } from '../domain/product/product-payload.js';
 import { ofType, type Answer, type Events } from './answer.js';
 
 /** products/ 201: one item per product of the request, in request order. */

@@ -3,18 +3,11 @@ import type { AccountNoteCreated } from '../../events/account-records.js';
 import type { DocumentStore } from '../adapters/document-store.js';
 import { notesDecider } from '../domain/notes/decider.js';
 import type { ImportNotesRequest, NoteInput } from '../domain/notes/note-payload.js';
-import { noteResultStatuses, type NoteStatus } from '../domain/notes/note-results.js';
+import { noteResultStatuses, type NoteResult } from '../domain/notes/note-results.js';
 import { existingDocumentPaths, supplierFacts } from './account-record-facts.js';
 import { handle } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
-
-export interface NoteResult {
-  readonly note: NoteInput;
-  /** The note's created_at as given, or the server clock's time when none was given. */
-  readonly createdAt: string;
-  readonly status: NoteStatus;
-}
 
 /**
  * Adds notes to an imported account (spec 4.9): every note of the request is

@@ -4,19 +4,11 @@ import type { LedgerTransaction } from '../../events/account-records.js';
 import { ledgerDecider } from '../domain/ledger/decider.js';
 import { ledgerTransaction } from '../domain/ledger/ledger-transaction.js';
 import type { ImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
+import type { TransactionResult } from '../domain/ledger/transaction-results.js';
 import { supplierFacts } from './account-record-facts.js';
 import { handle } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
-
-export const transactionResultStatuses = ['TRANSACTION_ADDED_TO_ACCOUNT', 'TRANSACTION_ALREADY_EXISTS'] as const;
-export type TransactionResultStatus = (typeof transactionResultStatuses)[number];
-
-export interface TransactionResult {
-  readonly status: TransactionResultStatus;
-  /** As recorded (moved date and description included) when added; as sent when it already existed. */
-  readonly transaction: LedgerTransaction;
-}
 
 export interface TransactionImportOptions {
   readonly checkPreviouslyAdded: boolean;

@@ -1,18 +1,9 @@
 import { productStreamId } from '../../events/product.js';
 import { productDraftFrom } from '../domain/product/commands.js';
 import { productDecider } from '../domain/product/decider.js';
-import type { ProductPayload } from '../domain/product/product-payload.js';
+import type { ProductImportOutcome, ProductPayload } from '../domain/product/product-payload.js';
 import { handleMany, on } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
-
-/** What products/ reports for each product of the request, in request order. */
-export interface ProductImportOutcome {
-  readonly code: string;
-  /** True when the code was new and the product was created; false when rates were added to an existing one. */
-  readonly created: boolean;
-  /** Rates appended by this request (rates already stored identically are not counted). */
-  readonly ratesAdded: number;
-}
 
 /**
  * Creates the new products and appends the new rates of the existing ones

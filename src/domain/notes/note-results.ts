@@ -3,6 +3,14 @@ import { noteDraft } from './decider.js';
 import type { NoteDraft } from './note-book.js';
 import type { NoteInput } from './note-payload.js';
 
+/** What notes/create/ reports for each note of the request. */
+export interface NoteResult {
+  readonly note: NoteInput;
+  /** The note's created_at as given, or the server clock's time when none was given. */
+  readonly createdAt: string;
+  readonly status: NoteStatus;
+}
+
 export const noteStatuses = ['NOTE_CREATION_SUCCESS', 'NOTE_ALREADY_EXISTS'] as const;
 export type NoteStatus = (typeof noteStatuses)[number];
 

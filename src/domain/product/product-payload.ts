@@ -187,3 +187,12 @@ export function validateProducts(input: unknown): ProductsValidation {
   if (issues.length > 0) return { ok: false, errors: fieldErrorsFromIssues(issues) };
   return { ok: true, data };
 }
+
+/** What products/ reports for each product of the request, in request order. */
+export interface ProductImportOutcome {
+  readonly code: string;
+  /** True when the code was new and the product was created; false when rates were added to an existing one. */
+  readonly created: boolean;
+  /** Rates appended by this request (rates already stored identically are not counted). */
+  readonly ratesAdded: number;
+}
