@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { centsToNumber } from '../domain/account-records/money.js';
-import { ledgerTransaction, transactionData } from '../domain/ledger/ledger-transaction.js';
+import { transactionData } from '../domain/ledger/ledger-transaction.js';
 import { validateImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
-import { transactionResultStatuses, type TransactionResult } from '../domain/ledger/transaction-results.js';
+import { transactionResultStatuses, transactionResults, type TransactionResult } from '../domain/ledger/transaction-results.js';
 import { validateImportNotesRequest } from '../domain/notes/note-payload.js';
 import { noteResultStatuses, noteStatuses, type NoteResult } from '../domain/notes/note-results.js';
 import { validateImportHistoricalStatementsRequest, type ImportHistoricalStatementsRequest } from '../domain/statements/statement-payload.js';
@@ -35,9 +35,9 @@ export const createHistoricalStatementsResponseSchema = z.object({
       bill_period_from_date: z.string(),
       bill_period_to_date: z.string(),
       statement_id: z.string(),
-      issued_date: z.string(),
-      number: z.string(),
-      gross_amount: z.number(),
+      issued_date: z.string().nullable().optional(),
+      number: z.string().nullable().optional(),
+      gross_amount: z.number().nullable().optional(),
       statement_path: z.string().optional(),
     }),
   ),
@@ -79,13 +79,12 @@ export function transactionsAnswer(results: readonly TransactionResult[]): Answe
 export function transactionsAnswerFromEvents(request: unknown, events: Events): Answer | null {
   const transactions = validateImportTransactionsRequest(request);
   if (!transactions.ok) return null;
-  const added = new Map(ofType(events, 'LedgerTransactionAdded').map((stored) => [stored.event.data.transaction.transactionId, stored.event.data.transaction]));
-  return transactionsAnswer(
-    transactions.data.transactions.map((tx): TransactionResult => {
-      const recorded = added.get(tx.transaction_id);
-      return recorded ? { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction: recorded } : { status: 'TRANSACTION_ALREADY_EXISTS', transaction: ledgerTransaction(tx) };
-    }),
-  );
+  // A real import's added transactions, or those its dry run records it would have added.
+  const added = [
+    ...ofType(events, 'LedgerTransactionAdded').map((stored) => stored.event.data.transaction),
+    ...ofType(events, 'TransactionsDryRunSucceeded').flatMap((stored) => stored.event.data.added),
+  ];
+  return transactionsAnswer(transactionResults(transactions.data.transactions, added));
 }
 
 export function historicalStatementsAnswer(request: ImportHistoricalStatementsRequest): Answer<z.input<typeof createHistoricalStatementsResponseSchema>> {

@@ -2,7 +2,7 @@ import { accountImportProcessStreamId } from '../../events/account-import-proces
 import type { AccountNoteCreated } from '../../events/account-records.js';
 import type { DocumentStore } from '../adapters/document-store.js';
 import { notesDecider } from '../domain/notes/decider.js';
-import type { ImportNotesRequest, NoteInput } from '../domain/notes/note-payload.js';
+import type { ImportNotesRequest } from '../domain/notes/note-payload.js';
 import { noteResultStatuses, type NoteResult } from '../domain/notes/note-results.js';
 import { existingDocumentPaths, supplierFacts } from './account-record-facts.js';
 import { handle } from './command-handler.js';

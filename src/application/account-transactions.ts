@@ -1,10 +1,8 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { accountProcessDryRunStreamId, type TransactionsDryRunSucceeded } from '../../events/account-process-dry-run.js';
-import type { LedgerTransaction } from '../../events/account-records.js';
 import { ledgerDecider } from '../domain/ledger/decider.js';
-import { ledgerTransaction } from '../domain/ledger/ledger-transaction.js';
 import type { ImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
-import type { TransactionResult } from '../domain/ledger/transaction-results.js';
+import { transactionResults, type TransactionResult } from '../domain/ledger/transaction-results.js';
 import { supplierFacts } from './account-record-facts.js';
 import { handle } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
@@ -72,15 +70,4 @@ export async function importTransactions(
     await withRetry(async () => ctx.store.appendToStream(streamId, await ctx.store.streamVersion(streamId), [record], run.envelope.write));
   }
   return transactionResults(request.transactions, run.added);
-}
-
-/** Each requested transaction's result: as recorded when it was (or would have been) added, as sent when it already existed. */
-export function transactionResults(requested: ImportTransactionsRequest['transactions'], added: readonly LedgerTransaction[]): TransactionResult[] {
-  const byId = new Map(added.map((transaction) => [transaction.transactionId, transaction]));
-  return requested.map((tx) => {
-    const recorded = byId.get(tx.transaction_id);
-    return recorded
-      ? { status: 'TRANSACTION_ADDED_TO_ACCOUNT', transaction: recorded }
-      : { status: 'TRANSACTION_ALREADY_EXISTS', transaction: ledgerTransaction(tx) };
-  });
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../env.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LedgerContext } from '../../application/context.js';
-import { errorBody, statusOf } from '../errors.js';
+import { errorBody, statusOf } from '../../answers/errors.js';
 import { parseQuery } from '../query.js';
 import { positionPageQuery } from '../pagination.js';
 
