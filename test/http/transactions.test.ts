@@ -188,7 +188,11 @@ describe('POST transactions/create/ (spec 4.10)', () => {
   it.each([
     ['more than 2 decimals', { amount: 35.201 }, 'max_decimal_places', 'transactions.0.amount'],
     ['more than 10 whole digits', { amount: 12345678901 }, 'max_whole_digits', 'transactions.0.amount'],
-    ['an amount sent as a string', { amount: '35.20' }, 'invalid', 'transactions.0.amount'],
+    ['an amount string that is not a decimal (a comma)', { amount: '35,20' }, 'invalid', 'transactions.0.amount'],
+    ['an amount string in exponent form', { amount: '1e3' }, 'invalid', 'transactions.0.amount'],
+    ['an amount string with more than 2 decimals', { amount: '35.201' }, 'max_decimal_places', 'transactions.0.amount'],
+    ['an amount string with more than 10 whole digits', { amount: '12345678901' }, 'max_whole_digits', 'transactions.0.amount'],
+    ['an amount of another type', { amount: true }, 'invalid', 'transactions.0.amount'],
     ['a zero amount', { amount: 0 }, 'zero_transaction_amount', 'transactions.0.amount'],
     ['a CHARGE without reason', { reason: undefined }, 'required', 'transactions.0.reason'],
     ['an unknown type', { type: 'REFUND' }, 'invalid_choice', 'transactions.0.type'],
@@ -201,6 +205,32 @@ describe('POST transactions/create/ (spec 4.10)', () => {
     const body = await expectErrorBody(res, 400, 'transactions_failed_validation');
     expect(body.errors.map((e) => ({ code: e.code, attr: e.attr }))).toEqual([{ code, attr }]);
     expect(await streamVersion()).toBe(version);
+  });
+
+  it('every decimal the platform types as a string may be sent as one: the same transactions, the same cents and texts', async () => {
+    await importedExampleAccount(api.ledger);
+    const asStrings = example();
+    for (const tx of asStrings.transactions) {
+      tx.amount = String(tx.amount);
+      for (const line of tx.line_items ?? []) {
+        Object.assign(line, { net_amount: '21.820', number_of_units: '110.0', price_per_unit: '0.1984', units: ['110.0000'] });
+      }
+      for (const tax of tx.tax_items ?? []) Object.assign(tax, { amount: '4.36', value_taxed: '21.82', rate: '.2' });
+    }
+    const res = await api.post(TRANSACTIONS, asStrings, token);
+    expect(res.status).toBe(201);
+    const fromStrings = await results(res);
+    expect(fromStrings.map((r) => r.status)).toEqual(Array(5).fill('TRANSACTION_ADDED_TO_ACCOUNT'));
+    const lines = (await api.ledger.read.accountLedger(SUPPLIER, EXT)).lines;
+
+    // The same request with numbers, on a second account, reads the same.
+    api.close();
+    api = await createTestApi();
+    token = await accessToken(api);
+    await importedExampleAccount(api.ledger);
+    const fromNumbers = await results(await api.post(TRANSACTIONS, example(), token));
+    expect(fromStrings).toEqual(fromNumbers);
+    expect(lines).toEqual((await api.ledger.read.accountLedger(SUPPLIER, EXT)).lines);
   });
 
   it('broken variants of the example: payment sign, supply charge total, unknown product, duplicate ids', async () => {

@@ -2,14 +2,55 @@ import { z } from 'zod';
 import { decimalString } from '../product/decimal.js';
 
 /**
- * Money arrives as a JSON number in major units and is kept as integer cents.
- * The number is read through its shortest decimal text (`String(n)`, what the
- * caller wrote for any amount of up to 15 significant digits) and converted
- * digit by digit, never by multiplying a float. At most 2 decimals and at most
- * MAX_WHOLE_DIGITS digits before the point, so every accepted amount is exact
- * (12 significant digits at most) and its cents a safe integer.
+ * Money arrives in major units, as a JSON number (what our spec's examples
+ * send) or as a decimal string (what the platform's documents type it as, so
+ * what a client generated from them sends: "53.24"), and is kept as integer
+ * cents. A number is read through its shortest decimal text (`String(n)`,
+ * what the caller wrote for any amount of up to 15 significant digits); either
+ * way the digits are converted one by one, never by multiplying a float. At
+ * most 2 decimals and at most MAX_WHOLE_DIGITS digits before the point, so
+ * every accepted amount is exact (12 significant digits at most) and its
+ * cents a safe integer.
  */
 export const MAX_WHOLE_DIGITS = 10;
+
+/**
+ * A decimal string as the platform's `format: decimal` fields write it
+ * (`^-?\d{0,10}(?:\.\d{0,10})?$`, less the digit bounds, which answer
+ * their own codes): an optional minus, then digits with an optional point,
+ * at least one digit in all. No exponent, no plus sign, no spaces.
+ */
+export const DECIMAL_STRING_PATTERN = '^-?(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
+const DECIMAL_STRING = new RegExp(DECIMAL_STRING_PATTERN);
+
+/**
+ * A decimal's digits, normalised so that a number and its string forms read
+ * the same: no leading zeros before the point ("0" at least), no trailing
+ * zeros after it, and no sign on zero ("-0.00" is 0, "1.500" is 1.5).
+ */
+interface DecimalDigits {
+  readonly negative: boolean;
+  readonly whole: string;
+  readonly fraction: string;
+}
+
+function decimalDigitsOf(value: number | string): DecimalDigits | null {
+  let negative: boolean;
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return null;
+    negative = value < 0;
+    text = decimalString(value);
+  } else {
+    if (!DECIMAL_STRING.test(value)) return null;
+    negative = value.startsWith('-');
+    text = negative ? value.slice(1) : value;
+  }
+  const [rawWhole = '', rawFraction = ''] = text.split('.');
+  const whole = rawWhole.replace(/^0+/, '') || '0';
+  const fraction = rawFraction.replace(/0+$/, '');
+  return { negative: negative && (whole !== '0' || fraction !== ''), whole, fraction };
+}
 
 export type CentsParse =
   | { readonly ok: true; readonly cents: number }
@@ -20,22 +61,39 @@ export function signedDecimalString(value: number): string {
   return value < 0 ? `-${decimalString(value)}` : decimalString(value);
 }
 
-export function parseCents(value: number): CentsParse {
-  if (!Number.isFinite(value)) return { ok: false, code: 'invalid', detail: 'A valid number is required.' };
-  const text = decimalString(value);
-  const [whole = '', fraction = ''] = text.split('.');
-  if (fraction.length > 2) {
-    return { ok: false, code: 'max_decimal_places', detail: 'Ensure that there are no more than 2 decimal places.' };
+type DecimalRead =
+  | { readonly ok: true; readonly digits: DecimalDigits }
+  | { readonly ok: false; readonly code: 'invalid' | 'max_decimal_places' | 'max_whole_digits'; readonly detail: string };
+
+/** Reads a number or a decimal string, bounded to `maxWhole` digits before the point and `maxFraction` after it (codes as DRF's DecimalField). */
+function readDecimal(value: number | string, maxWhole: number, maxFraction: number): DecimalRead {
+  const digits = decimalDigitsOf(value);
+  if (!digits) return { ok: false, code: 'invalid', detail: 'A valid number is required.' };
+  if (digits.fraction.length > maxFraction) {
+    return { ok: false, code: 'max_decimal_places', detail: `Ensure that there are no more than ${maxFraction} decimal places.` };
   }
-  if (whole.replace(/^0+(?=\d)/, '').length > MAX_WHOLE_DIGITS) {
-    return {
-      ok: false,
-      code: 'max_whole_digits',
-      detail: `Ensure that there are no more than ${MAX_WHOLE_DIGITS} digits before the decimal point.`,
-    };
+  if (digits.whole.length > maxWhole) {
+    return { ok: false, code: 'max_whole_digits', detail: `Ensure that there are no more than ${maxWhole} digits before the decimal point.` };
   }
+  return { ok: true, digits };
+}
+
+export function parseCents(value: number | string): CentsParse {
+  const read = readDecimal(value, MAX_WHOLE_DIGITS, 2);
+  if (!read.ok) return read;
+  const { negative, whole, fraction } = read.digits;
   const magnitude = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
-  return { ok: true, cents: value < 0 ? -magnitude : magnitude };
+  return { ok: true, cents: negative ? -magnitude : magnitude };
+}
+
+/**
+ * A decimal field of a request as JSON sees it: a number, or a string (the
+ * platform's `format: decimal`) whose form is checked when it is read, so
+ * that a bad one answers `invalid` with the field's own detail. A missing
+ * field stays `required` (see field-errors.ts on unions).
+ */
+function decimalInput() {
+  return z.union([z.number(), z.string().meta({ format: 'decimal', pattern: DECIMAL_STRING_PATTERN })], { error: 'A valid number is required.' });
 }
 
 /** Cents as the API shows money in responses: a string with two decimals (`-0.05`, `35.20`). */
@@ -51,9 +109,13 @@ export function centsToNumber(cents: number | null | undefined): number | null |
   return typeof cents === 'number' ? Number(formatCents(cents)) : cents;
 }
 
-/** A money field of a request: a JSON number, parsed to integer cents (codes `invalid`, `max_decimal_places`, `max_whole_digits`). */
+/**
+ * A money field of a request: a JSON number or a decimal string in major
+ * units, parsed exactly to integer cents (codes `invalid`,
+ * `max_decimal_places`, `max_whole_digits`).
+ */
 export function centsAmount() {
-  return z.number().transform((value, ctx) => {
+  return decimalInput().transform((value, ctx) => {
     const parsed = parseCents(value);
     if (parsed.ok) return parsed.cents;
     ctx.addIssue({ code: 'custom', message: parsed.detail, params: { code: parsed.code }, input: value });
@@ -63,30 +125,18 @@ export function centsAmount() {
 
 /**
  * A non-money decimal of a request (units, prices, tax rates): a JSON number
- * kept as its decimal text, bounded like the platform's decimal fields.
+ * or a decimal string, kept as its normalised decimal text (a number and its
+ * string forms give the same text: 4.0, "4.0" and "4" are "4"), bounded like
+ * the platform's decimal fields.
  */
 export function decimalText(maxWhole: number, maxFraction: number) {
-  return z.number().transform((value, ctx) => {
-    const text = signedDecimalString(value);
-    const [whole = '', fraction = ''] = text.replace(/^-/, '').split('.');
-    if (fraction.length > maxFraction) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `Ensure that there are no more than ${maxFraction} decimal places.`,
-        params: { code: 'max_decimal_places' },
-        input: value,
-      });
-      return z.NEVER;
+  return decimalInput().transform((value, ctx) => {
+    const read = readDecimal(value, maxWhole, maxFraction);
+    if (read.ok) {
+      const { negative, whole, fraction } = read.digits;
+      return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
     }
-    if (whole.replace(/^0+(?=\d)/, '').length > maxWhole) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `Ensure that there are no more than ${maxWhole} digits before the decimal point.`,
-        params: { code: 'max_whole_digits' },
-        input: value,
-      });
-      return z.NEVER;
-    }
-    return text;
+    ctx.addIssue({ code: 'custom', message: read.detail, params: { code: read.code }, input: value });
+    return z.NEVER;
   });
 }

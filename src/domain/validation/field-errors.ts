@@ -60,6 +60,9 @@ function codeOf(issue: Issue): string {
     case 'unrecognized_keys':
       return 'unknown_field';
     case 'invalid_union':
+      // A field that may be one of several types (a number or a decimal string) is still missing or null first.
+      if (issue.input === undefined) return 'required';
+      if (issue.input === null) return 'null';
       return 'invalid';
     case 'invalid_key':
     case 'invalid_element':
@@ -82,6 +85,10 @@ function detailOf(issue: Issue): string {
     case 'too_small':
       if (issue.origin === 'string' && Number(issue.minimum) <= 1) return 'This field may not be blank.';
       if ((issue.origin === 'array' || issue.origin === 'set') && Number(issue.minimum) <= 1) return 'This list may not be empty.';
+      return issue.message;
+    case 'invalid_union':
+      if (issue.input === undefined) return 'This field is required.';
+      if (issue.input === null) return 'This field may not be null.';
       return issue.message;
     case 'invalid_value':
       if (issue.input === undefined) return 'This field is required.';
