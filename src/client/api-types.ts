@@ -5529,7 +5529,7 @@ export interface operations {
                         statement_id: string;
                         issued_date?: string | null;
                         number?: string | null;
-                        gross_amount?: number | null;
+                        gross_amount?: (number | string) | null;
                         statement_path?: string;
                     }[];
                 };
