@@ -51,6 +51,26 @@ describe('POST historical-statements/create/ (spec 4.11)', () => {
     ]);
   });
 
+  it('the platform\'s deprecated account_number may name the account; the answer names it as external_account_number', async () => {
+    await importedExampleAccount(api.ledger, withoutStagedStatements);
+    const { external_account_number: _ext, ...withoutExt } = example();
+    const res = await api.post(STATEMENTS, { ...withoutExt, account_number: EXT }, token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await res.json()).toStrictEqual(example());
+    expect((await api.ledger.read.listHistoricalStatements(SUPPLIER, EXT)).map((r) => r.statementId)).toEqual(['ST-2025-04-0000001', 'ST-2025-05-0000001']);
+  });
+
+  it('gross_amount may be sent as a decimal string: the same cents, answered as the number', async () => {
+    await importedExampleAccount(api.ledger, withoutStagedStatements);
+    const sent = example();
+    sent.statements[0].gross_amount = '71.40';
+    sent.statements[1].gross_amount = '68.9';
+    const res = await api.post(STATEMENTS, sent, token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await res.json()).toStrictEqual(example());
+    expect((await api.ledger.read.listHistoricalStatements(SUPPLIER, EXT)).map((r) => r.grossAmountCents)).toEqual([7140, 6890]);
+  });
+
   it('the staged payload\'s statement is recorded at process time: the example then repeats its statement_id (400, nothing written)', async () => {
     await importedExampleAccount(api.ledger);
     expect((await api.ledger.read.listHistoricalStatements(SUPPLIER, EXT)).map((r) => [r.statementId, r.source])).toEqual([

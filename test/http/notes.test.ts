@@ -122,6 +122,27 @@ describe('POST notes/create/ (spec 4.9)', () => {
     ]);
   });
 
+  it('the platform\'s deprecated account_number names the account instead of external_account_number; both only with the same value', async () => {
+    await importedExampleAccount(api.ledger);
+    const { external_account_number: _ext, ...withoutExt } = notesExample();
+    const viaAlias = await api.post(NOTES, { ...withoutExt, account_number: EXT }, token);
+    expect(viaAlias.status, await viaAlias.clone().text()).toBe(201);
+    expect(((await viaAlias.json()) as { status: string }[]).map((n) => n.status)).toEqual(['NOTE_CREATION_SUCCESS', 'NOTE_CREATION_SUCCESS']);
+    const both = await api.post(NOTES, { ...notesExample(), account_number: EXT }, token);
+    expect(((await both.json()) as { status: string }[]).map((n) => n.status)).toEqual(['NOTE_ALREADY_EXISTS', 'NOTE_ALREADY_EXISTS']);
+    await expectErrorBody(await api.post(NOTES, { ...withoutExt, account_number: 'NOPE' }, token), 404, 'account_not_found');
+
+    const version = await streamVersion();
+    const differ = await expectErrorBody(await api.post(NOTES, { ...notesExample(), account_number: 'LEG-0000002' }, token), 400, 'notes_failed_validation');
+    expect(differ.errors.map((e) => ({ code: e.code, attr: e.attr }))).toEqual([{ code: 'fields_are_mutually_exclusive', attr: 'account_number' }]);
+    const blank = await expectErrorBody(await api.post(NOTES, { ...withoutExt, account_number: ' ' }, token), 400, 'notes_failed_validation');
+    expect(blank.errors.map((e) => ({ code: e.code, attr: e.attr }))).toEqual([
+      { code: 'required', attr: 'external_account_number' },
+      { code: 'blank', attr: 'account_number' },
+    ]);
+    expect(await streamVersion()).toBe(version);
+  });
+
   it('a staged-only account, an unknown account or the wrong supplier code: 404 account_not_found', async () => {
     await stageAccount(api.ledger, examplePayload(), operator);
     await expectErrorBody(await api.post(NOTES, notesExample(), token), 404, 'account_not_found');

@@ -233,6 +233,14 @@ describe('POST transactions/create/ (spec 4.10)', () => {
     expect(lines).toEqual((await api.ledger.read.accountLedger(SUPPLIER, EXT)).lines);
   });
 
+  it('the platform\'s deprecated account_number may name the account instead of external_account_number', async () => {
+    await importedExampleAccount(api.ledger);
+    const { external_account_number: _ext, ...withoutExt } = example();
+    const res = await api.post(TRANSACTIONS, { ...withoutExt, account_number: EXT }, token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect((await results(res)).map((r) => r.status)).toEqual(Array(5).fill('TRANSACTION_ADDED_TO_ACCOUNT'));
+  });
+
   it('broken variants of the example: payment sign, supply charge total, unknown product, duplicate ids', async () => {
     await importedExampleAccount(api.ledger);
     const codes = async (payload: Json) => {

@@ -4,7 +4,7 @@ import { ledgerTransactionTypes } from '../../../events/account-records.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, choice, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { centsAmount, decimalText } from '../account-records/money.js';
-import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateWith, type Validation } from '../account-records/request-fields.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias, type Validation } from '../account-records/request-fields.js';
 import type { FieldError } from '../errors.js';
 
 /**
@@ -112,12 +112,14 @@ export type LineItemInput = z.output<typeof lineItemInputSchema>;
 export type TaxItemInput = z.output<typeof taxItemInputSchema>;
 
 /** POST transactions/create/ (spec 4.10). */
-export const importTransactionsRequestSchema = z.object({
-  ...accountEnvelopeFields,
-  transactions: z.array(transactionInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
-  /** The platform's dry run: every rule applied and the answer a real import would give, nothing stored. */
-  dry_run: z.boolean().optional().default(false),
-});
+export const importTransactionsRequestSchema = withAccountNumberAlias(
+  z.object({
+    ...accountEnvelopeFields,
+    transactions: z.array(transactionInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
+    /** The platform's dry run: every rule applied and the answer a real import would give, nothing stored. */
+    dry_run: z.boolean().optional().default(false),
+  }),
+);
 export type ImportTransactionsRequest = z.output<typeof importTransactionsRequestSchema>;
 
 /** Every later item whose transaction_id repeats an earlier one, read from the raw input so it is reported alongside other problems. */
@@ -139,7 +141,7 @@ function duplicateIds(input: unknown): FieldError[] {
 }
 
 export function validateImportTransactionsRequest(input: unknown): Validation<ImportTransactionsRequest> {
-  const parsed = validateWith(importTransactionsRequestSchema, input);
+  const parsed = validateAccountRequest(importTransactionsRequestSchema, input);
   const duplicates = duplicateIds(input);
   if (parsed.ok && duplicates.length === 0) return parsed;
   return { ok: false, errors: [...(parsed.ok ? [] : parsed.errors), ...duplicates] };

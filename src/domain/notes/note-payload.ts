@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
-import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateWith, type Validation } from '../account-records/request-fields.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias, type Validation } from '../account-records/request-fields.js';
 
 export const NOTE_BODY_OR_DOCUMENT_PATH_NOT_FOUND = 'note_body_or_document_path_not_found';
 export const NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE = 'note_unpin_at_earlier_than_creation_date';
@@ -38,12 +38,14 @@ export const noteInputSchema = z
 export type NoteInput = z.output<typeof noteInputSchema>;
 
 /** POST notes/create/ (spec 4.9). Unknown fields are dropped. */
-export const importNotesRequestSchema = z.object({
-  ...accountEnvelopeFields,
-  notes: z.array(noteInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
-});
+export const importNotesRequestSchema = withAccountNumberAlias(
+  z.object({
+    ...accountEnvelopeFields,
+    notes: z.array(noteInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
+  }),
+);
 export type ImportNotesRequest = z.output<typeof importNotesRequestSchema>;
 
 export function validateImportNotesRequest(input: unknown): Validation<ImportNotesRequest> {
-  return validateWith(importNotesRequestSchema, input);
+  return validateAccountRequest(importNotesRequestSchema, input);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { centsAmount } from '../account-records/money.js';
-import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateWith, type Validation } from '../account-records/request-fields.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias, type Validation } from '../account-records/request-fields.js';
 
 export const DUPLICATE_STATEMENT_IDS = 'duplicate_statement_ids';
 
@@ -28,30 +28,32 @@ export const statementInputSchema = z
   }, whenClean(['bill_period_from_date'], ['bill_period_to_date']));
 export type StatementInput = z.output<typeof statementInputSchema>;
 
-export const importHistoricalStatementsRequestSchema = z
-  .object({
-    ...accountEnvelopeFields,
-    statements: z.array(statementInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
-  })
-  .superRefine(
-    (request, ctx) => {
-      const seen = new Set<string>();
-      request.statements.forEach((statement, index) => {
-        if (seen.has(statement.statement_id)) {
-          addDomainIssue(ctx, DUPLICATE_STATEMENT_IDS, `Duplicate statement_id "${statement.statement_id}" in this request.`, [
-            'statements',
-            index,
-            'statement_id',
-          ]);
-        }
-        seen.add(statement.statement_id);
-      });
-    },
-    whenClean(['statements']),
-  );
+export const importHistoricalStatementsRequestSchema = withAccountNumberAlias(
+  z
+    .object({
+      ...accountEnvelopeFields,
+      statements: z.array(statementInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
+    })
+    .superRefine(
+      (request, ctx) => {
+        const seen = new Set<string>();
+        request.statements.forEach((statement, index) => {
+          if (seen.has(statement.statement_id)) {
+            addDomainIssue(ctx, DUPLICATE_STATEMENT_IDS, `Duplicate statement_id "${statement.statement_id}" in this request.`, [
+              'statements',
+              index,
+              'statement_id',
+            ]);
+          }
+          seen.add(statement.statement_id);
+        });
+      },
+      whenClean(['statements']),
+    ),
+);
 export type ImportHistoricalStatementsRequest = z.output<typeof importHistoricalStatementsRequestSchema>;
 
 export function validateImportHistoricalStatementsRequest(input: unknown): Validation<ImportHistoricalStatementsRequest> {
-  return validateWith(importHistoricalStatementsRequestSchema, input);
+  return validateAccountRequest(importHistoricalStatementsRequestSchema, input);
 }
 
