@@ -4965,7 +4965,13 @@ export interface operations {
             content: {
                 "application/json": {
                     import_supplier: string;
+                    /** @description The account. The deprecated `account_number` may be sent instead. */
                     external_account_number: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     */
+                    account_number?: string;
                     notes: {
                         body?: string;
                         created_at?: string;
@@ -5244,7 +5250,13 @@ export interface operations {
             content: {
                 "application/json": {
                     import_supplier: string;
+                    /** @description The account. The deprecated `account_number` may be sent instead. */
                     external_account_number: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     */
+                    account_number?: string;
                     transactions: ({
                         type: string;
                     } & {
@@ -5522,7 +5534,13 @@ export interface operations {
             content: {
                 "application/json": {
                     import_supplier: string;
+                    /** @description The account. The deprecated `account_number` may be sent instead. */
                     external_account_number: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     */
+                    account_number?: string;
                     statements: {
                         bill_period_from_date: string;
                         bill_period_to_date: string;
@@ -5800,7 +5818,13 @@ export interface operations {
                     import_supplier: string;
                     external_account_number: string;
                     vendor: string;
-                    reference: string;
+                    /** @description The instruction's reference at the vendor. Exactly one of `reference` and `instruction_reference` (else `mutually_exclusive_field_required`). */
+                    reference?: string;
+                    /**
+                     * @deprecated
+                     * @description Deprecated alias of `reference` (the platform's, at most 128): exactly one of the two.
+                     */
+                    instruction_reference?: string;
                     type: string;
                 };
             };
@@ -6342,7 +6366,8 @@ export interface operations {
                     external_business_identifier: string;
                     vendor: string;
                     type: string;
-                    reference: string;
+                    /** @description The instruction's reference at the vendor. Optional in the platform's schema; required here to ask the vendor (`mutually_exclusive_field_required` when missing). */
+                    reference?: string;
                     valid_from?: string | null;
                     accounts?: {
                         external_account_number: string;

@@ -176,7 +176,9 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
   });
 
   it.each([
-    ['reference missing', { reference: undefined }, 'reference', 'required'],
+    ['reference missing (and no instruction_reference)', { reference: undefined }, 'reference', 'mutually_exclusive_field_required'],
+    ['both reference and instruction_reference', { instruction_reference: 'pm_other' }, 'reference', 'mutually_exclusive_field_required'],
+    ['instruction_reference too long (the platform\'s 128)', { reference: undefined, instruction_reference: 'x'.repeat(129) }, 'instruction_reference', 'max_length'],
     ['reference blank', { reference: '  ' }, 'reference', 'blank'],
     ['reference too long', { reference: 'x'.repeat(513) }, 'reference', 'max_length'],
     ['type unknown', { type: 'BITCOIN' }, 'type', 'invalid_choice'],
@@ -187,6 +189,16 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
     const body = await expectErrorBody(await api.post(PATH, { ...example, ...change }, token), 400, 'validation_error');
     expect(body.errors).toContainEqual(expect.objectContaining({ attr, code }));
     expect(fake.hits).toEqual([]);
+  });
+
+  it('the platform\'s deprecated instruction_reference stands for reference: the vendor is asked for it and the answer names it as reference', async () => {
+    const platformAccountNumber = await importAccount(api);
+    fake.script(REFERENCE, { kind: 'found' });
+    const { reference: _r, ...noReference } = example;
+    const res = await api.post(PATH, { ...noReference, instruction_reference: REFERENCE }, token);
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await res.json()).toEqual({ platform_account_number: platformAccountNumber, reference: REFERENCE });
+    expect(fake.hits).toEqual([{ reference: REFERENCE, accept: 'application/json', method: 'GET' }]);
   });
 
   it('400 parse_error for malformed JSON', async () => {

@@ -6,7 +6,8 @@ import { createBusinessPaymentInstruction } from '../../application/business-pay
 import type { LedgerContext } from '../../application/context.js';
 import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/account-payload-supply.js';
 import { isoDate } from '../../domain/account-import-process/iso-dates.js';
-import { MAX_LINE, addDomainIssue, choice, requiredText, whenClean } from '../../domain/account-import-process/payload-fields.js';
+import { addDomainIssue, choice, requiredText, whenClean } from '../../domain/account-import-process/payload-fields.js';
+import { referenceField, withOneReference } from '../../domain/payment-instruction/reference-fields.js';
 import { isDomainError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
@@ -20,16 +21,16 @@ const CHILDREN_WITH_DUPLICATE_VALUES = 'children_with_duplicate_values';
 /**
  * POST business-payment-instruction/create/ (the platform's
  * BusinessPaymentInstruction). `reference` is optional on the platform;
- * here it is required, because the instruction is checked with the vendor by
- * its reference (docs/businesses.md).
+ * without one the vendor cannot be asked, so it is refused with the
+ * platform's code for a missing reference (docs/businesses.md).
  */
-export const createBusinessPaymentInstructionRequestSchema = z.object({
+export const createBusinessPaymentInstructionRequestSchema = withOneReference(z.object({
   import_supplier_code: requiredText(64),
   external_business_identifier: requiredText(128),
   /** A vendor name configured in LEDGER_PAYMENT_VENDORS (e.g. STRIPE). */
   vendor: requiredText(64),
   type: choice(PAYMENT_INSTRUCTION_TYPES),
-  reference: requiredText(MAX_LINE),
+  ...referenceField,
   valid_from: isoDate().nullable().optional(),
   /** The business's accounts the instruction is for: imported accounts of the supplier, each once. */
   accounts: z
@@ -45,7 +46,7 @@ export const createBusinessPaymentInstructionRequestSchema = z.object({
       });
     }, whenClean([]))
     .optional(),
-});
+}), 'A reference is required: the instruction is checked with the payment vendor by its reference.');
 
 /** The body of its domain errors: spec 7's shape plus the platform's CreateBusinessPaymentInstructionError fields. */
 export const businessPaymentInstructionErrorBodySchema = errorBodySchema.extend({

@@ -5,7 +5,8 @@ import { paymentInstructionAnswer } from '../../answers/payment-instructions.js'
 import type { LedgerContext } from '../../application/context.js';
 import { createPaymentInstruction } from '../../application/payment-instructions.js';
 import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/account-payload-supply.js';
-import { MAX_LINE, choice, requiredText } from '../../domain/account-import-process/payload-fields.js';
+import { choice, requiredText } from '../../domain/account-import-process/payload-fields.js';
+import { referenceOrAliasFields, withOneReference } from '../../domain/payment-instruction/reference-fields.js';
 import { isDomainError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
@@ -14,14 +15,17 @@ import { errorBodySchema } from '../errors.js';
 import { bySchema, validated } from '../validation.js';
 
 /** POST payment-instruction/create/ (spec 4.12). */
-export const createPaymentInstructionRequestSchema = z.object({
-  import_supplier: requiredText(64),
-  external_account_number: requiredText(128),
-  /** A vendor name configured in LEDGER_PAYMENT_VENDORS (e.g. STRIPE). */
-  vendor: requiredText(64),
-  reference: requiredText(MAX_LINE),
-  type: choice(PAYMENT_INSTRUCTION_TYPES),
-});
+export const createPaymentInstructionRequestSchema = withOneReference(
+  z.object({
+    import_supplier: requiredText(64),
+    external_account_number: requiredText(128),
+    /** A vendor name configured in LEDGER_PAYMENT_VENDORS (e.g. STRIPE). */
+    vendor: requiredText(64),
+    ...referenceOrAliasFields,
+    type: choice(PAYMENT_INSTRUCTION_TYPES),
+  }),
+  'Exactly one of reference and instruction_reference (deprecated) is required.',
+);
 
 
 /**
