@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
+import fc from 'fast-check';
 
 /**
  * The platform's published data-import contract (two tenants' OpenAPI 3.0.3
@@ -18,7 +19,7 @@ import { parse } from 'yaml';
  * - a `oneOf` with a discriminator selects its branch by the discriminator,
  *   any other `oneOf` reads as `anyOf`;
  * - the list items' `platform_account_number` and `account_created_at` may be null;
- * - a statement's `gross_amount` may be any number (euros here, minor units there);
+ * - a statement's `gross_amount` may be any number (euros here, minor units there), null where the capture allows it;
  * - EDF's `DRFError` stands for a Django REST framework map of field to
  *   messages (lists of strings, or nested maps): so a body in another shape
  *   does not pass as one just because the capture's schema closes nothing.
@@ -76,7 +77,7 @@ function relax(node: Json, schemaName: string | null): Json {
           relaxedProperty = rest;
         }
         if (name === 'status' && schemaName === 'AccountTransferStatus') relaxedProperty = { ...property, enum: TRANSFER_STATUSES };
-        if (name === 'gross_amount') relaxedProperty = { type: 'number' };
+        if (name === 'gross_amount') relaxedProperty = { type: 'number', nullable: property['nullable'] === true };
         if (schemaName === 'ImportProcess' && (name === 'kraken_account_number' || name === 'account_created_at')) {
           relaxedProperty = { ...property, nullable: true };
         }
@@ -163,4 +164,127 @@ export function documentedResponse(contract: PlatformContract, method: string, p
   const content = response['content'];
   const json = isObject(content) ? content['application/json'] : undefined;
   return isObject(json) && json['schema'] !== undefined ? json['schema'] : null;
+}
+
+/** The request examples of a capture's operations: `[path, example body]` for each POST that has one. */
+export function requestExamples(contract: PlatformContract): [string, JsonObject][] {
+  const paths = contract.document['paths'];
+  if (!isObject(paths)) return [];
+  return Object.entries(paths).flatMap(([path, item]) => {
+    const post = isObject(item) ? item['post'] : undefined;
+    const body = isObject(post) ? post['requestBody'] : undefined;
+    const json = isObject(body) && isObject(body['content']) ? body['content']['application/json'] : undefined;
+    const examples = isObject(json) && isObject(json['examples']) ? Object.values(json['examples']) : [];
+    return examples.flatMap((example) => (isObject(example) && isObject(example['value']) ? [[path, example['value']] as [string, JsonObject]] : []));
+  });
+}
+
+/** The name of a POST's request body schema in a capture (its `$ref`). */
+export function requestSchemaName(contract: PlatformContract, path: string): string | null {
+  const paths = contract.document['paths'];
+  const post = isObject(paths) && isObject(paths[path]) ? paths[path]['post'] : undefined;
+  const body = isObject(post) ? post['requestBody'] : undefined;
+  const json = isObject(body) && isObject(body['content']) ? body['content']['application/json'] : undefined;
+  const schema = isObject(json) ? json['schema'] : undefined;
+  const ref = isObject(schema) ? schema['$ref'] : undefined;
+  return typeof ref === 'string' ? ref.replace('#/components/schemas/', '') : null;
+}
+
+/**
+ * Where our spec asks more of a request than the capture's schema does, and so a generated request
+ * must give it to be one we serve: per component, properties made required, and arrays given a
+ * least length. Each is a rule our spec states (docs/account-records.md), answered with its own code.
+ */
+export interface Tightening {
+  readonly required?: Readonly<Record<string, readonly string[]>>;
+  readonly minItems?: Readonly<Record<string, Readonly<Record<string, number>>>>;
+}
+
+/** A `format: decimal` value as a decimal is written (the captures' patterns also match "", "-" and "5."). */
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A fast-check arbitrary of JSON values valid against a capture's (unrelaxed) component schema:
+ * the subset of JSON Schema its request bodies use (objects, enums, date, date-time and decimal
+ * strings, bounded strings, numbers, booleans, arrays, nullable, refs, discriminated oneOf).
+ * Optional properties come and go; no property beyond the schema's is sent.
+ */
+export function requestArbitrary(contract: PlatformContract, schemaName: string, tightening: Tightening = {}): fc.Arbitrary<JsonObject> {
+  const components = contract.document['components'];
+  const schemas = isObject(components) && isObject(components['schemas']) ? components['schemas'] : {};
+  const cache = new Map<string, fc.Arbitrary<Json>>();
+
+  const forRef = (ref: string): fc.Arbitrary<Json> => {
+    const name = ref.replace('#/components/schemas/', '');
+    let arbitrary = cache.get(name);
+    if (!arbitrary) {
+      arbitrary = fc.constant(null).chain(() => forSchema(schemas[name] ?? {}, name));
+      cache.set(name, arbitrary);
+    }
+    return arbitrary;
+  };
+
+  const forSchema = (schema: Json, name: string | null): fc.Arbitrary<Json> => {
+    if (!isObject(schema)) return fc.constant(null);
+    const base = forNonNull(schema, name);
+    return schema['nullable'] === true ? fc.oneof(base, fc.constant(null)) : base;
+  };
+
+  const forNonNull = (schema: JsonObject, name: string | null): fc.Arbitrary<Json> => {
+    if (typeof schema['$ref'] === 'string') return forRef(schema['$ref']);
+    const oneOf = schema['oneOf'];
+    const discriminator = schema['discriminator'];
+    if (Array.isArray(oneOf) && isObject(discriminator) && isObject(discriminator['mapping']) && typeof discriminator['propertyName'] === 'string') {
+      const property = discriminator['propertyName'];
+      return fc.oneof(
+        ...Object.entries(discriminator['mapping']).map(([value, ref]) =>
+          forRef(String(ref)).map((branch) => ({ ...(branch as JsonObject), [property]: value }) as Json),
+        ),
+      );
+    }
+    if (Array.isArray(oneOf)) return fc.oneof(...oneOf.map((branch) => forSchema(branch, null)));
+    if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as Json[]));
+    switch (schema['type']) {
+      case 'boolean':
+        return fc.boolean();
+      case 'integer':
+        return fc.oneof(fc.integer({ min: -100_000, max: 100_000 }), fc.integer());
+      case 'number':
+        return fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 });
+      case 'array': {
+        const min = name ? (tightening.minItems?.[name]?.[String(schema['x-property'])] ?? 0) : 0;
+        return fc.array(forSchema(schema['items'] ?? {}, null), { minLength: min, maxLength: Math.max(min, 3) });
+      }
+      case 'string':
+        return stringArbitrary(schema);
+      default:
+        return objectArbitrary(schema, name);
+    }
+  };
+
+  const objectArbitrary = (schema: JsonObject, name: string | null): fc.Arbitrary<Json> => {
+    const properties = isObject(schema['properties']) ? schema['properties'] : {};
+    if (Object.keys(properties).length === 0) return fc.constant({});
+    const required = new Set([...(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []), ...(name ? (tightening.required?.[name] ?? []) : [])]);
+    const record: Record<string, fc.Arbitrary<Json>> = {};
+    for (const [property, propertySchema] of Object.entries(properties)) {
+      const withName = isObject(propertySchema) && propertySchema['type'] === 'array' ? { ...propertySchema, 'x-property': property } : propertySchema;
+      record[property] = forSchema(withName, name);
+    }
+    const requiredKeys = Object.keys(record).filter((key) => required.has(key));
+    return fc.record(record, { requiredKeys }) as fc.Arbitrary<Json>;
+  };
+
+  return forRef(`#/components/schemas/${schemaName}`) as fc.Arbitrary<JsonObject>;
+}
+
+function stringArbitrary(schema: JsonObject): fc.Arbitrary<Json> {
+  const day = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2030-12-31T00:00:00Z'), noInvalidDate: true });
+  if (schema['format'] === 'date') return day.map((date) => date.toISOString().slice(0, 10));
+  if (schema['format'] === 'date-time') return day.map((date) => date.toISOString());
+  if (schema['format'] === 'decimal' && typeof schema['pattern'] === 'string') {
+    return fc.stringMatching(new RegExp(schema['pattern'])).filter((text) => DECIMAL.test(text));
+  }
+  const maxLength = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : 40;
+  return fc.string({ maxLength });
 }
