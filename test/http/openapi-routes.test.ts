@@ -75,7 +75,7 @@ function recorded(all: object): object {
 
 describe('the OpenAPI document against the routes', () => {
   let world: EndpointWorld;
-  let document: { paths: Record<string, Record<string, DocumentedOperation>> };
+  let document: { paths: Record<string, Record<string, DocumentedOperation>>; components?: { schemas?: Record<string, unknown> } };
   const seen = new Map<string, Seen>();
 
   beforeAll(async () => {
@@ -144,6 +144,26 @@ describe('the OpenAPI document against the routes', () => {
       return JSON.stringify(documented) === JSON.stringify(read) ? [] : [{ operation: key, documented, read }];
     });
     expect(differences).toEqual([]);
+  });
+
+  it('describes what the platform\'s clients send: decimal strings, the deprecated aliases, optional and nullable fields', () => {
+    type Node = Record<string, any>;
+    const resolve = (node: Node): Node => (typeof node['$ref'] === 'string' ? resolve(document.components?.schemas?.[String(node['$ref']).split('/').pop() ?? ''] as Node) : node);
+    const body = (path: string): Node => resolve((document.paths[`/v1/data-import/${path}`]?.['post'] as Node)['requestBody']['content']['application/json']['schema']);
+    const decimalString = { type: 'string', format: 'decimal' };
+    const transactions = body('transactions/create/');
+    expect(transactions['properties']['account_number']).toMatchObject({ deprecated: true, type: 'string' });
+    for (const path of ['notes/create/', 'historical-statements/create/']) expect(body(path)['properties']['account_number']).toMatchObject({ deprecated: true });
+    const statement = resolve(body('historical-statements/create/')['properties']['statements']['items']);
+    expect(statement['required']).not.toContain('gross_amount');
+    expect(JSON.stringify(statement['properties']['gross_amount'])).toContain('"type":"null"');
+    expect(JSON.stringify(statement['properties']['gross_amount'])).toContain(JSON.stringify(decimalString).slice(1, -1));
+    const instruction = body('payment-instruction/create/');
+    expect(instruction['properties']['instruction_reference']).toMatchObject({ deprecated: true, maxLength: 128 });
+    expect(instruction['required']).not.toContain('reference');
+    const business = body('business-payment-instruction/create/');
+    expect(business['required']).not.toContain('reference');
+    expect(business['properties']['reference']).toMatchObject({ type: 'string', maxLength: 512 });
   });
 
   it('documents, per operation, exactly the success statuses its route answers', () => {
