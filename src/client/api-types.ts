@@ -807,16 +807,94 @@ export interface operations {
                         versions: {
                             applicable_at_date: string;
                             terms: ({
-                                term_type: string;
-                            } & {
-                                [key: string]: unknown;
+                                /** @constant */
+                                term_type: "CONTRACT_METADATA";
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                            } | {
+                                /** @constant */
+                                term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
+                                schedules: {
+                                    effective_from: string;
+                                    items: {
+                                        price_per_unit: string;
+                                        rate_band: string;
+                                        product_code: string;
+                                    }[];
+                                }[];
+                            } | {
+                                /** @constant */
+                                term_type: "TERMINATION_FEE";
+                                amount: number;
+                                supply_type: string;
+                                fee_type: string;
+                            } | {
+                                /** @constant */
+                                term_type: "ISSUANCE_FREQUENCY";
+                                frequency: string;
+                                multiplier: number;
+                                period_start_day: number;
+                                period_start_month: number;
+                            } | {
+                                /** @constant */
+                                term_type: "GUARANTEE_OF_ORIGIN_CONFIGURATION";
+                                guarantee_of_origin_percentage: number;
+                                is_variable: boolean;
+                            } | {
+                                /** @constant */
+                                term_type: "PAYS_BY_DIRECT_DEBIT";
+                                pays_by_direct_debit: boolean;
+                            } | {
+                                /** @constant */
+                                term_type: "DELAYER_DAYS";
+                                strategy: string;
+                                days: number;
+                            } | {
+                                /** @constant */
+                                term_type: "RATE_GROUP_ELIGIBILITY";
+                                time_series_specification_schedules?: {
+                                    [key: string]: unknown;
+                                }[];
+                                schedules: {
+                                    effective_period: {
+                                        start_date: string;
+                                        end_date?: string;
+                                    };
+                                    product_code: string;
+                                    rate_group_code: string;
+                                    is_eligible: boolean;
+                                }[];
+                            } | {
+                                /** @constant */
+                                term_type: "CHARACTERISTIC_OVERRIDE";
+                                overrides: {
+                                    characteristic_code: string;
+                                    override_value: string;
+                                }[];
                             })[];
                         }[];
                     }[];
                     payment_preferences?: ({
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
+                        /** @constant */
+                        type: "ACTIVE_EXISTING";
+                        supply_point_identifier: string;
+                        instruction_reference_params: {
+                            vendor_name: string;
+                            vendor_reference: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "ACTIVE_NEW";
+                        supply_point_identifier: string;
+                        instruction_reference_params: {
+                            vendor_name: string;
+                            vendor_reference: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "PASSIVE";
+                        supply_point_identifier: string;
                     })[];
                 };
             };
@@ -978,8 +1056,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    /** @enum {string} */
-                                    supply_type: "ELECTRICITY" | "GAS";
+                                    supply_type: string;
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -1392,16 +1469,94 @@ export interface operations {
                         versions: {
                             applicable_at_date: string;
                             terms: ({
-                                term_type: string;
-                            } & {
-                                [key: string]: unknown;
+                                /** @constant */
+                                term_type: "CONTRACT_METADATA";
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                            } | {
+                                /** @constant */
+                                term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
+                                schedules: {
+                                    effective_from: string;
+                                    items: {
+                                        price_per_unit: string;
+                                        rate_band: string;
+                                        product_code: string;
+                                    }[];
+                                }[];
+                            } | {
+                                /** @constant */
+                                term_type: "TERMINATION_FEE";
+                                amount: number;
+                                supply_type: string;
+                                fee_type: string;
+                            } | {
+                                /** @constant */
+                                term_type: "ISSUANCE_FREQUENCY";
+                                frequency: string;
+                                multiplier: number;
+                                period_start_day: number;
+                                period_start_month: number;
+                            } | {
+                                /** @constant */
+                                term_type: "GUARANTEE_OF_ORIGIN_CONFIGURATION";
+                                guarantee_of_origin_percentage: number;
+                                is_variable: boolean;
+                            } | {
+                                /** @constant */
+                                term_type: "PAYS_BY_DIRECT_DEBIT";
+                                pays_by_direct_debit: boolean;
+                            } | {
+                                /** @constant */
+                                term_type: "DELAYER_DAYS";
+                                strategy: string;
+                                days: number;
+                            } | {
+                                /** @constant */
+                                term_type: "RATE_GROUP_ELIGIBILITY";
+                                time_series_specification_schedules?: {
+                                    [key: string]: unknown;
+                                }[];
+                                schedules: {
+                                    effective_period: {
+                                        start_date: string;
+                                        end_date?: string;
+                                    };
+                                    product_code: string;
+                                    rate_group_code: string;
+                                    is_eligible: boolean;
+                                }[];
+                            } | {
+                                /** @constant */
+                                term_type: "CHARACTERISTIC_OVERRIDE";
+                                overrides: {
+                                    characteristic_code: string;
+                                    override_value: string;
+                                }[];
                             })[];
                         }[];
                     }[];
                     payment_preferences?: ({
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
+                        /** @constant */
+                        type: "ACTIVE_EXISTING";
+                        supply_point_identifier: string;
+                        instruction_reference_params: {
+                            vendor_name: string;
+                            vendor_reference: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "ACTIVE_NEW";
+                        supply_point_identifier: string;
+                        instruction_reference_params: {
+                            vendor_name: string;
+                            vendor_reference: string;
+                        };
+                    } | {
+                        /** @constant */
+                        type: "PASSIVE";
+                        supply_point_identifier: string;
                     })[];
                 };
             };
@@ -3634,9 +3789,71 @@ export interface operations {
                             versions: {
                                 applicable_at_date: string;
                                 terms: ({
-                                    term_type: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    /** @constant */
+                                    term_type: "CONTRACT_METADATA";
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    };
+                                } | {
+                                    /** @constant */
+                                    term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
+                                    schedules: {
+                                        effective_from: string;
+                                        items: {
+                                            price_per_unit: string;
+                                            rate_band: string;
+                                            product_code: string;
+                                        }[];
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "TERMINATION_FEE";
+                                    amount: number;
+                                    supply_type: string;
+                                    fee_type: string;
+                                } | {
+                                    /** @constant */
+                                    term_type: "ISSUANCE_FREQUENCY";
+                                    frequency: string;
+                                    multiplier: number;
+                                    period_start_day: number;
+                                    period_start_month: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "GUARANTEE_OF_ORIGIN_CONFIGURATION";
+                                    guarantee_of_origin_percentage: number;
+                                    is_variable: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "PAYS_BY_DIRECT_DEBIT";
+                                    pays_by_direct_debit: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "DELAYER_DAYS";
+                                    strategy: string;
+                                    days: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "RATE_GROUP_ELIGIBILITY";
+                                    time_series_specification_schedules?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    schedules: {
+                                        effective_period: {
+                                            start_date: string;
+                                            end_date?: string;
+                                        };
+                                        product_code: string;
+                                        rate_group_code: string;
+                                        is_eligible: boolean;
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "CHARACTERISTIC_OVERRIDE";
+                                    overrides: {
+                                        characteristic_code: string;
+                                        override_value: string;
+                                    }[];
                                 })[];
                             }[];
                         }[];
@@ -5258,9 +5475,79 @@ export interface operations {
                      */
                     account_number?: string;
                     transactions: ({
-                        type: string;
-                    } & {
-                        [key: string]: unknown;
+                        transaction_id: string;
+                        transaction_date: string;
+                        amount: number | string;
+                        note?: string;
+                        display_note?: string;
+                        /** @constant */
+                        type: "CHARGE";
+                        reason: string;
+                        tax_items?: {
+                            amount: number | string;
+                            tax_type: string;
+                            value_taxed: number | string;
+                            rate: number | string;
+                            unit_type: string;
+                        }[];
+                    } | {
+                        transaction_id: string;
+                        transaction_date: string;
+                        amount: number | string;
+                        note?: string;
+                        display_note?: string;
+                        /** @constant */
+                        type: "CREDIT";
+                        reason: string;
+                    } | {
+                        transaction_id: string;
+                        transaction_date: string;
+                        amount: number | string;
+                        note?: string;
+                        display_note?: string;
+                        /** @constant */
+                        type: "PAYMENT";
+                        reason?: string;
+                        payment_type?: string;
+                        reference?: string;
+                    } | {
+                        transaction_id: string;
+                        transaction_date: string;
+                        amount: number | string;
+                        note?: string;
+                        display_note?: string;
+                        /** @constant */
+                        type: "REPAYMENT";
+                        reason?: string;
+                        payment_type?: string;
+                        reference?: string;
+                    } | {
+                        transaction_id: string;
+                        transaction_date: string;
+                        amount: number | string;
+                        note?: string;
+                        display_note?: string;
+                        /** @constant */
+                        type: "SUPPLY_CHARGE";
+                        reason?: string;
+                        product_code: string;
+                        supply_point_identifier?: string;
+                        line_items: {
+                            rate_band: string;
+                            start_date: string;
+                            end_date: string;
+                            number_of_units: number | string;
+                            net_amount: number | string;
+                            price_per_unit?: number | string;
+                            units?: (number | string)[];
+                        }[];
+                        tax_items?: {
+                            amount: number | string;
+                            tax_type: string;
+                            value_taxed: number | string;
+                            rate: number | string;
+                            unit_type: string;
+                        }[];
                     })[];
                     /** @default false */
                     dry_run?: boolean;
@@ -6099,9 +6386,71 @@ export interface operations {
                         versions: {
                             applicable_at_date: string;
                             terms: ({
-                                term_type: string;
-                            } & {
-                                [key: string]: unknown;
+                                /** @constant */
+                                term_type: "CONTRACT_METADATA";
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                            } | {
+                                /** @constant */
+                                term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
+                                schedules: {
+                                    effective_from: string;
+                                    items: {
+                                        price_per_unit: string;
+                                        rate_band: string;
+                                        product_code: string;
+                                    }[];
+                                }[];
+                            } | {
+                                /** @constant */
+                                term_type: "TERMINATION_FEE";
+                                amount: number;
+                                supply_type: string;
+                                fee_type: string;
+                            } | {
+                                /** @constant */
+                                term_type: "ISSUANCE_FREQUENCY";
+                                frequency: string;
+                                multiplier: number;
+                                period_start_day: number;
+                                period_start_month: number;
+                            } | {
+                                /** @constant */
+                                term_type: "GUARANTEE_OF_ORIGIN_CONFIGURATION";
+                                guarantee_of_origin_percentage: number;
+                                is_variable: boolean;
+                            } | {
+                                /** @constant */
+                                term_type: "PAYS_BY_DIRECT_DEBIT";
+                                pays_by_direct_debit: boolean;
+                            } | {
+                                /** @constant */
+                                term_type: "DELAYER_DAYS";
+                                strategy: string;
+                                days: number;
+                            } | {
+                                /** @constant */
+                                term_type: "RATE_GROUP_ELIGIBILITY";
+                                time_series_specification_schedules?: {
+                                    [key: string]: unknown;
+                                }[];
+                                schedules: {
+                                    effective_period: {
+                                        start_date: string;
+                                        end_date?: string;
+                                    };
+                                    product_code: string;
+                                    rate_group_code: string;
+                                    is_eligible: boolean;
+                                }[];
+                            } | {
+                                /** @constant */
+                                term_type: "CHARACTERISTIC_OVERRIDE";
+                                overrides: {
+                                    characteristic_code: string;
+                                    override_value: string;
+                                }[];
                             })[];
                         }[];
                     }[];
@@ -6778,16 +7127,94 @@ export interface operations {
                             versions: {
                                 applicable_at_date: string;
                                 terms: ({
-                                    term_type: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    /** @constant */
+                                    term_type: "CONTRACT_METADATA";
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    };
+                                } | {
+                                    /** @constant */
+                                    term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
+                                    schedules: {
+                                        effective_from: string;
+                                        items: {
+                                            price_per_unit: string;
+                                            rate_band: string;
+                                            product_code: string;
+                                        }[];
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "TERMINATION_FEE";
+                                    amount: number;
+                                    supply_type: string;
+                                    fee_type: string;
+                                } | {
+                                    /** @constant */
+                                    term_type: "ISSUANCE_FREQUENCY";
+                                    frequency: string;
+                                    multiplier: number;
+                                    period_start_day: number;
+                                    period_start_month: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "GUARANTEE_OF_ORIGIN_CONFIGURATION";
+                                    guarantee_of_origin_percentage: number;
+                                    is_variable: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "PAYS_BY_DIRECT_DEBIT";
+                                    pays_by_direct_debit: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "DELAYER_DAYS";
+                                    strategy: string;
+                                    days: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "RATE_GROUP_ELIGIBILITY";
+                                    time_series_specification_schedules?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    schedules: {
+                                        effective_period: {
+                                            start_date: string;
+                                            end_date?: string;
+                                        };
+                                        product_code: string;
+                                        rate_group_code: string;
+                                        is_eligible: boolean;
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "CHARACTERISTIC_OVERRIDE";
+                                    overrides: {
+                                        characteristic_code: string;
+                                        override_value: string;
+                                    }[];
                                 })[];
                             }[];
                         }[];
                         payment_preferences?: ({
-                            type: string;
-                        } & {
-                            [key: string]: unknown;
+                            /** @constant */
+                            type: "ACTIVE_EXISTING";
+                            supply_point_identifier: string;
+                            instruction_reference_params: {
+                                vendor_name: string;
+                                vendor_reference: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "ACTIVE_NEW";
+                            supply_point_identifier: string;
+                            instruction_reference_params: {
+                                vendor_name: string;
+                                vendor_reference: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "PASSIVE";
+                            supply_point_identifier: string;
                         })[];
                     };
                 };
@@ -7145,16 +7572,94 @@ export interface operations {
                             versions: {
                                 applicable_at_date: string;
                                 terms: ({
-                                    term_type: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    /** @constant */
+                                    term_type: "CONTRACT_METADATA";
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    };
+                                } | {
+                                    /** @constant */
+                                    term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
+                                    schedules: {
+                                        effective_from: string;
+                                        items: {
+                                            price_per_unit: string;
+                                            rate_band: string;
+                                            product_code: string;
+                                        }[];
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "TERMINATION_FEE";
+                                    amount: number;
+                                    supply_type: string;
+                                    fee_type: string;
+                                } | {
+                                    /** @constant */
+                                    term_type: "ISSUANCE_FREQUENCY";
+                                    frequency: string;
+                                    multiplier: number;
+                                    period_start_day: number;
+                                    period_start_month: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "GUARANTEE_OF_ORIGIN_CONFIGURATION";
+                                    guarantee_of_origin_percentage: number;
+                                    is_variable: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "PAYS_BY_DIRECT_DEBIT";
+                                    pays_by_direct_debit: boolean;
+                                } | {
+                                    /** @constant */
+                                    term_type: "DELAYER_DAYS";
+                                    strategy: string;
+                                    days: number;
+                                } | {
+                                    /** @constant */
+                                    term_type: "RATE_GROUP_ELIGIBILITY";
+                                    time_series_specification_schedules?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    schedules: {
+                                        effective_period: {
+                                            start_date: string;
+                                            end_date?: string;
+                                        };
+                                        product_code: string;
+                                        rate_group_code: string;
+                                        is_eligible: boolean;
+                                    }[];
+                                } | {
+                                    /** @constant */
+                                    term_type: "CHARACTERISTIC_OVERRIDE";
+                                    overrides: {
+                                        characteristic_code: string;
+                                        override_value: string;
+                                    }[];
                                 })[];
                             }[];
                         }[];
                         payment_preferences?: ({
-                            type: string;
-                        } & {
-                            [key: string]: unknown;
+                            /** @constant */
+                            type: "ACTIVE_EXISTING";
+                            supply_point_identifier: string;
+                            instruction_reference_params: {
+                                vendor_name: string;
+                                vendor_reference: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "ACTIVE_NEW";
+                            supply_point_identifier: string;
+                            instruction_reference_params: {
+                                vendor_name: string;
+                                vendor_reference: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "PASSIVE";
+                            supply_point_identifier: string;
                         })[];
                     };
                     /**

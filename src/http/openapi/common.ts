@@ -17,9 +17,14 @@ export class Schemas {
   readonly components: Record<string, OpenAPIV3_1.SchemaObject> = {};
 
   json(schema: z.ZodType, io: 'input' | 'output'): OpenAPIV3_1.SchemaObject {
-    const { $schema: _dialect, $defs, ...root } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown> & {
-      $defs?: Record<string, unknown>;
-    };
+    const hoisted: Record<string, unknown> = {};
+    const { $schema: _dialect, $defs: own, ...root } = z.toJSONSchema(schema, {
+      io,
+      unrepresentable: 'any',
+      target: 'draft-2020-12',
+      override: (ctx) => documentUnionInput(ctx, hoisted),
+    }) as Record<string, unknown> & { $defs?: Record<string, unknown> };
+    const $defs = { ...own, ...hoisted };
     const names = new Map<string, string>();
     const anyJson = new Set<string>();
     for (const [key, definition] of Object.entries($defs ?? {})) {
@@ -139,3 +144,27 @@ export const scoped = (...codes: ErrorCode[]): ErrorCode[] => [...AUTHENTICATED_
 export const HEADERS_TOO_LARGE = {
   431: { description: "Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body)." },
 } as const;
+
+/**
+ * A union reached through a guard (`z.looseObject({ type }).pipe(z.discriminatedUnion('type', ...))`,
+ * so that a bad `type` is reported at its own attr) is documented as the union it admits: zod reads a
+ * pipe's input side as the guard alone, which would hide every member's fields from the document. The
+ * union's own `$defs` join the root's (`hoisted`), under names of their own.
+ */
+function documentUnionInput(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }, hoisted: Record<string, unknown>): void {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; out?: { _zod: { def: { type: string } } } } } })._zod.def;
+  if (def.type !== 'pipe' || def.out?._zod.def.type !== 'union') return;
+  const generated = z.toJSONSchema(def.out as unknown as z.ZodType, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  const { $schema: _dialect, $defs, ...union } = generated as Record<string, unknown> & { $defs?: Record<string, unknown> };
+  const prefix = `union${Object.keys(hoisted).length}_`;
+  const renamed = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(renamed);
+    if (node === null || typeof node !== 'object') return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/') ? `#/$defs/${prefix}${v.slice(8)}` : renamed(v)]),
+    );
+  };
+  for (const [key, definition] of Object.entries($defs ?? {})) hoisted[`${prefix}${key}`] = renamed(definition);
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, renamed(union));
+}
