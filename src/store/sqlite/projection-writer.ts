@@ -15,6 +15,8 @@ const sqliteValue = (value: unknown) => (typeof value === 'boolean' ? (value ? 1
 export class ProjectionTable {
   private readonly codec: RowCodec;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Each row `load` returned, as the driver gave it: what `update` compares the next row with. */
+  private readonly stored = new WeakMap<Row, Row>();
   readonly tableName: string;
   /** The tables of the tallies kept over this projection's rows (`linkTallies`). */
   tallies: readonly ProjectionTable[] = [];
@@ -30,15 +32,34 @@ export class ProjectionTable {
 
   load(key: Key): Row | null {
     const raw = this.statement('select', key).get(...this.codec.keyValues(key)) as Row | undefined;
-    return raw ? this.codec.fromDriver(raw) : null;
+    if (!raw) return null;
+    const row = this.codec.fromDriver(raw);
+    this.stored.set(row, raw);
+    return row;
   }
 
   insert(row: Row): void {
     this.statement('insert').run(...this.codec.rowValues(row));
   }
 
-  update(key: Key, row: Row): void {
-    this.statement('update', key).run(...this.codec.rowValues(row), ...this.codec.keyValues(key));
+  /**
+   * Writes the columns whose value differs from `before`'s as stored (every column when `before` was not
+   * read by `load`), nothing when none does. An UPDATE rewrites the entry of every index holding a column it
+   * sets, changed or not, so setting every column wrote a page of the primary key's index and of each
+   * secondary index on every update of a row.
+   */
+  update(key: Key, before: Row, row: Row): void {
+    const raw = this.stored.get(before);
+    const changed: string[] = [];
+    const values: unknown[] = [];
+    for (const [prop, column] of this.codec.columns) {
+      const value = this.codec.toDriver(column, row[prop]);
+      if (raw && value === (raw[column.name] ?? null)) continue;
+      changed.push(prop);
+      values.push(value);
+    }
+    if (changed.length === 0) return;
+    this.statement('update', key, changed).run(...values, ...this.codec.keyValues(key));
   }
 
   /** Insert or replace by primary key: for scratch tables, which have no triggers or foreign keys. */
@@ -69,26 +90,28 @@ export class ProjectionTable {
     if (next === null) {
       if (row) this.delete(key);
     } else if (row) {
-      this.update(key, next);
+      this.update(key, row, next);
     } else {
       this.insert(next);
     }
   }
 
-  private statement(kind: 'select' | 'insert' | 'update' | 'upsert' | 'delete', key: Key = {}): Database.Statement {
+  /** The statement of `kind` by `key`'s properties; an update's sets `set` (every column when not given). */
+  private statement(kind: 'select' | 'insert' | 'update' | 'upsert' | 'delete', key: Key = {}, set?: readonly string[]): Database.Statement {
     const keyProps = Object.keys(key);
-    const id = `${kind}:${keyProps.join(',')}`;
+    const id = `${kind}:${keyProps.join(',')}:${set?.join(',') ?? ''}`;
     let statement = this.statements.get(id);
     if (!statement) {
-      statement = this.sqlite.prepare(this.sql(kind, keyProps));
+      statement = this.sqlite.prepare(this.sql(kind, keyProps, set));
       this.statements.set(id, statement);
     }
     return statement;
   }
 
-  private sql(kind: string, keyProps: string[]): string {
+  private sql(kind: string, keyProps: string[], set?: readonly string[]): string {
     const table = `"${this.tableName}"`;
     const names = this.codec.columns.map(([, column]) => `"${column.name}"`);
+    const setNames = set ? set.map((prop) => `"${this.codec.column(prop).name}"`) : names;
     const where = keyProps.map((prop) => `"${this.codec.column(prop).name}" = ?`).join(' AND ');
     switch (kind) {
       case 'select':
@@ -98,7 +121,7 @@ export class ProjectionTable {
       case 'upsert':
         return `INSERT OR REPLACE INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`;
       case 'update':
-        return `UPDATE ${table} SET ${names.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`;
+        return `UPDATE ${table} SET ${setNames.map((n) => `${n} = ?`).join(', ')} WHERE ${where}`;
       default:
         return `DELETE FROM ${table} WHERE ${where}`;
     }

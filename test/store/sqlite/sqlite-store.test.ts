@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inlineProjections } from '../../../projections/index.js';
+import { importProgressCountsProjection } from '../../../projections/import-progress-tallies.js';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { stageAccount } from '../../../src/application/account-import-processes.js';
 import { createImportSupplier, createOperationsTeam, setImportSupplierStatus } from '../../../src/application/operator.js';
@@ -12,6 +13,7 @@ import { importSupplierDecider } from '../../../src/domain/import-supplier/impor
 import { openLedger } from '../../../src/ledger.js';
 import { assembleLedger, type Ledger } from '../../../src/ledger.js';
 import { openDatabase, type OpenDatabase } from '../../../src/store/sqlite/database.js';
+import { ProjectionTable } from '../../../src/store/sqlite/projection-writer.js';
 import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
 import { PURGE_WINDOW } from '../../../src/store/sqlite/idempotency-records.js';
 import { startWalCheckpointer } from '../../../src/store/sqlite/wal-checkpointer.js';
@@ -339,5 +341,31 @@ describe('WAL checkpointer', () => {
     expect(o.database.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     await upkeep.stop();
     expect(o.database.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+  });
+});
+
+describe('projection writes on SQLite', () => {
+  /** The WAL frames (pages) `write` adds, in a transaction of its own on the service's connection. */
+  const pagesWritten = (sqlite: OpenDatabase['sqlite'], write: () => void): number => {
+    sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqlite.transaction(write)();
+    return (sqlite.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+  };
+
+  it('an update sets the columns that changed: the primary key index is not written again, an unchanged row not at all', () => {
+    const { database } = openSqlite();
+    const { sqlite } = database;
+    sqlite.pragma('wal_autocheckpoint = 0');
+    const table = new ProjectionTable(sqlite, importProgressCountsProjection);
+    const zero = { total: 0, pending: 0, imported: 0, skipped: 0, failing: 0, transferPending: 0, transferInProgress: 0, transferRejected: 0, transferCompleted: 0 };
+    // A rowid table with a text primary key: an insert writes the table and its primary key index.
+    expect(pagesWritten(sqlite, () => table.insert({ importSupplier: 'A', ...zero, total: 1, pending: 1 }))).toBe(2);
+    const key = { importSupplier: 'A' };
+    expect(pagesWritten(sqlite, () => table.update(key, table.load(key)!, { importSupplier: 'A', ...zero, total: 2, pending: 1, imported: 1 }))).toBe(1);
+    expect(table.load(key)).toEqual({ importSupplier: 'A', ...zero, total: 2, pending: 1, imported: 1 });
+    expect(pagesWritten(sqlite, () => table.update(key, table.load(key)!, { importSupplier: 'A', ...zero, total: 2, pending: 1, imported: 1 }))).toBe(0);
+    // A row that did not come from `load` has every column written.
+    table.update(key, { importSupplier: 'A', ...zero, total: 2, pending: 1, imported: 1 }, { importSupplier: 'A', ...zero, total: 3, skipped: 3 });
+    expect(table.load(key)).toEqual({ importSupplier: 'A', ...zero, total: 3, skipped: 3 });
   });
 });
