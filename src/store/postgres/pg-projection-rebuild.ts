@@ -153,8 +153,12 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
       const version = stored.get(projection.name);
       if (version === projection.version) continue;
       if (version === undefined) {
-        const any = projection.handles.length > 0 && (await this.pool.query('SELECT 1 FROM events WHERE type = ANY($1) LIMIT 1', [[...projection.handles]])).rows.length > 0;
+        // The table first: the log has no index on the type, so it is searched only for an empty table.
         const rows = (await this.pool.query(`SELECT 1 FROM ${quote(getTableName(projection.table))} LIMIT 1`)).rows.length;
+        const any =
+          rows === 0 &&
+          projection.handles.length > 0 &&
+          (await this.pool.query('SELECT 1 FROM events WHERE type = ANY($1) LIMIT 1', [[...projection.handles]])).rows.length > 0;
         if (!any || rows > 0) {
           // Kept up to date inline since its table was created: record it as current.
           await this.recordVersion(this.pool, projection, 0);

@@ -117,10 +117,13 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
       if (version === projection.version) continue;
       if (version === undefined) {
         const types = projection.handles;
+        // The table first: the log has no index on the type (every commit would write its tails), so it is
+        // searched only for an empty table, as far as the first event of the types, at most as far as a rebuild reads.
+        const rows = this.sqlite.prepare(`SELECT 1 FROM "${getTableName(projection.table)}" LIMIT 1`).get() === undefined ? 0 : 1;
         const any =
+          rows === 0 &&
           types.length > 0 &&
           this.sqlite.prepare(`SELECT 1 FROM events WHERE type IN (${types.map(() => '?').join(', ')}) LIMIT 1`).get(...types) !== undefined;
-        const rows = (this.sqlite.prepare(`SELECT COUNT(*) AS n FROM "${getTableName(projection.table)}"`).get() as { n: number }).n;
         if (!any || rows > 0) {
           // Kept up to date inline since its table was created: record it as current.
           this.recordVersion(projection, 0, this.now().toISOString());
