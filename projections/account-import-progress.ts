@@ -23,6 +23,9 @@ export interface FailureItem {
  * its latest stage or process attempt was refused: a later stage, process,
  * successful dry run or skip clears the failure. Its counters and the
  * failures summary are tallies over these rows (import-progress-tallies.ts).
+ *
+ * A WITHOUT ROWID table on SQLite (its rows are small): an insert writes the primary key's b-tree only.
+ * drizzle-kit does not express it; a migration that recreates the table keeps it.
  */
 export const accountImportProgressTable = sqliteTable(
   'account_import_progress',

@@ -63,6 +63,26 @@ describe('SQLite storage settings', () => {
     expect(major * 1_000_000 + minor * 1_000 + (patch ?? 0)).toBeGreaterThanOrEqual(3_051_003);
   });
 
+  it('keeps the small keyed projection tables WITHOUT ROWID, which drizzle-kit does not express, and the log without an index on the type', () => {
+    const { sqlite } = openSqlite().database;
+    const withoutRowid = sqlite
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%WITHOUT ROWID' ORDER BY name")
+      .pluck()
+      .all();
+    expect(withoutRowid).toEqual(['account_historical_statements', 'account_import_progress', 'account_ledgers', 'account_notes']);
+    // Their primary key is the table itself: no second b-tree to write on each insert.
+    expect(sqlite.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'sqlite_autoindex_account_%' ORDER BY name").pluck().all()).toEqual([
+      'sqlite_autoindex_account_import_processes_1',
+      'sqlite_autoindex_account_import_statuses_1',
+      'sqlite_autoindex_account_ledger_transactions_1',
+    ]);
+    expect(sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").pluck().all()).toEqual([
+      'events_event_id_unique',
+      'events_stream_id_global_position_idx',
+      'events_stream_id_stream_position_unique',
+    ]);
+  });
+
   it('creates the database directory when it is missing and applies migrations', async () => {
     const { file } = openSqlite();
     const nested = `${file}.d/deeper/ledger.db`;
