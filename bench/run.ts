@@ -44,6 +44,8 @@ interface Figure {
   p99Ms: number | null;
   peakRssMb: number | null;
   ratioToEcho: number | null;
+  /** The worst answer of the reads polled beside the load (stage-account). */
+  worstReadMs?: number;
   note?: string;
 }
 const figures: Figure[] = [];
@@ -82,6 +84,41 @@ async function load(
     headers: { 'content-type': 'application/json', ...options.headers },
     requests: [{ setupRequest: (req) => ({ ...req, body: options.body(i++) }) }],
   });
+}
+
+/** How often the reads beside the stage load are asked. */
+const READ_POLL_MS = 20;
+
+/**
+ * Reads asked one after another every READ_POLL_MS while a write load runs (the liveness probe, and a
+ * supplier's progress, which reads the store): the worst answer time is what a reader waits behind the writes.
+ */
+function pollReads(base: string, auth: Record<string, string>) {
+  const paths = ['/healthz', '/v1/data-import/import-progress/BENCH/'];
+  let worst = { ms: 0, path: '' };
+  let polls = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const path of paths) {
+        const started = performance.now();
+        const res = await fetch(`${base}${path}`, { headers: auth });
+        await res.arrayBuffer();
+        const ms = performance.now() - started;
+        if (!res.ok) throw new Error(`${path} answered ${res.status} during the load`);
+        if (ms > worst.ms) worst = { ms, path };
+      }
+      polls++;
+      await new Promise((r) => setTimeout(r, READ_POLL_MS));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return { worstMs: Math.round(worst.ms * 10) / 10, worstPath: worst.path, polls };
+    },
+  };
 }
 
 function record(scenario: string, result: autocannon.Result, pid: number | undefined, echo: number | null, note?: string) {
@@ -263,11 +300,15 @@ async function writeScenarios(): Promise<number> {
   const service = await startService(database);
   const token = await tokenFor(service.base, database);
   const auth = { authorization: `Token ${token}` };
+  const reads = pollReads(service.base, auth);
   const stageResult = await load(`${service.base}/v1/data-import/account-import-process/create-or-update/`, {
     headers: auth,
     body: (i) => accountBody(`BENCH-${i}`),
   });
+  const worstRead = await reads.stop();
   const staged = record('stage-account (synchronous=FULL)', stageResult, service.child.pid, echoRate);
+  figures.at(-1)!.worstReadMs = worstRead.worstMs;
+  progress(`  reads during stage-account (every ${READ_POLL_MS} ms, ${worstRead.polls} of each): worst ${worstRead.worstMs} ms (${worstRead.worstPath})`);
   const processResult = await load(`${service.base}/v1/data-import/account-import-process/process/`, {
     headers: auth,
     amount: Math.min(staged, 200_000),
@@ -612,6 +653,7 @@ function printTable() {
     p99: f.p99Ms === null ? '' : `${f.p99Ms} ms`,
     'peak RSS': f.peakRssMb === null ? '' : `${f.peakRssMb} MB`,
     'vs echo': f.ratioToEcho === null ? '' : `${(f.ratioToEcho * 100).toFixed(1)}%`,
+    'worst read': f.worstReadMs === undefined ? '' : `${f.worstReadMs} ms`,
     note: f.note ?? '',
   }));
   const headers = Object.keys(rows[0]!) as (keyof (typeof rows)[0])[];
