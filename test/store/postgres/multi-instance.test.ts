@@ -10,6 +10,7 @@ import type { Ledger } from '../../../src/ledger.js';
 import { operator, SUPPLIER } from '../../support/ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
 import { payloadFor } from '../contract/seed.js';
+import { createExampleProducts } from '../../support/products.js';
 import {
   expectLogIsExactlyTheReportedEvents,
   expectOnlyDomainErrors,
@@ -99,6 +100,8 @@ describe('PostgreSQL: two instances on one database', () => {
 
   it('accounts staged through the application from both instances, on the same and on different accounts', async () => {
     await createImportSupplier(t.a, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
+    // Staging checks what the payload refers to: the example's products are there, as on a real migration.
+    await createExampleProducts(t.a);
     const staged: Promise<PromiseSettledResult<{ created: boolean }>>[] = [];
     for (let i = 0; i < 12; i++) {
       // The same account from both instances (one creates it, the other re-stages or finds nothing new) ...
