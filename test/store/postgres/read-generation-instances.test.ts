@@ -6,6 +6,7 @@ import { validateAccountPayload } from '../../../src/domain/account-import-proce
 import { loadExample } from '../../support/ledger.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
 import { openInstances, type Instances } from './instances.js';
+import { createExampleProducts } from '../../support/products.js';
 
 const operator = { actor: 'operator:test', requestId: null };
 
@@ -48,6 +49,8 @@ describe('rows kept in memory behind the read generation, with two instances', (
   });
 
   it('the generation moves with those tables only: staging accounts leaves it where it was', async () => {
+    // Staging checks what the payload refers to: the example's products are there first.
+    await createExampleProducts(t.a);
     const before = await generation();
     await createOperationsTeam(t.a, 'Migrations', operator);
     expect(await generation()).toBe(before + 1);
