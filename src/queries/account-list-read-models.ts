@@ -3,6 +3,7 @@ import { accountHistoricalStatements } from '../../projections/account-historica
 import { accountImportProcesses, type ImportProcessState } from '../../projections/account-import-processes.js';
 import { accountLedgers } from '../../projections/account-ledgers.js';
 import { accountNotes } from '../../projections/account-notes.js';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ProjectionQueries, SelectedRow, SelectFields } from '../store/projection-queries.js';
 
 /**
@@ -32,7 +33,8 @@ const listFields = {
 /** What a list item (spec 2.7) is made of, and its place in the order. */
 export type AccountListRow = SelectedRow<typeof listFields>;
 
-const sameAccount = (table: typeof accountNotes | typeof accountHistoricalStatements | typeof accountLedgers) =>
+/** A record table's rows of the account import process `t` is on (its primary key's prefix). */
+export const sameAccount = (table: { importSupplier: AnySQLiteColumn; externalAccountNumber: AnySQLiteColumn }) =>
   sql`${table.importSupplier} = ${t.importSupplier} AND ${table.externalAccountNumber} = ${t.externalAccountNumber}`;
 
 const reconciliationFields = {
@@ -73,7 +75,7 @@ export interface AccountListReadModels {
 }
 
 /** The WHERE of a keyset read: the supplier, the state when given, the range's ends when given (placeholders). */
-function keysetWhere(options: { state: boolean; after: boolean; through: boolean }): SQL {
+export function keysetWhere(options: { state: boolean; after: boolean; through: boolean }): SQL {
   const position = sql`(${t.firstStagedAt}, ${t.externalAccountNumber})`;
   const conditions: SQL[] = [eq(t.importSupplier, sql.placeholder('supplier'))];
   if (options.state) conditions.push(eq(t.state, sql.placeholder('state')));
@@ -82,10 +84,10 @@ function keysetWhere(options: { state: boolean; after: boolean; through: boolean
   return and(...conditions)!;
 }
 
-const orderBy = sql`ORDER BY ${t.firstStagedAt}, ${t.externalAccountNumber}`;
+export const orderBy = sql`ORDER BY ${t.firstStagedAt}, ${t.externalAccountNumber}`;
 
 /** The values of a keyset read's placeholders. */
-function keysetParams(importSupplier: string, state: ImportProcessState | null, range: KeysetRange): Record<string, unknown> {
+export function keysetParams(importSupplier: string, state: ImportProcessState | null, range: KeysetRange): Record<string, unknown> {
   return {
     supplier: importSupplier,
     ...(state === null ? {} : { state }),
@@ -95,7 +97,7 @@ function keysetParams(importSupplier: string, state: ImportProcessState | null, 
 }
 
 /** One prepared statement per shape of read (state or not, each end or not), made on first use. */
-function preparedByShape<F extends SelectFields>(q: ProjectionQueries, fields: F, rest: (where: SQL) => SQL) {
+export function preparedByShape<F extends SelectFields>(q: ProjectionQueries, fields: F, rest: (where: SQL) => SQL) {
   const prepared = new Map<string, (params: Record<string, unknown>) => Promise<SelectedRow<F>[]>>();
   return (shape: { state: boolean; after: boolean; through: boolean }) => {
     const id = `${shape.state}/${shape.after}/${shape.through}`;

@@ -3,6 +3,7 @@ import type { ProjectionQueries } from '../store/projection-queries.js';
 import { createAccountImportStatusReadModels, type AccountImportStatusReadModels } from './account-import-status-read-models.js';
 import { createAccountListReadModels, type AccountListReadModels } from './account-list-read-models.js';
 import { createAccountReadModels, type AccountReadModels } from './account-read-models.js';
+import { createAccountRecordsExportReadModels, type AccountRecordsExportReadModels } from './account-records-export-read-models.js';
 import { createAccountRecordReadModels, type AccountRecordReadModels } from './account-record-read-models.js';
 import { createBusinessReadModels, type BusinessReadModels } from './business-read-models.js';
 import { createOperationalFigureReadModels, type OperationalFigureReadModels } from './operational-figure-read-models.js';
@@ -31,6 +32,7 @@ export interface ReadModels
     PaymentInstructionReadModels,
     CustomerEmailReadModels,
     AccountRecordReadModels,
+    AccountRecordsExportReadModels,
     StreamEventReadModels,
     OperationalFigureReadModels {}
 
@@ -46,6 +48,7 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog): Rea
     ...createPaymentInstructionReadModels(queries),
     ...createCustomerEmailReadModels(queries),
     ...createAccountRecordReadModels(queries),
+    ...createAccountRecordsExportReadModels(queries),
     ...createStreamEventReadModels(log),
     ...createOperationalFigureReadModels(queries),
   };

@@ -35,6 +35,8 @@ import {
   importedAccountImportProcessesResponseSchema,
   pendingAccountImportProcessesResponseSchema,
 } from '../routes/account-status.js';
+import { accountRecordsOneSchema } from '../../export/account-records-export.js';
+import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
 import { createBusinessRequestSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
 import { createHistoricalStatementsRequestSchema } from '../routes/historical-statements.js';
@@ -190,6 +192,19 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
       },
     },
     errors: scoped('invalid_query_parameter'),
+  },
+  {
+    method: 'get', path: `${V1}/account-records/:supplier/`, operationId: 'accountRecordsExport', tags: ['Accounts'],
+    summary: 'The records export', description: 'One NDJSON line per account of the supplier, streamed in the lists\' order: its state, ledger balance in cents, and per kind of record (notes, transactions, historical statements, payment instructions) a count and an order-independent digest (SHA-256 of the records\' sorted lines); `?include=records` adds the records. What `import-ledger verify` compares a migration folder with (docs/migrate.md).',
+    query: accountRecordsQuerySchema,
+    responses: { 200: { description: 'One line per account (the shape of `accountRecordsOne`, `records` only with `?include=records`).', content: { 'application/x-ndjson': { schema: { type: 'string' } } } } },
+    errors: scoped('invalid_query_parameter'),
+  },
+  {
+    method: 'get', path: `${V1}/account-records/:supplier/:ext/`, operationId: 'accountRecordsOne', tags: ['Accounts'],
+    summary: "An account's records, as verify compares them", description: 'The line of the records export for one account, with its records.',
+    responses: { 200: jsonAnswer(accountRecordsOneSchema, 'The account and its records.') },
+    errors: scoped('account_not_found'),
   },
   {
     method: 'get', path: `${V1}/account-history/:supplier/:ext/`, operationId: 'accountHistory', tags: ['Audit'],
