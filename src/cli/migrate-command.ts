@@ -2,6 +2,17 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { MigrateCliOptions } from '../migrate/run-command.js';
 import { ExitWith } from './exit.js';
 
+/** An http:// or https:// URL: the service's base. */
+export function serviceUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
+    return value;
+  } catch {
+    throw new InvalidArgumentError('expected an http:// or https:// URL');
+  }
+}
+
 /**
  * `import-ledger migrate`: the command's definition only (options and help), so that `--help` costs no
  * more than commander; the migration's code (src/migrate/) is imported when the command runs.
@@ -17,15 +28,7 @@ export function migrateCommand(): Command {
         '2 bad usage, 130 interrupted (Ctrl-C: the requests in flight finish; run again to resume).',
     )
     .argument('<DIR>', 'the migration folder (docs/migrate.md)')
-    .requiredOption('--url <BASE_URL>', 'the service, e.g. http://127.0.0.1:8080', (value: string) => {
-      try {
-        const url = new URL(value);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-        return value;
-      } catch {
-        throw new InvalidArgumentError('expected an http:// or https:// URL');
-      }
-    })
+    .requiredOption('--url <BASE_URL>', 'the service, e.g. http://127.0.0.1:8080', serviceUrl)
     .requiredOption('--supplier <CODE>', 'the import supplier the accounts belong to')
     .requiredOption('--team <NAME>', 'the operations team accounts are processed against')
     .addOption(new Option('--api-key <KEY>', 'the API key (default: the LEDGER_API_KEY environment variable)').env('LEDGER_API_KEY'))

@@ -2,7 +2,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './api-types.js';
 
 export type { paths } from './api-types.js';
-export { NoAnswer, createNodeHttpTransport, type NodeHttpTransport, type NodeHttpTransportOptions, type PlainAnswer, type PlainRequestInit } from './node-http-transport.js';
+export { NoAnswer, createNodeHttpTransport, type NodeHttpTransport, type NodeHttpTransportOptions, type PlainAnswer, type PlainRequestInit, type StreamedAnswer } from './node-http-transport.js';
 
 /** What carries the requests: a fetch, or a fetch with the Request class it expects (see node-http-transport.ts). */
 export type Transport = typeof fetch | { readonly fetch: (input: Request) => Promise<Response>; readonly Request?: typeof Request };

@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
@@ -46,12 +46,26 @@ export interface PlainAnswer {
   json(): Promise<unknown>;
 }
 
+/** An answer whose body is read as it arrives. */
+export interface StreamedAnswer {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  /** The body's bytes; a broken transfer (the service cut it) ends it with an error, never quietly. */
+  readonly body: AsyncIterable<Buffer>;
+}
+
 export interface NodeHttpTransport {
   /**
    * Sends one request as it is given, without openapi-fetch's runtime (its Headers objects and option
    * merging): for a caller that types the request from the document itself (src/migrate/api-client.ts).
    */
   readonly send: (request: PlainRequestInit) => Promise<PlainAnswer>;
+  /**
+   * Sends one request and resolves as soon as the answer's head is in, its body left to be read as it
+   * arrives (a streamed export of any length, in the memory of one chunk).
+   */
+  readonly stream: (request: PlainRequestInit) => Promise<StreamedAnswer>;
   /** For openapi-fetch's `fetch` option. */
   readonly fetch: (input: Request) => Promise<Response>;
   /** For openapi-fetch's `Request` option. */
@@ -122,36 +136,58 @@ export function createNodeHttpTransport(options: NodeHttpTransportOptions): Node
   const httpAgent = new HttpAgent(agentOptions);
   let httpsAgent: HttpsAgent | null = null;
 
-  const send = (request: PlainRequestInit): Promise<PlainResponse> =>
-    new Promise((resolve, reject) => {
-      const url = new URL(request.url);
-      const https = url.protocol === 'https:';
-      const fail = (error: Error) => reject(new NoAnswer(`${request.method} ${url.pathname}: ${error.message}`));
-      const headers = request.body === null ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
-      const req = (https ? httpsRequest : httpRequest)(
-        {
-          protocol: url.protocol,
-          hostname: url.hostname,
-          port: url.port,
-          method: request.method,
-          path: `${url.pathname}${url.search}`,
-          agent: https ? (httpsAgent ??= new HttpsAgent(agentOptions)) : httpAgent,
-          headers,
-        },
+  /** Sends the request; `onAnswer` gets the answer's head and body stream. */
+  const open = (request: PlainRequestInit, onAnswer: (res: IncomingMessage, fail: (error: Error) => void) => void, reject: (error: Error) => void) => {
+    const url = new URL(request.url);
+    const https = url.protocol === 'https:';
+    const fail = (error: Error) => reject(new NoAnswer(`${request.method} ${url.pathname}: ${error.message}`));
+    const headers = request.body === null ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) };
+    const req = (https ? httpsRequest : httpRequest)(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: `${url.pathname}${url.search}`,
+        agent: https ? (httpsAgent ??= new HttpsAgent(agentOptions)) : httpAgent,
+        headers,
+      },
+      (res) => onAnswer(res, fail),
+    );
+    req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    req.on('error', fail);
+    req.end(request.body ?? undefined);
+  };
+
+  const stream = (request: PlainRequestInit): Promise<StreamedAnswer> =>
+    new Promise((resolve, reject) =>
+      open(
+        request,
         (res) => {
+          const status = res.statusCode ?? 0;
+          resolve({ status, ok: status >= 200 && status < 300, headers: { get: (name) => first(res.headers, name) }, body: res });
+        },
+        reject,
+      ),
+    );
+
+  const send = (request: PlainRequestInit): Promise<PlainResponse> =>
+    new Promise((resolve, reject) =>
+      open(
+        request,
+        (res, fail) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('error', fail);
           res.on('end', () => resolve(new PlainResponse(res.statusCode ?? 0, res.headers, Buffer.concat(chunks).toString('utf8'))));
         },
-      );
-      req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
-      req.on('error', fail);
-      req.end(request.body ?? undefined);
-    });
+        reject,
+      ),
+    );
 
   return {
     send,
+    stream,
     // The casts are the seam: openapi-fetch is typed against the DOM classes, and uses only the members above.
     fetch: (input) => send(input as unknown as PlainRequest) as unknown as Promise<Response>,
     Request: PlainRequest as unknown as typeof Request,

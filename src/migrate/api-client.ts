@@ -35,6 +35,11 @@ const ACCOUNTS_LIST = '/v1/data-import/all-account-import-processes/{supplier}/'
 export type AccountsListAnswer = AnswerOf<Operation<typeof ACCOUNTS_LIST, 'get'>>;
 export type AccountsListQuery = NonNullable<Operation<typeof ACCOUNTS_LIST, 'get'>['parameters']['query']>;
 export type GraphqlAnswer = AnswerOf<Operation<'/v1/graphql/', 'post'>>;
+const FAILURES_LIST = '/v1/data-import/import-failures/{supplier}/' as const;
+export type FailuresAnswer = AnswerOf<Operation<typeof FAILURES_LIST, 'get'>>;
+export type FailuresQuery = NonNullable<Operation<typeof FAILURES_LIST, 'get'>['parameters']['query']>;
+const ACCOUNT_RECORDS = '/v1/data-import/account-records/{supplier}/{ext}/' as const;
+export type AccountRecordsAnswer = AnswerOf<Operation<typeof ACCOUNT_RECORDS, 'get'>>;
 
 /** What came back from one request. `body` is the parsed JSON (a body the document lists), or the raw text when it is not JSON. */
 export interface ApiAnswer<B = unknown> {
@@ -78,6 +83,19 @@ export interface ApiClient {
   close(): void;
 }
 
+/** The reads `import-ledger verify` makes besides migrate's. */
+export interface VerifyClient extends ApiClient {
+  /** One page of the supplier's failing accounts (the import-failures list). */
+  listFailures(supplier: string, query: FailuresQuery, token: string): Promise<ApiAnswer<FailuresAnswer>>;
+  /**
+   * The records export of the supplier (GET account-records/<supplier>/): on a 200 the body is the
+   * stream of its NDJSON text, read as it arrives; any other answer is read in full.
+   */
+  openRecordsExport(supplier: string, token: string): Promise<ApiAnswer<AsyncIterable<Buffer>>>;
+  /** One account's records, as the export compares them. */
+  accountRecords(supplier: string, ext: string, token: string): Promise<ApiAnswer<AccountRecordsAnswer>>;
+}
+
 /** Parses a Retry-After value: delta-seconds or an HTTP date. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (value === null || value.trim() === '') return null;
@@ -93,7 +111,7 @@ async function bodyOf(response: PlainAnswer): Promise<unknown> {
 }
 
 /** openapi-fetch's result (or the transport's answer, read the same way), as the command reads it. */
-function toAnswer<B>(result: { data?: unknown; error?: unknown; response: Pick<Response, 'status' | 'ok' | 'headers'> | PlainAnswer }): ApiAnswer<B> {
+function toAnswer<B>(result: { data?: unknown; error?: unknown; response: { status: number; ok: boolean; headers: { get(name: string): string | null } } }): ApiAnswer<B> {
   const { response } = result;
   return {
     status: response.status,
@@ -104,7 +122,7 @@ function toAnswer<B>(result: { data?: unknown; error?: unknown; response: Pick<R
   };
 }
 
-export function createApiClient(options: ApiClientOptions): ApiClient {
+export function createApiClient(options: ApiClientOptions): VerifyClient {
   const transport = createNodeHttpTransport({ timeoutMs: options.timeoutMs, maxSockets: options.maxSockets ?? 16 });
   const client = createLedgerClient(options.baseUrl, undefined, transport);
   const auth = (token: string) => ({ authorization: `Token ${token}` });
@@ -122,6 +140,27 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     },
     async listAccounts(supplier, query, token) {
       return toAnswer(await client.GET(ACCOUNTS_LIST, { params: { path: { supplier }, query }, headers: auth(token) }));
+    },
+    async listFailures(supplier, query, token) {
+      return toAnswer(await client.GET(FAILURES_LIST, { params: { path: { supplier }, query }, headers: auth(token) }));
+    },
+    async openRecordsExport(supplier, token) {
+      const url = `${base}/v1/data-import/account-records/${encodeURIComponent(supplier)}/`;
+      const response = await transport.stream({ url, method: 'GET', headers: { accept: 'application/x-ndjson', ...auth(token) }, body: null });
+      if (response.ok) return toAnswer({ data: response.body, response });
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.body) chunks.push(chunk);
+      const text = Buffer.concat(chunks).toString('utf8');
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text) as unknown;
+      } catch {
+        // Not JSON (a front's page): kept as text.
+      }
+      return toAnswer({ error: parsed, response });
+    },
+    async accountRecords(supplier, ext, token) {
+      return toAnswer(await client.GET(ACCOUNT_RECORDS, { params: { path: { supplier, ext } }, headers: auth(token) }));
     },
     async graphql(query, variables) {
       return toAnswer(await client.POST('/v1/graphql/', { body: { query, variables } }));

@@ -52,7 +52,7 @@ export class MigrationAborted extends Error {
 }
 
 /** Runs `work` on every item, `concurrency` at a time, until the items run out or a stop is asked for. */
-async function pool<T>(items: AsyncIterable<T> | Iterable<T>, concurrency: number, stopped: () => boolean, work: (item: T) => Promise<void>): Promise<void> {
+export async function pool<T>(items: AsyncIterable<T> | Iterable<T>, concurrency: number, stopped: () => boolean, work: (item: T) => Promise<void>): Promise<void> {
   const iterator = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<T>)[Symbol.iterator]();
   const worker = async () => {
     while (!stopped()) {

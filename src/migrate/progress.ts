@@ -18,6 +18,8 @@ export interface ProgressOptions {
   readonly stream: NodeJS.WritableStream & { isTTY?: boolean };
   readonly intervalMs: number;
   readonly now?: () => number;
+  /** What the count of failed items is called on a terminal (verify: the items that differ). */
+  readonly failedLabel?: string;
 }
 
 const formatDuration = (seconds: number): string => {
@@ -90,7 +92,7 @@ export class Progress {
       const filled = Math.round(fraction * width);
       const rate = this.rate(p);
       const eta = p.endedAt !== null ? 'done' : `ETA ${formatDuration(rate > 0 && p.total !== null ? (p.total - p.done) / rate : Infinity)}`;
-      return `${p.step.padEnd(13)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total ?? '?'} ${rate.toFixed(1)}/s ${eta}  failed ${p.failed}${p.retries ? `  retries ${p.retries}` : ''}`;
+      return `${p.step.padEnd(13)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total ?? '?'} ${rate.toFixed(1)}/s ${eta}  ${this.options.failedLabel ?? 'failed'} ${p.failed}${p.retries ? `  retries ${p.retries}` : ''}`;
     });
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}A` : '';
     this.options.stream.write(`${up}${lines.map((l) => `\r\x1b[2K${l}`).join('\n')}\n`);

@@ -45,17 +45,41 @@ export interface Summary {
   readonly byStep: Record<string, Partial<Record<ItemOutcome, number>>>;
 }
 
-export class Report {
+/**
+ * A report file written line by line as items settle: CSV (src/export/csv.ts) when the file's name ends in
+ * `.csv`, else NDJSON, its columns fixed up front (the CSV header). Shared by migrate's and verify's reports.
+ */
+export class ReportFile<C extends string> {
   private readonly fd: number | null;
   private readonly csv: boolean;
+
+  constructor(
+    file: string | null,
+    private readonly columns: readonly C[],
+  ) {
+    this.csv = file !== null && file.toLowerCase().endsWith('.csv');
+    this.fd = file === null ? null : openSync(file, 'w');
+    if (this.fd !== null && this.csv) writeSync(this.fd, csvRecords([columns]));
+  }
+
+  write(line: { readonly [K in C]: string | number | null }): void {
+    if (this.fd === null) return;
+    writeSync(this.fd, this.csv ? csvRecords([this.columns.map((c) => line[c])]) : `${JSON.stringify(line)}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+  }
+}
+
+export class Report {
+  private readonly file: ReportFile<(typeof COLUMNS)[number]>;
   private readonly counts: Record<ItemOutcome, number> = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<ItemOutcome, number>;
   private readonly codes = new Map<string, number>();
   private readonly steps = new Map<string, Partial<Record<ItemOutcome, number>>>();
 
   constructor(file: string | null) {
-    this.csv = file !== null && file.toLowerCase().endsWith('.csv');
-    this.fd = file === null ? null : openSync(file, 'w');
-    if (this.fd !== null && this.csv) writeSync(this.fd, csvRecords([COLUMNS]));
+    this.file = new ReportFile(file, COLUMNS);
   }
 
   add(line: ReportLine): void {
@@ -64,8 +88,7 @@ export class Report {
     step[line.outcome] = (step[line.outcome] ?? 0) + 1;
     this.steps.set(line.step, step);
     if (line.outcome === 'failed' && line.error_code) this.codes.set(line.error_code, (this.codes.get(line.error_code) ?? 0) + 1);
-    if (this.fd === null) return;
-    writeSync(this.fd, this.csv ? csvRecords([COLUMNS.map((c) => line[c])]) : `${JSON.stringify(line)}\n`);
+    this.file.write(line);
   }
 
   summary(): Summary {
@@ -81,6 +104,6 @@ export class Report {
   }
 
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    this.file.close();
   }
 }

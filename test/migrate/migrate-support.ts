@@ -10,7 +10,7 @@ import { createApiKey, createImportSupplier, createOperationsTeam } from '../../
 import { createApp } from '../../src/http/app.js';
 import { migrate, type MigrateOptions, type MigrateResult } from '../../src/migrate/migrate.js';
 import type { ReportLine } from '../../src/migrate/report.js';
-import { createTestLedger, loadExample, operator, plainAppDeps, type TestLedger } from '../support/ledger.js';
+import { createTestLedger, loadExample, operator, plainAppDeps, type TestLedger, type TestStore } from '../support/ledger.js';
 import { checkedHandler } from '../support/openapi-check.js';
 
 /**
@@ -37,8 +37,8 @@ export interface RunningService extends TestLedger {
   stop(): Promise<void>;
 }
 
-export async function startService(): Promise<RunningService> {
-  const test = await createTestLedger();
+export async function startService(options: { store?: TestStore } = {}): Promise<RunningService> {
+  const test = await createTestLedger(options.store ? { store: options.store } : {});
   const { ledger } = test;
   await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
   await createOperationsTeam(ledger, TEAM, operator);

@@ -1,0 +1,183 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { accountRecordsLineSchema, type AccountRecordsLine } from '../export/account-records-export.js';
+import { createApiClient, type ApiAnswer, type FailuresAnswer, type FailuresQuery, type VerifyClient } from './api-client.js';
+import { MigrationInput, isUnreadable } from './input.js';
+import { MigrationAborted, pool } from './migrate.js';
+import { Progress } from './progress.js';
+import { DEFAULT_RETRY_POLICY, createSender, type RetryPolicy, type Sender } from './retry.js';
+import { TokenRefused, createTokenSource } from './token-source.js';
+import { compareRecords } from './verify-records.js';
+import { VerifyReport, type VerifySummary } from './verify-report.js';
+import { fingerprint, sourceAccount, sourceFingerprint } from './verify-source.js';
+import { verifyCatalogue } from './verify-catalogue.js';
+
+/**
+ * `import-ledger verify`: compares the folder `migrate` reads with what the service holds for the
+ * supplier, over HTTP only (docs/migrate.md "Verify"). The accounts in three passes:
+ *
+ *  1. the folder's accounts, one at a time: each reduced to a fingerprint (its records' digests and its
+ *     balance, src/migrate/verify-source.ts), 24 characters kept per account, never its records;
+ *  2. the service's records export (GET account-records/<supplier>/), streamed: each account's line is
+ *     matched with its fingerprint (equal: identical, with every record counted), or reported extra, or
+ *     not imported (with its latest refusal code); what no line matched is missing;
+ *  3. for the accounts whose fingerprints differ only, the folder's account read again and the service's
+ *     records of it asked for (one request each), and compared record by record.
+ */
+export interface VerifyOptions {
+  readonly dir: string;
+  readonly baseUrl: string;
+  readonly supplier: string;
+  readonly apiKey: string;
+  readonly reportFile: string | null;
+  /** Accounts compared in detail at once (pass 3). */
+  readonly concurrency: number;
+  readonly retry?: RetryPolicy;
+  readonly requestTimeoutMs?: number;
+  readonly progressStream?: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly progressIntervalMs?: number;
+  readonly stopRequested?: () => boolean;
+}
+
+export interface VerifyResult {
+  readonly summary: VerifySummary;
+  /** 0: the folder and the service agree; 1: they differ. */
+  readonly exitCode: 0 | 1;
+}
+
+/** The service's answer, or the verification stops: it cannot be judged without it. */
+export function answered<B>(outcome: Awaited<ReturnType<Sender['send']>>, what: string): ApiAnswer<B> {
+  if (outcome.kind === 'interrupted') throw new MigrationAborted('interrupted', false);
+  if (outcome.kind === 'no-answer') throw new MigrationAborted(`${what}: the service did not answer: ${outcome.error}`, false);
+  const answer = outcome.answer as ApiAnswer<B>;
+  if (answer.status === 401 || answer.status === 403) throw new MigrationAborted(`${what} answered ${answer.status}: does the supplier exist, and is the key scoped to it?`, true);
+  return answer;
+}
+
+/** The latest refusal code of each account in `wanted`, from the import-failures list (newest first), paged. */
+async function latestRefusals(client: VerifyClient, sender: Sender, supplier: string, baseUrl: string, wanted: ReadonlySet<string>): Promise<Map<string, string>> {
+  const codes = new Map<string, string>();
+  let query: FailuresQuery | null = { limit: '1000' };
+  while (query && codes.size < wanted.size) {
+    const page: FailuresQuery = query;
+    const answer = answered<FailuresAnswer>(await sender.send((token) => client.listFailures(supplier, page, token)), `listing the failures of ${supplier}`);
+    if (answer.status !== 200 || !Array.isArray(answer.body)) throw new MigrationAborted(`listing the failures of ${supplier} answered ${answer.status}`, false);
+    for (const failure of answer.body as { external_account_number: string; code: string }[]) {
+      if (wanted.has(failure.external_account_number) && !codes.has(failure.external_account_number)) codes.set(failure.external_account_number, failure.code);
+    }
+    const link = answer.next ? new URL(answer.next, baseUrl) : null;
+    query = link ? (Object.fromEntries(link.searchParams) as FailuresQuery) : null;
+  }
+  return codes;
+}
+
+export async function verify(options: VerifyOptions, log: (line: string) => void): Promise<VerifyResult> {
+  const stopRequested = options.stopRequested ?? (() => false);
+  const input = new MigrationInput(options.dir);
+  const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs: options.requestTimeoutMs ?? 60_000, maxSockets: options.concurrency + 2 });
+  const tokens = createTokenSource(client, options.apiKey);
+  const sender = createSender(tokens, options.retry ?? DEFAULT_RETRY_POLICY, { stopped: stopRequested });
+  try {
+    await tokens.current();
+  } catch (error) {
+    client.close();
+    if (error instanceof TokenRefused) throw new MigrationAborted(error.message, true);
+    throw new MigrationAborted(`no token: ${error instanceof Error ? error.message : String(error)}`, false);
+  }
+  const report = new VerifyReport(options.reportFile);
+  const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000, failedLabel: 'differ' });
+  try {
+    await verifyCatalogue({ client, sender, supplier: options.supplier, baseUrl: options.baseUrl, input, report, progress, log });
+
+    // Pass 1: the folder's accounts, each to a fingerprint.
+    const expected = new Map<string, string>();
+    if (input.accountsSource()) {
+      const p = progress.begin('read folder', null);
+      input.countAccounts().then((n) => (p.total = n)).catch(() => undefined);
+      for await (const item of input.accounts()) {
+        p.done++;
+        if (isUnreadable(item)) {
+          report.add({ kind: 'accounts', item: item.id, difference: 'different', field: 'source', source: `${item.problem} (${item.source})`, service: null });
+          p.failed++;
+          continue;
+        }
+        if ((item.body as Record<string, unknown>)['import_supplier'] !== options.supplier) continue; // migrate sends it nowhere
+        expected.set(item.id, sourceFingerprint(sourceAccount(input, options.supplier, item.id, item.body)));
+      }
+      progress.end(p);
+    } else log('accounts: no accounts/ folder or accounts.ndjson in the folder');
+
+    // Pass 2: the service's export, streamed, matched against the fingerprints.
+    const differing = new Set<string>();
+    const notImported = new Map<string, string>();
+    const p = progress.begin('compare', expected.size);
+    const opened = answered<AsyncIterable<Buffer>>(await sender.send((token) => client.openRecordsExport(options.supplier, token)), `reading the records export of ${options.supplier}`);
+    if (opened.status !== 200 || typeof opened.body !== 'object' || opened.body === null) throw new MigrationAborted(`the records export of ${options.supplier} answered ${opened.status}`, false);
+    for await (const text of createInterface({ input: Readable.from(opened.body), crlfDelay: Infinity })) {
+      if (text.trim() === '') continue;
+      const line: AccountRecordsLine = accountRecordsLineSchema.parse(JSON.parse(text));
+      const ext = line.external_account_number;
+      const mine = expected.get(ext);
+      if (mine === undefined) {
+        report.add({ kind: 'accounts', item: ext, difference: 'extra', field: 'present', source: null, service: line.state });
+        continue;
+      }
+      expected.delete(ext);
+      p.done++;
+      if (line.state !== 'imported') {
+        notImported.set(ext, line.state);
+        p.failed++;
+        continue;
+      }
+      report.identical('accounts');
+      if (fingerprint(line.state, line.digests, line.ledger_balance_cents) === mine) {
+        for (const kind of ['notes', 'transactions', 'statements', 'payment_instructions'] as const) report.identical(kind, line.counts[kind]);
+        report.identical('ledger_balance');
+      } else {
+        differing.add(ext);
+        p.failed++;
+      }
+    }
+    progress.end(p);
+
+    // Accounts the folder has that the service does not hold imported: their state and latest refusal.
+    const unimported = new Set([...expected.keys(), ...notImported.keys()]);
+    const refusals = unimported.size > 0 ? await latestRefusals(client, sender, options.supplier, options.baseUrl, unimported) : new Map<string, string>();
+    for (const ext of expected.keys()) {
+      report.add({ kind: 'accounts', item: ext, difference: 'missing', field: 'present', source: 'imported', service: refusals.has(ext) ? `refused: ${refusals.get(ext)}` : null });
+    }
+    for (const [ext, state] of notImported) {
+      report.add({ kind: 'accounts', item: ext, difference: 'different', field: 'state', source: 'imported', service: refusals.has(ext) ? `${state} (refused: ${refusals.get(ext)})` : state });
+    }
+    expected.clear();
+
+    // Pass 3: the accounts whose fingerprints differ, record by record.
+    if (differing.size > 0) {
+      const d = progress.begin('details', differing.size);
+      const accounts = (async function* () {
+        for await (const item of input.accounts()) if (!isUnreadable(item) && differing.has(item.id)) yield item;
+      })();
+      await pool(accounts, options.concurrency, stopRequested, async (item) => {
+        const answer = answered<AccountRecordsLine>(
+          await sender.send((token) => client.accountRecords(options.supplier, item.id, token)),
+          `reading the records of ${item.id}`,
+        );
+        if (answer.status !== 200) throw new MigrationAborted(`the records of ${item.id} answered ${answer.status}`, false);
+        const theirs = accountRecordsLineSchema.parse(answer.body);
+        const ours = sourceAccount(input, options.supplier, item.id, item.body);
+        const before = report.differences;
+        compareRecords(report, item.id, ours.records, theirs.records ?? { notes: [], transactions: [], statements: [], payment_instructions: [] });
+        if (ours.balanceCents === theirs.ledger_balance_cents) report.identical('ledger_balance');
+        else report.add({ kind: 'ledger_balance', item: item.id, difference: 'different', field: 'balance_cents', source: String(ours.balanceCents), service: String(theirs.ledger_balance_cents) });
+        d.done++;
+        if (report.differences > before) d.failed++;
+      });
+      progress.end(d);
+    }
+  } finally {
+    progress.stop();
+    report.close();
+    client.close();
+  }
+  return { summary: report.summary(), exitCode: report.differences > 0 ? 1 : 0 };
+}

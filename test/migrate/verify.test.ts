@@ -1,0 +1,90 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DifferenceLine } from '../../src/migrate/verify-report.js';
+import { verify, type VerifyResult } from '../../src/migrate/verify.js';
+import { postgresAvailable } from '../support/postgres.js';
+import { SUPPLIER, ext, recordsOf, runMigration, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
+
+/** Runs a verification in this process with quick retries and no progress output. */
+function runVerify(service: RunningService, folder: Folder, report = 'verify.ndjson'): Promise<VerifyResult> {
+  return verify(
+    {
+      dir: folder.dir,
+      baseUrl: service.base,
+      supplier: SUPPLIER,
+      apiKey: service.apiKey,
+      concurrency: 4,
+      reportFile: join(folder.work, report),
+      retry: { attempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
+      progressStream: { write: () => true } as unknown as NodeJS.WritableStream,
+    },
+    () => undefined,
+  );
+}
+
+const differences = (folder: Folder, report = 'verify.ndjson'): DifferenceLine[] =>
+  readFileSync(join(folder.work, report), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as DifferenceLine);
+
+const withRecords = (i: number) => i % 3 === 0;
+
+for (const store of ['sqlite', 'postgres'] as const) {
+  describe.skipIf(store === 'postgres' && !postgresAvailable())(`import-ledger verify against the real service (${store})`, () => {
+    let service: RunningService;
+    let folder: Folder;
+    beforeEach(async () => {
+      service = await startService({ store });
+    });
+    afterEach(async () => {
+      await service.stop();
+      folder?.cleanup();
+    });
+
+    it('a migrated folder verifies identical; each difference seeded afterwards is reported with its item and values', async () => {
+      folder = writeFolder({ accounts: 30, withRecords });
+      expect((await runMigration(service, folder)).exitCode).toBe(0);
+
+      const same = await runVerify(service, folder);
+      expect(differences(folder)).toEqual([]);
+      expect(same.exitCode).toBe(0);
+      expect(same.summary.accounts).toEqual({ identical: 30, missing: 0, extra: 0, different: 0 });
+      expect(same.summary.transactions).toEqual({ identical: 20, missing: 0, extra: 0, different: 0 });
+      expect(same.summary.ledger_balance).toEqual({ identical: 30, missing: 0, extra: 0, different: 0 });
+      expect(same.summary.notes.identical).toBeGreaterThanOrEqual(20);
+
+      // The source changes after the migration.
+      const records = (i: number) => join(folder.dir, 'records', ext(i));
+      const three = recordsOf(3);
+      // A transaction the service never got.
+      writeFileSync(
+        join(records(3), 'transactions.json'),
+        JSON.stringify({ import_supplier: SUPPLIER, external_account_number: ext(3), transactions: [...three.transactions, { ...three.transactions[0], transaction_id: 'TX-NEW' }] }),
+      );
+      // An amount changed.
+      const six = recordsOf(6);
+      writeFileSync(join(records(6), 'transactions.json'), JSON.stringify([{ ...six.transactions[0], amount: 99.99 }, six.transactions[1]]));
+      // A note's body changed.
+      const nine = recordsOf(9);
+      writeFileSync(join(records(9), 'notes.json'), JSON.stringify([{ ...nine.notes[0], body: 'Edited after the migration' }, nine.notes[1]]));
+      // An account the source no longer has.
+      rmSync(join(folder.dir, 'accounts', `${ext(30)}.json`));
+      rmSync(records(30), { recursive: true });
+
+      const changed = await runVerify(service, folder, 'changed.ndjson');
+      expect(changed.exitCode).toBe(1);
+      const lines = differences(folder, 'changed.ndjson');
+      expect(lines).toContainEqual({ kind: 'transactions', item: `${ext(3)}/TX-NEW`, difference: 'missing', field: 'present', source: '["TX-NEW",3520,"CHARGE"]', service: null });
+      expect(lines).toContainEqual({ kind: 'ledger_balance', item: ext(3), difference: 'different', field: 'balance_cents', source: String(3520 - 2000 + 3520), service: String(3520 - 2000) });
+      expect(lines).toContainEqual({ kind: 'transactions', item: `${ext(6)}/TX-6-1`, difference: 'different', field: 'amount_cents', source: '9999', service: '3520' });
+      expect(lines).toContainEqual({ kind: 'notes', item: `${ext(9)}/note`, difference: 'different', field: 'body', source: 'Edited after the migration', service: `Migrated note A of ${ext(9)}` });
+      expect(lines).toContainEqual({ kind: 'accounts', item: ext(30), difference: 'extra', field: 'present', source: null, service: 'imported' });
+      expect(lines).toHaveLength(6);
+      expect(changed.summary.accounts).toEqual({ identical: 29, missing: 0, extra: 1, different: 0 });
+      expect(changed.summary.transactions).toMatchObject({ missing: 1, different: 1 });
+      expect(changed.summary.notes).toMatchObject({ different: 1 });
+    });
+  });
+}
