@@ -40,6 +40,10 @@ export type FailuresAnswer = AnswerOf<Operation<typeof FAILURES_LIST, 'get'>>;
 export type FailuresQuery = NonNullable<Operation<typeof FAILURES_LIST, 'get'>['parameters']['query']>;
 const ACCOUNT_RECORDS = '/v1/data-import/account-records/{supplier}/{ext}/' as const;
 export type AccountRecordsAnswer = AnswerOf<Operation<typeof ACCOUNT_RECORDS, 'get'>>;
+const PRODUCT = '/v1/data-import/products/{code}/' as const;
+export type ProductAnswer = AnswerOf<Operation<typeof PRODUCT, 'get'>>;
+const BUSINESS = '/v1/data-import/business/{supplier}/{ext}/' as const;
+export type BusinessAnswer = AnswerOf<Operation<typeof BUSINESS, 'get'>>;
 
 /** What came back from one request. `body` is the parsed JSON (a body the document lists), or the raw text when it is not JSON. */
 export interface ApiAnswer<B = unknown> {
@@ -94,6 +98,10 @@ export interface VerifyClient extends ApiClient {
   openRecordsExport(supplier: string, token: string): Promise<ApiAnswer<AsyncIterable<Buffer>>>;
   /** One account's records, as the export compares them. */
   accountRecords(supplier: string, ext: string, token: string): Promise<ApiAnswer<AccountRecordsAnswer>>;
+  /** A product and its rates as stored. */
+  readProduct(code: string, token: string): Promise<ApiAnswer<ProductAnswer>>;
+  /** A business of the supplier and its contracts. */
+  readBusiness(supplier: string, ext: string, token: string): Promise<ApiAnswer<BusinessAnswer>>;
 }
 
 /** Parses a Retry-After value: delta-seconds or an HTTP date. */
@@ -161,6 +169,12 @@ export function createApiClient(options: ApiClientOptions): VerifyClient {
     },
     async accountRecords(supplier, ext, token) {
       return toAnswer(await client.GET(ACCOUNT_RECORDS, { params: { path: { supplier, ext } }, headers: auth(token) }));
+    },
+    async readProduct(code, token) {
+      return toAnswer(await client.GET(PRODUCT, { params: { path: { code } }, headers: auth(token) }));
+    },
+    async readBusiness(supplier, ext, token) {
+      return toAnswer(await client.GET(BUSINESS, { params: { path: { supplier, ext } }, headers: auth(token) }));
     },
     async graphql(query, variables) {
       return toAnswer(await client.POST('/v1/graphql/', { body: { query, variables } }));

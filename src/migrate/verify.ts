@@ -11,6 +11,7 @@ import { compareRecords } from './verify-records.js';
 import { VerifyReport, type VerifySummary } from './verify-report.js';
 import { fingerprint, sourceAccount, sourceFingerprint } from './verify-source.js';
 import { verifyCatalogue } from './verify-catalogue.js';
+import { answered } from './verify-answers.js';
 
 /**
  * `import-ledger verify`: compares the folder `migrate` reads with what the service holds for the
@@ -43,15 +44,6 @@ export interface VerifyResult {
   readonly summary: VerifySummary;
   /** 0: the folder and the service agree; 1: they differ. */
   readonly exitCode: 0 | 1;
-}
-
-/** The service's answer, or the verification stops: it cannot be judged without it. */
-export function answered<B>(outcome: Awaited<ReturnType<Sender['send']>>, what: string): ApiAnswer<B> {
-  if (outcome.kind === 'interrupted') throw new MigrationAborted('interrupted', false);
-  if (outcome.kind === 'no-answer') throw new MigrationAborted(`${what}: the service did not answer: ${outcome.error}`, false);
-  const answer = outcome.answer as ApiAnswer<B>;
-  if (answer.status === 401 || answer.status === 403) throw new MigrationAborted(`${what} answered ${answer.status}: does the supplier exist, and is the key scoped to it?`, true);
-  return answer;
 }
 
 /** The latest refusal code of each account in `wanted`, from the import-failures list (newest first), paged. */
@@ -87,7 +79,7 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
   const report = new VerifyReport(options.reportFile);
   const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000, failedLabel: 'differ' });
   try {
-    await verifyCatalogue({ client, sender, supplier: options.supplier, baseUrl: options.baseUrl, input, report, progress, log });
+    await verifyCatalogue({ client, sender, supplier: options.supplier, input, report, progress, concurrency: options.concurrency, stopped: stopRequested, log });
 
     // Pass 1: the folder's accounts, each to a fingerprint.
     const expected = new Map<string, string>();

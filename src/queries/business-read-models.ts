@@ -16,6 +16,8 @@ export interface BusinessReadModels {
   findBusiness(importSupplier: string, externalBusinessIdentifier: string): Promise<BusinessRow | null>;
   /** The contract of a business of `importSupplier` with this identifier, or null. */
   findBusinessContract(importSupplier: string, contractIdentifier: string): Promise<BusinessContractLink | null>;
+  /** The contracts of a business, by identifier (the business's index). */
+  listBusinessContracts(importSupplier: string, externalBusinessIdentifier: string): Promise<{ contractIdentifier: string; validFromDate: string | null }[]>;
   /** Which of `identifiers` already belong to a business of `importSupplier`. */
   takenContractIdentifiers(importSupplier: string, identifiers: readonly string[]): Promise<string[]>;
   /** Which of `codes` are existing products (read from the products projection). */
@@ -36,6 +38,11 @@ export function createBusinessReadModels(q: ProjectionQueries): BusinessReadMode
       );
       return link ?? null;
     },
+    listBusinessContracts: (importSupplier, externalBusinessIdentifier) =>
+      q.select(
+        { contractIdentifier: c.contractIdentifier, validFromDate: c.validFromDate },
+        sql`FROM ${c} WHERE ${and(eq(c.importSupplier, importSupplier), eq(c.externalBusinessIdentifier, externalBusinessIdentifier))} ORDER BY ${c.contractIdentifier}`,
+      ),
     takenContractIdentifiers: (importSupplier, identifiers) =>
       inChunks(identifiers, async (chunk) =>
         (await q.select({ identifier: c.contractIdentifier }, sql`FROM ${c} WHERE ${and(eq(c.importSupplier, importSupplier), inArray(c.contractIdentifier, chunk))}`)).map(

@@ -54,6 +54,10 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(same.summary.transactions).toEqual({ identical: 20, missing: 0, extra: 0, different: 0 });
       expect(same.summary.ledger_balance).toEqual({ identical: 30, missing: 0, extra: 0, different: 0 });
       expect(same.summary.notes.identical).toBeGreaterThanOrEqual(20);
+      expect(same.summary.products).toEqual({ identical: 2, missing: 0, extra: 0, different: 0 });
+      expect(same.summary.rates).toEqual({ identical: 7, missing: 0, extra: 0, different: 0 });
+      expect(same.summary.businesses).toEqual({ identical: 1, missing: 0, extra: 0, different: 0 });
+      expect(same.summary.contracts).toEqual({ identical: 1, missing: 0, extra: 0, different: 0 });
 
       // The source changes after the migration.
       const records = (i: number) => join(folder.dir, 'records', ext(i));
@@ -73,6 +77,12 @@ for (const store of ['sqlite', 'postgres'] as const) {
       rmSync(join(folder.dir, 'accounts', `${ext(30)}.json`));
       rmSync(records(30), { recursive: true });
 
+      // A rate the service never got: the gas product's consumption rate from August, which also closes the July one.
+      const products = JSON.parse(readFileSync(join(folder.dir, 'products.json'), 'utf8')) as { code: string; rates: Record<string, unknown>[] }[];
+      const gas = products.find((p) => p.code === 'GAZ-FIXE-2025')!;
+      gas.rates.push({ ...gas.rates[1], valid_from_date: '2025-08-01', price_per_unit: 0.1234 });
+      writeFileSync(join(folder.dir, 'products.json'), JSON.stringify(products));
+
       const changed = await runVerify(service, folder, 'changed.ndjson');
       expect(changed.exitCode).toBe(1);
       const lines = differences(folder, 'changed.ndjson');
@@ -81,7 +91,10 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(lines).toContainEqual({ kind: 'transactions', item: `${ext(6)}/TX-6-1`, difference: 'different', field: 'amount_cents', source: '9999', service: '3520' });
       expect(lines).toContainEqual({ kind: 'notes', item: `${ext(9)}/note`, difference: 'different', field: 'body', source: 'Edited after the migration', service: `Migrated note A of ${ext(9)}` });
       expect(lines).toContainEqual({ kind: 'accounts', item: ext(30), difference: 'extra', field: 'present', source: null, service: 'imported' });
-      expect(lines).toHaveLength(6);
+      const band = 'CONSUMPTION_CHARGE|consumption_class_id=B1|min_annual_consumption=0|max_annual_consumption=6000|price_level=1';
+      expect(lines).toContainEqual({ kind: 'rates', item: `GAZ-FIXE-2025/${band}@2025-08-01T00:00:00Z`, difference: 'missing', field: 'present', source: '0.1234 to open', service: null });
+      expect(lines).toContainEqual({ kind: 'rates', item: `GAZ-FIXE-2025/${band}@2025-01-01T00:00:00Z`, difference: 'different', field: 'valid_to', source: '2025-08-01T00:00:00Z', service: null });
+      expect(lines).toHaveLength(8);
       expect(changed.summary.accounts).toEqual({ identical: 29, missing: 0, extra: 1, different: 0 });
       expect(changed.summary.transactions).toMatchObject({ missing: 1, different: 1 });
       expect(changed.summary.notes).toMatchObject({ different: 1 });

@@ -70,6 +70,12 @@ export interface Endpoint {
   readonly fresh?: (p: EndpointParams, n: number) => unknown;
 }
 
+/**
+ * A path segment the world fixes rather than the params (the example product, the example business): a
+ * placeholder when the tests read the table's paths as templates (their params are `__name__`).
+ */
+const fixed = (p: EndpointParams, value: string): string => (p.ext.startsWith('__') ? '__fixed__' : value);
+
 /** The example's JSON with each `from` replaced by its `to`. */
 const renamed = (value: unknown, names: Record<string, string>): unknown =>
   JSON.parse(Object.entries(names).reduce((text, [from, to]) => text.split(`"${from}"`).join(`"${to}"`), JSON.stringify(value)));
@@ -285,6 +291,30 @@ export const endpoints: readonly Endpoint[] = [
     payloads: () => [],
     supplier: { in: 'path', param: 'supplier' },
     needs: ['imported-account'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'GET products/<code>/',
+    method: 'GET',
+    path: (p) => `${DATA_IMPORT}/products/${fixed(p, 'ELEC-FIXE-2025')}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'none', why: 'shared-catalogue' },
+    needs: [],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'GET business/<code>/<ext>/',
+    method: 'GET',
+    path: (p) => `${DATA_IMPORT}/business/${encodeURIComponent(p.supplier)}/${fixed(p, 'BIZ-000123')}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'path', param: 'supplier' },
+    needs: ['business-contract'],
     auth: true,
     writes: false,
     success: [200],

@@ -37,6 +37,7 @@ import {
 } from '../routes/account-status.js';
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
+import { businessReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { createBusinessRequestSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
 import { createHistoricalStatementsRequestSchema } from '../routes/historical-statements.js';
@@ -205,6 +206,18 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     summary: "An account's records, as verify compares them", description: 'The line of the records export for one account, with its records.',
     responses: { 200: jsonAnswer(accountRecordsOneSchema, 'The account and its records.') },
     errors: scoped('account_not_found'),
+  },
+  {
+    method: 'get', path: `${V1}/products/:code/`, operationId: 'readProduct', tags: ['Products'],
+    summary: 'A product and its rates', description: 'The product as stored: each rate with its band key, its period (`valid_to` as the continuity rule closed it, null while the latest of its band) and its price. The shared catalogue: any valid token reads it.',
+    responses: { 200: jsonAnswer(productReadResponseSchema, 'The product.') },
+    errors: [...AUTHENTICATED_ERRORS, 'not_found'],
+  },
+  {
+    method: 'get', path: `${V1}/business/:supplier/:ext/`, operationId: 'readBusiness', tags: ['Businesses'],
+    summary: 'A business and its contracts', description: 'The business as stored, with its contracts\' identifiers.',
+    responses: { 200: jsonAnswer(businessReadResponseSchema, 'The business.') },
+    errors: scoped('business_not_found'),
   },
   {
     method: 'get', path: `${V1}/account-history/:supplier/:ext/`, operationId: 'accountHistory', tags: ['Audit'],
