@@ -14,12 +14,15 @@ import { copyAccountRows } from './copy-account-rows.js';
 import { freePort, freshPostgresDatabase, median, peakRssMb, root, run, start, stop } from './lib.js';
 import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
+import { measureVerify, type VerifyFigures } from './verify-client.js';
 import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metrics-overhead.js';
 
 const quick = process.argv.includes('--quick');
 const onlyReads = process.argv.includes('--only=reads');
 /** `-- --only=migrate`: only the migrate client against the service alone, and the CLI's start-up. */
 const onlyMigrate = process.argv.includes('--only=migrate');
+/** `-- --only=verify`: only `import-ledger verify` on 100,000 imported accounts with their records. */
+const onlyVerify = process.argv.includes('--only=verify');
 /** `-- --only=metrics`: only stage-account with metrics on and off. */
 const onlyMetrics = process.argv.includes('--only=metrics');
 /** `-- --only=stores`: only the echo and the write scenarios, on SQLite and (with `--store=postgres`) PostgreSQL. */
@@ -210,7 +213,15 @@ async function main() {
     writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, figures, stageComparison: comparison }, null, 2)}\n`);
     return;
   }
+  if (onlyVerify) {
+    const verifyFigures = await measureVerify(accountBody, progress, quick ? 20_000 : 100_000);
+    printVerify(verifyFigures);
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, verify: verifyFigures }, null, 2)}\n`);
+    return;
+  }
   const cli = onlyReads ? null : await migrateScenarios();
+  const verifyFigures = onlyReads || onlyMigrate ? null : await measureVerify(accountBody, progress, quick ? 20_000 : 100_000);
   if (onlyMigrate) {
     printMigrate(cli);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
@@ -229,6 +240,7 @@ async function main() {
   printComparison(comparison);
   printStreamedReads();
   printMigrate(cli);
+  if (verifyFigures) printVerify(verifyFigures);
   if (metricsOverhead) printMetricsOverhead(metricsOverhead);
   if (peers) {
     process.stdout.write('store append, 1 KB events, 1 event per append (WAL + synchronous=FULL):\n');
@@ -625,6 +637,13 @@ async function migrateScenarios(): Promise<{ migrate: MigrateFigures; cliStartup
   const migrate = await measureMigrate(accountBody, progress, quick ? 2 : 3);
   const cliStartup = await measureStartup(quick ? 5 : 15, progress);
   return { migrate, cliStartup };
+}
+
+function printVerify(v: VerifyFigures) {
+  process.stdout.write(
+    `verify ${v.accounts.toLocaleString()} imported accounts (${v.recordsPerAccount} records each): ${v.seconds} s (${v.accountsPerSecond.toLocaleString()} accounts/s), ` +
+      `client peak RSS ${v.clientPeakRssMb ?? '?'} MB, exit ${v.exitCode}; target under 60 s: ${v.meetsTarget ? 'met' : 'NOT met'}\n`,
+  );
 }
 
 function printMigrate(cli: { migrate: MigrateFigures; cliStartup: StartupFigures[] } | null) {
