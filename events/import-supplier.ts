@@ -45,13 +45,29 @@ export const importSupplierConfigChangedSchema = eventSchema(
   }),
 );
 
+/** Counts of one kind of item in a verification: equal on both sides, only in the folder, only in the service, on both with other values. */
+export const verificationCountsSchema = z.object({ identical: z.int().min(0), missing: z.int().min(0), extra: z.int().min(0), different: z.int().min(0) });
+
+/**
+ * `import-ledger verify` compared a migration folder with what the service holds for the supplier: whether
+ * the two agree and the counts per kind of item (products, rates, businesses, contracts, accounts, notes,
+ * transactions, statements, payment_instructions, ledger_balance). The key that ran it is the event's actor.
+ */
+export const importSupplierVerifiedSchema = eventSchema(
+  'ImportSupplierVerified',
+  1,
+  z.object({ code: z.string(), agree: z.boolean(), summary: z.record(z.string(), verificationCountsSchema), verifiedAt: z.string() }),
+);
+
 export const importSupplierEventSchemas = [
   importSupplierCreatedSchema,
   importSupplierStatusChangedSchema,
   importSupplierConfigChangedSchema,
+  importSupplierVerifiedSchema,
 ] as const;
 
 export type ImportSupplierCreated = z.infer<typeof importSupplierCreatedSchema>;
 export type ImportSupplierStatusChanged = z.infer<typeof importSupplierStatusChangedSchema>;
 export type ImportSupplierConfigChanged = z.infer<typeof importSupplierConfigChangedSchema>;
-export type ImportSupplierEvent = ImportSupplierCreated | ImportSupplierStatusChanged | ImportSupplierConfigChanged;
+export type ImportSupplierVerified = z.infer<typeof importSupplierVerifiedSchema>;
+export type ImportSupplierEvent = ImportSupplierCreated | ImportSupplierStatusChanged | ImportSupplierConfigChanged | ImportSupplierVerified;

@@ -14,17 +14,21 @@ export const importSuppliers = sqliteTable('import_suppliers', {
   streamVersion: integer('stream_version').notNull(),
   createdAt: text('created_at').notNull(),
   updatedAt: text('updated_at').notNull(),
+  /** The last `import-ledger verify` of the supplier: when, by which key, whether the two agreed and its counts (JSON); null: never. */
+  lastVerifiedAt: text('last_verified_at'),
+  lastVerifiedBy: text('last_verified_by'),
+  lastVerification: text('last_verification', { mode: 'json' }).$type<{ agree: boolean; summary: Record<string, { identical: number; missing: number; extra: number; different: number }> }>(),
 });
 export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
 
 export const importSuppliersProjection = defineProjection({
   name: 'import_suppliers',
-  // 2: the default operations team.
-  version: 2,
+  // 2: the default operations team. 3: the last verification.
+  version: 3,
   table: importSuppliers,
-  handles: ['ImportSupplierCreated', 'ImportSupplierStatusChanged', 'ImportSupplierConfigChanged'],
+  handles: ['ImportSupplierCreated', 'ImportSupplierStatusChanged', 'ImportSupplierConfigChanged', 'ImportSupplierVerified'],
   keyOf: ({ event }) => ({ code: event.data.code }),
-  evolve(row, { event, streamPosition }) {
+  evolve(row, { event, streamPosition, metadata }) {
     switch (event.type) {
       case 'ImportSupplierCreated':
         return {
@@ -36,6 +40,9 @@ export const importSuppliersProjection = defineProjection({
           streamVersion: streamPosition,
           createdAt: event.data.createdAt,
           updatedAt: event.data.createdAt,
+          lastVerifiedAt: null,
+          lastVerifiedBy: null,
+          lastVerification: null,
         };
       case 'ImportSupplierStatusChanged':
         return row && { ...row, status: event.data.to, streamVersion: streamPosition, updatedAt: event.data.changedAt };
@@ -49,6 +56,16 @@ export const importSuppliersProjection = defineProjection({
               event.data.defaultOperationsTeamName === undefined ? row.defaultOperationsTeamName : event.data.defaultOperationsTeamName,
             streamVersion: streamPosition,
             updatedAt: event.data.changedAt,
+          }
+        );
+      case 'ImportSupplierVerified':
+        return (
+          row && {
+            ...row,
+            lastVerifiedAt: event.data.verifiedAt,
+            lastVerifiedBy: metadata.actor,
+            lastVerification: { agree: event.data.agree, summary: event.data.summary },
+            streamVersion: streamPosition,
           }
         );
       default:

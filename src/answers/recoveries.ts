@@ -5,6 +5,7 @@ import { businessAnswerFromEvents, businessContractsAnswerFromEvents } from './b
 import { businessPaymentInstructionAnswerFromEvents, paymentInstructionAnswerFromEvents } from './payment-instructions.js';
 import { productsAnswerFromEvents } from './products.js';
 import { populateAnswerFromEvents } from './supply-point-populate.js';
+import { verificationAnswerFromEvents } from './verifications.js';
 import { scheduledAnswerFromEvents } from './v2-accounts.js';
 
 type Recover = (request: unknown, events: Events, reservedAt: string) => Answer | null;
@@ -32,4 +33,5 @@ export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/business-contracts/create/': (_request, events) => businessContractsAnswerFromEvents(events),
   '/v1/data-import/business-payment-instruction/create/': (_request, events) => businessPaymentInstructionAnswerFromEvents(events),
   '/v1/data-import/payment-instruction/create/': (_request, events) => paymentInstructionAnswerFromEvents(events),
+  '/v1/data-import/verifications/': (_request, events) => verificationAnswerFromEvents(events),
 };

@@ -35,6 +35,12 @@ interface Progress {
   first_staged_at: string | null;
   last_activity_at: string | null;
   feed_position: number;
+  last_verification: {
+    verified_at: string;
+    verified_by: string;
+    agree: boolean;
+    summary: Record<string, { identical: number; missing: number; extra: number; different: number }>;
+  } | null;
 }
 interface SummaryRow {
   code: string;
@@ -208,9 +214,25 @@ async function loadCounts(): Promise<Progress> {
   for (const status of ['PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'] as const) {
     text(`[data-testid="transfer-${status}"]`, String(progress.transfer_status[status]));
   }
+  showVerification(progress.last_verification);
   drawChart(progress.imports_per_minute);
   showSummary(summary);
   return progress;
+}
+
+/** The last `import-ledger verify`: when, by which key, whether the folder and the service agreed, and what differed. */
+function showVerification(last: Progress['last_verification']): void {
+  if (!last) {
+    text('#last-verification', 'never');
+    return;
+  }
+  const differing = Object.entries(last.summary)
+    .map(([kind, c]) => [kind, c.missing + c.extra + c.different] as const)
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind} ${n}`);
+  const identical = Object.values(last.summary).reduce((sum, c) => sum + c.identical, 0);
+  const verdict = last.agree ? `agree (${identical} items identical)` : `differ: ${differing.join(', ')}`;
+  text('#last-verification', `${when(last.verified_at)} by key ${last.verified_by}: ${verdict}`);
 }
 
 function drawChart(perMinute: Progress['imports_per_minute']): void {

@@ -35,6 +35,7 @@ import { paymentInstructionRoutes } from './routes/payment-instructions.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { accountRecordsExportRoutes } from './routes/account-records-export.js';
 import { catalogueReadRoutes } from './routes/catalogue-reads.js';
+import { verificationRoutes } from './routes/verifications.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { docsRoutes } from './routes/docs.js';
@@ -140,6 +141,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', reconciliationRoutes(deps));
   api.route('/', accountRecordsExportRoutes(deps));
   api.route('/', catalogueReadRoutes(deps));
+  api.route('/', verificationRoutes(deps));
   api.route('/', eventsFeedRoutes(deps));
   api.route('/', accountHistoryRoutes(deps));
   api.route('/', businessRoutes(deps));

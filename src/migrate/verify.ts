@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { accountRecordsLineSchema, type AccountRecordsLine } from '../export/account-records-export.js';
@@ -61,6 +62,19 @@ async function latestRefusals(client: VerifyClient, sender: Sender, supplier: st
     query = link ? (Object.fromEntries(link.searchParams) as FailuresQuery) : null;
   }
   return codes;
+}
+
+/**
+ * Records the result on the supplier's stream (POST verifications/): the dashboard shows the last one, the
+ * supplier's history every one. The comparison stands whatever the answer: a refusal is said, not fatal.
+ */
+async function recordResult(client: VerifyClient, sender: Sender, supplier: string, report: VerifyReport, log: (line: string) => void): Promise<void> {
+  const body = { value: { import_supplier: supplier, agree: report.differences === 0, summary: report.summary() } };
+  const key = `verify-${randomUUID()}`;
+  const outcome = await sender.send((token) => client.post('/v1/data-import/verifications/', body, { token, idempotencyKey: key }));
+  if (outcome.kind !== 'answer' || outcome.answer.status !== 201) {
+    log(`the verification was not recorded on the service: ${outcome.kind === 'answer' ? `HTTP ${outcome.answer.status}` : outcome.kind}`);
+  }
 }
 
 export async function verify(options: VerifyOptions, log: (line: string) => void): Promise<VerifyResult> {
@@ -166,6 +180,7 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
       });
       progress.end(d);
     }
+    if (!stopRequested()) await recordResult(client, sender, options.supplier, report, log);
   } finally {
     progress.stop();
     report.close();

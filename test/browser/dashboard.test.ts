@@ -40,6 +40,9 @@ describe('GET /dashboard/ in headless Chromium', () => {
     worse.customers[0].landline = '12345';
     worse.customers[0].mobile = 'abc';
     expect((await t.post(`${BASE}/account-import-process/create-or-update/`, worse, token)).status).toBe(400);
+    // A verification recorded by `import-ledger verify`: the dashboard shows the last one.
+    const summary = { accounts: { identical: 2, missing: 1, extra: 0, different: 0 }, transactions: { identical: 4, missing: 0, extra: 0, different: 1 } };
+    expect((await t.post(`${BASE}/verifications/`, { import_supplier: SUPPLIER, agree: false, summary }, token)).status).toBe(201);
     server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
     });
@@ -77,6 +80,8 @@ describe('GET /dashboard/ in headless Chromium', () => {
     expect(expected).toEqual({ pending: 3, imported: 2, skipped: 0, failing: 2, total: 5 });
     await expect.poll(() => counts(page), { timeout: 10_000 }).toEqual(expected);
     expect(await page.locator('#progress').getAttribute('value')).toBe('2');
+    // The last verification: when, by which key, what differed.
+    await expect.poll(() => page.getByTestId('last-verification').textContent()).toMatch(/^Last verification: .+ by key \S+: differ: accounts 1, transactions 1$/);
 
     // The token is in sessionStorage only; the key is nowhere.
     const storage = await page.evaluate<{ session: string; local: number }>('({ session: JSON.stringify(sessionStorage), local: localStorage.length })');

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DifferenceLine } from '../../src/migrate/verify-report.js';
 import { verify, type VerifyResult } from '../../src/migrate/verify.js';
 import { postgresAvailable } from '../support/postgres.js';
-import { SUPPLIER, ext, recordsOf, runMigration, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
+import { SUPPLIER, countOf, ext, recordsOf, runMigration, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
 
 /** Runs a verification in this process with quick retries and no progress output. */
 function runVerify(service: RunningService, folder: Folder, report = 'verify.ndjson'): Promise<VerifyResult> {
@@ -58,6 +58,10 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(same.summary.rates).toEqual({ identical: 7, missing: 0, extra: 0, different: 0 });
       expect(same.summary.businesses).toEqual({ identical: 1, missing: 0, extra: 0, different: 0 });
       expect(same.summary.contracts).toEqual({ identical: 1, missing: 0, extra: 0, different: 0 });
+      // Recorded on the supplier's stream: the dashboard's last verification.
+      const recorded = await service.ledger.read.findImportSupplier(SUPPLIER);
+      expect(recorded?.lastVerification).toEqual({ agree: true, summary: same.summary });
+      expect(recorded?.lastVerifiedBy).toMatch(/\S/);
 
       // The source changes after the migration.
       const records = (i: number) => join(folder.dir, 'records', ext(i));
@@ -98,6 +102,9 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(changed.summary.accounts).toEqual({ identical: 29, missing: 0, extra: 1, different: 0 });
       expect(changed.summary.transactions).toMatchObject({ missing: 1, different: 1 });
       expect(changed.summary.notes).toMatchObject({ different: 1 });
+      expect((await service.ledger.read.findImportSupplier(SUPPLIER))?.lastVerification).toEqual({ agree: false, summary: changed.summary });
+      // Every verification is in the supplier's history.
+      expect(await countOf(service, 'ImportSupplierVerified')).toBe(2);
     });
   });
 }

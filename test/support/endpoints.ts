@@ -320,6 +320,19 @@ export const endpoints: readonly Endpoint[] = [
     success: [200],
   },
   {
+    // What `import-ledger verify` records on the supplier's stream.
+    name: 'POST verifications/',
+    method: 'POST',
+    path: () => `${DATA_IMPORT}/verifications/`,
+    examples: [],
+    payloads: (p) => [{ import_supplier: p.supplier, agree: true, summary: { accounts: { identical: 3, missing: 0, extra: 0, different: 0 } } }],
+    supplier: { in: 'body', field: 'import_supplier' },
+    needs: [],
+    auth: true,
+    writes: true,
+    success: [201],
+  },
+  {
     name: 'GET account-history/<code>/<ext>/',
     method: 'GET',
     path: (p) => `${DATA_IMPORT}/account-history/${encodeURIComponent(p.supplier)}/${encodeURIComponent(p.ext)}/`,

@@ -23,6 +23,13 @@ export type ImportSupplierCommand =
       /** Fact: whether `defaultOperationsTeamName` names an existing team (read when it is given). */
       readonly defaultOperationsTeamExists?: boolean;
       readonly now: string;
+    }
+  | {
+      readonly type: 'RecordVerification';
+      readonly code: string;
+      readonly agree: boolean;
+      readonly summary: Readonly<Record<string, { identical: number; missing: number; extra: number; different: number }>>;
+      readonly now: string;
     };
 
 export type ImportSupplierState =
@@ -94,6 +101,9 @@ function decide(command: ImportSupplierCommand, state: ImportSupplierState): Imp
         },
       ];
     }
+    case 'RecordVerification':
+      if (!state.exists) throw notFound(command.code);
+      return [{ type: 'ImportSupplierVerified', version: 1, data: { code: command.code, agree: command.agree, summary: command.summary, verifiedAt: command.now } }];
     default:
       return assertNever(command);
   }
@@ -122,6 +132,8 @@ function evolve(state: ImportSupplierState, event: ImportSupplierEvent): ImportS
               event.data.defaultOperationsTeamName === undefined ? state.defaultOperationsTeamName : event.data.defaultOperationsTeamName,
           }
         : state;
+    case 'ImportSupplierVerified':
+      return state;
     default:
       return assertNever(event);
   }

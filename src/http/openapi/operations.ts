@@ -38,6 +38,8 @@ import {
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
 import { businessReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
+import { recordVerificationRequestSchema } from '../routes/verifications.js';
+import { recordVerificationResponseSchema } from '../../answers/verifications.js';
 import { createBusinessRequestSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
 import { createHistoricalStatementsRequestSchema } from '../routes/historical-statements.js';
@@ -316,6 +318,13 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     // The vendor's refusals (400) and failures (500) carry the platform's four fields besides spec 7's.
     errorBodies: { 400: jsonSchema(paymentInstructionErrorBodySchema, 'output'), 500: jsonSchema(paymentInstructionErrorBodySchema, 'output') },
     examples: ['payment-instruction.json'],
+  },
+  {
+    method: 'post', path: `${V1}/verifications/`, operationId: 'recordVerification', tags: ['Audit'],
+    summary: 'Record a verification', description: `What \`import-ledger verify\` found (whether the folder and the service agree, counts per kind of item), recorded on the supplier's stream: the last one is \`last_verification\` of the import progress (the dashboard), every one is in the supplier's history. ${WRITE}`,
+    request: jsonRequest(recordVerificationRequestSchema, 'The verification.'),
+    responses: { 201: jsonAnswer(recordVerificationResponseSchema, 'Recorded.') },
+    errors: scoped(...WRITE_ERRORS, 'validation_error', 'import_supplier_not_found'),
   },
   {
     method: 'post', path: `${V1}/business-contracts/create/`, operationId: 'createBusinessContracts', tags: ['Businesses'],

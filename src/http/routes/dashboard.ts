@@ -64,6 +64,7 @@ const page = `<!doctype html>
             <label for="progress">Imported of total</label>
             <progress id="progress" max="1" value="0"></progress>
             <p><span id="progress-text"></span> · status <strong id="supplier-status"></strong> · first staged <span id="first-staged"></span> · last activity <span id="last-activity"></span></p>
+            <p data-testid="last-verification">Last verification: <span id="last-verification">never</span></p>
           </section>
           <section class="panel" aria-labelledby="chart-heading">
             <h2 id="chart-heading">Imports per minute, last hour</h2>

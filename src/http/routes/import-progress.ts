@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { verificationCountsSchema } from '../../../events/import-supplier.js';
 import { failureSteps, type AccountImportProgressRow } from '../../../projections/account-import-progress.js';
 import type { LedgerContext } from '../../application/context.js';
 import { specDateTime } from '../../domain/account-import-process/iso-dates.js';
@@ -31,6 +32,10 @@ export const importProgressResponseSchema = z.object({
   last_activity_at: z.string().nullable(),
   /** The event feed's last position when this was read: a live reader follows the feed from there. */
   feed_position: z.int(),
+  /** The last `import-ledger verify` of the supplier (POST verifications/): when, by which key, whether the two agreed, its counts; null: never. */
+  last_verification: z
+    .object({ verified_at: z.string(), verified_by: z.string(), agree: z.boolean(), summary: z.record(z.string(), verificationCountsSchema) })
+    .nullable(),
 });
 
 /** One failing account of GET import-failures/<code>/. */
@@ -141,6 +146,10 @@ export function importProgressRoutes(ctx: LedgerContext) {
         first_staged_at: activity?.firstStagedAt ? specDateTime(activity.firstStagedAt) : null,
         last_activity_at: activity ? specDateTime(activity.lastActivityAt) : null,
         feed_position: feedPosition,
+        last_verification:
+          supplier.lastVerifiedAt && supplier.lastVerification
+            ? { verified_at: specDateTime(supplier.lastVerifiedAt), verified_by: supplier.lastVerifiedBy ?? '', agree: supplier.lastVerification.agree, summary: supplier.lastVerification.summary }
+            : null,
       };
       return c.json(body);
     })
