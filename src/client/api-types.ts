@@ -280,7 +280,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/data-import/account-records/{supplier}/{ext}/": {
+    "/v1/data-import/account-record/{supplier}/{ext}/": {
         parameters: {
             query?: never;
             header?: never;

@@ -284,9 +284,9 @@ export const endpoints: readonly Endpoint[] = [
     ndjson: true,
   },
   {
-    name: 'GET account-records/<code>/<ext>/',
+    name: 'GET account-record/<code>/<ext>/',
     method: 'GET',
-    path: (p) => `${DATA_IMPORT}/account-records/${encodeURIComponent(p.supplier)}/${encodeURIComponent(p.ext)}/`,
+    path: (p) => `${DATA_IMPORT}/account-record/${encodeURIComponent(p.supplier)}/${encodeURIComponent(p.ext)}/`,
     examples: [],
     payloads: () => [],
     supplier: { in: 'path', param: 'supplier' },

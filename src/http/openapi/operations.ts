@@ -204,7 +204,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     errors: scoped('invalid_query_parameter'),
   },
   {
-    method: 'get', path: `${V1}/account-records/:supplier/:ext/`, operationId: 'accountRecordsOne', tags: ['Accounts'],
+    method: 'get', path: `${V1}/account-record/:supplier/:ext/`, operationId: 'accountRecordsOne', tags: ['Accounts'],
     summary: "An account's records, as verify compares them", description: 'The line of the records export for one account, with its records.',
     responses: { 200: jsonAnswer(accountRecordsOneSchema, 'The account and its records.') },
     errors: scoped('account_not_found'),

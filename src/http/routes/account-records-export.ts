@@ -14,7 +14,7 @@ export const accountRecordsQuerySchema = z.object({ include: z.enum(['records'])
 /**
  * GET account-records/<supplier>/ (beyond the spec): per account, the digest of its records, streamed in
  * the lists' order as the reconciliation export is (one bounded read per chunk of accounts, whatever the
- * supplier's size); `?include=records` adds the records. GET account-records/<supplier>/<ext>/: one
+ * supplier's size); `?include=records` adds the records. GET account-record/<supplier>/<ext>/ (a path of its own: `account-records/<supplier>/./` is the export's): one
  * account's line with its records, what `import-ledger verify` asks for where the digests differ.
  * Scoped to the token's suppliers (docs/migrate.md "Verify").
  */
@@ -34,7 +34,7 @@ export function accountRecordsExportRoutes(ctx: LedgerContext) {
       const parts = accountRecordsParts(chunks, (range) => ctx.read.accountRecordsInRange(supplier, range), include === 'records', tally);
       return streamedResponse(c, 'application/x-ndjson', parts, tally);
     })
-    .get('/account-records/:supplier/:ext/', async (c) => {
+    .get('/account-record/:supplier/:ext/', async (c) => {
       const supplier = c.req.param('supplier');
       const ext = c.req.param('ext');
       requireSupplierScope(c, supplier);
