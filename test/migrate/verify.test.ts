@@ -106,5 +106,24 @@ for (const store of ['sqlite', 'postgres'] as const) {
       // Every verification is in the supplier's history.
       expect(await countOf(service, 'ImportSupplierVerified')).toBe(2);
     });
+
+    it('an account the service refused is reported missing with its latest refusal code; one staged but never processed with its state', async () => {
+      folder = writeFolder({ accounts: 4, invalid: (i) => i === 2 });
+      expect((await runMigration(service, folder, { stageOnly: true })).exitCode).toBe(1);
+      // Accounts 1, 3 and 4 staged (2 refused); a full run without account 1 processes 3 and 4: 1 stays pending.
+      const first = join(folder.dir, 'accounts', `${ext(1)}.json`);
+      const kept = readFileSync(first, 'utf8');
+      rmSync(first);
+      expect((await runMigration(service, folder, { reportFile: join(folder.work, 'full.ndjson'), journalFile: join(folder.work, 'full.journal') })).exitCode).toBe(1);
+      writeFileSync(first, kept);
+
+      const result = await runVerify(service, folder);
+      expect(result.exitCode).toBe(1);
+      expect(differences(folder)).toEqual([
+        { kind: 'accounts', item: ext(2), difference: 'missing', field: 'present', source: 'imported', service: 'refused: account_failed_validation' },
+        { kind: 'accounts', item: ext(1), difference: 'different', field: 'state', source: 'imported', service: 'pending' },
+      ]);
+      expect(result.summary.accounts).toEqual({ identical: 2, missing: 1, extra: 0, different: 1 });
+    });
   });
 }
