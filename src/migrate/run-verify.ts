@@ -34,6 +34,7 @@ export async function runVerifyCommand(dir: string, opts: VerifyCliOptions, usag
   const onSigint = () => {
     if (stopping) process.exit(130);
     stopping = true;
+    process.stderr.write('\nstopping: the verification ends unfinished (exit 130); Ctrl-C again to quit at once\n');
   };
   process.on('SIGINT', onSigint);
   try {

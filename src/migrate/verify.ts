@@ -101,6 +101,7 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
       const p = progress.begin('read folder', null);
       input.countAccounts().then((n) => (p.total = n)).catch(() => undefined);
       for await (const item of input.accounts()) {
+        if (stopRequested()) throw new MigrationAborted('interrupted', false);
         p.done++;
         if (isUnreadable(item)) {
           report.add({ kind: 'accounts', item: item.id, difference: 'different', field: 'source', source: `${item.problem} (${item.source})`, service: null });
@@ -121,6 +122,7 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
     if (opened.status !== 200 || typeof opened.body !== 'object' || opened.body === null) throw new MigrationAborted(`the records export of ${options.supplier} answered ${opened.status}`, false);
     for await (const text of createInterface({ input: Readable.from(opened.body), crlfDelay: Infinity })) {
       if (text.trim() === '') continue;
+      if (stopRequested()) throw new MigrationAborted('interrupted', false);
       const line: AccountRecordsLine = accountRecordsLineSchema.parse(JSON.parse(text));
       const ext = line.external_account_number;
       const mine = expected.get(ext);
