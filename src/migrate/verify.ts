@@ -109,6 +109,11 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
           continue;
         }
         if ((item.body as Record<string, unknown>)['import_supplier'] !== options.supplier) continue; // migrate sends it nowhere
+        if (expected.has(item.id)) {
+          report.add({ kind: 'accounts', item: item.id, difference: 'different', field: 'source', source: `twice in the folder (again at ${item.source})`, service: null });
+          p.failed++;
+          continue;
+        }
         expected.set(item.id, sourceFingerprint(sourceAccount(input, options.supplier, item.id, item.body)));
       }
       progress.end(p);
@@ -120,7 +125,16 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
     const p = progress.begin('compare', expected.size);
     const opened = answered<AsyncIterable<Buffer>>(await sender.send((token) => client.openRecordsExport(options.supplier, token)), `reading the records export of ${options.supplier}`);
     if (opened.status !== 200 || typeof opened.body !== 'object' || opened.body === null) throw new MigrationAborted(`the records export of ${options.supplier} answered ${opened.status}`, false);
-    for await (const text of createInterface({ input: Readable.from(opened.body), crlfDelay: Infinity })) {
+    const lines = createInterface({ input: Readable.from(opened.body), crlfDelay: Infinity });
+    // A transfer the service or the network cut is not an end: the verification stops, it cannot be judged.
+    const broken = (error: unknown) => new MigrationAborted(`the records export of ${options.supplier} broke off: ${error instanceof Error ? error.message : String(error)}`, false);
+    for await (const text of (async function* () {
+      try {
+        yield* lines;
+      } catch (error) {
+        throw broken(error);
+      }
+    })()) {
       if (text.trim() === '') continue;
       if (stopRequested()) throw new MigrationAborted('interrupted', false);
       const line: AccountRecordsLine = accountRecordsLineSchema.parse(JSON.parse(text));
