@@ -4,7 +4,7 @@ import { createLedgerClient, createNodeHttpTransport, type PlainAnswer, type pat
 export { NoAnswer } from '../client/index.js';
 
 /**
- * The migrate command's only door to the service: every HTTP call it makes goes through here, through the
+ * The migrate and verify commands' only door to the service: every HTTP call they make goes through here, through the
  * typed client generated from the service's OpenAPI document (src/client: openapi-fetch over the
  * openapi-typescript types), so the paths, the request bodies the command builds and the answers it reads
  * are the document's. Its transport is Node's own http client with a keep-alive agent, not fetch
