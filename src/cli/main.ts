@@ -31,7 +31,7 @@ export const commandRegistry: readonly CommandEntry[] = [
   { name: 'emails', description: 'the customer-email outbox (welcome emails queued when accounts are processed)', load: async () => (await import('./email-commands.js')).emailCommand() },
   { name: 'export', description: 'export read models for checks outside the service', load: async () => (await import('./export-commands.js')).exportCommand() },
   { name: 'migrate', description: 'migrate a folder into a running service over HTTP (resumable, with progress and a report)', load: async () => (await import('./migrate-command.js')).migrateCommand() },
-  { name: 'verify', description: 'compare a migration folder with what a running service holds, over HTTP (with progress and a report)', load: async () => (await import('./verify-command.js')).verifyCommand() },
+  { name: 'verify', description: 'compare a migration folder with what a running service holds for the supplier, over HTTP (with progress and a report)', load: async () => (await import('./verify-command.js')).verifyCommand() },
 ];
 
 /** Exit codes: 0 success, 1 a rule refused the change (or a runtime failure), 2 bad usage or configuration. */

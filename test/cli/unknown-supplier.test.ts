@@ -21,7 +21,7 @@ const WITH_UNKNOWN_SUPPLIER: Record<string, readonly string[]> = {
 
 /**
  * The commands whose arguments or options name an existing import supplier, read from the command tree.
- * Not `supplier create` (it makes one), nor `migrate`: it acts over HTTP with a key, and the service
+ * Not `supplier create` (it makes one), nor `migrate` and `verify`: they act over HTTP with a key, and the service
  * answers a supplier outside the key's scope as it answers one that does not exist (test/migrate/migrate-cli.test.ts).
  */
 function commandsTakingASupplier(command: Command, path: readonly string[] = []): string[] {
@@ -31,7 +31,7 @@ function commandsTakingASupplier(command: Command, path: readonly string[] = [])
     const takes =
       sub.registeredArguments.some((argument) => argument.name() === 'SUPPLIER' || (here[0] === 'supplier' && argument.name() === 'CODE')) ||
       sub.options.some((option) => option.long === '--supplier');
-    return [...(takes && !['supplier create', 'migrate'].includes(name) ? [name] : []), ...commandsTakingASupplier(sub, here)];
+    return [...(takes && !['supplier create', 'migrate', 'verify'].includes(name) ? [name] : []), ...commandsTakingASupplier(sub, here)];
   });
 }
 
