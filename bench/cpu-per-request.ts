@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, root, run, start, stop } from './lib.js';
+import { freePort, root, run, start, stop, tenTransactions } from './lib.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const REQUESTS = arg('requests', 3000);
@@ -26,18 +26,8 @@ const accountTemplate = example
   .replace('"LEGACY_ENERGIE"', '"BENCH"')
   .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
 const accountBody = (ext: string) => accountTemplate.replace('__EXT__', ext);
-const transactionsBody = (i: number, accounts: number) =>
-  JSON.stringify({
-    import_supplier: 'BENCH',
-    external_account_number: `BENCH-${i % accounts}`,
-    transactions: Array.from({ length: 10 }, (_, n) => ({
-      transaction_id: `TX-${i}-${n}`,
-      transaction_date: '2025-07-15',
-      amount: 12.34 + n,
-      type: n % 3 === 0 ? 'PAYMENT' : 'CHARGE',
-      ...(n % 3 === 0 ? {} : { reason: 'IMPORTED_CHARGE' }),
-    })),
-  });
+const transactionsBody = (i: number, accounts: number) => JSON.stringify(tenTransactions('BENCH', `BENCH-${i % accounts}`, i));
+
 
 /** User + system CPU of a process, in ms. */
 function cpuMs(pid: number): number {

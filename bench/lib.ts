@@ -119,3 +119,16 @@ export function median(values: readonly number[]): number {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/** A transactions/create/ body: ten transactions of one account (payments and charges), their ids unique to request `i`. */
+export const tenTransactions = (importSupplier: string, externalAccountNumber: string, i: number) => ({
+  import_supplier: importSupplier,
+  external_account_number: externalAccountNumber,
+  transactions: Array.from({ length: 10 }, (_, n) => ({
+    transaction_id: `TX-${i}-${n}`,
+    transaction_date: '2025-07-15',
+    amount: 12.34 + n,
+    type: n % 3 === 0 ? 'PAYMENT' : 'CHARGE',
+    ...(n % 3 === 0 ? {} : { reason: 'IMPORTED_CHARGE' }),
+  })),
+});

@@ -9,6 +9,7 @@ import { openSync, readSync, closeSync, fstatSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { accessToken } from '../test/support/http.js';
 import { SUPPLIER, TEAM, createTestApi, loadExample } from '../test/support/ledger.js';
+import { tenTransactions } from './lib.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const ACCOUNTS = arg('accounts', 300);
@@ -17,17 +18,7 @@ const BASE = '/v1/data-import';
 
 const example = loadExample('account-domestic.json');
 const accountBody = (ext: string) => ({ ...example, external_account_number: ext, metadata: [{ key: 'legacy_crm', value: { segment: 'GOLD', history: 'x'.repeat(1500) } }] });
-const transactionsBody = (i: number) => ({
-  import_supplier: SUPPLIER,
-  external_account_number: `PAGES-${i}`,
-  transactions: Array.from({ length: 10 }, (_, n) => ({
-    transaction_id: `TX-${i}-${n}`,
-    transaction_date: '2025-07-15',
-    amount: 12.34 + n,
-    type: n % 3 === 0 ? 'PAYMENT' : 'CHARGE',
-    ...(n % 3 === 0 ? {} : { reason: 'IMPORTED_CHARGE' }),
-  })),
-});
+const transactionsBody = (i: number) => tenTransactions(SUPPLIER, `PAGES-${i}`, i);
 
 interface Frame {
   readonly page: number;

@@ -13,24 +13,28 @@ import { TokenRefused, createTokenSource } from './token-source.js';
  * the spec's order (1.4): products, businesses, accounts (stage, process), then each account's records.
  * See docs/migrate.md for the layout, the journal, retries and the report.
  */
-export interface MigrateOptions {
+/** What `migrate` and `verify` both take: a folder, a service and a supplier, over HTTP. */
+export interface FolderRunOptions {
   readonly dir: string;
   readonly baseUrl: string;
   readonly supplier: string;
-  readonly team: string;
   readonly apiKey: string;
   readonly concurrency: number;
-  readonly dryRun: boolean;
-  readonly stageOnly: boolean;
   readonly reportFile: string | null;
-  readonly journalFile: string;
-  readonly fresh: boolean;
   readonly retry?: RetryPolicy;
   readonly requestTimeoutMs?: number;
   readonly progressStream?: NodeJS.WritableStream & { isTTY?: boolean };
   readonly progressIntervalMs?: number;
   /** Set by Ctrl-C: no new item is started; those in flight finish (or give up waiting to retry). */
   readonly stopRequested?: () => boolean;
+}
+
+export interface MigrateOptions extends FolderRunOptions {
+  readonly team: string;
+  readonly dryRun: boolean;
+  readonly stageOnly: boolean;
+  readonly journalFile: string;
+  readonly fresh: boolean;
 }
 
 export interface MigrateResult {

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { accountRecordsLineSchema, type AccountRecordsLine } from '../export/account-records-export.js';
-import { createApiClient, type ApiAnswer, type FailuresAnswer, type FailuresQuery, type VerifyClient } from './api-client.js';
+import { createApiClient, type FailuresAnswer, type FailuresQuery, type VerifyClient } from './api-client.js';
 import { MigrationInput, isUnreadable } from './input.js';
-import { MigrationAborted, pool } from './migrate.js';
+import { MigrationAborted, pool, type FolderRunOptions } from './migrate.js';
 import { Progress } from './progress.js';
-import { DEFAULT_RETRY_POLICY, createSender, type RetryPolicy, type Sender } from './retry.js';
+import { DEFAULT_RETRY_POLICY, createSender, type Sender } from './retry.js';
 import { TokenRefused, createTokenSource } from './token-source.js';
 import { compareRecords } from './verify-records.js';
 import { VerifyReport, type VerifySummary } from './verify-report.js';
@@ -26,19 +26,9 @@ import { answered } from './verify-answers.js';
  *  3. for the accounts whose fingerprints differ only, the folder's account read again and the service's
  *     records of it asked for (one request each), and compared record by record.
  */
-export interface VerifyOptions {
-  readonly dir: string;
-  readonly baseUrl: string;
-  readonly supplier: string;
-  readonly apiKey: string;
-  readonly reportFile: string | null;
+export interface VerifyOptions extends FolderRunOptions {
   /** Accounts compared in detail at once (pass 3). */
   readonly concurrency: number;
-  readonly retry?: RetryPolicy;
-  readonly requestTimeoutMs?: number;
-  readonly progressStream?: NodeJS.WritableStream & { isTTY?: boolean };
-  readonly progressIntervalMs?: number;
-  readonly stopRequested?: () => boolean;
 }
 
 export interface VerifyResult {
