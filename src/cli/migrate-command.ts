@@ -17,6 +17,12 @@ export function serviceUrl(value: string): string {
  * `import-ledger migrate`: the command's definition only (options and help), so that `--help` costs no
  * more than commander; the migration's code (src/migrate/) is imported when the command runs.
  */
+/** `--concurrency N`: a whole number from 1 to 64 (migrate's requests in flight, verify's accounts compared at once). */
+export function concurrency(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
+  return Number(value);
+}
+
 export function migrateCommand(): Command {
   return new Command('migrate')
     .description('migrate a folder into a running service over HTTP (resumable, with progress and a report)')
@@ -32,10 +38,7 @@ export function migrateCommand(): Command {
     .requiredOption('--supplier <CODE>', 'the import supplier the accounts belong to')
     .requiredOption('--team <NAME>', 'the operations team accounts are processed against')
     .addOption(new Option('--api-key <KEY>', 'the API key (default: the LEDGER_API_KEY environment variable)').env('LEDGER_API_KEY'))
-    .option('--concurrency <N>', 'requests in flight at once (1-64)', (value: string) => {
-      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
-      return Number(value);
-    }, 8)
+    .option('--concurrency <N>', 'requests in flight at once (1-64)', concurrency, 8)
     .option('--dry-run', 'validate everything and dry-run the process step of staged accounts; creates nothing, writes no journal', false)
     .option('--stage-only', 'stop after staging the accounts (no process, no records)', false)
     .option('--report <FILE>', 'the report, one line per item: CSV when FILE ends in .csv, else NDJSON; the journal is FILE.journal.ndjson')

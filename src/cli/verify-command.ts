@@ -1,7 +1,7 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import type { VerifyCliOptions } from '../migrate/run-verify.js';
 import { ExitWith } from './exit.js';
-import { serviceUrl } from './migrate-command.js';
+import { concurrency, serviceUrl } from './migrate-command.js';
 
 /**
  * `import-ledger verify`: the command's definition only (options and help), as `migrate`'s; the
@@ -21,10 +21,7 @@ export function verifyCommand(): Command {
     .requiredOption('--url <BASE_URL>', 'the service, e.g. http://127.0.0.1:8080', serviceUrl)
     .requiredOption('--supplier <CODE>', 'the import supplier the accounts belong to')
     .addOption(new Option('--api-key <KEY>', 'the API key (default: the LEDGER_API_KEY environment variable)').env('LEDGER_API_KEY'))
-    .option('--concurrency <N>', 'accounts compared in detail at once (1-64)', (value: string) => {
-      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
-      return Number(value);
-    }, 8)
+    .option('--concurrency <N>', 'accounts compared in detail at once (1-64)', concurrency, 8)
     .option('--report <FILE>', 'the report, one line per difference: CSV when FILE ends in .csv, else NDJSON')
     .action(async function (this: Command, dir: string, opts: VerifyCliOptions) {
       const { runVerifyCommand } = await import('../migrate/run-verify.js');
