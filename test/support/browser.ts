@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { it } from 'vitest';
+import { skipBecause } from './skip.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it where missing). */
@@ -11,9 +11,7 @@ export const CHROMIUM = process.env['LEDGER_TEST_CHROMIUM'] ?? '/usr/bin/chromiu
  * silent skip: the tests run and fail at launch.
  */
 export function skipWithoutChromium(): boolean {
-  if (existsSync(CHROMIUM) || process.env['CI'] === 'true') return false;
-  it.skip(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`, () => undefined);
-  return true;
+  return skipBecause(existsSync(CHROMIUM) || process.env['CI'] === 'true' ? null : `browser tests: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 }
 
 /**

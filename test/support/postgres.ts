@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { inject, it } from 'vitest';
+import { inject } from 'vitest';
+import { skipBecause } from './skip.js';
 import { databaseUrl, TEST_SERVER_URL } from './postgres-setup.js';
 
 /** Whether the PostgreSQL tests can run; under CI=true a missing server is a failure, never a silent skip. */
@@ -13,9 +14,7 @@ export function postgresAvailable(): boolean {
 
 /** `describe.runIf(...)`-style guard that also names why the tests are skipped. */
 export function skipWithoutPostgres(): boolean {
-  const available = postgresAvailable();
-  if (!available) it.skip(`PostgreSQL tests skipped: ${(inject('postgres') as { unavailable: string }).unavailable}`, () => undefined);
-  return !available;
+  return skipBecause(postgresAvailable() ? null : `PostgreSQL tests: ${(inject('postgres') as { unavailable: string }).unavailable}`);
 }
 
 export interface TestDatabase {

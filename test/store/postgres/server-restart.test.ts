@@ -7,6 +7,7 @@ import { freePort } from '../../support/net.js';
 import { executeOn } from '../../support/postgres.js';
 import { createTempCluster, tempClusterUnavailable } from '../../support/temp-cluster.js';
 import { sleep } from './instances.js';
+import { skipBecause } from '../../support/skip.js';
 
 /** Crashes of the server: one in the default run; LEDGER_DB_CRASH_RUNS=10 for the figures of bench/db-crash-runs.sh. */
 const RUNS = Number(process.env['LEDGER_DB_CRASH_RUNS'] ?? 1);
@@ -50,10 +51,7 @@ interface RunFigures {
  */
 describe('PostgreSQL: the database server crashes and restarts under load (a temporary cluster)', () => {
   const unavailable = tempClusterUnavailable();
-  if (unavailable) {
-    it.skip(`skipped: a temporary PostgreSQL cluster cannot be made: ${unavailable}`, () => undefined);
-    return;
-  }
+  if (skipBecause(unavailable && `a temporary PostgreSQL cluster cannot be made: ${unavailable}`)) return;
   it(`${RUNS} crash(es) of the server: the instances live through each, answer 503 meanwhile, and serve again by themselves`, async () => {
     const cluster = await createTempCluster();
     const location = { postgresUrl: cluster.url };

@@ -14,6 +14,7 @@ import { loadExample, obtainToken, operator, plainAppDeps, SUPPLIER, TEAM, TestC
 import { parseScrape } from '../../support/metrics.js';
 import { checkedRequest } from '../../support/openapi-check.js';
 import { createExampleProducts } from '../../support/products.js';
+import { skipBecause } from '../../support/skip.js';
 
 /**
  * The faults a SQLite file can meet while the service runs: the disk full (SQLITE_FULL, through
@@ -167,11 +168,7 @@ function immutableFlag(): string | null {
 }
 
 describe('SQLite: the file turns read-only under the open connection', () => {
-  const unavailable = immutableFlag();
-  if (unavailable) {
-    it.skip(`skipped: ${unavailable}`, () => undefined);
-    return;
-  }
+  if (skipBecause(immutableFlag())) return;
   it('writes answer 503 store_unavailable while the file and its WAL refuse writes, nothing half-written; back by itself afterwards', async () => {
     const s = await serve();
     const before = await stageAll(s, ['RO-0', 'RO-1']);
