@@ -13,6 +13,21 @@ import { TokenRefused, createTokenSource } from './token-source.js';
  * the spec's order (1.4): products, businesses, accounts (stage, process), then each account's records.
  * See docs/migrate.md for the layout, the journal, retries and the report.
  */
+/**
+ * Ctrl-C for `migrate` and `verify`: the first asks the run to stop (`stopRequested` turns true, `message`
+ * says what happens), the second quits at once (exit 130). `dispose` removes the handler.
+ */
+export function onCtrlC(message: string): { stopRequested: () => boolean; dispose: () => void } {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    process.stderr.write(`\n${message}\n`);
+  };
+  process.on('SIGINT', handler);
+  return { stopRequested: () => stopping, dispose: () => process.off('SIGINT', handler) };
+}
+
 /** What `migrate` and `verify` both take: a folder, a service and a supplier, over HTTP. */
 export interface FolderRunOptions {
   readonly dir: string;

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { MigrationAborted, migrate } from './migrate.js';
+import { MigrationAborted, migrate, onCtrlC } from './migrate.js';
 import { makeReportFolder, type Summary } from './report.js';
 
 /** Test hook: progress lines every N ms instead of every 5 s (LEDGER_MIGRATE_PROGRESS_MS), and retries' base wait. */
@@ -36,13 +36,7 @@ export async function runMigrateCommand(dir: string, opts: MigrateCliOptions, us
   if (reportProblem) usage(reportProblem);
   const journalFile = reportFile ? `${reportFile}.journal.ndjson` : resolve(join('.', `migrate-${opts.supplier.replace(/[^A-Za-z0-9_-]/g, '_')}.journal.ndjson`));
 
-  let stopping = false;
-  const onSigint = () => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    process.stderr.write('\nstopping after the requests in flight (Ctrl-C again to quit at once); the journal resumes the rest\n');
-  };
-  process.on('SIGINT', onSigint);
+  const ctrlC = onCtrlC('stopping after the requests in flight (Ctrl-C again to quit at once); the journal resumes the rest');
   try {
     const base = numberFromEnv('LEDGER_MIGRATE_RETRY_BASE_MS');
     const result = await migrate(
@@ -60,7 +54,7 @@ export async function runMigrateCommand(dir: string, opts: MigrateCliOptions, us
         fresh: opts.fresh,
         ...(base !== undefined ? { retry: { attempts: 8, baseDelayMs: base, maxDelayMs: base * 20 } } : {}),
         ...(numberFromEnv('LEDGER_MIGRATE_PROGRESS_MS') !== undefined ? { progressIntervalMs: numberFromEnv('LEDGER_MIGRATE_PROGRESS_MS') } : {}),
-        stopRequested: () => stopping,
+        stopRequested: ctrlC.stopRequested,
       },
       (line) => process.stderr.write(`${line}\n`),
     );
@@ -75,7 +69,7 @@ export async function runMigrateCommand(dir: string, opts: MigrateCliOptions, us
     }
     throw error;
   } finally {
-    process.off('SIGINT', onSigint);
+    ctrlC.dispose();
   }
 }
 

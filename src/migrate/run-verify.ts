@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { MigrationAborted } from './migrate.js';
+import { MigrationAborted, onCtrlC } from './migrate.js';
 import { makeReportFolder } from './report.js';
 import { VERIFY_KINDS, type VerifySummary } from './verify-report.js';
 import { verify } from './verify.js';
@@ -30,13 +30,7 @@ export async function runVerifyCommand(dir: string, opts: VerifyCliOptions, usag
   const reportFile = opts.report ? resolve(opts.report) : null;
   const reportProblem = reportFile ? makeReportFolder(reportFile) : null;
   if (reportProblem) usage(reportProblem);
-  let stopping = false;
-  const onSigint = () => {
-    if (stopping) process.exit(130);
-    stopping = true;
-    process.stderr.write('\nstopping: the verification ends unfinished (exit 130); Ctrl-C again to quit at once\n');
-  };
-  process.on('SIGINT', onSigint);
+  const ctrlC = onCtrlC('stopping: the verification ends unfinished (exit 130); Ctrl-C again to quit at once');
   try {
     const ms = progressMs();
     const result = await verify(
@@ -48,7 +42,7 @@ export async function runVerifyCommand(dir: string, opts: VerifyCliOptions, usag
         concurrency: opts.concurrency,
         reportFile,
         ...(ms !== undefined ? { progressIntervalMs: ms } : {}),
-        stopRequested: () => stopping,
+        stopRequested: ctrlC.stopRequested,
       },
       (line) => process.stderr.write(`${line}\n`),
     );
@@ -62,7 +56,7 @@ export async function runVerifyCommand(dir: string, opts: VerifyCliOptions, usag
     }
     throw error;
   } finally {
-    process.off('SIGINT', onSigint);
+    ctrlC.dispose();
   }
 }
 
