@@ -1,3 +1,4 @@
+import { rebuildAnswer } from './answers/recoveries.js';
 import { randomIds, type Clock, type IdGenerator } from './application/clock-and-ids.js';
 import type { LedgerContext } from './application/context.js';
 import { generateTokenSecret } from './application/tokens.js';
@@ -5,6 +6,7 @@ import type { LedgerConfig } from './config.js';
 import { createFeedReadModels } from './feed/event-feed.js';
 import { generationCachedReads } from './queries/generation-cached-reads.js';
 import { createReadModels } from './queries/read-models.js';
+import type { AnswerRebuilder } from './store/idempotency.js';
 import type { LedgerStorage } from './store/ledger.js';
 import { observedEventStore, type StoreObserver } from './store/store-observer.js';
 import type { BatchReport } from './store/write-batches.js';
@@ -52,7 +54,7 @@ export interface OpenLedgerOptions {
  */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
   const sources = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
-  const storage = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid }, options);
+  const storage = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid, rebuildAnswer }, options);
   const { observer } = options;
   return assembleLedger(observer ? { ...storage, store: observedEventStore(storage.store, observer) } : storage, sources);
 }
@@ -77,7 +79,7 @@ export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerConte
   };
 }
 
-async function openAdapter(location: LedgerLocation, common: { clock: Clock; newId: () => string }, options: OpenLedgerOptions): Promise<LedgerStorage> {
+async function openAdapter(location: LedgerLocation, common: { clock: Clock; newId: () => string; rebuildAnswer: AnswerRebuilder }, options: OpenLedgerOptions): Promise<LedgerStorage> {
   const { observer } = options;
   // Each adapter is imported only when it is the one opened: the CLI on SQLite never loads pg, and the
   // other way round (a quicker start for every command).

@@ -10,6 +10,9 @@ import { scheduledAnswerFromEvents } from './v2-accounts.js';
 
 type Recover = (request: unknown, events: Events, reservedAt: string) => Answer | null;
 
+/** The content type of a response rebuilt from its events. */
+export const REBUILT_CONTENT_TYPE = 'application/json';
+
 /**
  * For each POST that appends events: its answer, rebuilt from the request (a
  * retry carries the same body: the fingerprint matched) and the events the
@@ -35,3 +38,12 @@ export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/payment-instruction/create/': (_request, events) => paymentInstructionAnswerFromEvents(events),
   '/v1/data-import/verifications/': (_request, events) => verificationAnswerFromEvents(events),
 };
+
+/**
+ * The answer a keyed request's events rebuild, as the store records it with them (`AnswerRebuilder`): a
+ * response equal to it, byte for byte, needs no completion of its own. Null for a path without a rebuild.
+ */
+export function rebuildAnswer(requestPath: string, body: unknown, events: Events, reservedAt: string): { status: number; body: string; contentType: string } | null {
+  const rebuilt = recoveries[requestPath]?.(body, events, reservedAt) ?? null;
+  return rebuilt === null ? null : { status: rebuilt.status, body: JSON.stringify(rebuilt.body), contentType: REBUILT_CONTENT_TYPE };
+}

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { recoveries } from '../answers/recoveries.js';
+import { REBUILT_CONTENT_TYPE, recoveries } from '../answers/recoveries.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventStore } from '../store/event-store.js';
-import type { StoredLedgerEvent } from '../store/event-store.js';
-import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest, type RecordedAnswer, type StoredResponse } from '../store/idempotency.js';
+import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest } from '../store/idempotency.js';
 import { answeredText } from './answer.js';
 import type { AppEnv } from './env.js';
 
@@ -27,9 +26,6 @@ export function parseIdempotencyKey(raw: string): string | null {
 const isTransient = (status: number) => status >= 500 || status === 429 || status === 409;
 
 const PURGE_EVERY = 100;
-
-/** The content type of a response rebuilt from its events. */
-const REBUILT_CONTENT_TYPE = 'application/json';
 
 /**
  * The paths whose requests act outside the ledger before their events are written (they call a payment
@@ -81,7 +77,10 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
       fingerprint: createHash('sha256').update(`POST ${url.pathname}${url.search}\n`, 'utf8').update(text, 'utf8').digest('hex'),
       requestPath: url.pathname,
     };
-    const reservation = await records.reserve(request, { claim: CLAIMED_BEFORE_RUNNING.has(url.pathname) ? 'store' : 'with-writes' });
+    const reservation = await records.reserve(request, {
+      claim: CLAIMED_BEFORE_RUNNING.has(url.pathname) ? 'store' : 'with-writes',
+      answerFrom: { body: await parsedBody(c) },
+    });
     if (!reservation.held) {
       const record = reservation.record;
       // Reserved, nothing recorded yet: the first request is still running (its body is not compared: nothing of it is known yet).
@@ -93,41 +92,24 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
       return recover(c, records, store, request, record, text);
     }
 
-    // What the request's hook holds (its parsed body, through the rebuild, and its events) is let go once the
-    // request is answered (the `finally` below). Held on, they would outlive their request: promoted to the
-    // old generation with everything they reach, and scavenged again and again on the way.
-    let rebuild: ((events: readonly StoredLedgerEvent[]) => StoredResponse | null) | null = null;
-    const recorded: StoredLedgerEvent[] = [];
+    // Every write of the request records its events with the key, and the answer they rebuild (the hook runs
+    // last in a unit that then commits; it never runs for a refused command).
+    c.set('beforeCommit', reservation.beforeCommit);
     try {
-      // The events recorded with the key, as the request's writes commit them, and the answer they rebuild,
-      // recorded with them (the hook runs last in a unit that then commits; it never runs for a refused command).
-      rebuild = answerRebuilder(request, await parsedBody(c), reservation.reservedAt);
-      let recordedAnswer: RecordedAnswer;
-      c.set('beforeCommit', (appended, tx) => {
-        if (appended.length === 0) return reservation.beforeCommit(appended, tx);
-        const events = [...recorded, ...appended];
-        const answer = rebuild === null ? null : rebuild(events);
-        const done = reservation.beforeCommit(appended, tx, answer);
-        recorded.push(...appended);
-        recordedAnswer = answer;
-        return done;
-      });
       // An error inside is answered by app.onError before this line sees it: `c.res` is always the answer.
       await next();
       if (isTransient(c.res.status)) {
         await reservation.release();
         return;
       }
-      const response: StoredResponse = { status: c.res.status, body: await answeredText(c), contentType: c.res.headers.get('content-type') };
-      if (recordedAnswer && sameResponse(recordedAnswer, response)) await reservation.keepRecorded();
+      const response = { status: c.res.status, body: await answeredText(c), contentType: c.res.headers.get('content-type') };
+      if (reservation.recorded(response)) await reservation.keepRecorded();
       else await reservation.complete(response);
     } catch (error) {
       await reservation.release().catch(() => undefined);
       throw error;
     } finally {
       c.set('beforeCommit', undefined);
-      rebuild = null;
-      recorded.length = 0;
     }
     if (++completions % PURGE_EVERY === 0) await records.purgeExpired();
   });
@@ -142,25 +124,6 @@ async function parsedBody(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-/**
- * The answer a retry would rebuild (src/answers/recoveries.ts) from the request and the events recorded with
- * its key so far: recorded with them, so that a response equal to it, byte for byte, is stored by their
- * commit. `null` when there is none (an endpoint without a rebuild, or events it does not rebuild from).
- */
-function answerRebuilder(request: IdempotentRequest, body: unknown, reservedAt: string): (events: readonly StoredLedgerEvent[]) => StoredResponse | null {
-  const recover = recoveries[request.requestPath];
-  return (events) => {
-    if (!recover || body === undefined) return null;
-    try {
-      const rebuilt = recover(body, [...events].sort((a, b) => a.globalPosition - b.globalPosition), reservedAt);
-      return rebuilt === null ? null : { status: rebuilt.status, body: JSON.stringify(rebuilt.body), contentType: REBUILT_CONTENT_TYPE };
-    } catch {
-      return null;
-    }
-  };
-}
-
-const sameResponse = (a: StoredResponse, b: StoredResponse) => a.status === b.status && a.body === b.body && a.contentType === b.contentType;
 
 function replay(c: Context<AppEnv>, status: number, body: string, contentType: string | null): Response {
   c.header('Idempotent-Replayed', 'true');

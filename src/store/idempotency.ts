@@ -54,6 +54,49 @@ export interface IdempotencyRecord {
  */
 export type RecordedAnswer = StoredResponse | null | undefined;
 
+/**
+ * The answer a keyed request's events rebuild, from its body and the events recorded with its key so far
+ * (src/answers/recoveries.ts, handed to the records by the composition root); null when there is none.
+ */
+export type AnswerRebuilder = (requestPath: string, body: unknown, events: readonly StoredLedgerEvent[], reservedAt: string) => StoredResponse | null;
+
+/** How `reserve` claims a key, and for a request whose writes record their answer, its body to rebuild it from. */
+export interface ReserveOptions {
+  readonly claim?: ClaimMode;
+  /** Present when each write should record the answer its events rebuild (the request's parsed body, `undefined` if not JSON). */
+  readonly answerFrom?: { readonly body: unknown };
+}
+
+const sameResponse = (a: StoredResponse, b: StoredResponse) => a.status === b.status && a.body === b.body && a.contentType === b.contentType;
+
+/**
+ * The answers a held key records with its request's writes (`ReserveOptions.answerFrom`): each unit's is
+ * rebuilt from every event recorded so far, and a response equal to the last one needs no completion
+ * of its own. Each store's reservation keeps one.
+ */
+export function answerRecorder(rebuild: AnswerRebuilder, request: IdempotentRequest, reservedAt: string, options: ReserveOptions | undefined) {
+  const from = options?.answerFrom;
+  const events: StoredLedgerEvent[] = [];
+  let last: RecordedAnswer;
+  return {
+    /** The answer to record with `appended` when the caller gave none: undefined (leave it) without `answerFrom` or events. */
+    next(appended: readonly StoredLedgerEvent[], given: RecordedAnswer): RecordedAnswer {
+      if (given !== undefined || !from || appended.length === 0) return given;
+      events.push(...appended);
+      if (from.body === undefined) return (last = null);
+      try {
+        return (last = rebuild(request.requestPath, from.body, [...events].sort((a, b) => a.globalPosition - b.globalPosition), reservedAt));
+      } catch {
+        return (last = null);
+      }
+    },
+    /** Whether `response` is the answer recorded with the events: then nothing more needs storing. */
+    recorded(response: StoredResponse): boolean {
+      return !!last && sameResponse(last, response);
+    },
+  };
+}
+
 /** The key is held by the caller's request: run it, then complete, keep what was recorded, or release. */
 export interface HeldReservation {
   readonly held: true;
@@ -73,6 +116,8 @@ export interface HeldReservation {
    * events, which is only what a retry would get had the request stored none). Ends the hold.
    */
   complete(response: StoredResponse): Promise<void>;
+  /** Whether `response` is the answer the request's writes recorded with their events: then `keepRecorded`, else `complete`. */
+  recorded(response: StoredResponse): boolean;
   /** Ends the hold, writing nothing: the answer recorded with the events is the request's response. */
   keepRecorded(): Promise<void>;
   /** Gives the key back without a response (a transient answer) unless events were recorded with it. */
@@ -117,7 +162,7 @@ export interface IdempotencyRecords {
    * otherwise the record that is there (an empty one while another request of
    * this process holds the key without a row yet).
    */
-  reserve(request: IdempotentRequest, options?: { readonly claim?: ClaimMode }): Promise<HeldReservation | ExistingReservation>;
+  reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation>;
   /** Stores a response on a record nobody completed (a response rebuilt from its events); the first one wins. */
   complete(request: IdempotentRequest, response: StoredResponse): Promise<void>;
   /** Deletes records past the retention (SQLite: those among its oldest rows, a bounded number a call); returns how many. */

@@ -36,6 +36,7 @@ function watched() {
         held: true,
         beforeCommit: (appended, tx, answer) => reservation.beforeCommit(appended, tx, answer),
         release: () => reservation.release(),
+        recorded: (response) => reservation.recorded(response),
         async complete(response) {
           completions.push(response);
           await reservation.complete(response);

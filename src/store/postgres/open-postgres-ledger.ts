@@ -1,4 +1,5 @@
 import { inlineProjections } from '../../../projections/index.js';
+import type { AnswerRebuilder } from '../idempotency.js';
 import type { LedgerStorage } from '../ledger.js';
 import { migrateLedger, newPool, redactedUrl, type PgOptions } from './pg-database.js';
 import { PgEventStore } from './pg-event-store.js';
@@ -21,6 +22,8 @@ export interface PostgresLedgerOptions extends PgOptions {
   readonly rebuildBatchSize?: number;
   /** Told of every group-commit batch (its size, pipelined or unit by unit). */
   readonly onBatch?: PgGroupCommitOptions['onBatch'];
+  /** The answers keyed writes record with their events (src/answers/recoveries.ts). */
+  readonly rebuildAnswer: AnswerRebuilder;
 }
 
 /** The channel every commit that appended events notifies (a wake-up only: readers read the log). */
@@ -40,7 +43,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, projections: inlineProjections, inline: inlineProjections });
   const listener = new PgListener(url, EVENTS_CHANNEL, options);
   const log = new PgEventLog(pool, url, options, (wake) => listener.subscribe(wake));
-  const idempotency = new PgIdempotencyRecords(pool, url, clock, options);
+  const idempotency = new PgIdempotencyRecords(pool, url, clock, options.rebuildAnswer, options);
   const limits = new PgSharedLimits(pool, url, clock, options);
   return {
     store: new PgEventStore({ pool, runner, clock, newId }),

@@ -6,12 +6,15 @@ import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_RETENTION_MS,
   keyInProgress,
+  answerRecorder,
+  type AnswerRebuilder,
   type ExistingReservation,
   type HeldReservation,
   type IdempotencyRecord,
   type IdempotencyRecords,
   type IdempotentRequest,
   type RecordedAnswer,
+  type ReserveOptions,
   type StoredResponse,
 } from '../idempotency.js';
 import { IDEMPOTENCY_LOCK_CLASS, sqlState, type PgOptions } from './pg-database.js';
@@ -49,6 +52,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     private readonly pool: pg.Pool,
     url: string,
     private readonly clock: () => Date,
+    private readonly rebuild: AnswerRebuilder,
     options: PgOptions = {},
   ) {
     // The session's locks died with it: forget what this instance held.
@@ -60,7 +64,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     return raw ? toIdempotencyRecord(raw) : null;
   }
 
-  async reserve(request: IdempotentRequest): Promise<HeldReservation | ExistingReservation> {
+  async reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
     // Whatever the claim mode asked for: see the class's comment.
     const lock = lockId(request.keyId, request.idempotencyKey);
     // Someone holds the key's lock: the record as it is, unless it is an empty reservation past its lease
@@ -75,7 +79,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
             WHERE key_id = $4 AND idempotency_key = $5 AND created_at = $6 AND status IS NULL AND event_positions = '[]'`,
           [request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, raw.created_at],
         );
-        if (rowCount === 1) return this.held(request, token, null);
+        if (rowCount === 1) return this.held(request, token, null, options);
       }
       // The holder may not have written its row yet: an empty reservation is what it is about to write.
       const record: IdempotencyRecord = raw ? toIdempotencyRecord(raw) : { ...request, eventPositions: [], response: null, createdAt: now.toISOString() };
@@ -121,7 +125,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
         await this.unlock(lock);
         return { held: false, record: claimed };
       }
-      return this.held(request, token, lock);
+      return this.held(request, token, lock, options);
     } catch (error) {
       if (locked) await this.unlock(lock).catch(() => undefined);
       else this.heldHere.delete(lock);
@@ -152,11 +156,13 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     await this.holder.close();
   }
 
-  private held(request: IdempotentRequest, token: string, lock: number | null): HeldReservation {
+  private held(request: IdempotentRequest, token: string, lock: number | null, options: ReserveOptions | undefined): HeldReservation {
     const { keyId, idempotencyKey } = request;
-    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, answer?: RecordedAnswer) => {
+    const answers = answerRecorder(this.rebuild, request, token, options);
+    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, given?: RecordedAnswer) => {
       const { client, defer } = postgresTransaction(tx);
       if (appended.length === 0) return;
+      const answer = answers.next(appended, given);
       // One statement, sent and not awaited (the writer's batch goes out in one flight): the positions
       // appended to the JSON array the row holds, and the answer they rebuild, if the row is still this
       // request's reservation (another request may have taken the key over); if it is not, the statement
@@ -182,11 +188,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
     const unlock = async () => {
       if (lock !== null) await this.unlock(lock);
     };
-    return {
-      held: true,
-      reservedAt: token,
-      beforeCommit,
-      complete: async (response) => {
+    const complete = async (response: StoredResponse) => {
         try {
           // The first completion wins; it replaces an answer recorded with the events.
           await this.pool.query(
@@ -197,7 +199,13 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
         } finally {
           await unlock();
         }
-      },
+      };
+    return {
+      held: true,
+      reservedAt: token,
+      beforeCommit,
+      complete,
+      recorded: answers.recorded,
       keepRecorded: unlock,
       release: async () => {
         try {

@@ -5,13 +5,15 @@ import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_RETENTION_MS,
   keyInProgress,
-  type ClaimMode,
+  answerRecorder,
+  type AnswerRebuilder,
   type ExistingReservation,
   type HeldReservation,
   type IdempotencyRecord,
   type IdempotencyRecords,
   type IdempotentRequest,
   type RecordedAnswer,
+  type ReserveOptions,
   type StoredResponse,
 } from '../idempotency.js';
 import type { GroupCommitRunner } from './group-commit.js';
@@ -52,6 +54,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
     sqlite: Database.Database,
     private readonly runner: GroupCommitRunner,
     private readonly clock: () => Date,
+    private readonly rebuild: AnswerRebuilder,
   ) {
     this.openedAt = clock().toISOString();
     this.statements = {
@@ -103,8 +106,8 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
     return raw ? toIdempotencyRecord(raw) : null;
   }
 
-  async reserve(request: IdempotentRequest, options?: { readonly claim?: ClaimMode }): Promise<HeldReservation | ExistingReservation> {
-    if (options?.claim === 'with-writes') return this.claimWithWrites(request);
+  async reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
+    if (options?.claim === 'with-writes') return this.claimWithWrites(request, options);
     const inFlight = this.heldWithWrites(request);
     if (inFlight) return inFlight;
     const taken = await this.runner.runCommitted((): { held: true; token: string } | ExistingReservation => {
@@ -122,7 +125,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
       }
       return { held: false, record: toIdempotencyRecord(existing) };
     });
-    return taken.held ? this.held(request, taken.token, false) : taken;
+    return taken.held ? this.held(request, taken.token, false, options) : taken;
   }
 
   async complete(request: IdempotentRequest, response: StoredResponse): Promise<void> {
@@ -181,7 +184,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
    * now decides only whether the request runs (a live one is answered from); the events' unit of work
    * checks again, atomically, and fails if a request of another process wrote the row meanwhile.
    */
-  private claimWithWrites(request: IdempotentRequest): HeldReservation | ExistingReservation {
+  private claimWithWrites(request: IdempotentRequest, options: ReserveOptions): HeldReservation | ExistingReservation {
     const inFlight = this.heldWithWrites(request);
     if (inFlight) return inFlight;
     const slot = claimSlot(request.keyId, request.idempotencyKey);
@@ -195,7 +198,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
     if (mine) token = laterToken(token, mine.token);
     if (existing) token = laterToken(token, existing.created_at);
     this.claims.set(slot, { token, at: now.getTime() });
-    return this.held(request, token, true);
+    return this.held(request, token, true, options);
   }
 
   /** A request of this process holds the key with its writes (within the lease): the record, or what it is about to write. */
@@ -207,8 +210,9 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
     return { held: false, record: existing ? toIdempotencyRecord(existing) : { ...request, eventPositions: [], response: null, createdAt: mine.token } };
   }
 
-  private held(request: IdempotentRequest, token: string, withWrites: boolean): HeldReservation {
+  private held(request: IdempotentRequest, token: string, withWrites: boolean, options: ReserveOptions | undefined): HeldReservation {
     const { keyId, idempotencyKey } = request;
+    const answers = answerRecorder(this.rebuild, request, token, options);
     const slot = claimSlot(keyId, idempotencyKey);
     const unclaim = () => {
       if (withWrites && this.claims.get(slot)?.token === token) this.claims.delete(slot);
@@ -220,9 +224,10 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
      * millisecond).
      */
     let rowWritten = !withWrites;
-    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, answer?: RecordedAnswer): void => {
+    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, given?: RecordedAnswer): void => {
       sqliteTransaction(tx);
       if (appended.length === 0) return;
+      const answer = answers.next(appended, given);
       const positions = JSON.stringify(appended.map((stored) => stored.globalPosition));
       if (!rowWritten) {
         // The first events of a key claimed with its writes: its row, with them and their answer, unless another
@@ -246,11 +251,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
       if (this.statements.record.run(positions, keyId, idempotencyKey, token).changes === 0) throw lost();
       if (answer !== undefined) this.statements.recordAnswer.run(answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null, keyId, idempotencyKey, token);
     };
-    return {
-      held: true,
-      reservedAt: token,
-      beforeCommit,
-      complete: async (response) => {
+    const complete = async (response: StoredResponse) => {
         try {
           const now = this.clock().toISOString();
           await this.runner.run(() =>
@@ -259,7 +260,13 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
         } finally {
           unclaim();
         }
-      },
+      };
+    return {
+      held: true,
+      reservedAt: token,
+      beforeCommit,
+      complete,
+      recorded: answers.recorded,
       keepRecorded: async () => unclaim(),
       release: async () => {
         try {

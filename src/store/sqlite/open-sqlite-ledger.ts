@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { inlineProjections } from '../../../projections/index.js';
+import type { AnswerRebuilder } from '../idempotency.js';
 import type { LedgerStorage } from '../ledger.js';
 import { InProcessLimits } from '../shared-limits.js';
 import { openDatabase, type OpenDatabase } from './database.js';
@@ -23,6 +24,8 @@ export interface SqliteLedgerOptions {
   readonly rebuildBatchSize?: number;
   /** Told of every durable group-commit batch (its units, BEGIN to on disk in ms). */
   readonly onBatch?: (units: number, commitMs: number) => void;
+  /** The answers keyed writes record with their events (src/answers/recoveries.ts). */
+  readonly rebuildAnswer: AnswerRebuilder;
 }
 
 /**
@@ -50,7 +53,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   return {
     store,
     queries: new SqliteQueryRunner(sqlite),
-    idempotency: new SqliteIdempotencyRecords(sqlite, runner, clock),
+    idempotency: new SqliteIdempotencyRecords(sqlite, runner, clock, options.rebuildAnswer),
     log,
     projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
     // One server process per SQLite file: its limits are the process's.

@@ -1,3 +1,4 @@
+import { rebuildAnswer } from '../../../src/answers/recoveries.js';
 import { describe } from 'vitest';
 import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { assembleLedger } from '../../../src/ledger.js';
@@ -12,7 +13,7 @@ function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactor
   return async () => {
     const { file, cleanup } = tempDatabaseFile();
     const clock = new TestClock();
-    const openOne = () => assembleLedger(sqliteLedger(openDatabase(file), { clock: clock.read, newId: randomIds.uuid, ...options }), { clock: clock.read, ids: randomIds });
+    const openOne = () => assembleLedger(sqliteLedger(openDatabase(file), { clock: clock.read, newId: randomIds.uuid, rebuildAnswer, ...options }), { clock: clock.read, ids: randomIds });
     let ledger = openOne();
     const others: ReturnType<typeof openOne>[] = [];
     return {

@@ -1,3 +1,4 @@
+import { rebuildAnswer } from '../../../src/answers/recoveries.js';
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,7 +41,7 @@ function openSqlite(options: Partial<SqliteLedgerOptions> = {}): Opened {
   const { file, cleanup } = tempDatabaseFile();
   const database = openDatabase(file);
   const clock = new TestClock().read;
-  const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, ...options }), { clock, ids: randomIds });
+  const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, rebuildAnswer, ...options }), { clock, ids: randomIds });
   const o = { ledger, database, file, close: async () => (await ledger.close(), cleanup()) };
   opened.push(o);
   return o;
@@ -242,7 +243,7 @@ describe('event storage: bulk fields in their own column', () => {
   it('rows written before the split read the same (inline and in the worker), and the 0005 migration moves their payloads', async () => {
     const inline = openSqlite();
     const clock = new TestClock().read;
-    const worker = assembleLedger(sqliteLedger(inline.database, { clock, newId: randomIds.uuid, workerFromEvents: 0 }), { clock, ids: randomIds });
+    const worker = assembleLedger(sqliteLedger(inline.database, { clock, newId: randomIds.uuid, rebuildAnswer, workerFromEvents: 0 }), { clock, ids: randomIds });
     await seedAccounts(inline.ledger, 6);
     const { sqlite } = inline.database;
     const all = () => inline.ledger.store.readAll(0, 1_000_000);
