@@ -17,7 +17,7 @@ const staging = `dist.build-${process.pid}`;
 rmSync(join(root, staging), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { 'import-ledger': 'src/cli/run.ts' },
+  entryPoints: { 'import-ledger': 'src/cli/run.ts', 'sqlite-writer': 'src/sqlite-writer.ts' },
   outdir: staging,
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

@@ -1,9 +1,12 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { rebuildAnswer } from './answers/recoveries.js';
 import { randomIds, type Clock, type IdGenerator } from './application/clock-and-ids.js';
 import type { LedgerContext } from './application/context.js';
 import { generateTokenSecret } from './application/tokens.js';
 import type { LedgerConfig } from './config.js';
 import { createFeedReadModels } from './feed/event-feed.js';
+import { packageRoot } from './package-root.js';
 import { generationCachedReads } from './queries/generation-cached-reads.js';
 import { createReadModels } from './queries/read-models.js';
 import type { AnswerRebuilder } from './store/idempotency.js';
@@ -45,7 +48,13 @@ export interface OpenLedgerOptions {
   readonly onBatch?: (batch: BatchReport) => void;
   /** Told of appended events, refusals, conflicts and group-commit batches (the service's metrics). */
   readonly observer?: StoreObserver;
+  /** SQLite: the service's writes run in a thread of their own (LEDGER_SQLITE_WRITER=thread), which draws random event ids. */
+  readonly writerThread?: boolean;
 }
+
+/** The writer thread's module: the bundle's when this runs from it, else the sources' (through tsx). */
+export const writerEntry = (): URL =>
+  import.meta.url.endsWith('.ts') ? new URL('./sqlite-writer.ts', import.meta.url) : pathToFileURL(join(packageRoot(), 'dist/sqlite-writer.mjs'));
 
 /**
  * The composition root of the ledger: the one place that knows which adapter
@@ -89,7 +98,11 @@ async function openAdapter(location: LedgerLocation, common: { clock: Clock; new
     return openPostgresLedger(location.postgresUrl, { ...common, ...(onBatch ? { onBatch } : {}) });
   }
   const { openSqliteLedger } = await import('./store/sqlite/open-sqlite-ledger.js');
-  return openSqliteLedger(location.sqliteFile, { ...common, ...(observer ? { onBatch: (units: number, ms: number) => observer.onBatchCommitted(units, ms) } : {}) });
+  return openSqliteLedger(location.sqliteFile, {
+    ...common,
+    ...(observer ? { onBatch: (units: number, ms: number) => observer.onBatchCommitted(units, ms) } : {}),
+    ...(options.writerThread ? { writerThread: writerEntry(), realClock: !options.clock } : {}),
+  });
 }
 
 /** PostgreSQL's batch reports, to the debug summary and to the observer (a batch commits when the lock is let go). */

@@ -133,6 +133,7 @@ async function startLedger(config: LedgerConfig, logger: Logger, metrics: Ledger
   const ledger = await openLedger(ledgerLocation(config), {
     ...(batchStats ? { onBatch: batchStats.add } : {}),
     ...(metrics ? { observer: metrics.observer } : {}),
+    ...(config.LEDGER_SQLITE_WRITER === 'thread' && !config.LEDGER_DATABASE_URL ? { writerThread: true } : {}),
   });
   const statsTimer = batchStats
     ? setInterval(() => {

@@ -5,7 +5,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { REBUILT_CONTENT_TYPE, recoveries } from '../answers/recoveries.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventStore } from '../store/event-store.js';
-import { keyInProgress, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest } from '../store/idempotency.js';
+import { keyInProgress, sameResponse, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest } from '../store/idempotency.js';
 import { answeredText } from './answer.js';
 import type { AppEnv } from './env.js';
 
@@ -103,7 +103,8 @@ export function idempotency(records: IdempotencyRecords, store: EventStore) {
         return;
       }
       const response = { status: c.res.status, body: await answeredText(c), contentType: c.res.headers.get('content-type') };
-      if (reservation.recorded(response)) await reservation.keepRecorded();
+      const recorded = reservation.recordedAnswer();
+      if (recorded && sameResponse(recorded, response)) await reservation.keepRecorded();
       else await reservation.complete(response);
     } catch (error) {
       await reservation.release().catch(() => undefined);

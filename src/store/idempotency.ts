@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import type { StoredLedgerEvent, WriteTransaction } from './event-store.js';
+import type { BeforeCommit, StoredLedgerEvent } from './event-store.js';
 
 /** How long a key is remembered: the draft asks for at least 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -67,21 +67,21 @@ export interface ReserveOptions {
   readonly answerFrom?: { readonly body: unknown };
 }
 
-const sameResponse = (a: StoredResponse, b: StoredResponse) => a.status === b.status && a.body === b.body && a.contentType === b.contentType;
+export const sameResponse = (a: StoredResponse, b: StoredResponse) => a.status === b.status && a.body === b.body && a.contentType === b.contentType;
 
 /**
  * The answers a held key records with its request's writes (`ReserveOptions.answerFrom`): each unit's is
  * rebuilt from every event recorded so far, and a response equal to the last one needs no completion
- * of its own. Each store's reservation keeps one.
+ * of its own (`sameResponse`). Each store's reservation keeps one.
  */
 export function answerRecorder(rebuild: AnswerRebuilder, request: IdempotentRequest, reservedAt: string, options: ReserveOptions | undefined) {
   const from = options?.answerFrom;
   const events: StoredLedgerEvent[] = [];
   let last: RecordedAnswer;
   return {
-    /** The answer to record with `appended` when the caller gave none: undefined (leave it) without `answerFrom` or events. */
-    next(appended: readonly StoredLedgerEvent[], given: RecordedAnswer): RecordedAnswer {
-      if (given !== undefined || !from || appended.length === 0) return given;
+    /** The answer to record with `appended`: undefined (leave it as it is) without `answerFrom` or events. */
+    next(appended: readonly StoredLedgerEvent[]): RecordedAnswer {
+      if (!from || appended.length === 0) return undefined;
       events.push(...appended);
       if (from.body === undefined) return (last = null);
       try {
@@ -90,9 +90,9 @@ export function answerRecorder(rebuild: AnswerRebuilder, request: IdempotentRequ
         return (last = null);
       }
     },
-    /** Whether `response` is the answer recorded with the events: then nothing more needs storing. */
-    recorded(response: StoredResponse): boolean {
-      return !!last && sameResponse(last, response);
+    /** The answer the latest unit recorded. */
+    last(): RecordedAnswer {
+      return last;
     },
   };
 }
@@ -104,20 +104,20 @@ export interface HeldReservation {
   readonly reservedAt: string;
   /**
    * Pass as `beforeCommit` to every write the request makes: it records the
-   * positions of the events appended with the key, and `answer` (the response
-   * those events rebuild), inside their unit of work, after checking that the
+   * positions of the events appended with the key, and with `answerFrom` the
+   * answer those events rebuild, inside their unit of work, after checking that the
    * key is still this request's (it fails the unit with
    * `idempotency_key_in_progress` if another request took the key over, or, for
    * a key claimed `with-writes`, got it first in another process).
    */
-  beforeCommit(appended: readonly StoredLedgerEvent[], tx: WriteTransaction, answer?: RecordedAnswer): void | Promise<void>;
+  readonly beforeCommit: BeforeCommit;
   /**
    * Stores the request's response: the first completion wins (it replaces an answer recorded with the
    * events, which is only what a retry would get had the request stored none). Ends the hold.
    */
   complete(response: StoredResponse): Promise<void>;
-  /** Whether `response` is the answer the request's writes recorded with their events: then `keepRecorded`, else `complete`. */
-  recorded(response: StoredResponse): boolean;
+  /** The answer the request's latest write recorded with its events (undefined: none recorded): a response equal to it is kept (`keepRecorded`), another stored (`complete`). */
+  recordedAnswer(): RecordedAnswer;
   /** Ends the hold, writing nothing: the answer recorded with the events is the request's response. */
   keepRecorded(): Promise<void>;
   /** Gives the key back without a response (a transient answer) unless events were recorded with it. */

@@ -34,9 +34,9 @@ function watched() {
       const held: HeldReservation = {
         reservedAt: reservation.reservedAt,
         held: true,
-        beforeCommit: (appended, tx, answer) => reservation.beforeCommit(appended, tx, answer),
+        beforeCommit: reservation.beforeCommit,
         release: () => reservation.release(),
-        recorded: (response) => reservation.recorded(response),
+        recordedAnswer: () => reservation.recordedAnswer(),
         async complete(response) {
           completions.push(response);
           await reservation.complete(response);

@@ -13,7 +13,6 @@ import {
   type IdempotencyRecord,
   type IdempotencyRecords,
   type IdempotentRequest,
-  type RecordedAnswer,
   type ReserveOptions,
   type StoredResponse,
 } from '../idempotency.js';
@@ -159,10 +158,10 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
   private held(request: IdempotentRequest, token: string, lock: number | null, options: ReserveOptions | undefined): HeldReservation {
     const { keyId, idempotencyKey } = request;
     const answers = answerRecorder(this.rebuild, request, token, options);
-    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, given?: RecordedAnswer) => {
+    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction) => {
       const { client, defer } = postgresTransaction(tx);
       if (appended.length === 0) return;
-      const answer = answers.next(appended, given);
+      const answer = answers.next(appended);
       // One statement, sent and not awaited (the writer's batch goes out in one flight): the positions
       // appended to the JSON array the row holds, and the answer they rebuild, if the row is still this
       // request's reservation (another request may have taken the key over); if it is not, the statement
@@ -205,7 +204,7 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
       reservedAt: token,
       beforeCommit,
       complete,
-      recorded: answers.recorded,
+      recordedAnswer: answers.last,
       keepRecorded: unlock,
       release: async () => {
         try {

@@ -30,6 +30,12 @@ export interface GroupCommitOptions {
   readonly gatherTurns?: number;
   /** Told of every batch once it is durable: its units, and the ms from BEGIN until then (the store's observer). */
   readonly onBatch?: (units: number, commitMs: number) => void;
+  /**
+   * A counter (index 0) of the batches committed and not yet durable, raised before each COMMIT and lowered
+   * once its batch is synced (or its COMMIT failed; a failed sync leaves it raised for good): shared with the threads that read the file, so that a reader that
+   * finds it at zero knows everything it can see is on disk (writer-thread.ts).
+   */
+  readonly unsynced?: Int32Array;
 }
 
 /** Settles the units of a committed batch once the WAL holding them is on disk (or the sync failed). */
@@ -80,6 +86,7 @@ export class GroupCommitRunner {
   private syncing: AfterSync[] | null = null;
   private syncFailure: Error | null = null;
   private readonly onBatch: GroupCommitOptions['onBatch'];
+  private readonly unsynced: Int32Array | undefined;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -90,6 +97,7 @@ export class GroupCommitRunner {
     this.walFile = options.walFile;
     this.syncWal = options.syncWal ?? fdatasync;
     this.onBatch = options.onBatch;
+    this.unsynced = options.unsynced;
   }
 
   /** Called after every durable batch (live readers' wake-up); returns the unsubscribe function. */
@@ -182,6 +190,7 @@ export class GroupCommitRunner {
 
     const outcomes: { ok: boolean; value: unknown }[] = [];
     const began = performance.now();
+    let counted = false;
     const asyncSync = this.walFile !== undefined;
     try {
       // Outside a transaction, as SQLite requires; only this batch's COMMIT skips the inline fsync.
@@ -208,8 +217,10 @@ export class GroupCommitRunner {
           outcomes.push({ ok: false, value: error });
         }
       }
+      if (this.unsynced) counted = Atomics.add(this.unsynced, 0, 1) >= 0;
       this.sqlite.exec('COMMIT');
     } catch (error) {
+      if (counted) Atomics.sub(this.unsynced!, 0, 1);
       // Whatever the file refuses (full, read-only, unreadable) fails the batch, never the process: this runs
       // on a timer, where a throw would end it.
       try {
@@ -230,6 +241,7 @@ export class GroupCommitRunner {
     // The units that wait for the commit only settle now; the others once the WAL is synced.
     if (asyncSync) batch.forEach((unit, i) => unit.atCommit && settleUnit(unit, i));
     const settle: AfterSync = (syncError) => {
+      if (counted && !syncError) Atomics.sub(this.unsynced!, 0, 1);
       if (!syncError) this.onBatch?.(batch.length, performance.now() - began);
       batch.forEach((unit, i) => {
         if (asyncSync && unit.atCommit) return;

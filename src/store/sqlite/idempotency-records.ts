@@ -12,7 +12,6 @@ import {
   type IdempotencyRecord,
   type IdempotencyRecords,
   type IdempotentRequest,
-  type RecordedAnswer,
   type ReserveOptions,
   type StoredResponse,
 } from '../idempotency.js';
@@ -224,10 +223,10 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
      * millisecond).
      */
     let rowWritten = !withWrites;
-    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction, given?: RecordedAnswer): void => {
+    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction): void => {
       sqliteTransaction(tx);
       if (appended.length === 0) return;
-      const answer = answers.next(appended, given);
+      const answer = answers.next(appended);
       const positions = JSON.stringify(appended.map((stored) => stored.globalPosition));
       if (!rowWritten) {
         // The first events of a key claimed with its writes: its row, with them and their answer, unless another
@@ -266,7 +265,7 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
       reservedAt: token,
       beforeCommit,
       complete,
-      recorded: answers.recorded,
+      recordedAnswer: answers.last,
       keepRecorded: async () => unclaim(),
       release: async () => {
         try {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { inlineProjections } from '../../../projections/index.js';
+import { deciderName } from '../../domain/deciders.js';
 import type { AnswerRebuilder } from '../idempotency.js';
 import type { LedgerStorage } from '../ledger.js';
 import { InProcessLimits } from '../shared-limits.js';
@@ -11,6 +12,7 @@ import { SqliteProjectionMaintenance } from './projection-rebuild.js';
 import { SqliteQueryRunner } from './query-runner.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
+import { ThreadedEventStore, ThreadedIdempotencyRecords, WriterThread } from './writer-thread.js';
 
 export interface SqliteLedgerOptions {
   readonly clock: () => Date;
@@ -26,34 +28,57 @@ export interface SqliteLedgerOptions {
   readonly onBatch?: (units: number, commitMs: number) => void;
   /** The answers keyed writes record with their events (src/answers/recoveries.ts). */
   readonly rebuildAnswer: AnswerRebuilder;
+  /**
+   * The writer thread's module (src/sqlite-writer.ts or its bundle): when given, the service's writes run in
+   * that thread (writer-thread.ts), which reads `clock` as it was at each call (or the real clock: `realClock`)
+   * and draws random event ids; a file database only.
+   */
+  readonly writerThread?: URL;
+  /** `clock` is the real one: the writer thread reads its own. */
+  readonly realClock?: boolean;
 }
 
 /**
  * The embedded adapter: one SQLite file (created and migrated if needed),
  * one connection for the service, group commit, a synchronous unit of work.
  */
-export function openSqliteLedger(file: string, options: SqliteLedgerOptions): LedgerStorage {
-  return sqliteLedger(openDatabase(file), options);
+export async function openSqliteLedger(file: string, options: SqliteLedgerOptions): Promise<LedgerStorage> {
+  const database = openDatabase(file);
+  if (!options.writerThread) return sqliteLedger(database, options);
+  if (database.file === ':memory:') throw new Error('an in-memory SQLite database has no writer thread: nothing else can open it');
+  try {
+    const writer = await WriterThread.start(options.writerThread, database.file, {
+      ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+      ...(options.onBatch ? { onBatch: options.onBatch } : {}),
+      ...(options.realClock ? {} : { clock: options.clock }),
+    });
+    return sqliteLedger(database, options, writer);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
 }
 
 /** The storage over an open database (tests of the adapter itself keep `database` to look inside). */
-export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOptions): LedgerStorage {
+export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOptions, writer?: WriterThread): LedgerStorage {
   const { sqlite } = database;
   const { clock, newId } = options;
   // A file database syncs its WAL off the event loop (group-commit.ts); ':memory:' has nothing to sync.
   const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
   const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile, onBatch: options.onBatch });
-  const store = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId, runner });
-  const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => runner.onCommitted(wake));
+  const local = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId, runner });
+  // With a writer thread, this connection only reads (and runs the operator's rare writes: rebuilds, the token secret).
+  const committer = writer ?? runner;
+  const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => committer.onCommitted(wake));
   const secret = {
     insert: sqlite.prepare<[string, string]>("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', ?, ?) ON CONFLICT DO NOTHING"),
     read: sqlite.prepare<[], { value: string }>("SELECT value FROM service_secrets WHERE name = 'token_secret'"),
   };
   const ping = sqlite.prepare('SELECT 1');
   return {
-    store,
+    store: writer ? new ThreadedEventStore(writer, local, deciderName) : local,
     queries: new SqliteQueryRunner(sqlite),
-    idempotency: new SqliteIdempotencyRecords(sqlite, runner, clock, options.rebuildAnswer),
+    idempotency: writer ? new ThreadedIdempotencyRecords(writer) : new SqliteIdempotencyRecords(sqlite, runner, clock, options.rebuildAnswer),
     log,
     projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
     // One server process per SQLite file: its limits are the process's.
@@ -73,9 +98,10 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
       if (!row) throw new Error('token secret could not be stored');
       return row.value;
     },
-    durable: () => runner.durable(),
+    durable: () => committer.durable(),
     startUpkeep: (logger: Logger) => startWalCheckpointer(sqlite, logger),
     async close() {
+      await writer?.close();
       await runner.close();
       database.close();
     },

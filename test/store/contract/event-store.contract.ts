@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { importSupplierDecider, type ImportSupplierCommand } from '../../../src/domain/import-supplier/import-supplier-decider.js';
-import { ConcurrencyError, UniqueConstraintError, type BeforeCommit, type StoredLedgerEvent } from '../../../src/store/event-store.js';
+import { ConcurrencyError, UniqueConstraintError } from '../../../src/store/event-store.js';
+import { IDEMPOTENCY_LEASE_MS } from '../../../src/store/idempotency.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import { create, created, createSupplier, metadata, pause, settle, statusChanged, type ContractLedger, type LedgerFactory } from './harness.js';
 
@@ -173,25 +174,32 @@ export function eventStoreContract(open: LedgerFactory): void {
       });
     });
 
+    // The hooks a write runs are an Idempotency-Key reservation's (the one kind that crosses to SQLite's
+    // writer thread): what a hook did is read back through the key's record.
     describe('beforeCommit: in the same transaction as the events', () => {
+      const request = (key: string) => ({ keyId: 'key_test', idempotencyKey: key, fingerprint: `fp-${key}`, requestPath: '/v1/data-import/x/' });
+      const hold = async (key: string) => {
+        const reservation = await t.ledger.idempotency.reserve(request(key));
+        if (!reservation.held) throw new Error(`${key} was expected to be free`);
+        return reservation;
+      };
+
       it('runs once per write with the events appended, and not for a dry run', async () => {
-        const seen: (readonly StoredLedgerEvent[])[] = [];
-        const hook: BeforeCommit = (appended) => {
-          seen.push(appended);
-        };
+        const { beforeCommit: hook } = await hold('seen');
         const stored = await t.ledger.store.appendToStream(importSupplierStreamId('A'), 0, [created('A')], { metadata, beforeCommit: hook });
         const many = await t.ledger.store.handleMany([create('B'), pause('B')], { metadata, beforeCommit: hook });
         await t.ledger.store.handle(importSupplierStreamId('D'), importSupplierDecider, createSupplier('D'), { metadata, beforeCommit: hook, dryRun: true });
-        expect(seen.map((events) => events.map((e) => e.globalPosition))).toEqual([
-          stored.map((e) => e.globalPosition),
-          many.flatMap((r) => r.events.map((e) => e.globalPosition)),
+        expect((await t.ledger.idempotency.find('key_test', 'seen'))?.eventPositions).toEqual([
+          ...stored.map((e) => e.globalPosition),
+          ...many.flatMap((r) => r.events.map((e) => e.globalPosition)),
         ]);
       });
 
       it('a hook that throws rolls its unit back alone and fails the write with its error', async () => {
-        const refuse: BeforeCommit = () => {
-          throw new DomainError('idempotency_key_in_progress', 'held elsewhere');
-        };
+        // A reservation taken over past its lease: its hook refuses every write with `idempotency_key_in_progress`.
+        const { beforeCommit: refuse } = await hold('stale');
+        t.clock.advanceSeconds(IDEMPOTENCY_LEASE_MS / 1000 + 1);
+        await hold('stale');
         const outcomes = await Promise.all([
           settle(t.ledger.store.handle(importSupplierStreamId('A'), importSupplierDecider, createSupplier('A'), { metadata })),
           settle(t.ledger.store.handle(importSupplierStreamId('B'), importSupplierDecider, createSupplier('B'), { metadata, beforeCommit: refuse })),

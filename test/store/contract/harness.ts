@@ -2,6 +2,7 @@ import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import { importSupplierDecider, type ImportSupplierCommand } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import type { Ledger } from '../../../src/ledger.js';
+import type { AnswerRebuilder, StoredResponse } from '../../../src/store/idempotency.js';
 import type { TestClock } from '../../support/ledger.js';
 
 /**
@@ -70,3 +71,14 @@ export async function dumpTables(t: ContractLedger, tables: readonly string[]): 
   for (const table of tables) dump[table] = (await t.execute(`SELECT * FROM ${table}`)).map((row) => JSON.stringify(row)).sort();
   return dump;
 }
+
+/**
+ * The contract's answer rebuilder (the stores' `rebuildAnswer`): a keyed request whose body is an answer
+ * (`{ status, body, contentType }`) gets it back, each `#` in its body replaced by the number of events
+ * recorded with its key so far; any other body has none.
+ */
+export const templateAnswer: AnswerRebuilder = (_path, body, events) => {
+  const template = body as Partial<StoredResponse> | undefined;
+  if (typeof template?.status !== 'number' || typeof template.body !== 'string') return null;
+  return { status: template.status, body: template.body.replaceAll('#', String(events.length)), contentType: template.contentType ?? null };
+};

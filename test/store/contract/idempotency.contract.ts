@@ -28,17 +28,19 @@ export function idempotencyContract(open: LedgerFactory): void {
     });
     afterEach(() => t.close());
 
-    async function hold(key: string, fingerprint?: string, claim?: ClaimMode, ledger: Ledger = t.ledger): Promise<HeldReservation> {
-      const reservation = await ledger.idempotency.reserve(request(key, fingerprint), claim ? { claim } : undefined);
+    /** Holds the key; `answer`: what its writes record with their events (`templateAnswer`: `#` is their number). */
+    async function hold(key: string, fingerprint?: string, claim?: ClaimMode, ledger: Ledger = t.ledger, answer?: StoredResponse): Promise<HeldReservation> {
+      const options = { ...(claim ? { claim } : {}), ...(answer ? { answerFrom: { body: answer } } : {}) };
+      const reservation = await ledger.idempotency.reserve(request(key, fingerprint), options);
       if (!reservation.held) throw new Error(`${key} was expected to be free`);
       return reservation;
     }
-    /** A write under the reservation; `answer`: the answer its events rebuild, recorded with them. */
-    const handle = (code: string, reservation?: HeldReservation, dryRun = false, answer?: StoredResponse, ledger: Ledger = t.ledger) =>
+    /** A write under the reservation. */
+    const handle = (code: string, reservation?: HeldReservation, dryRun = false, ledger: Ledger = t.ledger) =>
       ledger.store.handle(importSupplierStreamId(code), importSupplierDecider, createSupplier(code), {
         metadata,
         dryRun,
-        ...(reservation ? { beforeCommit: (appended, tx) => reservation.beforeCommit(appended, tx, answer) } : {}),
+        ...(reservation ? { beforeCommit: reservation.beforeCommit } : {}),
       });
 
     it('a reservation holds the key: another reservation gets the record, in flight (no events, no response)', async () => {
@@ -120,8 +122,8 @@ export function idempotencyContract(open: LedgerFactory): void {
     });
 
     it('an answer recorded with the events is the record\'s response; a completion replaces it, once', async () => {
-      const reservation = await hold('rec');
-      await handle('REC', reservation, false, response(201, '{"rebuilt":true}'));
+      const reservation = await hold('rec', undefined, undefined, t.ledger, response(201, '{"rebuilt":true}'));
+      await handle('REC', reservation);
       expect(await t.ledger.idempotency.find('key_test', 'rec')).toMatchObject({ eventPositions: [expect.any(Number)], response: response(201, '{"rebuilt":true}') });
       await reservation.complete(response(201, '{"rendered":true}'));
       await reservation.complete(response(500, '{}'));
@@ -130,8 +132,8 @@ export function idempotencyContract(open: LedgerFactory): void {
 
     it('keepRecorded ends the hold without writing: the key is then answered with what its events recorded', async () => {
       for (const claim of ['store', 'with-writes'] as const) {
-        const reservation = await hold(`keep-${claim}`, undefined, claim);
-        await handle(`KEEP-${claim.toUpperCase()}`, reservation, false, response(201, '{"kept":true}'));
+        const reservation = await hold(`keep-${claim}`, undefined, claim, t.ledger, response(201, '{"kept":true}'));
+        await handle(`KEEP-${claim.toUpperCase()}`, reservation);
         await reservation.keepRecorded();
         expect(await t.ledger.idempotency.reserve(request(`keep-${claim}`))).toMatchObject({
           held: false,
@@ -153,11 +155,11 @@ export function idempotencyContract(open: LedgerFactory): void {
 
       it('records its events, and their answer, in their unit of work; a dry run or a refused write records nothing', async () => {
         await handle('WDUP');
-        const reservation = await hold('w2', undefined, 'with-writes');
-        await expect(handle('WDUP', reservation, false, response(201))).rejects.toMatchObject({ code: 'import_supplier_already_exists' });
-        await handle('WDRY', reservation, true, response(201));
-        const first = await handle('W1', reservation, false, response(201, '{"n":1}'));
-        const second = await handle('W2', reservation, false, response(201, '{"n":2}'));
+        const reservation = await hold('w2', undefined, 'with-writes', t.ledger, response(201, '{"n":#}'));
+        await expect(handle('WDUP', reservation)).rejects.toMatchObject({ code: 'import_supplier_already_exists' });
+        await handle('WDRY', reservation, true);
+        const first = await handle('W1', reservation);
+        const second = await handle('W2', reservation);
         expect(await t.ledger.idempotency.find('key_test', 'w2')).toMatchObject({
           eventPositions: [first.events[0]!.globalPosition, second.events[0]!.globalPosition],
           response: response(201, '{"n":2}'),
@@ -176,10 +178,12 @@ export function idempotencyContract(open: LedgerFactory): void {
 
       it('two service processes given the same key at once: exactly one writes with it, the other writes nothing', async () => {
         const other = await t.another();
-        const claims = await Promise.all([t.ledger, other].map((ledger) => ledger.idempotency.reserve(request('both'), { claim: 'with-writes' })));
+        const claims = await Promise.all(
+          [t.ledger, other].map((ledger) => ledger.idempotency.reserve(request('both'), { claim: 'with-writes', answerFrom: { body: response(201) } })),
+        );
         expect(claims.some((claim) => claim.held)).toBe(true);
         const outcomes = await Promise.all(
-          claims.map((claim, i) => (claim.held ? settle(handle(`BOTH${i}`, claim, false, response(201), i === 0 ? t.ledger : other)) : null)),
+          claims.map((claim, i) => (claim.held ? settle(handle(`BOTH${i}`, claim, false, i === 0 ? t.ledger : other)) : null)),
         );
         const written = outcomes.filter((outcome) => outcome?.status === 'fulfilled');
         expect(written).toHaveLength(1);

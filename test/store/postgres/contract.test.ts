@@ -1,4 +1,4 @@
-import { rebuildAnswer } from '../../../src/answers/recoveries.js';
+import { templateAnswer } from '../contract/harness.js';
 import { describe } from 'vitest';
 import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { assembleLedger } from '../../../src/ledger.js';
@@ -13,7 +13,7 @@ function postgresFactory(options: Partial<PostgresLedgerOptions> = {}): LedgerFa
     const database = await createTestDatabase();
     const clock = new TestClock();
     const openOne = async () =>
-      assembleLedger(await openPostgresLedger(database.url, { clock: clock.read, newId: randomIds.uuid, rebuildAnswer, poolSize: 3, ...options }), { clock: clock.read, ids: randomIds });
+      assembleLedger(await openPostgresLedger(database.url, { clock: clock.read, newId: randomIds.uuid, rebuildAnswer: templateAnswer, poolSize: 3, ...options }), { clock: clock.read, ids: randomIds });
     let ledger = await openOne();
     const others: Awaited<ReturnType<typeof openOne>>[] = [];
     return {

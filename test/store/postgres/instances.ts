@@ -1,4 +1,4 @@
-import { rebuildAnswer } from '../../../src/answers/recoveries.js';
+import { templateAnswer } from '../contract/harness.js';
 import pg from 'pg';
 import { expect } from 'vitest';
 import { importSupplierStreamId, type ImportSupplierStatus } from '../../../events/import-supplier.js';
@@ -41,7 +41,7 @@ export async function openInstances(options: Partial<PostgresLedgerOptions> = {}
   admin.on('error', () => undefined);
   await admin.connect();
   const openOne = async (extra: Partial<PostgresLedgerOptions> = {}) => {
-    const storage = await openPostgresLedger(database.url, { clock: clock.read, newId: randomIds.uuid, rebuildAnswer, poolSize: 4, ...options, ...extra });
+    const storage = await openPostgresLedger(database.url, { clock: clock.read, newId: randomIds.uuid, rebuildAnswer: templateAnswer, poolSize: 4, ...options, ...extra });
     const ledger = assembleLedger(storage, { clock: clock.read, ids: randomIds });
     open.add(ledger);
     return ledger;

@@ -1,4 +1,4 @@
-import { rebuildAnswer } from '../../../src/answers/recoveries.js';
+import { templateAnswer } from '../contract/harness.js';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
@@ -142,7 +142,7 @@ describe('PostgreSQL: the writer connection is killed mid-batch', () => {
   async function behindProxy(test: (proxy: PgProxy, behind: Ledger) => Promise<void>): Promise<void> {
     const target = new URL(t.url);
     const proxy = await startPgProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const behind = assembleLedger(await openPostgresLedger(proxy.url(t.url), { clock: t.clock.read, newId: randomIds.uuid, rebuildAnswer, poolSize: 2 }), { clock: t.clock.read, ids: randomIds });
+    const behind = assembleLedger(await openPostgresLedger(proxy.url(t.url), { clock: t.clock.read, newId: randomIds.uuid, rebuildAnswer: templateAnswer, poolSize: 2 }), { clock: t.clock.read, ids: randomIds });
     try {
       await test(proxy, behind);
     } finally {

@@ -1,9 +1,8 @@
-import { rebuildAnswer } from '../../../src/answers/recoveries.js';
+import { templateAnswer } from '../contract/harness.js';
 import { describe } from 'vitest';
 import { randomIds } from '../../../src/application/clock-and-ids.js';
 import { assembleLedger } from '../../../src/ledger.js';
-import { openDatabase } from '../../../src/store/sqlite/database.js';
-import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
+import { openSqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
 import { TestClock, tempDatabaseFile } from '../../support/ledger.js';
 import { executeOnFile } from '../../support/sqlite.js';
 import { eventLogContract, projectionsContract, storeContract, type LedgerFactory } from '../contract/index.js';
@@ -13,9 +12,10 @@ function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactor
   return async () => {
     const { file, cleanup } = tempDatabaseFile();
     const clock = new TestClock();
-    const openOne = () => assembleLedger(sqliteLedger(openDatabase(file), { clock: clock.read, newId: randomIds.uuid, rebuildAnswer, ...options }), { clock: clock.read, ids: randomIds });
-    let ledger = openOne();
-    const others: ReturnType<typeof openOne>[] = [];
+    const openOne = async () =>
+      assembleLedger(await openSqliteLedger(file, { clock: clock.read, newId: randomIds.uuid, rebuildAnswer: templateAnswer, ...options }), { clock: clock.read, ids: randomIds });
+    let ledger = await openOne();
+    const others: Awaited<ReturnType<typeof openOne>>[] = [];
     return {
       get ledger() {
         return ledger;
@@ -24,10 +24,10 @@ function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): LedgerFactor
       restart: async () => {
         await ledger.close();
         clock.advanceSeconds(1); // a restart takes a moment
-        ledger = openOne();
+        ledger = await openOne();
       },
       another: async () => {
-        const other = openOne();
+        const other = await openOne();
         others.push(other);
         return other;
       },
@@ -51,4 +51,11 @@ describe('SQLite store, log read in a worker, rebuild in small batches', () => {
   const worker = sqliteFactory({ workerFromEvents: 0, rebuildBatchSize: 7 });
   eventLogContract(worker);
   projectionsContract(worker);
+});
+
+// The same contract with the writes in the writer thread (LEDGER_SQLITE_WRITER=thread), the test's clock told
+// to it at each call, its answer rebuilder the contract's (template-writer.ts).
+describe('SQLite store, writes in the writer thread', () => {
+  const threaded = sqliteFactory({ writerThread: new URL('./template-writer.ts', import.meta.url) });
+  storeContract(threaded);
 });

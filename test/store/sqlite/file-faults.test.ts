@@ -1,4 +1,4 @@
-import { rebuildAnswer } from '../../../src/answers/recoveries.js';
+import { templateAnswer } from '../contract/harness.js';
 import { execFileSync } from 'node:child_process';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ async function serve(): Promise<Served> {
   const { file, cleanup } = tempDatabaseFile();
   const database = openDatabase(file);
   const clock = new TestClock().read;
-  const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, rebuildAnswer }), { clock, ids: randomIds });
+  const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, rebuildAnswer: templateAnswer }), { clock, ids: randomIds });
   await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
   await createOperationsTeam(ledger, TEAM, operator);
   await createExampleProducts(ledger);

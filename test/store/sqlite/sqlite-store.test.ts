@@ -1,4 +1,3 @@
-import { rebuildAnswer } from '../../../src/answers/recoveries.js';
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +20,7 @@ import { startWalCheckpointer } from '../../../src/store/sqlite/wal-checkpointer
 import { BIN, PROJECT_ROOT, cliEnv, runCli } from '../../cli/run-cli.js';
 import { operator, SUPPLIER, TestClock, tempDatabaseFile } from '../../support/ledger.js';
 import { withSqlite } from '../../support/sqlite.js';
-import { createSupplier, metadata, settle } from '../contract/harness.js';
+import { createSupplier, metadata, settle, templateAnswer } from '../contract/harness.js';
 import { payloadFor, seedAccounts } from '../contract/seed.js';
 
 /** A SQLite ledger whose connection the test keeps, to look at what only this adapter has. */
@@ -41,7 +40,7 @@ function openSqlite(options: Partial<SqliteLedgerOptions> = {}): Opened {
   const { file, cleanup } = tempDatabaseFile();
   const database = openDatabase(file);
   const clock = new TestClock().read;
-  const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, rebuildAnswer, ...options }), { clock, ids: randomIds });
+  const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, rebuildAnswer: templateAnswer, ...options }), { clock, ids: randomIds });
   const o = { ledger, database, file, close: async () => (await ledger.close(), cleanup()) };
   opened.push(o);
   return o;
@@ -161,12 +160,9 @@ describe('Idempotency-Key claims on SQLite', () => {
     const { ledger, file } = openSqlite({ onBatch: (units) => (batches += units > 0 ? 1 : 0) });
     const write = async (code: string, claim: 'store' | 'with-writes') => {
       const before = batches;
-      const reservation = await ledger.idempotency.reserve(request(code.toLowerCase()), { claim });
+      const reservation = await ledger.idempotency.reserve(request(code.toLowerCase()), { claim, answerFrom: { body: answer } });
       if (!reservation.held) throw new Error('expected to hold the key');
-      await ledger.store.handle(importSupplierStreamId(code), importSupplierDecider, createSupplier(code), {
-        metadata,
-        beforeCommit: (appended, tx) => reservation.beforeCommit(appended, tx, answer),
-      });
+      await ledger.store.handle(importSupplierStreamId(code), importSupplierDecider, createSupplier(code), { metadata, beforeCommit: reservation.beforeCommit });
       if (claim === 'store') await reservation.complete(answer);
       else await reservation.keepRecorded();
       await ledger.durable();
@@ -243,7 +239,7 @@ describe('event storage: bulk fields in their own column', () => {
   it('rows written before the split read the same (inline and in the worker), and the 0005 migration moves their payloads', async () => {
     const inline = openSqlite();
     const clock = new TestClock().read;
-    const worker = assembleLedger(sqliteLedger(inline.database, { clock, newId: randomIds.uuid, rebuildAnswer, workerFromEvents: 0 }), { clock, ids: randomIds });
+    const worker = assembleLedger(sqliteLedger(inline.database, { clock, newId: randomIds.uuid, rebuildAnswer: templateAnswer, workerFromEvents: 0 }), { clock, ids: randomIds });
     await seedAccounts(inline.ledger, 6);
     const { sqlite } = inline.database;
     const all = () => inline.ledger.store.readAll(0, 1_000_000);

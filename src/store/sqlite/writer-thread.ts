@@ -1,0 +1,491 @@
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type MessagePort, Worker } from 'node:worker_threads';
+import { inlineProjections } from '../../../projections/index.js';
+import type { LedgerEvent } from '../../../events/registry.js';
+import type { AnyDecider } from '../../domain/decider.js';
+import { DomainError } from '../../domain/errors.js';
+import {
+  ConcurrencyError,
+  StoreUnavailableError,
+  UniqueConstraintError,
+  type BeforeCommit,
+  type EventStore,
+  type HandleOptions,
+  type HandleResult,
+  type StoredLedgerEvent,
+  type StreamCommand,
+  type WriteOptions,
+} from '../event-store.js';
+import type {
+  AnswerRebuilder,
+  ExistingReservation,
+  HeldReservation,
+  IdempotencyRecord,
+  IdempotencyRecords,
+  IdempotentRequest,
+  RecordedAnswer,
+  ReserveOptions,
+  StoredResponse,
+} from '../idempotency.js';
+import { packageRoot } from '../../package-root.js';
+import { openDatabase } from './database.js';
+import { GroupCommitRunner } from './group-commit.js';
+import { SqliteIdempotencyRecords } from './idempotency-records.js';
+import { SqliteEventStore } from './sqlite-event-store.js';
+
+/**
+ * The SQLite writer in a worker thread: the thread owns the write connection and its group-commit runner,
+ * and decides, appends, projects and commits there, as the in-thread store does; the event loop of the
+ * service only reads bodies, validates, sends each command and answers once its batch is durable, so a
+ * batch's work never holds up a read. Reads stay on the service's own connection (WAL lets them run
+ * beside the writer).
+ *
+ * What crosses: a command with its decider's name (`src/domain/deciders.ts`; a function does not cross),
+ * the write's metadata, guards and dry-run flag, and for a keyed request the number of its reservation,
+ * which the thread holds (its hook records the key and the answer the events rebuild in their unit of
+ * work). What comes back: the results, or the error, rebuilt as the same class. A counter in shared memory
+ * says whether a committed batch still waits for its sync, so that a reader answers nothing a power cut
+ * could take back (`durable`), and a message per durable batch wakes the live readers.
+ */
+
+/** What the thread is started with (`workerData`). */
+export interface WriterThreadData {
+  readonly file: string;
+  readonly maxBatch?: number;
+  readonly reportBatches: boolean;
+  /** [batches committed and not yet durable] */
+  readonly unsynced: SharedArrayBuffer;
+  /** The service's clock as at its latest call (ms since the epoch), when it is not the real one (tests move theirs). */
+  readonly clock?: SharedArrayBuffer;
+}
+
+/** What the thread needs that only the composition root knows. */
+export interface WriterThreadParts {
+  readonly deciders: Readonly<Record<string, AnyDecider>>;
+  readonly rebuildAnswer: AnswerRebuilder;
+}
+
+interface WireCommand {
+  readonly streamId: string;
+  readonly decider: string;
+  readonly command: unknown;
+}
+
+interface WireWrite {
+  readonly metadata: WriteOptions['metadata'];
+  readonly guards?: HandleOptions['guards'];
+  readonly dryRun?: boolean;
+  /** The reservation whose hook runs in the unit (a keyed request's). */
+  readonly claim?: number;
+}
+
+type Request =
+  | { readonly op: 'handleMany'; readonly commands: readonly WireCommand[]; readonly write: WireWrite }
+  | { readonly op: 'append'; readonly streamId: string; readonly expectedVersion: number; readonly events: readonly LedgerEvent[]; readonly write: WireWrite }
+  | { readonly op: 'reserve'; readonly request: IdempotentRequest; readonly options?: ReserveOptions }
+  | { readonly op: 'find'; readonly keyId: string; readonly idempotencyKey: string }
+  | { readonly op: 'complete'; readonly request: IdempotentRequest; readonly response: StoredResponse }
+  | { readonly op: 'held'; readonly claim: number; readonly action: 'complete' | 'keepRecorded' | 'release'; readonly response?: StoredResponse }
+  | { readonly op: 'purge' }
+  | { readonly op: 'durable' }
+  | { readonly op: 'close' };
+
+interface WireError {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: unknown;
+  readonly errors?: DomainError['errors'];
+  readonly extra?: DomainError['extra'];
+  readonly streamId?: string;
+  readonly expectedVersion?: number;
+  readonly actualVersion?: number;
+}
+
+type Reply =
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly kind: 'reply'; readonly id: number; readonly ok: false; readonly error: WireError }
+  | { readonly kind: 'batch'; readonly units: number; readonly ms: number }
+  | { readonly kind: 'committed' }
+  | { readonly kind: 'opening-failed'; readonly error: WireError };
+
+function toWire(error: unknown): WireError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const fields = error as Error & Partial<WireError>;
+  return {
+    name: error.name,
+    message: error.message,
+    code: fields.code,
+    ...(error instanceof DomainError ? { errors: error.errors, extra: error.extra } : {}),
+    ...(error instanceof ConcurrencyError ? { streamId: error.streamId, expectedVersion: error.expectedVersion, actualVersion: error.actualVersion } : {}),
+  };
+}
+
+function fromWire(wire: WireError): Error {
+  switch (wire.name) {
+    case 'DomainError':
+      return new DomainError(wire.code as DomainError['code'], wire.message, { errors: wire.errors ?? [], extra: wire.extra ?? {} });
+    case 'ConcurrencyError':
+      return new ConcurrencyError(wire.streamId!, wire.expectedVersion!, wire.actualVersion!);
+    case 'UniqueConstraintError':
+      return new UniqueConstraintError(wire.message);
+    case 'StoreUnavailableError':
+      return new StoreUnavailableError(wire.message);
+    default:
+      return Object.assign(new Error(wire.message), { name: wire.name, ...(wire.code === undefined ? {} : { code: wire.code }) });
+  }
+}
+
+/** The thread's side: opens the write connection and serves the service's writes until told to close. */
+export function serveWriter(port: MessagePort, data: WriterThreadData, parts: WriterThreadParts): void {
+  let opened;
+  try {
+    opened = openDatabase(data.file);
+  } catch (error) {
+    port.postMessage({ kind: 'opening-failed', error: toWire(error) } satisfies Reply);
+    return;
+  }
+  const database = opened;
+  const told = data.clock ? new Float64Array(data.clock) : null;
+  const clock = told ? () => new Date(told[0]!) : () => new Date();
+  const runner = new GroupCommitRunner(database.sqlite, {
+    maxBatch: data.maxBatch,
+    walFile: `${database.file}-wal`,
+    unsynced: new Int32Array(data.unsynced),
+    ...(data.reportBatches ? { onBatch: (units: number, ms: number) => port.postMessage({ kind: 'batch', units, ms } satisfies Reply) } : {}),
+  });
+  runner.onCommitted(() => port.postMessage({ kind: 'committed' } satisfies Reply));
+  const store = new SqliteEventStore({ sqlite: database.sqlite, projections: inlineProjections, clock, newId: randomUUID, runner });
+  const records = new SqliteIdempotencyRecords(database.sqlite, runner, clock, parts.rebuildAnswer);
+  const held = new Map<number, HeldReservation>();
+  let nextClaim = 1;
+
+  const options = (write: WireWrite): HandleOptions => {
+    const reservation = write.claim === undefined ? undefined : held.get(write.claim);
+    if (write.claim !== undefined && !reservation) throw new Error(`reservation ${write.claim} is not held`);
+    return {
+      metadata: write.metadata,
+      ...(write.guards ? { guards: write.guards } : {}),
+      ...(write.dryRun ? { dryRun: true } : {}),
+      ...(reservation ? { beforeCommit: reservation.beforeCommit } : {}),
+    };
+  };
+  const answerOf = (write: WireWrite): RecordedAnswer => (write.claim === undefined ? undefined : held.get(write.claim)?.recordedAnswer());
+
+  async function run(request: Request): Promise<unknown> {
+    switch (request.op) {
+      case 'handleMany': {
+        const commands = request.commands.map(({ streamId, decider, command }) => {
+          const found = parts.deciders[decider];
+          if (!found) throw new Error(`no decider named ${decider}`);
+          return { streamId, decider: found, command };
+        });
+        const results = await store.handleMany(commands, options(request.write));
+        return { results, answer: answerOf(request.write) };
+      }
+      case 'append': {
+        const events = await store.appendToStream(request.streamId, request.expectedVersion, request.events, options(request.write));
+        return { events, answer: answerOf(request.write) };
+      }
+      case 'reserve': {
+        const reservation = await records.reserve(request.request, request.options);
+        if (!reservation.held) return reservation;
+        const claim = nextClaim++;
+        held.set(claim, reservation);
+        return { held: true, reservedAt: reservation.reservedAt, claim };
+      }
+      case 'find':
+        return records.find(request.keyId, request.idempotencyKey);
+      case 'complete':
+        return records.complete(request.request, request.response);
+      case 'held': {
+        const reservation = held.get(request.claim);
+        held.delete(request.claim);
+        if (!reservation) return undefined;
+        if (request.action === 'complete') return reservation.complete(request.response!);
+        return request.action === 'release' ? reservation.release() : reservation.keepRecorded();
+      }
+      case 'purge':
+        return records.purgeExpired();
+      case 'durable':
+        return runner.durable();
+      case 'close':
+        await runner.close();
+        database.close();
+        return undefined;
+    }
+  }
+
+  port.on('message', ({ id, request }: { id: number; request: Request }) => {
+    run(request).then(
+      (value) => port.postMessage({ kind: 'reply', id, ok: true, value } satisfies Reply),
+      (error: unknown) => port.postMessage({ kind: 'reply', id, ok: false, error: toWire(error) } satisfies Reply),
+    );
+  });
+  port.postMessage({ kind: 'ready' } satisfies Reply);
+}
+
+export interface WriterThreadOptions {
+  readonly maxBatch?: number;
+  readonly onBatch?: (units: number, ms: number) => void;
+  /** A clock other than the real one (a test's): the thread reads the time it told at each call. */
+  readonly clock?: () => Date;
+}
+
+const bundles = new Map<string, Promise<URL>>();
+
+/**
+ * The thread's module from the sources (tests, `npm run` scripts): bundled once per process with esbuild,
+ * packages left to Node, next to them (node_modules/.cache) so that Node finds them. A thread then loads one
+ * file, where tsx's loader compiles every module again in each thread it starts.
+ */
+function bundled(entry: URL): Promise<URL> {
+  let found = bundles.get(entry.href);
+  if (!found) {
+    found = (async () => {
+      const { build } = await import('esbuild');
+      const outfile = join(packageRoot(), 'node_modules/.cache/import-ledger', `sqlite-writer-${process.pid}-${randomUUID()}.mjs`);
+      await build({ entryPoints: [fileURLToPath(entry)], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+      process.once('exit', () => rmSync(outfile, { force: true }));
+      return pathToFileURL(outfile);
+    })();
+    bundles.set(entry.href, found);
+  }
+  return found;
+}
+
+/** The service's side of the writer thread: started once per ledger, closed with it. */
+export class WriterThread {
+  private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private nextId = 1;
+  private stopped: Error | null = null;
+  private readonly unsynced: Int32Array;
+  private readonly told: Float64Array | null;
+  private readonly committedListeners = new Set<() => void>();
+  /** The reservations of keyed requests, by the hook each hands its writes. */
+  readonly claims = new WeakMap<BeforeCommit, ThreadReservation>();
+
+  private constructor(
+    private readonly worker: Worker,
+    data: WriterThreadData,
+    private readonly options: WriterThreadOptions,
+  ) {
+    this.unsynced = new Int32Array(data.unsynced);
+    this.told = data.clock ? new Float64Array(data.clock) : null;
+    worker.on('message', (message: Reply) => this.heard(message));
+    worker.on('error', (error) => this.stop(error));
+    worker.on('exit', (code) => this.stop(new StoreUnavailableError(`the SQLite writer thread stopped (exit code ${code})`)));
+  }
+
+  /**
+   * Starts the thread on `file` (already migrated by the caller's connection) and resolves once it holds its
+   * connection. `entry` is the thread's module (src/sqlite-writer.ts, or its bundle).
+   */
+  static async start(entry: URL, file: string, options: WriterThreadOptions): Promise<WriterThread> {
+    const data: WriterThreadData = {
+      file,
+      reportBatches: options.onBatch !== undefined,
+      unsynced: new SharedArrayBuffer(4),
+      ...(options.clock ? { clock: new SharedArrayBuffer(8) } : {}),
+      ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
+    };
+    // The time the thread opens at (its Idempotency-Key records tell a reservation left by a stopped process by it).
+    if (data.clock) new Float64Array(data.clock)[0] = options.clock!().getTime();
+    const worker = new Worker(entry.pathname.endsWith('.ts') ? await bundled(entry) : entry, { workerData: data });
+    const thread = new WriterThread(worker, data, options);
+    await new Promise<void>((resolve, reject) => {
+      const first = (message: Reply) => {
+        worker.off('message', first);
+        worker.off('error', reject);
+        if (message.kind === 'ready') resolve();
+        else reject(message.kind === 'opening-failed' ? fromWire(message.error) : new Error(`unexpected first message ${message.kind}`));
+      };
+      worker.on('message', first);
+      worker.on('error', reject);
+    });
+    return thread;
+  }
+
+  call<T>(request: Request): Promise<T> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    if (this.told) this.told[0] = this.options.clock!().getTime();
+    return new Promise<T>((resolve, reject) => {
+      this.calls.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ id, request });
+    });
+  }
+
+  onCommitted(listener: () => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
+  }
+
+  /**
+   * Resolves at once when no committed batch waits for its sync (the counter), else when the thread says it
+   * is on disk; a batch whose sync failed keeps the counter raised, so the thread's refusal is the answer.
+   */
+  durable(): Promise<void> {
+    if (Atomics.load(this.unsynced, 0) === 0) return Promise.resolve();
+    return this.call<void>({ op: 'durable' });
+  }
+
+  async close(): Promise<void> {
+    if (this.stopped) return;
+    await this.call({ op: 'close' }).catch(() => undefined);
+    await this.worker.terminate();
+  }
+
+  private heard(message: Reply): void {
+    switch (message.kind) {
+      case 'reply': {
+        const call = this.calls.get(message.id);
+        this.calls.delete(message.id);
+        if (message.ok) call?.resolve(message.value);
+        else call?.reject(fromWire(message.error));
+        return;
+      }
+      case 'batch':
+        this.options.onBatch?.(message.units, message.ms);
+        return;
+      case 'committed':
+        for (const listener of [...this.committedListeners]) listener();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private stop(error: Error): void {
+    this.stopped ??= error;
+    for (const call of this.calls.values()) call.reject(this.stopped);
+    this.calls.clear();
+  }
+}
+
+/** A keyed request's reservation, held in the thread: its hook stands for it in a write's options. */
+class ThreadReservation implements HeldReservation {
+  readonly held = true;
+  private answer: RecordedAnswer;
+  readonly beforeCommit: BeforeCommit = () => {
+    throw new Error('a reservation held by the writer thread runs its hook there');
+  };
+
+  constructor(
+    private readonly thread: WriterThread,
+    readonly claim: number,
+    readonly reservedAt: string,
+  ) {
+    thread.claims.set(this.beforeCommit, this);
+  }
+
+  noteAnswer(answer: RecordedAnswer): void {
+    if (answer !== undefined) this.answer = answer;
+  }
+
+  recordedAnswer(): RecordedAnswer {
+    return this.answer;
+  }
+
+  complete(response: StoredResponse): Promise<void> {
+    return this.thread.call({ op: 'held', claim: this.claim, action: 'complete', response });
+  }
+
+  keepRecorded(): Promise<void> {
+    return this.thread.call({ op: 'held', claim: this.claim, action: 'keepRecorded' });
+  }
+
+  release(): Promise<void> {
+    return this.thread.call({ op: 'held', claim: this.claim, action: 'release' });
+  }
+}
+
+/** The write options as they cross: a hook must be a reservation the thread holds. */
+function wireWrite(thread: WriterThread, options: HandleOptions): { write: WireWrite; reservation: ThreadReservation | undefined } {
+  const reservation = options.beforeCommit ? thread.claims.get(options.beforeCommit) : undefined;
+  if (options.beforeCommit && !reservation) throw new Error('only an Idempotency-Key reservation of the writer thread can hook into its writes');
+  return {
+    write: {
+      metadata: options.metadata,
+      ...(options.guards ? { guards: options.guards } : {}),
+      ...(options.dryRun ? { dryRun: true } : {}),
+      ...(reservation ? { claim: reservation.claim } : {}),
+    },
+    reservation,
+  };
+}
+
+/** The event store whose writes run in the thread; its reads are the service's connection's (`reads`). */
+export class ThreadedEventStore implements EventStore {
+  constructor(
+    private readonly thread: WriterThread,
+    private readonly reads: Pick<EventStore, 'readStream' | 'streamVersion' | 'readAll' | 'isEmpty'>,
+    private readonly deciderName: (decider: AnyDecider) => string,
+  ) {}
+
+  readStream(streamId: string): Promise<readonly StoredLedgerEvent[]> {
+    return this.reads.readStream(streamId);
+  }
+
+  streamVersion(streamId: string): Promise<number> {
+    return this.reads.streamVersion(streamId);
+  }
+
+  readAll(after: number, limit: number): Promise<readonly StoredLedgerEvent[]> {
+    return this.reads.readAll(after, limit);
+  }
+
+  isEmpty(): Promise<boolean> {
+    return this.reads.isEmpty();
+  }
+
+  async appendToStream(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], options: WriteOptions): Promise<readonly StoredLedgerEvent[]> {
+    const { write, reservation } = wireWrite(this.thread, options);
+    const reply = await this.thread.call<{ events: StoredLedgerEvent[]; answer: RecordedAnswer }>({ op: 'append', streamId, expectedVersion, events, write });
+    reservation?.noteAnswer(reply.answer);
+    return reply.events;
+  }
+
+  async handle<C, Ei extends LedgerEvent, Eo extends Ei, S>(
+    streamId: string,
+    decider: StreamCommand<C, Ei, Eo, S>['decider'],
+    command: C,
+    options: HandleOptions,
+  ): Promise<HandleResult<Eo, S>> {
+    const [result] = await this.handleMany([{ streamId, decider, command }], options);
+    return result!;
+  }
+
+  async handleMany<C, Ei extends LedgerEvent, Eo extends Ei, S>(commands: readonly StreamCommand<C, Ei, Eo, S>[], options: HandleOptions): Promise<HandleResult<Eo, S>[]> {
+    const { write, reservation } = wireWrite(this.thread, options);
+    const wire = commands.map(({ streamId, decider, command }) => ({ streamId, decider: this.deciderName(decider), command }));
+    const reply = await this.thread.call<{ results: HandleResult<Eo, S>[]; answer: RecordedAnswer }>({ op: 'handleMany', commands: wire, write });
+    reservation?.noteAnswer(reply.answer);
+    return reply.results;
+  }
+}
+
+/** The Idempotency-Key records kept by the thread (their claims are in its memory, their writes in its units). */
+export class ThreadedIdempotencyRecords implements IdempotencyRecords {
+  constructor(private readonly thread: WriterThread) {}
+
+  find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
+    return this.thread.call({ op: 'find', keyId, idempotencyKey });
+  }
+
+  async reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
+    const reply = await this.thread.call<ExistingReservation | { held: true; reservedAt: string; claim: number }>({ op: 'reserve', request, ...(options ? { options } : {}) });
+    return reply.held ? new ThreadReservation(this.thread, reply.claim, reply.reservedAt) : reply;
+  }
+
+  complete(request: IdempotentRequest, response: StoredResponse): Promise<void> {
+    return this.thread.call({ op: 'complete', request, response });
+  }
+
+  purgeExpired(): Promise<number> {
+    return this.thread.call({ op: 'purge' });
+  }
+}
