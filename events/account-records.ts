@@ -59,7 +59,6 @@ export const ledgerLineItemSchema = z.object({
   pricePerUnit: decimalString.nullable(),
   units: z.array(decimalString).nullable(),
 });
-export type LedgerLineItem = z.infer<typeof ledgerLineItemSchema>;
 
 export const ledgerTaxItemSchema = z.object({
   amountCents: cents,
@@ -68,7 +67,6 @@ export const ledgerTaxItemSchema = z.object({
   rate: decimalString,
   unitType: z.string(),
 });
-export type LedgerTaxItem = z.infer<typeof ledgerTaxItemSchema>;
 
 /** One financial transaction as the ledger records it: the caller's fields, amounts in cents. */
 export const ledgerTransactionSchema = z.object({

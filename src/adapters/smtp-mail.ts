@@ -25,8 +25,6 @@ export interface SmtpOptions {
   readonly timeoutMs: number;
 }
 
-export { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './smtp-defaults.js';
-
 /** Network errors that happen before a session exists: the message cannot have been handed over. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
 /** Nodemailer codes of failures before MAIL FROM (or of a message it refused to build): nothing was handed over. */

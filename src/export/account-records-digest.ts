@@ -40,8 +40,6 @@ export interface ComparedRecords {
 }
 type RecordOf<K extends DigestKind> = ComparedRecords[K][number];
 
-export const emptyRecords = (): ComparedRecords => ({ notes: [], transactions: [], statements: [], payment_instructions: [] });
-
 /** The fields of a record in a fixed order: its line in the digest. */
 export function recordLine<K extends DigestKind>(kind: K, record: RecordOf<K>): string {
   switch (kind) {

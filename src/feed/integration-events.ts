@@ -140,11 +140,6 @@ const mappers: Mappers = {
   }),
 };
 
-/** Registers the mapping of more domain events (features add their own to the catalogue). */
-export function integrationMapper<T extends LedgerEventType>(type: T): ((event: Extract<LedgerEvent, { type: T }>) => Mapped) | undefined {
-  return mappers[type] as ((event: Extract<LedgerEvent, { type: T }>) => Mapped) | undefined;
-}
-
 /** The domain event types that appear in the feed. */
 export const feedEventTypes = Object.keys(mappers) as LedgerEventType[];
 

@@ -9,11 +9,6 @@ export interface TallyChange {
   readonly counts: Record<string, number>;
 }
 
-/** The tallies kept over `source`, among `projections`. */
-export function talliesOf(source: AnyRowProjection, projections: readonly AnyRowProjection[]): AnyRowProjection[] {
-  return projections.filter((p) => p.tally?.source === source);
-}
-
 /**
  * What moving a row of a tally's source from `before` to `after` changes in
  * the tally: `after`'s contributions added, `before`'s taken away, netted per

@@ -42,5 +42,3 @@ export const businessEvolution = ownedEvolution<BusinessState, BusinessEvent, Ow
   own: (state) => (state.status === 'created' ? { ...state, contractIdentifiers: [...state.contractIdentifiers] } : state),
   step,
 });
-
-export const evolveBusiness = businessEvolution.evolve;

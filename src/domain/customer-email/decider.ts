@@ -95,8 +95,6 @@ const customerEmailEvolution = ownedEvolution<CustomerEmailState, LedgerEvent, O
   folds: (event) => emailEventTypes.has(event.type),
 });
 
-export const evolveCustomerEmails = customerEmailEvolution.evolve;
-
 const ref = (email: CustomerEmailRef) => ({
   importSupplier: email.importSupplier,
   externalAccountNumber: email.externalAccountNumber,

@@ -108,8 +108,6 @@ export const transactionInputSchema = z
   .looseObject({ type: choice(ledgerTransactionTypes) })
   .pipe(z.discriminatedUnion('type', [chargeSchema, creditSchema, paymentSchema, repaymentSchema, supplyChargeSchema]));
 export type TransactionInput = z.output<typeof transactionInputSchema>;
-export type LineItemInput = z.output<typeof lineItemInputSchema>;
-export type TaxItemInput = z.output<typeof taxItemInputSchema>;
 
 /** POST transactions/create/ (spec 4.10). */
 export const importTransactionsRequestSchema = withAccountNumberAlias(

@@ -64,10 +64,6 @@ export function recordNote(book: OwnedNoteBook, event: AccountNoteCreated): Owne
   return book;
 }
 
-export function evolveNoteBook(book: NoteBook, event: AccountNoteCreated): NoteBook {
-  return recordNote(ownNoteBook(book), event);
-}
-
 /**
  * Applies the uniqueness rule to the drafts in order (a draft repeating an
  * earlier one of the same batch is a duplicate too): the events of the notes

@@ -44,8 +44,6 @@ const paymentInstructionEvolution = ownedEvolution<PaymentInstructionState, Ledg
   folds: (event) => event.type === 'AccountProcessed' || event.type === 'PaymentInstructionCreated',
 });
 
-export const evolvePaymentInstructions = paymentInstructionEvolution.evolve;
-
 /** The four body fields the platform's payment-instruction errors carry besides spec 7's (platform reference 5.2). */
 export function paymentInstructionErrorExtra(request: PaymentInstructionRequest, errorDetail: string) {
   return {
