@@ -41,19 +41,6 @@ export const accountHistoricalStatementsProjection = defineProjection({
   }),
   evolve(row, { event }) {
     if (event.type !== 'HistoricalStatementImported') return assertNever(event.type);
-    if (row) return row;
-    return {
-      importSupplier: event.data.importSupplier,
-      externalAccountNumber: event.data.externalAccountNumber,
-      statementId: event.data.statementId,
-      billPeriodFromDate: event.data.billPeriodFromDate,
-      billPeriodToDate: event.data.billPeriodToDate,
-      issuedDate: event.data.issuedDate,
-      number: event.data.number,
-      grossAmountCents: event.data.grossAmountCents,
-      statementPath: event.data.statementPath,
-      source: event.data.source,
-      importedAt: event.data.importedAt,
-    };
+    return row ?? { ...event.data };
   },
 });

@@ -45,18 +45,6 @@ export const accountNotesProjection = defineProjection({
   }),
   evolve(row, { event, recordedAt }) {
     if (event.type !== 'AccountNoteCreated') return assertNever(event.type);
-    return {
-      importSupplier: event.data.importSupplier,
-      externalAccountNumber: event.data.externalAccountNumber,
-      sequence: event.data.sequence,
-      body: event.data.body,
-      createdAt: event.data.createdAt,
-      createdAtGiven: event.data.createdAtGiven,
-      isPinned: event.data.isPinned,
-      unpinAt: event.data.unpinAt,
-      documentPaths: JSON.stringify(event.data.documentPaths),
-      source: event.data.source,
-      recordedAt,
-    };
+    return { ...event.data, documentPaths: JSON.stringify(event.data.documentPaths), recordedAt };
   },
 });

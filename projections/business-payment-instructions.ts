@@ -40,17 +40,6 @@ export const businessPaymentInstructionsProjection = defineProjection({
   evolve(_row, { event }) {
     if (event.type !== 'BusinessPaymentInstructionCreated') return assertNever(event.type);
     const status = event.data.vendorDetails['status'];
-    return {
-      importSupplier: event.data.importSupplier,
-      externalBusinessIdentifier: event.data.externalBusinessIdentifier,
-      reference: event.data.reference,
-      vendor: event.data.vendor,
-      type: event.data.type,
-      validFrom: event.data.validFrom,
-      accounts: event.data.accounts,
-      vendorStatus: typeof status === 'string' ? status : '',
-      vendorDetails: event.data.vendorDetails,
-      createdAt: event.data.createdAt,
-    };
+    return { ...event.data, vendorStatus: typeof status === 'string' ? status : '' };
   },
 });

@@ -37,16 +37,6 @@ export const paymentInstructionsProjection = defineProjection({
   evolve(row, { event }) {
     if (event.type !== 'PaymentInstructionCreated') return assertNever(event.type);
     const status = event.data.vendorDetails['status'];
-    return {
-      importSupplier: event.data.importSupplier,
-      externalAccountNumber: event.data.externalAccountNumber,
-      reference: event.data.reference,
-      platformAccountNumber: event.data.platformAccountNumber,
-      vendor: event.data.vendor,
-      type: event.data.type,
-      vendorStatus: typeof status === 'string' ? status : '',
-      vendorDetails: event.data.vendorDetails,
-      createdAt: event.data.createdAt,
-    };
+    return { ...event.data, vendorStatus: typeof status === 'string' ? status : '' };
   },
 });

@@ -47,23 +47,7 @@ export const productsProjection = defineProjection({
   evolve(row, { event }) {
     switch (event.type) {
       case 'ProductCreated':
-        return (
-          row ?? {
-            code: event.data.code,
-            marketName: event.data.marketName,
-            fullName: event.data.fullName,
-            displayName: event.data.displayName,
-            description: event.data.description,
-            notes: event.data.notes,
-            brand: event.data.brand,
-            availableFromDate: event.data.availableFromDate,
-            isHidden: event.data.isHidden,
-            params: event.data.params,
-            rates: [],
-            createdAt: event.data.createdAt,
-            updatedAt: event.data.createdAt,
-          }
-        );
+        return row ?? { ...event.data, rates: [], updatedAt: event.data.createdAt };
       case 'RatesAdded':
         return row && { ...row, rates: applyRatesAdded(row.rates, event), updatedAt: event.data.addedAt };
       default:

@@ -44,11 +44,7 @@ export interface PgOptions {
   readonly role?: ConnectionRole;
 }
 
-/**
- * What a connection of an instance is for, as `pg_stat_activity.application_name` shows it, so an operator
- * (or a test) can tell them apart: the group commit's writer, the LISTEN wake-up, the sessions holding the
- * Idempotency-Key locks and the limits' slots, a whole-log read, a projection rebuild.
- */
+/** What a connection of an instance is for, as `pg_stat_activity.application_name` shows it to an operator. */
 export type ConnectionRole = 'writer' | 'listen' | 'keys' | 'slots' | 'log-read' | 'rebuild';
 
 /** The session settings every connection of the ledger gets (`options` of the startup message). */
@@ -63,12 +59,9 @@ function sessionOptions(options: PgOptions, settings: readonly string[] = []): s
 }
 
 /**
- * A socket that sends what is written to it in one tick in one system call. node-postgres corks the
- * socket around each query's messages (Parse, Bind, Describe, Execute, Sync) and uncorks at once, so
- * each query is a write of its own; a pipelined flight of several queries, sent in one tick, was as
- * many system calls, the largest single cost of the PostgreSQL write path in the profiles. Here the
- * uncorks wait for the end of the tick: the flight goes out in one write. (`write` itself cannot be
- * overridden: `connect` resets it on the instance.)
+ * A socket that sends what is written to it in one tick in one system call: node-postgres uncorks after
+ * each query's messages, so a pipelined flight would be one write per query; here the uncorks wait for the
+ * end of the tick. (`write` cannot be overridden: `connect` resets it on the instance.)
  */
 class CorkingSocket extends Socket {
   private deferredUncorks = 0;
@@ -106,9 +99,8 @@ export function newPool(url: string, options: PgOptions = {}): pg.Pool {
   const pool = new pg.Pool({ ...clientConfig(url, options), max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // An idle client that loses its connection (the server restarted) emits here; without a listener the process would crash.
   pool.on('error', () => undefined);
-  // A client checked out (a claim's transaction, a window's update) has no pool listener while out: one that
-  // loses its connection then emits on itself, and an 'error' nobody hears ends the process. Its queries fail
-  // with the error (the caller's request answers 503) and the pool drops it when it comes back unqueryable.
+  // A client checked out has no pool listener while out: an 'error' nobody hears would end the process. Its
+  // queries fail instead (the request answers 503), and the pool drops it when it comes back unqueryable.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
@@ -125,15 +117,10 @@ export async function newClient(url: string, options: PgOptions = {}, pipeline =
 }
 
 /**
- * The writer's connection (pipelined), with the session settings of what it runs under the writers' lock,
- * where every instance waits on it:
- * - no sequential scans. Its reads are lookups by key (a batch's streams, versions and projection rows);
- *   on a table that grew since PostgreSQL last analyzed it (a new database, the first minutes of a
- *   migration), the planner judges a scan of the whole table cheaper and would hold the lock through
- *   it, many times longer than a lookup by the index.
- * - lz4 instead of pglz for the values it compresses (an event's data, a row's copy of it), where the
- *   server was built with it: about a third of the CPU for an account's data.
- *   Both read back the same; columns with a compression of their own keep it.
+ * The writer's connection (pipelined), with the settings of what it runs under the writers' lock: no
+ * sequential scans (its reads are lookups by key, and on a table not yet analyzed the planner would scan it
+ * whole while every instance waits), and lz4 instead of pglz where the server has it (cheaper to compress;
+ * both read back the same).
  */
 export async function newWriterClient(url: string, options: PgOptions = {}): Promise<pg.Client> {
   const client = await newClient(url, { ...options, role: 'writer' }, true, ['enable_seqscan=off']);

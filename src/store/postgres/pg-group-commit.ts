@@ -13,20 +13,13 @@ export interface PgGroupCommitOptions extends PgOptions {
   readonly maxBatch?: number;
   /** Notified of the last position at each commit that appended events (the NOTIFY is sent in the transaction). */
   readonly notifyChannel?: string;
-  /**
-   * The projections this build writes inline, with their versions: a batch is refused when the database
-   * holds one at a higher version (a newer instance rebuilt it; research pitfall 8, rolling deploys).
-   */
+  /** The projections this build writes inline, with their versions: a batch is refused when the database holds one newer. */
   readonly projections?: readonly { readonly name: string; readonly version: number }[];
   /** The inline projections every batch writes in its transaction. */
   readonly inline?: readonly AnyRowProjection[];
   /** Told of every batch that reached COMMIT or was redone: how many units, and how it ran. */
   readonly onBatch?: (batch: BatchReport) => void;
-  /**
-   * When the writer connection is replaced so that its statements are planned again (see `replanned`):
-   * once the log holds at least `floor` events and `growth` times what it held when the connection's
-   * first batch ran. Defaults: 2,000 and 4.
-   */
+  /** When the writer connection is replaced to replan its statements (`replanned`). Defaults: 2,000 and 4. */
   readonly replan?: { readonly floor: number; readonly growth: number };
 }
 
@@ -175,14 +168,10 @@ export class PgGroupCommitRunner {
   }
 
   /**
-   * After a commit: the writer connection is ended (the next batch opens a new one) once the log has grown
-   * `replan.growth` times past what it held when the connection began. PostgreSQL plans a prepared
-   * statement for the tables as they are then and keeps that plan: made on a new database, a batch's
-   * lookups by key went through the wrong index of a table grown since (account_import_processes by its
-   * list index, 0.43 ms a row against 0.01 by its key) until autovacuum analyzed it, and every instance
-   * waited on the writers' lock meanwhile. A new session plans them for the tables as they are now; past
-   * a few thousand events the plans are those of any size (from a million events on, about once in four
-   * times as many).
+   * After a commit: the writer connection is ended (the next batch opens a new one) once the log holds at
+   * least `replan.floor` events and `replan.growth` times what it held when the connection began. A prepared
+   * statement keeps the plan made for the tables as they were, which on a young database can pick the wrong
+   * index under the writers' lock; a new session plans for the tables as they are now.
    */
   private replanned(client: pg.Client, last: number): void {
     if (this.plannedAt === null) {
