@@ -1,5 +1,9 @@
 import type { LedgerEventType } from '../../events/registry.js';
+import { eventColumns, toStoredEvent, type EventRow } from './event-codec.js';
 import type { StoredLedgerEvent } from './event-store.js';
+
+/** Events a batch of a read holds unless `batchSize` says otherwise. */
+export const DEFAULT_LOG_BATCH = 2_000;
 
 export interface LogReadOptions {
   /** Read the events after this global position (default 0: from the start). */
@@ -123,8 +127,32 @@ export function logSnapshot(
   };
 }
 
-/** For the stores' pages of several streams: the first `limit` rows of lists each in global order, in global order. */
-export function mergeByPosition<R extends { global_position: number }>(lists: readonly (readonly R[])[], limit: number): R[] {
+/**
+ * A page (`limit`) for the stores: one bounded `query` of the rows after `after` through `through` (one per
+ * stream with `streams`, a range of the (stream_id, global_position) index each, merged in global order).
+ * Every position up to `last`, the last committed one, is visible: positions are assigned in commit order.
+ */
+export async function pageSnapshot(
+  options: LogReadOptions,
+  limit: number,
+  last: number,
+  query: (range: { after: number; through: number; columns: string }, streams: readonly string[] | undefined) => EventRow[] | Promise<EventRow[]>,
+): Promise<LogSnapshot> {
+  const range = { after: options.after ?? 0, through: Math.min(options.through ?? last, last), columns: eventColumns(options.withBulkFields ?? true) };
+  let rows: EventRow[] = [];
+  const streams = options.streams;
+  if (range.through > range.after && limit > 0) {
+    rows = streams === undefined ? await query(range, undefined) : mergeByPosition(await Promise.all(streams.map((s) => query(range, [s]))), limit);
+  }
+  const events = rows.map(toStoredEvent);
+  const size = options.batchSize ?? DEFAULT_LOG_BATCH;
+  return logSnapshot(range.through, options.count ? events.length : null, async function* () {
+    for (let i = 0; i < events.length; i += size) yield events.slice(i, i + size);
+  });
+}
+
+/** The first `limit` rows of lists each in global order, in global order. */
+function mergeByPosition(lists: readonly (readonly EventRow[])[], limit: number): EventRow[] {
   if (lists.length === 1) return lists[0]!.slice(0, limit);
   return lists
     .flat()

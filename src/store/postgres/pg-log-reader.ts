@@ -1,11 +1,9 @@
 import Cursor from 'pg-cursor';
 import type pg from 'pg';
-import { eventColumns, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
-import { logSnapshot, mergeByPosition, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
-import type { StoredLedgerEvent } from '../event-store.js';
+import { eventColumns, toReplayedEvent, type EventRow } from '../event-codec.js';
+import { DEFAULT_LOG_BATCH, logSnapshot, pageSnapshot, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
 import { newClient, type PgOptions } from './pg-database.js';
 
-const DEFAULT_BATCH = 2_000;
 /** The fallback poll of live readers, should a notification be missed. */
 const POLL_MS = 1_000;
 
@@ -51,16 +49,9 @@ export class PgEventLog implements EventLog {
 
   async open(options: LogReadOptions = {}): Promise<LogSnapshot> {
     if (options.types?.length === 0 || options.streams?.length === 0) return logSnapshot(options.through ?? 0, options.count ? 0 : null, async function* () {});
-    return options.limit !== undefined ? this.page(options, options.limit) : this.snapshot(options);
-  }
-
-  /** One bounded query (one per stream with `streams`, each a range of the (stream_id, global_position) index, merged). */
-  private async page(options: LogReadOptions, limit: number): Promise<LogSnapshot> {
-    const last = await this.lastPosition();
-    const through = Math.min(options.through ?? last, last);
-    const after = options.after ?? 0;
-    const columns = eventColumns(options.withBulkFields ?? true);
-    const query = async (streams: readonly string[] | undefined) => {
+    const limit = options.limit;
+    if (limit === undefined) return this.snapshot(options);
+    return pageSnapshot(options, limit, await this.lastPosition(), async ({ after, through, columns }, streams) => {
       const filter = readFilter(options.types, streams, 3);
       return (
         await this.pool.query<EventRow>(
@@ -69,18 +60,6 @@ export class PgEventLog implements EventLog {
           [after, through, ...filter.values, limit],
         )
       ).rows;
-    };
-    let rows: EventRow[] = [];
-    if (through > after && limit > 0) {
-      rows =
-        options.streams === undefined
-          ? await query(undefined)
-          : mergeByPosition(await Promise.all(options.streams.map((stream) => query([stream]))), limit);
-    }
-    const events = rows.map(toStoredEvent);
-    const size = options.batchSize ?? DEFAULT_BATCH;
-    return logSnapshot(through, options.count ? events.length : null, async function* () {
-      for (let i = 0; i < events.length; i += size) yield events.slice(i, i + size);
     });
   }
 
@@ -109,7 +88,7 @@ export class PgEventLog implements EventLog {
         ),
       );
       cursor = reading;
-      const size = options.batchSize ?? DEFAULT_BATCH;
+      const size = options.batchSize ?? DEFAULT_LOG_BATCH;
       return logSnapshot(
         through,
         total,

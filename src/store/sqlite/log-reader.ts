@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { parseLedgerEvent } from '../../../events/registry.js';
 import { packageRoot } from '../../package-root.js';
-import { eventColumns, mergeParsedEventData, ReplayedEvent, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
-import { logSnapshot, mergeByPosition, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
+import { eventColumns, mergeParsedEventData, ReplayedEvent, toReplayedEvent, type EventRow } from '../event-codec.js';
+import { DEFAULT_LOG_BATCH, logSnapshot, pageSnapshot, waitForAppend, type EventLog, type LogReadOptions, type LogSnapshot } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 
 /** How often a live reader looks at the log when no commit of this process woke it (another process may write: the CLI). */
@@ -20,7 +20,6 @@ export interface SqliteEventLogOptions {
   readonly inWorker?: boolean;
 }
 
-const DEFAULT_BATCH = 2_000;
 /** Rows the worker serialises per message (one JSON text each). */
 const WORKER_CHUNK = 2_000;
 
@@ -70,40 +69,22 @@ export class SqliteEventLog implements EventLog {
 
   async open(options: LogReadOptions = {}): Promise<LogSnapshot> {
     if (options.types?.length === 0 || options.streams?.length === 0) return emptySnapshot(options.through ?? 0);
-    if (options.limit !== undefined) return this.page(options, options.limit);
+    const limit = options.limit;
+    if (limit !== undefined) {
+      return pageSnapshot(options, limit, await this.lastPosition(), ({ after, through, columns }, streams) => {
+        const filter = readFilter(options.types, streams);
+        return this.sqlite
+          .prepare<unknown[], EventRow>(
+            `SELECT ${columns} FROM events
+              WHERE global_position > ? AND global_position <= ?${filter.sql} ORDER BY global_position LIMIT ?`,
+          )
+          .all(after, through, ...filter.values, limit);
+      });
+    }
     // A read of a few streams is small, whatever the log's length: no worker for it.
     const inWorker =
       this.options.inWorker ?? (options.streams === undefined && (await this.lastPosition()) >= (this.options.workerFromEvents ?? 50_000));
     return inWorker ? openWorkerSnapshot(this.sqlite.name, options) : openInlineSnapshot(this.sqlite.name, options);
-  }
-
-  /**
-   * One bounded query (one per stream with `streams`: a range of the (stream_id, global_position) index each,
-   * merged): every position up to the last committed one is visible (one writer at a time).
-   */
-  private async page(options: LogReadOptions, limit: number): Promise<LogSnapshot> {
-    const last = await this.lastPosition();
-    const through = Math.min(options.through ?? last, last);
-    const after = options.after ?? 0;
-    const columns = eventColumns(options.withBulkFields ?? true);
-    const query = (streams: readonly string[] | undefined) => {
-      const filter = readFilter(options.types, streams);
-      return this.sqlite
-        .prepare<unknown[], EventRow>(
-          `SELECT ${columns} FROM events
-            WHERE global_position > ? AND global_position <= ?${filter.sql} ORDER BY global_position LIMIT ?`,
-        )
-        .all(after, through, ...filter.values, limit);
-    };
-    let rows: EventRow[] = [];
-    if (through > after && limit > 0) {
-      rows = options.streams === undefined ? query(undefined) : mergeByPosition(options.streams.map((stream) => query([stream])), limit);
-    }
-    const events = rows.map(toStoredEvent);
-    const size = options.batchSize ?? DEFAULT_BATCH;
-    return logSnapshot(through, options.count ? events.length : null, async function* () {
-      for (let i = 0; i < events.length; i += size) yield events.slice(i, i + size);
-    });
   }
 }
 
@@ -134,7 +115,7 @@ function openInlineSnapshot(file: string, options: LogReadOptions): LogSnapshot 
           WHERE global_position > ? AND global_position <= ?${filter.sql} ORDER BY global_position`,
       )
       .iterate(after, through, ...filter.values);
-    const size = options.batchSize ?? DEFAULT_BATCH;
+    const size = options.batchSize ?? DEFAULT_LOG_BATCH;
     return logSnapshot(
       through,
       total,
@@ -185,7 +166,7 @@ async function openWorkerSnapshot(file: string, options: LogReadOptions): Promis
   const counters = new Int32Array(shared); // [messages posted, batches consumed]
   const port = channel.port1;
   const withBulk = options.withBulkFields ?? true;
-  const size = options.batchSize ?? DEFAULT_BATCH;
+  const size = options.batchSize ?? DEFAULT_LOG_BATCH;
   const worker = new Worker(join(packageRoot(), 'src/store/sqlite/log-reader.worker.js'), {
     workerData: {
       file,
