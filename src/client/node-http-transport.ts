@@ -2,18 +2,11 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
- * A transport for openapi-fetch built on Node's own http client with a keep-alive agent, for a client
- * that shares the machine with the service (the migrate command): WHATWG fetch (undici) costs about twice
- * the client's CPU per request in its Request/Response objects and body streams, CPU the service would
- * otherwise use (bench: "migrate 2,000 accounts").
- *
- * openapi-fetch (0.17) takes both a `Request` constructor and a `fetch`; of them it uses only
- * `new Request(url, {method, headers, body, ...})`, `request.method`, then `fetch(request)` and, of the
- * answer, `status`, `ok`, `headers.get()`, `text()` and `json()`. So the two classes below implement just
- * that, over `node:http`; the typing (paths, bodies, answers) stays openapi-fetch's, from the document.
- *
- * Only a failure to get an answer at all (refused, reset, DNS, the per-request timeout) rejects, with
- * `NoAnswer`; every HTTP status is an answer.
+ * A transport for openapi-fetch on Node's http client with a keep-alive agent, for a client sharing the
+ * machine with the service (migrate): WHATWG fetch's Request/Response objects and body streams cost CPU the
+ * service would otherwise use. openapi-fetch uses only `new Request(url, init)`, `request.method`,
+ * `fetch(request)` and the answer's `status`, `ok`, `headers.get()`, `text()` and `json()`: the two classes
+ * below implement just that. Only getting no answer at all rejects (`NoAnswer`); every status is an answer.
  */
 
 /** No answer at all: connection refused or reset, DNS, or the per-request timeout. Always transient. */

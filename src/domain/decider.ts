@@ -1,18 +1,11 @@
 import type { DomainEvent } from '../../events/envelope.js';
 
 /**
- * A pure decision model (Chassaing's decider; fraktalio/fmodel-decider's
- * `Ei`/`Eo`): `decide` turns a command and the current state into new events
- * (`Eo`), or throws a DomainError when a rule is broken; `evolve` folds one
- * event of its stream (`Ei`, which may hold events other deciders emit, e.g.
- * the account stream's customer emails) into the state and never throws.
- * Time, ids and looked-up facts arrive inside the command.
- *
- * `fold`, when a decider has one, folds many events at once and must equal
- * `events.reduce(evolve, state)`: deciders whose state holds a Set or a Map
- * (ids seen, notes by content) give one, because an `evolve` that copies its
- * collection per event makes folding a stream quadratic (an account of
- * 10,000 transactions would take seconds to fold). See `ownedEvolution`.
+ * A pure decision model (Chassaing's decider; fmodel-decider's `Ei`/`Eo`): `decide` turns a command and the
+ * state into new events or throws a DomainError; `evolve` folds one event of its stream (`Ei` may hold other
+ * deciders' events) and never throws. Time, ids and looked-up facts arrive inside the command. `fold`, when
+ * given, must equal `events.reduce(evolve, state)`: deciders whose state holds a Set or a Map give one, since
+ * copying it per event makes a fold quadratic (see `ownedEvolution`).
  */
 export interface Decider<C, Ei extends DomainEvent, Eo extends Ei, S> {
   decide(command: C, state: S): readonly Eo[];
@@ -38,19 +31,10 @@ export function fold<C, Ei extends DomainEvent, Eo extends Ei, S>(
 }
 
 /**
- * One definition of how an event changes a state, written against a state the
- * fold owns, from which both `evolve` and `fold` are built:
- *
- * - `own` copies a state so that nothing `step` mutates is shared with it;
- * - `step` folds one event into an owned state, mutating its collections if it
- *   likes, and returns the next state (the same object or a new one sharing
- *   what it owns);
- * - `folds`, when given, says which events change the state at all: the
- *   others are skipped without copying anything.
- *
- * `evolve(state, event)` owns a copy and steps once, as before; `fold` owns
- * one copy and steps through every event, so a stream folds in linear time.
- * Neither ever changes the state it was given: purity, as callers see it, holds.
+ * `evolve` and `fold` built from one step written against a state the fold owns: `own` copies a state so
+ * nothing `step` mutates is shared; `step` folds one event, mutating what it owns; `folds` (optional) says
+ * which events change the state at all. `evolve` owns a copy and steps once; `fold` owns one copy for the
+ * whole stream (linear time). Neither changes the state it was given.
  */
 export function ownedEvolution<S, E, D extends S>(steps: {
   readonly own: (state: S) => D;

@@ -1,20 +1,8 @@
 /**
- * Every top-level machine code a `DomainError` can carry: the `code` of an
- * error body (docs/errors.md), what the CLI prints, and the few codes the
- * workers raise among themselves. `DomainError` takes only these, so a
- * misspelt code does not compile.
- *
- * The domain owns this list and nothing else: a code names a broken rule,
- * whatever the caller is. What a code becomes is each edge's business, and
- * each edge is checked against this list by the compiler: src/answers/errors.ts
- * maps every code to an HTTP status (`satisfies Record<ErrorCode, ...>`, so a
- * code added here does not compile until it has one), the CLI prints it and
- * exits 1, GraphQL puts it in `extensions.code`. Keeping statuses out of
- * src/domain keeps deciders free of HTTP, as they are of I/O.
- *
- * Field-level item codes (`errors[].code`: `required`, `invalid`,
- * `max_length`, the domain item codes of docs/account-validation.md, ...) are
- * a separate, open vocabulary, partly produced by zod: they stay strings.
+ * Every top-level machine code a `DomainError` can carry (docs/errors.md), so a misspelt code does not
+ * compile. The domain owns the list; each edge maps it (src/answers/errors.ts to HTTP statuses with
+ * `satisfies Record<ErrorCode, ...>`, the CLI, GraphQL's `extensions.code`), which keeps deciders free of
+ * HTTP. Field-level item codes (`errors[].code`) are an open vocabulary, partly zod's: they stay strings.
  */
 export const errorCodes = [
   // The request itself (src/http).

@@ -1,17 +1,11 @@
 import { stringify, type Options } from 'csv-stringify/sync';
 
 /**
- * Every CSV the project writes (the reconciliation export, migrate's and verify's reports): RFC 4180
- * records ended by CRLF, a field quoted when it holds a comma, a double quote, a CR or an LF, null the
- * empty field (csv-stringify).
- *
- * The files are opened in spreadsheets, so a text cell that a spreadsheet would read as a formula
- * (one that begins with `=`, `+`, `-`, `@`, a tab or a carriage return; OWASP's CSV injection) is
- * written with a `'` in front, and so is a cell that already begins with `'`, so that the rule is
- * reversed by dropping one leading `'` (`csvCellValue`). A plain decimal number such as `-12.30`
- * is a value, not a formula, and is written as it is. The rule is a cast rather than csv-stringify's
- * `escape_formulas`, which can spare such numbers only through options given per cell: three times
- * the cost of the whole export.
+ * Every CSV the project writes: RFC 4180 records ended by CRLF, null the empty field (csv-stringify).
+ * The files are opened in spreadsheets, so a text cell a spreadsheet would read as a formula (OWASP's CSV
+ * injection), or one that already begins with `'`, is written with a `'` in front, reversed by dropping one
+ * leading `'` (`csvCellValue`); a plain decimal such as `-12.30` is a value and stays as it is. A cast, since
+ * csv-stringify's `escape_formulas` spares such numbers only through per-cell options, at a high cost.
  */
 const FORMULA_OR_QUOTE_LEAD = /^[=+\-@\t\r']/;
 const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;

@@ -7,17 +7,11 @@ export interface StreamTally {
 }
 
 /**
- * A response whose body is written as `parts` produces it, with
- * backpressure: the next part is asked for only once the client took the
- * previous one (the Node adapter reads the stream when the socket drains),
- * so memory holds one part whatever the body's length. A client that goes
- * away cancels the stream, which ends `parts` (its `finally` blocks run: the
- * read stops). A failure after the status was sent cannot become an error
- * body: the connection is cut without the terminating chunk, so the client
- * sees a broken transfer, never a truncated body that looks whole.
- *
- * One log line when the body ends: items and bytes sent, time, and whether
- * it was `completed`, `client_closed` or `failed`.
+ * A response whose body is written as `parts` produces it, with backpressure (the next part is asked for
+ * once the client took the previous one: one part in memory). A client that goes away ends `parts` (its
+ * `finally` blocks run). A failure after the status was sent cuts the connection without the terminating
+ * chunk: the client sees a broken transfer, never a truncated body that looks whole. One log line at the
+ * end: items, bytes, time, and whether it `completed`, was `client_closed` or `failed`.
  */
 export function streamedResponse(
   c: Context<AppEnv>,

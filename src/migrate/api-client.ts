@@ -4,22 +4,12 @@ import { createLedgerClient, createNodeHttpTransport, type PlainAnswer, type pat
 export { NoAnswer } from '../client/index.js';
 
 /**
- * The migrate and verify commands' only door to the service: every HTTP call they make goes through here, through the
- * typed client generated from the service's OpenAPI document (src/client: openapi-fetch over the
- * openapi-typescript types), so the paths, the request bodies the command builds and the answers it reads
- * are the document's. Its transport is Node's own http client with a keep-alive agent, not fetch
- * (src/client/node-http-transport.ts says why: the CPU per request).
- *
- * The writes (`post`, two a migrated account) are typed from the same document, `WritePath`, `Body<P>` and
- * `WriteAnswer<P>` below, but go straight to the transport rather than through openapi-fetch's runtime,
- * which builds a WHATWG Headers object (undici's, with its WebIDL checks) and merges its options for every
- * request: 12% of the client's CPU over a 2,000-account run (bench "migrate 2,000 accounts": the client's
- * CPU competes with the service's on a shared machine, and every microsecond of it between an answer and
- * the next request leaves the service waiting). The reads keep openapi-fetch.
- *
- * Answers are returned as data, never thrown: the caller classifies them by HTTP status (see retry.ts) and
- * keeps error codes as data for the report, so renamed codes change the report, not the control flow.
- * Only a failure to get an answer at all (refused, reset, timed out) throws `NoAnswer`.
+ * The migrate and verify commands' only door to the service, through the typed client generated from its
+ * OpenAPI document (src/client), so paths, bodies and answers are the document's. The writes (`post`) are
+ * typed from the same document but go straight to the transport: openapi-fetch's runtime builds a WHATWG
+ * Headers object and merges options per request, CPU the client shares with the service. The reads keep
+ * openapi-fetch. Answers are data, never thrown (the caller classifies them by status, see retry.ts); only
+ * getting no answer at all (refused, reset, timed out) throws `NoAnswer`.
  */
 
 type LedgerPaths = paths;

@@ -2,19 +2,11 @@ import { NoAnswer, type ApiAnswer } from './api-client.js';
 import type { TokenSource } from './token-source.js';
 
 /**
- * When to send a request again, decided by HTTP status only (error codes are data for the report: they
- * may be renamed, the statuses' meaning is the contract):
- *
- * - 429 (throttled, spec 8.1), 5xx (spec 4.12: a payment vendor's intermittent failure is 500, "retry
- *   as is"), 408, 409 (a concurrent request with the same Idempotency-Key, or a stream that kept changing),
- *   and no answer at all (refused, reset, timed out): transient, sent again, unchanged, with the same
- *   Idempotency-Key, so a request whose answer was lost is never applied twice.
- * - 401: the token expired or was refused: a new one is obtained and the request sent again (twice at most).
- * - any other 4xx: the answer stands (a validation or rule failure: retrying cannot change it; spec 4.12's
- *   400 "do not retry").
- *
- * Waits grow exponentially with full jitter (so workers that failed together do not retry together), and
- * never less than the service's Retry-After.
+ * When to send a request again, by HTTP status only (error codes are data for the report; the statuses are
+ * the contract): 429, 5xx (spec 4.12: a vendor's intermittent 500 is "retry as is"), 408, 409 and no answer
+ * at all are sent again unchanged, with the same Idempotency-Key, so a lost answer is never applied twice;
+ * 401 gets a new token first (twice at most); any other 4xx stands. Waits grow exponentially with full
+ * jitter (workers that failed together do not retry together), never below the service's Retry-After.
  */
 export interface RetryPolicy {
   /** Tries in all, the first included. */

@@ -12,17 +12,10 @@ export interface KeysetReadOptions {
 }
 
 /**
- * Reads a keyset range chunk by chunk: each chunk is one bounded query that
- * starts after the last row of the previous one, so no connection, cursor or
- * transaction is held between chunks (the SQLite connection stays free for
- * every other request; a PostgreSQL pool connection is borrowed per chunk),
- * and the event loop is given back before each chunk. Memory holds two
- * chunks: the next one is asked for as soon as the current one is handed
- * over, so a database in another process (PostgreSQL) reads it while this
- * one is being written out. Not one snapshot: a row is read as it is when
- * its chunk is read, and as rows never move in the order, none is read twice
- * or skipped over (rows added behind the read are not seen; rows added ahead
- * are).
+ * Reads a keyset range chunk by chunk, each one bounded query after the previous chunk's last row: no
+ * connection, cursor or transaction is held between chunks, and the event loop is given back before each.
+ * The next chunk is asked for as the current one is handed over (two in memory). Not one snapshot: rows never
+ * move in the order, so none is read twice or skipped (rows added behind the read are not seen).
  */
 export async function* keysetChunks<R extends ListPosition>(
   read: (range: KeysetRange, limit: number) => Promise<R[]>,

@@ -9,18 +9,11 @@ export interface StreamSnapshotsOptions {
 }
 
 /**
- * The states a store's deciders last reached on its longest streams, in memory:
- * a command on an account with 10,000 transactions reads and folds
- * only the events appended since, not the whole stream again.
- *
- * A snapshot is only ever a starting point, never the answer: the store reads
- * every event after its version and folds them onto it, so an append made
- * elsewhere (the operator CLI on the same file) is never missed; the log is
- * append-only and a stored event never changes. What a snapshot must never hold
- * is an event that was not committed, so the store remembers one only after
- * the COMMIT of its batch (never for a unit rolled back, nor a dry run). States
- * are immutable from the caller's view (a decider's fold owns what it changes),
- * so sharing one between the cache and a result is safe.
+ * The states a store's deciders last reached on its longest streams, in memory, so a command on a long
+ * stream folds only the events appended since. A snapshot is only a starting point: the store reads every
+ * event after its version, so an append made elsewhere (the CLI on the same file) is never missed. It is
+ * remembered only after its batch's COMMIT (never a rolled-back unit or a dry run), and states are immutable
+ * from the caller's view, so the cache and a result may share one.
  */
 export class StreamSnapshots {
   private readonly byStream = new Map<string, Map<AnyDecider, StreamSnapshot<unknown>>>();

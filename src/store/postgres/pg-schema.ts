@@ -21,33 +21,13 @@ import { idempotencyKeys } from '../idempotency-schema.js';
 import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../schema.js';
 
 /**
- * The PostgreSQL tables, derived from the canonical definitions (written with
- * drizzle's `sqlite-core` builders: drizzle has no dialect-neutral schema).
- * One definition, one small derivation: `toPgTable` keeps the table name, the
- * column names and order, nullability, defaults, primary keys, indexes and
- * unique indexes, and maps each column type:
- *
- * - text (enum values kept for typing) → `text`;
- * - text in json mode → `text`: JSON is stored as text on both stores, byte
- *   for byte (no jsonb key reordering); the store serialises the values itself;
- * - integer in boolean mode → `boolean`;
- * - any other integer → `bigint` in number mode (SQLite integers are 64-bit);
- *   a single-column autoincrement primary key (`events.global_position`)
- *   becomes a plain `bigint` primary key, with no sequence or identity: the
- *   store assigns positions itself (max + 1 under the write lock, gapless);
- * - real → `double precision`.
- *
- * Composite primary keys, which SQLite leaves unnamed, are named
- * `${table}_pkey` (PostgreSQL's own name for a key). Every name must fit
- * PostgreSQL's 63-byte identifiers, or the derivation throws (PostgreSQL would
- * silently truncate it).
- *
- * Anything else (another column type, foreign keys, checks, generated
- * columns, partial or expression indexes) throws, so a new canonical construct
- * is translated on purpose rather than silently.
- *
- * drizzle-kit (`drizzle.pg.config.ts`) only sees tables that are named exports
- * of this module, hence one named export per table below.
+ * The PostgreSQL tables, derived from the canonical definitions (written with drizzle's `sqlite-core`
+ * builders: drizzle has no dialect-neutral schema) by `toPgTable`, which keeps names, column order,
+ * nullability, defaults, keys and indexes. JSON stays text, byte for byte (no jsonb key reordering); integers
+ * become `bigint` (SQLite's are 64-bit), the autoincrement position a plain key (the store assigns positions,
+ * gapless, under the write lock). Anything it does not map (another column type, foreign keys, checks,
+ * generated columns, partial indexes, a name over PostgreSQL's 63 bytes, which it would truncate) throws, so
+ * a new construct is translated on purpose. drizzle-kit only sees named exports: one per table below.
  */
 
 /**
