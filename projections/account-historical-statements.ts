@@ -6,9 +6,7 @@ import { defineProjection } from './projection.js';
  * One row per historical statement of an imported account (spec 4.11, and the
  * staged payload's statements at process time). statement_id is unique per
  * account: it is part of the primary key.
- *
- * A WITHOUT ROWID table on SQLite (its rows are small): an insert writes the primary key's b-tree only.
- * drizzle-kit does not express it; a migration that recreates the table keeps it.
+ * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
  */
 export const accountHistoricalStatements = sqliteTable(
   'account_historical_statements',

@@ -23,9 +23,7 @@ export interface FailureItem {
  * its latest stage or process attempt was refused: a later stage, process,
  * successful dry run or skip clears the failure. Its counters and the
  * failures summary are tallies over these rows (import-progress-tallies.ts).
- *
- * A WITHOUT ROWID table on SQLite (its rows are small): an insert writes the primary key's b-tree only.
- * drizzle-kit does not express it; a migration that recreates the table keeps it.
+ * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
  */
 export const accountImportProgressTable = sqliteTable(
   'account_import_progress',

@@ -7,9 +7,7 @@ import { defineProjection } from './projection.js';
  * One row per account that has ledger transactions: the balance the customer
  * owes (integer cents; negative is in credit), the signed sum of every
  * transaction's balance effect, and how many transactions make it.
- *
- * A WITHOUT ROWID table on SQLite (its rows are small): an insert writes the primary key's b-tree only.
- * drizzle-kit does not express it; a migration that recreates the table keeps it.
+ * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
  */
 export const accountLedgers = sqliteTable(
   'account_ledgers',

@@ -8,9 +8,7 @@ import { defineProjection } from './projection.js';
  * the staged payload at process time, or pinned by the ledger when it moved
  * transactions into the open statement period. Pinned notes and their unpin
  * time are here.
- *
- * A WITHOUT ROWID table on SQLite (its rows are small): an insert writes the primary key's b-tree only.
- * drizzle-kit does not express it; a migration that recreates the table keeps it.
+ * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
  */
 export const accountNotes = sqliteTable(
   'account_notes',

@@ -3,16 +3,10 @@ import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
- * One row per business contract: which business of the import supplier holds
- * each contract identifier. Read by the contract-uniqueness check of business/
- * and by the account check of `business.business_contract_identifier`.
- *
- * The primary key (supplier, contract identifier) is the uniqueness rule
- * itself. The row key used by the projection also names the business, so a
- * second business claiming a taken identifier (two concurrent requests that
- * both checked before either committed) is an insert that violates the
- * primary key: the transaction rolls back and the command is retried on fresh
- * facts, instead of silently overwriting the first owner.
+ * One row per business contract: which business of the import supplier holds each contract identifier.
+ * The primary key (supplier, contract identifier) is the uniqueness rule itself; the projection's row key
+ * also names the business, so a second business claiming a taken identifier (two requests that both checked
+ * before either committed) violates the key and is retried on fresh facts instead of overwriting the first.
  */
 export const businessContracts = sqliteTable(
   'business_contracts',

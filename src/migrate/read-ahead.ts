@@ -1,13 +1,8 @@
 /**
- * Reads `source` up to `depth` items ahead of its consumers, each item passed through `prepare` as it is
- * read: the next account's line read and parsed and its body hashed for the Idempotency-Key while the
- * workers wait for the service, rather than between an answer and the request that follows it. That gap is
- * what the service waits on with 8 requests in flight (bench "migrate 2,000 accounts": the smaller the
- * client's turn-around, the more requests each of the service's group commits takes in).
- *
- * One item is read a turn of the event loop (`setImmediate`), so an answer that arrives meanwhile is not
- * kept waiting behind a run of them. Items come out in the source's order, each once; a failure to read
- * comes out where the item would have. Nothing is read past `depth` items not yet taken.
+ * Reads `source` up to `depth` items ahead of its consumers, each passed through `prepare` as it is read
+ * (the next account parsed and hashed while the workers wait for the service, not between an answer and
+ * the next request, where the service would wait on the client). One item a turn of the event loop, so an
+ * answer is not kept waiting; items come out in order, each once, a read failure where its item would have.
  */
 export function readAhead<T, P>(source: AsyncIterable<T> | Iterable<T>, depth: number, prepare: (item: T) => P): AsyncIterableIterator<P> {
   const iterator: AsyncIterator<T> | Iterator<T> = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();

@@ -2,15 +2,10 @@ import { z } from 'zod';
 import { decimalString } from '../product/decimal.js';
 
 /**
- * Money arrives in major units, as a JSON number (what our spec's examples
- * send) or as a decimal string (what the platform's documents type it as, so
- * what a client generated from them sends: "53.24"), and is kept as integer
- * cents. A number is read through its shortest decimal text (`String(n)`,
- * what the caller wrote for any amount of up to 15 significant digits); either
- * way the digits are converted one by one, never by multiplying a float. At
- * most 2 decimals and at most MAX_WHOLE_DIGITS digits before the point, so
- * every accepted amount is exact (12 significant digits at most) and its
- * cents a safe integer.
+ * Money arrives in major units, as a JSON number (our spec's examples) or a decimal string (the platform's
+ * documents: "53.24"), and is kept as integer cents, converted digit by digit, never by multiplying a float
+ * (a number through its shortest text, `String(n)`). At most 2 decimals and MAX_WHOLE_DIGITS whole digits,
+ * so every accepted amount is exact and its cents a safe integer.
  */
 export const MAX_WHOLE_DIGITS = 10;
 
