@@ -3,7 +3,7 @@ import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
-import type { VendorAnswer } from '../payment-instruction/commands.js';
+import { foundDetails, type VendorAnswer } from '../payment-instruction/commands.js';
 import { businessNotFound } from './decider.js';
 
 /**
@@ -124,35 +124,24 @@ export function checkBusinessPaymentInstruction(
 function decide(command: CreateBusinessPaymentInstruction, state: BusinessPaymentInstructionState): BusinessPaymentInstructionCreated[] {
   const check = checkBusinessPaymentInstruction(command, command.supplierStatus, command.importedAccounts, state);
   if (check.kind === 'already-recorded') return [];
-  const answer = command.vendorAnswer;
-  switch (answer.kind) {
-    case 'not-configured':
-      throw refusal('invalid_vendor', command, `Payment vendor ${command.vendor} is not configured.`, { attr: 'vendor' });
-    case 'rejected':
-      throw refusal('payment_instruction_rejected', command, answer.message);
-    case 'unavailable':
-      throw refusal('payment_vendor_unavailable', command, answer.reason);
-    case 'found':
-      return [
-        {
-          type: 'BusinessPaymentInstructionCreated',
-          version: 1,
-          data: {
-            importSupplier: command.importSupplier,
-            externalBusinessIdentifier: command.externalBusinessIdentifier,
-            vendor: command.vendor,
-            reference: command.reference,
-            type: command.instructionType,
-            validFrom: command.validFrom,
-            accounts: command.accounts.map((ext) => ({ externalAccountNumber: ext, platformAccountNumber: command.importedAccounts.get(ext) ?? '' })),
-            vendorDetails: { ...answer.details },
-            createdAt: command.now,
-          },
-        },
-      ];
-    default:
-      return assertNever(answer);
-  }
+  const vendorDetails = foundDetails(command.vendorAnswer, command.vendor, (code, detail, attr) => refusal(code, command, detail, { attr }));
+  return [
+    {
+      type: 'BusinessPaymentInstructionCreated',
+      version: 1,
+      data: {
+        importSupplier: command.importSupplier,
+        externalBusinessIdentifier: command.externalBusinessIdentifier,
+        vendor: command.vendor,
+        reference: command.reference,
+        type: command.instructionType,
+        validFrom: command.validFrom,
+        accounts: command.accounts.map((ext) => ({ externalAccountNumber: ext, platformAccountNumber: command.importedAccounts.get(ext) ?? '' })),
+        vendorDetails,
+        createdAt: command.now,
+      },
+    },
+  ];
 }
 
 export const businessPaymentInstructionDecider: Decider<

@@ -1,4 +1,5 @@
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
+import type { DomainError } from '../errors.js';
 
 /**
  * What the payment vendor said about an instruction reference, asked before
@@ -13,6 +14,27 @@ export type VendorAnswer =
   | { readonly kind: 'rejected'; readonly status: number; readonly message: string }
   /** Unreachable, timed out, 5xx (or 408/429), or an answer that is not an instruction: retry as is. */
   | { readonly kind: 'unavailable'; readonly reason: string };
+
+/**
+ * The vendor's details of a found instruction; any other answer is refused through `refuse` (the code, the
+ * detail, and the field it names), so an account's and a business's instruction refuse it alike.
+ */
+export function foundDetails(
+  answer: VendorAnswer,
+  vendor: string,
+  refuse: (code: DomainError['code'], detail: string, attr?: string) => DomainError,
+): Record<string, unknown> {
+  switch (answer.kind) {
+    case 'found':
+      return { ...answer.details };
+    case 'not-configured':
+      throw refuse('invalid_vendor', `Payment vendor ${vendor} is not configured.`, 'vendor');
+    case 'rejected':
+      throw refuse('payment_instruction_rejected', answer.message);
+    case 'unavailable':
+      throw refuse('payment_vendor_unavailable', answer.reason);
+  }
+}
 
 /** The caller's request (spec 4.12), already parsed. */
 export interface PaymentInstructionRequest {

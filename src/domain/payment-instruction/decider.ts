@@ -2,9 +2,8 @@ import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { PaymentInstructionCreated } from '../../../events/payment-instruction.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import { ownedEvolution, type Decider } from '../decider.js';
-import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
-import type { CreatePaymentInstruction, PaymentInstructionRequest } from './commands.js';
+import { foundDetails, type CreatePaymentInstruction, type PaymentInstructionRequest } from './commands.js';
 
 /**
  * Payment instructions of one account (spec 4.12), decided over the account's
@@ -55,7 +54,7 @@ export function paymentInstructionErrorExtra(request: PaymentInstructionRequest,
 }
 
 function vendorError(code: DomainError['code'], request: PaymentInstructionRequest, detail: string, attr?: string): DomainError {
-  return new DomainError(code, detail, { ...(attr === undefined ? {} : { attr }), extra: paymentInstructionErrorExtra(request, detail) });
+  return new DomainError(code, detail, { attr, extra: paymentInstructionErrorExtra(request, detail) });
 }
 
 export type PaymentInstructionCheck =
@@ -100,39 +99,23 @@ export function checkPaymentInstruction(
 function decide(command: CreatePaymentInstruction, state: PaymentInstructionState): PaymentInstructionCreated[] {
   const check = checkPaymentInstruction(command, command.supplierStatus, state);
   if (check.kind === 'already-recorded' || state.status !== 'imported') return [];
-  const answer = command.vendorAnswer;
-  switch (answer.kind) {
-    case 'not-configured':
-      throw vendorError(
-        'invalid_vendor',
-        command,
-        `Payment vendor ${command.vendor} is not configured.`,
-        'vendor',
-      );
-    case 'rejected':
-      throw vendorError('payment_instruction_rejected', command, answer.message);
-    case 'unavailable':
-      throw vendorError('payment_vendor_unavailable', command, answer.reason);
-    case 'found':
-      return [
-        {
-          type: 'PaymentInstructionCreated',
-          version: 1,
-          data: {
-            importSupplier: command.importSupplier,
-            externalAccountNumber: command.externalAccountNumber,
-            platformAccountNumber: state.platformAccountNumber,
-            vendor: command.vendor,
-            reference: command.reference,
-            type: command.instructionType,
-            vendorDetails: { ...answer.details },
-            createdAt: command.now,
-          },
-        },
-      ];
-    default:
-      return assertNever(answer);
-  }
+  const vendorDetails = foundDetails(command.vendorAnswer, command.vendor, (code, detail, attr) => vendorError(code, command, detail, attr));
+  return [
+    {
+      type: 'PaymentInstructionCreated',
+      version: 1,
+      data: {
+        importSupplier: command.importSupplier,
+        externalAccountNumber: command.externalAccountNumber,
+        platformAccountNumber: state.platformAccountNumber,
+        vendor: command.vendor,
+        reference: command.reference,
+        type: command.instructionType,
+        vendorDetails,
+        createdAt: command.now,
+      },
+    },
+  ];
 }
 
 export const paymentInstructionDecider: Decider<CreatePaymentInstruction, LedgerEvent, PaymentInstructionCreated, PaymentInstructionState> = {
