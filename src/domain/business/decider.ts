@@ -72,20 +72,21 @@ function createBusiness(command: CreateBusiness, state: BusinessState): Business
   const { business_contracts: contracts, ...business } = payload.business;
   return [
     { type: 'BusinessCreated', version: 1, data: { importSupplier, externalBusinessIdentifier, business, createdAt: command.now } },
-    ...contracts.map(
-      (contract): BusinessEvent => ({
-        type: 'BusinessContractAdded',
-        version: 1,
-        data: {
-          importSupplier,
-          externalBusinessIdentifier,
-          identifier: contract.identifier,
-          contract: contract as unknown as Record<string, unknown>,
-          addedAt: command.now,
-        },
-      }),
-    ),
+    ...contractsAdded(importSupplier, externalBusinessIdentifier, contracts, command.now),
   ];
+}
+
+function contractsAdded(
+  importSupplier: string,
+  externalBusinessIdentifier: string,
+  contracts: readonly { readonly identifier: string }[],
+  now: string,
+): BusinessEvent[] {
+  return contracts.map((contract) => ({
+    type: 'BusinessContractAdded',
+    version: 1,
+    data: { importSupplier, externalBusinessIdentifier, identifier: contract.identifier, contract: { ...contract }, addedAt: now },
+  }));
 }
 
 /**
@@ -100,19 +101,7 @@ function addBusinessContracts(command: AddBusinessContracts, state: BusinessStat
   if (state.status !== 'created') throw businessNotFound(importSupplier, externalBusinessIdentifier);
   const errors = referenceErrors(command, importSupplier, command.contracts, 'business_contracts');
   if (errors.length > 0) throw businessFailedValidation(errors);
-  return command.contracts.map(
-    (contract): BusinessEvent => ({
-      type: 'BusinessContractAdded',
-      version: 1,
-      data: {
-        importSupplier,
-        externalBusinessIdentifier,
-        identifier: contract.identifier,
-        contract: contract as unknown as Record<string, unknown>,
-        addedAt: command.now,
-      },
-    }),
-  );
+  return contractsAdded(importSupplier, externalBusinessIdentifier, command.contracts, command.now);
 }
 
 function decide(command: BusinessCommand, state: BusinessState): BusinessEvent[] {
