@@ -10,35 +10,21 @@ export const accountImportProcessStreamId = (importSupplier: string, externalAcc
   `account-import-process:${importSupplier}:${externalAccountNumber}`;
 
 /**
- * The validated account payload as it was staged (unknown fields already
- * dropped). Kept as a JSON object: it is re-validated against the current
- * rules when the account is processed.
+ * A staging: `payload` is the validated account payload as it was staged (unknown fields already
+ * dropped), kept as a JSON object: it is re-validated against the current rules when the account is processed.
  */
-const stagedPayloadSchema = z.record(z.string(), z.unknown());
+const stagedDataSchema = z.object({
+  importSupplier: z.string(),
+  externalAccountNumber: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  stagedAt: z.string(),
+});
 
 /** A caller staged account data for the first time (spec 3.2: none -> staged, 201). */
-export const accountStagedSchema = eventSchema(
-  'AccountStaged',
-  1,
-  z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
-    payload: stagedPayloadSchema,
-    stagedAt: z.string(),
-  }),
-);
+export const accountStagedSchema = eventSchema('AccountStaged', 1, stagedDataSchema);
 
 /** A caller staged the account again before it was processed: the new payload replaces the old one (200). */
-export const accountRestagedSchema = eventSchema(
-  'AccountRestaged',
-  1,
-  z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
-    payload: stagedPayloadSchema,
-    stagedAt: z.string(),
-  }),
-);
+export const accountRestagedSchema = eventSchema('AccountRestaged', 1, stagedDataSchema);
 
 /**
  * The staged account was processed into a platform account, assigned to an
