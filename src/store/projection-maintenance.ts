@@ -107,3 +107,33 @@ export function refuseVersionsAhead(stored: ReadonlyMap<string, number>, project
   });
   if (ahead.length > 0) throw new ProjectionVersionAheadError(ahead);
 }
+
+/**
+ * The projections whose recorded version (`stored`) differs from the declared one, or that were never
+ * recorded while the log holds events they handle; the others never recorded are recorded as current (kept
+ * inline since their table was created). The table is looked at first: the log has no index on the type, so
+ * it is searched only for an empty table.
+ */
+export async function staleProjections(
+  stored: ReadonlyMap<string, number>,
+  projections: readonly AnyRowProjection[],
+  store: {
+    hasRows(projection: AnyRowProjection): Promise<boolean> | boolean;
+    logHolds(types: readonly string[]): Promise<boolean> | boolean;
+    recordCurrent(projection: AnyRowProjection): Promise<void> | void;
+  },
+): Promise<AnyRowProjection[]> {
+  refuseVersionsAhead(stored, projections);
+  const stale: AnyRowProjection[] = [];
+  for (const projection of projections) {
+    const version = stored.get(projection.name);
+    if (version === projection.version) continue;
+    const unrecorded = version === undefined;
+    if (unrecorded && ((await store.hasRows(projection)) || projection.handles.length === 0 || !(await store.logHolds(projection.handles)))) {
+      await store.recordCurrent(projection);
+    } else {
+      stale.push(projection);
+    }
+  }
+  return stale;
+}

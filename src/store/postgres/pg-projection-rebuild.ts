@@ -4,7 +4,7 @@ import type { AnyRowProjection } from '../../../projections/projection.js';
 import { eventColumns, toReplayedEvent, type EventRow } from '../event-codec.js';
 import type { EventLog } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
-import { rebuildSummary, refuseVersionsAhead, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
+import { rebuildSummary, staleProjections, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
 import { rowCacheId, type Key, type Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { linkTallies, PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
@@ -147,27 +147,11 @@ export class PgProjectionMaintenance implements ProjectionMaintenance {
 
   async stale(projections: readonly AnyRowProjection[]): Promise<AnyRowProjection[]> {
     const stored = new Map((await this.pool.query<{ name: string; version: number }>('SELECT name, version FROM projection_versions')).rows.map((r) => [r.name, r.version]));
-    refuseVersionsAhead(stored, projections);
-    const stale: AnyRowProjection[] = [];
-    for (const projection of projections) {
-      const version = stored.get(projection.name);
-      if (version === projection.version) continue;
-      if (version === undefined) {
-        // The table first: the log has no index on the type, so it is searched only for an empty table.
-        const rows = (await this.pool.query(`SELECT 1 FROM ${quote(getTableName(projection.table))} LIMIT 1`)).rows.length;
-        const any =
-          rows === 0 &&
-          projection.handles.length > 0 &&
-          (await this.pool.query('SELECT 1 FROM events WHERE type = ANY($1) LIMIT 1', [[...projection.handles]])).rows.length > 0;
-        if (!any || rows > 0) {
-          // Kept up to date inline since its table was created: record it as current.
-          await this.recordVersion(this.pool, projection, 0);
-          continue;
-        }
-      }
-      stale.push(projection);
-    }
-    return stale;
+    return staleProjections(stored, projections, {
+      hasRows: async (projection) => (await this.pool.query(`SELECT 1 FROM ${quote(getTableName(projection.table))} LIMIT 1`)).rows.length > 0,
+      logHolds: async (types) => (await this.pool.query('SELECT 1 FROM events WHERE type = ANY($1) LIMIT 1', [[...types]])).rows.length > 0,
+      recordCurrent: (projection) => this.recordVersion(this.pool, projection, 0),
+    });
   }
 
   async rebuild(chosen: readonly AnyRowProjection[], options: RebuildOptions = {}): Promise<RebuildSummary> {

@@ -6,7 +6,7 @@ import type { EventLog } from '../event-log.js';
 import type { StoredLedgerEvent } from '../event-store.js';
 import {
   rebuildSummary,
-  refuseVersionsAhead,
+  staleProjections,
   type ProjectionMaintenance,
   type RebuildOptions,
   type RebuildSummary,
@@ -110,29 +110,12 @@ export class SqliteProjectionMaintenance implements ProjectionMaintenance {
         .all()
         .map((r) => [r.name, r.version]),
     );
-    refuseVersionsAhead(stored, projections);
-    const stale: AnyRowProjection[] = [];
-    for (const projection of projections) {
-      const version = stored.get(projection.name);
-      if (version === projection.version) continue;
-      if (version === undefined) {
-        const types = projection.handles;
-        // The table first: the log has no index on the type (every commit would write its tails), so it is
-        // searched only for an empty table, as far as the first event of the types, at most as far as a rebuild reads.
-        const rows = this.sqlite.prepare(`SELECT 1 FROM "${getTableName(projection.table)}" LIMIT 1`).get() === undefined ? 0 : 1;
-        const any =
-          rows === 0 &&
-          types.length > 0 &&
-          this.sqlite.prepare(`SELECT 1 FROM events WHERE type IN (${types.map(() => '?').join(', ')}) LIMIT 1`).get(...types) !== undefined;
-        if (!any || rows > 0) {
-          // Kept up to date inline since its table was created: record it as current.
-          this.recordVersion(projection, 0, this.now().toISOString());
-          continue;
-        }
-      }
-      stale.push(projection);
-    }
-    return stale;
+    return staleProjections(stored, projections, {
+      hasRows: (projection) => this.sqlite.prepare(`SELECT 1 FROM "${getTableName(projection.table)}" LIMIT 1`).get() !== undefined,
+      logHolds: (types) =>
+        this.sqlite.prepare(`SELECT 1 FROM events WHERE type IN (${types.map(() => '?').join(', ')}) LIMIT 1`).get(...types) !== undefined,
+      recordCurrent: (projection) => this.recordVersion(projection, 0, this.now().toISOString()),
+    });
   }
 
   /**
