@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { transferStatuses, type TransferStatus } from '../../events/account-import-process.js';
 import { cancelAccountCreation } from '../application/account-creations.js';
 import { changeTransferStatus, markAccountToSkip } from '../application/account-import-processes.js';
-import { info, operatorActor, requireSupplier, withLedger } from './context.js';
+import { info, operatorActor, withLedger } from './context.js';
 import { historyCommand } from './history-commands.js';
 
 const settableStatuses = transferStatuses.filter((s) => s !== 'UNKNOWN');
@@ -15,10 +15,7 @@ export function accountCommand(): Command {
     .argument('<SUPPLIER>', 'import supplier code')
     .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
     .action(async (supplier: string, ext: string) => {
-      const changed = await withLedger(async (ledger) => {
-        await requireSupplier(ledger, supplier);
-        return markAccountToSkip(ledger, supplier, ext, operatorActor());
-      });
+      const changed = await withLedger((ledger) => markAccountToSkip(ledger, supplier, ext, operatorActor()), supplier);
       info(changed ? `account ${supplier}/${ext} marked to skip` : `account ${supplier}/${ext} was already marked to skip`);
     });
   account
@@ -33,10 +30,7 @@ export function accountCommand(): Command {
       return value as TransferStatus;
     })
     .action(async (supplier: string, ext: string, status: TransferStatus) => {
-      await withLedger(async (ledger) => {
-        await requireSupplier(ledger, supplier);
-        await changeTransferStatus(ledger, supplier, ext, status, operatorActor());
-      });
+      await withLedger((ledger) => changeTransferStatus(ledger, supplier, ext, status, operatorActor()), supplier);
       info(`account ${supplier}/${ext} transfer status is now ${status}`);
     });
   account
@@ -45,10 +39,7 @@ export function accountCommand(): Command {
     .argument('<SUPPLIER>', 'import supplier code')
     .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
     .action(async (supplier: string, ext: string) => {
-      const taskId = await withLedger(async (ledger) => {
-        await requireSupplier(ledger, supplier);
-        return cancelAccountCreation(ledger, supplier, ext, operatorActor());
-      });
+      const taskId = await withLedger((ledger) => cancelAccountCreation(ledger, supplier, ext, operatorActor()), supplier);
       info(`scheduled creation ${taskId} of account ${supplier}/${ext} cancelled`);
     });
   historyCommand(account);

@@ -15,23 +15,20 @@ export function operatorActor(): Actor {
   return { actor: `operator:${user}`, requestId: null };
 }
 
-/** Opens the ledger the configuration names for one command and closes it afterwards. */
-export async function withLedger<T>(work: (ledger: Ledger) => Promise<T>): Promise<T> {
+/**
+ * Opens the ledger the configuration names for one command and closes it afterwards. With `supplier`, a code
+ * that names no import supplier (a typo) is refused first: the command would otherwise report its accounts
+ * as missing.
+ */
+export async function withLedger<T>(work: (ledger: Ledger) => Promise<T>, supplier?: string): Promise<T> {
   const ledger = await openLedger(ledgerLocation(loadConfig()));
   try {
+    if (supplier !== undefined && !(await ledger.read.findImportSupplier(supplier))) {
+      throw new DomainError('import_supplier_not_found', `Import supplier ${supplier} does not exist.`, { attr: 'import_supplier' });
+    }
     return await work(ledger);
   } finally {
     await ledger.close();
-  }
-}
-
-/**
- * Refuses a supplier code that names no import supplier (a typo on the command line), before the
- * command looks anything up under it: otherwise it would report the account as missing or not imported.
- */
-export async function requireSupplier(ledger: Ledger, code: string): Promise<void> {
-  if (!(await ledger.read.findImportSupplier(code))) {
-    throw new DomainError('import_supplier_not_found', `Import supplier ${code} does not exist.`, { attr: 'import_supplier' });
   }
 }
 

@@ -3,7 +3,7 @@ import { customerEmailStatuses, type CustomerEmailStatusName } from '../../proje
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { mailerFromConfig, type MailerProgress } from '../mailer/mailer.js';
-import { info, JSON_OPTION_HELP, operatorActor, out, printJson, requireSupplier, table, withLedger } from './context.js';
+import { info, JSON_OPTION_HELP, operatorActor, out, printJson, table, withLedger } from './context.js';
 
 function describe(progress: MailerProgress): string {
   const what = `${progress.emailId} to ${progress.to} (attempt ${progress.attempt})`;
@@ -57,7 +57,6 @@ export function emailCommand(): Command {
     .option('--json', JSON_OPTION_HELP, false)
     .action(async (options: { status?: CustomerEmailStatusName; supplier?: string; json: boolean }) => {
       await withLedger(async (ledger) => {
-        if (options.supplier) await requireSupplier(ledger, options.supplier);
         const rows = await ledger.read.listCustomerEmails({
           ...(options.status ? { status: options.status } : {}),
           ...(options.supplier ? { importSupplier: options.supplier } : {}),
@@ -96,7 +95,7 @@ export function emailCommand(): Command {
             })),
           ) || 'no customer emails',
         );
-      });
+      }, options.supplier || undefined);
     });
   return emails;
 }

@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import { Command, InvalidArgumentError } from 'commander';
 import { reconciliationFormats, reconciliationParts, type ReconciliationFormat } from '../export/reconciliation-export.js';
 import { keysetChunks } from '../queries/keyset-chunks.js';
-import { info, requireSupplier, withLedger } from './context.js';
+import { info, withLedger } from './context.js';
 import { progressReporter } from './progress.js';
 
 const format = (value: string): ReconciliationFormat => {
@@ -29,7 +29,6 @@ export function exportCommand(): Command {
     .option('--output <file>', 'write to this file (complete or not at all: written beside it, then renamed); default stdout')
     .action(async (supplier: string, opts: { format: ReconciliationFormat; output?: string }) => {
       await withLedger(async (ledger) => {
-        await requireSupplier(ledger, supplier);
         const total = await ledger.read.countAccountImportProcesses(supplier);
         const partial = opts.output === undefined ? null : `${opts.output}.partial`;
         // Opened here, so a path that cannot be written fails at once with its reason (exit 1).
@@ -65,7 +64,7 @@ export function exportCommand(): Command {
           `exported ${tally.items.toLocaleString()} accounts of ${supplier} as ${opts.format}${opts.output ? ` to ${opts.output}` : ''} ` +
             `in ${seconds.toFixed(2)} s`,
         );
-      });
+      }, supplier);
     });
   return command;
 }

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { accountHistory, accountHistoryAsOf, type HistoryEntry } from '../audit/account-history.js';
-import { out, requireSupplier, withLedger } from './context.js';
+import { out, withLedger } from './context.js';
 
 /** Events read per page. */
 const HISTORY_PAGE = 1_000;
@@ -58,7 +58,6 @@ export function historyCommand(account: Command): void {
     .option('--diff', 'show what changed between successive stagings', false)
     .action(async (supplier: string, ext: string, opts: { asOf?: Date; json: boolean; diff: boolean }) => {
       await withLedger(async (ledger) => {
-        await requireSupplier(ledger, supplier);
         let lastPayload: Record<string, unknown> | null = null;
         const print = (entry: HistoryEntry) => {
           if (opts.json) {
@@ -90,6 +89,6 @@ export function historyCommand(account: Command): void {
             after = r.next_after;
           }
         }
-      });
+      }, supplier);
     });
 }
