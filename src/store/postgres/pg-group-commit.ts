@@ -26,24 +26,14 @@ export interface PgGroupCommitOptions extends PgOptions {
 export type { BatchReport } from '../write-batches.js';
 
 /**
- * Group commit for PostgreSQL, with SQLite's semantics: units of work that
- * arrive together run in ONE transaction on the writer connection, under a
- * transaction-scoped advisory lock that every instance takes before writing
- * (one writer at a time across instances, as `BEGIN IMMEDIATE` on SQLite):
- *
- * - the lock is taken in its own statement of a READ COMMITTED transaction,
- *   so the statements after it see everything the previous holder committed
- *   (a REPEATABLE READ snapshot, or a read in the lock's statement, would
- *   predate it); positions are assigned under it as max + 1, so they are
- *   gapless and rise in commit order and no reader ever skips an event;
- * - each unit sees what the units before it in the batch wrote; a unit that
- *   fails fails alone: a batch runs pipelined (pg-pipelined-batch.ts), and
- *   when PostgreSQL refuses anything of it, it is rolled back and redone unit
- *   by unit, each in its savepoint (pg-unit-by-unit.ts), as a batch holding a
- *   dry run is run from the start;
- * - no caller's promise settles before COMMIT returned. If the connection is
- *   lost during COMMIT, the transaction's status is asked on a new connection
- *   (`pg_xact_status`): committed, the units succeed; anything else, they fail.
+ * Group commit for PostgreSQL, with SQLite's semantics: units of work that arrive together run in one
+ * transaction on the writer connection, under an advisory lock every instance takes before writing (one
+ * writer at a time, as `BEGIN IMMEDIATE`). The lock is its own statement of a READ COMMITTED transaction, so
+ * what follows sees the previous holder's commit, and positions assigned under it (max + 1) are gapless in
+ * commit order. A batch runs pipelined (pg-pipelined-batch.ts); if PostgreSQL refuses anything of it, it is
+ * redone unit by unit in savepoints (pg-unit-by-unit.ts), as a batch holding a dry run is, so a failing unit
+ * fails alone. No promise settles before COMMIT returned; a COMMIT whose connection was lost is settled by
+ * `pg_xact_status` on a new connection.
  */
 export class PgGroupCommitRunner {
   private queue: Pending[] = [];
