@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { validateWith, type Validation } from '../domain/account-records/request-fields.js';
+import { validateWith, type Validation } from '../domain/validation/field-errors.js';
 import { DomainError, type FieldError } from '../domain/errors.js';
 
 /** A body the payload's rules refuse: `validation_error`, for a request schema of the route's own. */

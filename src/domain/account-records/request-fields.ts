@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
-import type { FieldError } from '../errors.js';
-import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+import { validateWith, type Validation } from '../validation/field-errors.js';
 
 /** Most notes, transactions or statements one request may carry (spec 8.2 leaves array sizes open). */
 export const MAX_RECORDS_PER_REQUEST = 1000;
@@ -59,14 +58,6 @@ function withAliasResolved(input: unknown): unknown {
   const alias = fields['account_number'];
   if (fields['external_account_number'] !== undefined || typeof alias !== 'string' || alias.trim() === '') return input;
   return { ...fields, external_account_number: alias };
-}
-
-export type Validation<T> = { ok: true; data: T } | { ok: false; errors: FieldError[] };
-
-/** Parses a request body; on failure every problem found is returned as a FieldError (spec 7). */
-export function validateWith<S extends z.ZodType>(schema: S, input: unknown): Validation<z.output<S>> {
-  const result = schema.safeParse(input, { reportInput: true });
-  return result.success ? { ok: true, data: result.data } : { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };
 }
 
 /** validateWith for a post-import request: its account named by `external_account_number` or the deprecated `account_number`. */

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { requiredText } from '../account-import-process/payload-fields.js';
-import type { FieldError } from '../errors.js';
-import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+import { validateWith, type Validation } from '../validation/field-errors.js';
 import { businessContractSchema, checkContractIdentifiersUnique, whenIdentifiersClean } from './business-payload.js';
 
 /**
@@ -20,11 +19,5 @@ export const businessContractsPayloadSchema = z.object({
 
 export type BusinessContractsPayload = z.output<typeof businessContractsPayloadSchema>;
 
-export type BusinessContractsPayloadValidation = { ok: true; data: BusinessContractsPayload } | { ok: false; errors: FieldError[] };
-
-/** Parses a business-contracts/create/ payload; on failure every problem found is returned. */
-export function validateBusinessContractsPayload(input: unknown): BusinessContractsPayloadValidation {
-  const result = businessContractsPayloadSchema.safeParse(input, { reportInput: true });
-  if (result.success) return { ok: true, data: result.data };
-  return { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };
-}
+export const validateBusinessContractsPayload = (input: unknown): Validation<BusinessContractsPayload> =>
+  validateWith(businessContractsPayloadSchema, input);

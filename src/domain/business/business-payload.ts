@@ -3,8 +3,7 @@ import type { core } from 'zod';
 import { contractSchema } from '../account-import-process/account-payload-contracts.js';
 import { isValidSiret } from '../account-import-process/identifiers.js';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
-import type { FieldError } from '../errors.js';
-import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+import { validateWith, type Validation } from '../validation/field-errors.js';
 
 /**
  * The business-create payload (spec 2.4, contracts 2.3). Pure: whether the
@@ -118,11 +117,4 @@ export const businessPayloadSchema = z.object({
 export type BusinessPayload = z.output<typeof businessPayloadSchema>;
 export type BusinessContract = BusinessPayload['business']['business_contracts'][number];
 
-export type BusinessPayloadValidation = { ok: true; data: BusinessPayload } | { ok: false; errors: FieldError[] };
-
-/** Parses a business-create payload; on failure every problem found is returned as a FieldError. */
-export function validateBusinessPayload(input: unknown): BusinessPayloadValidation {
-  const result = businessPayloadSchema.safeParse(input, { reportInput: true });
-  if (result.success) return { ok: true, data: result.data };
-  return { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };
-}
+export const validateBusinessPayload = (input: unknown): Validation<BusinessPayload> => validateWith(businessPayloadSchema, input);

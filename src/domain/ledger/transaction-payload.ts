@@ -4,7 +4,8 @@ import { ledgerTransactionTypes } from '../../../events/account-records.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, choice, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { centsAmount, decimalText } from '../account-records/money.js';
-import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias, type Validation } from '../account-records/request-fields.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
+import type { Validation } from '../validation/field-errors.js';
 import type { FieldError } from '../errors.js';
 
 /**

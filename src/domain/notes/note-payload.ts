@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { isoDateTime } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
-import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias, type Validation } from '../account-records/request-fields.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
+import type { Validation } from '../validation/field-errors.js';
 
 export const NOTE_BODY_OR_DOCUMENT_PATH_NOT_FOUND = 'note_body_or_document_path_not_found';
 export const NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE = 'note_unpin_at_earlier_than_creation_date';

@@ -3,8 +3,7 @@ import type { core } from 'zod';
 import { bandCategories, productMarkets, providerCalendars, tempClasses, unitTypes } from '../../../events/product.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { choice, requiredText, text, whenClean } from '../account-import-process/payload-fields.js';
-import type { FieldError } from '../errors.js';
-import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+import { fieldErrorsFromIssues, type Validation } from '../validation/field-errors.js';
 import { decimalDigits, decimalString } from './decimal.js';
 import {
   checkDistinctValidFrom,
@@ -158,8 +157,6 @@ export type GasProductPayload = z.output<typeof gasProductSchema>;
 /** One validated product of a products/ or validate-products/ request (unknown fields dropped). */
 export type ProductPayload = ElectricityProductPayload | GasProductPayload;
 
-export type ProductsValidation = { ok: true; data: ProductPayload[] } | { ok: false; errors: FieldError[] };
-
 const productListSchema = z.array(z.unknown()).min(1);
 
 function schemaFor(product: unknown) {
@@ -174,7 +171,7 @@ function schemaFor(product: unknown) {
  * checked against its market's rules; every problem is reported, with an attr
  * starting at the product's index (`0.rates.2.unit_type`).
  */
-export function validateProducts(input: unknown): ProductsValidation {
+export function validateProducts(input: unknown): Validation<ProductPayload[]> {
   const list = productListSchema.safeParse(input, { reportInput: true });
   if (!list.success) return { ok: false, errors: fieldErrorsFromIssues(list.error.issues) };
   const data: ProductPayload[] = [];

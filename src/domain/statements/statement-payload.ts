@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { centsAmount } from '../account-records/money.js';
-import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias, type Validation } from '../account-records/request-fields.js';
+import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
+import type { Validation } from '../validation/field-errors.js';
 
 export const DUPLICATE_STATEMENT_IDS = 'duplicate_statement_ids';
 

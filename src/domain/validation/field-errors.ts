@@ -1,5 +1,13 @@
-import type { core } from 'zod';
+import type { core, z } from 'zod';
 import { NON_FIELD_ERRORS, type FieldError } from '../errors.js';
+
+export type Validation<T> = { ok: true; data: T } | { ok: false; errors: FieldError[] };
+
+/** Parses a request body; on failure every problem found is returned as a FieldError (spec 7). */
+export function validateWith<S extends z.ZodType>(schema: S, input: unknown): Validation<z.output<S>> {
+  const result = schema.safeParse(input, { reportInput: true });
+  return result.success ? { ok: true, data: result.data } : { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };
+}
 
 type Issue = core.$ZodIssue;
 
