@@ -7,7 +7,7 @@ import type { StoredLedgerEvent } from '../event-store.js';
 import { rebuildSummary, staleProjections, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from '../projection-maintenance.js';
 import { rowCacheId, type Key, type Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
-import { linkTallies, PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
+import { linkTallies, PgProjectionTable, primaryKeyColumns, touchedKeys } from './pg-projection-writer.js';
 import { applyTallyChange, tallyChanges, withTallyPartners, type TallyChange } from '../tallies.js';
 import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
 
@@ -56,22 +56,7 @@ class PgReplayCache {
   }
 
   async apply(client: pg.ClientBase, events: readonly StoredLedgerEvent[]): Promise<void> {
-    const missing = new Map<PgProjectionTable, Map<string, Key>>();
-    for (const stored of events) {
-      for (const table of this.byType.get(stored.event.type) ?? []) {
-        const key = table.projection.keyOf(stored);
-        if (!key) continue;
-        const id = rowCacheId(table.tableName, key);
-        if (!this.rows.has(id)) missing.set(table, (missing.get(table) ?? new Map()).set(id, key));
-      }
-    }
-    for (const [table, keys] of missing) {
-      const found = await table.loadMany(client, [...keys.values()]);
-      for (const [id, key] of keys) {
-        const row = found.get(id) ?? null;
-        this.rows.set(id, { table, key, row, dirty: false, existed: row !== null });
-      }
-    }
+    await this.load(client, touchedKeys((type) => this.byType.get(type) ?? [], events));
     const changes: { table: PgProjectionTable; change: TallyChange }[] = [];
     for (const stored of events) {
       for (const table of this.byType.get(stored.event.type) ?? []) {
@@ -84,23 +69,29 @@ class PgReplayCache {
         for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
       }
     }
-    // The tallies' rows: known once the source rows have moved; loaded (those not in memory) in one query a table.
-    const unloaded = new Map<PgProjectionTable, Map<string, Key>>();
+    // The tallies' rows: known once the source rows have moved.
+    const tallyKeys = new Map<PgProjectionTable, Map<string, Key>>();
     for (const { table, change } of changes) {
-      const id = rowCacheId(table.tableName, change.key);
-      if (!this.rows.has(id)) unloaded.set(table, (unloaded.get(table) ?? new Map()).set(id, change.key));
+      tallyKeys.set(table, (tallyKeys.get(table) ?? new Map<string, Key>()).set(rowCacheId(table.tableName, change.key), change.key));
     }
-    for (const [table, keys] of unloaded) {
-      const found = await table.loadMany(client, [...keys.values()]);
-      for (const [id, key] of keys) {
-        const row = found.get(id) ?? null;
-        this.rows.set(id, { table, key, row, dirty: false, existed: row !== null });
-      }
-    }
+    await this.load(client, tallyKeys);
     for (const { table, change } of changes) {
       const entry = this.rows.get(rowCacheId(table.tableName, change.key))!;
       entry.row = applyTallyChange(entry.row, change);
       entry.dirty = true;
+    }
+  }
+
+  /** Loads the rows of `keys` not in memory, in one query a table. */
+  private async load(client: pg.ClientBase, keys: ReadonlyMap<PgProjectionTable, ReadonlyMap<string, Key>>): Promise<void> {
+    for (const [table, byId] of keys) {
+      const missing = [...byId].filter(([id]) => !this.rows.has(id));
+      if (missing.length === 0) continue;
+      const found = await table.loadMany(client, missing.map(([, key]) => key));
+      for (const [id, key] of missing) {
+        const row = found.get(id) ?? null;
+        this.rows.set(id, { table, key, row, dirty: false, existed: row !== null });
+      }
     }
   }
 
