@@ -3,7 +3,7 @@ import type { core } from 'zod';
 import { contractSchema } from '../account-import-process/account-payload-contracts.js';
 import { isValidSiret } from '../account-import-process/identifiers.js';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
-import { validateWith, type Validation } from '../validation/field-errors.js';
+import { noRepeatedKeys, validateWith, type Validation } from '../validation/field-errors.js';
 
 /**
  * The business-create payload (spec 2.4, contracts 2.3). Pure: whether the
@@ -63,28 +63,19 @@ const whenDatesClean = {
 
 export const businessContractSchema = contractSchema.superRefine(checkVersionDates, whenDatesClean);
 
-/** Every later contract whose identifier repeats an earlier one's. */
-export function checkContractIdentifiersUnique(contracts: readonly { identifier: string }[], ctx: Ctx): void {
-  const seen = new Set<string>();
-  contracts.forEach((contract, index) => {
-    if (seen.has(contract.identifier)) {
-      addDomainIssue(ctx, DUPLICATE_CONTRACT_IDENTIFIERS, `Contract identifier ${contract.identifier} appears more than once.`, [
-        index,
-        'identifier',
-      ]);
-    }
-    seen.add(contract.identifier);
-  });
-}
+export const checkContractIdentifiersUnique = noRepeatedKeys(
+  (contract: { identifier: string }) => contract.identifier,
+  DUPLICATE_CONTRACT_IDENTIFIERS,
+  (identifier) => `Contract identifier ${identifier} appears more than once.`,
+  (index) => [index, 'identifier'],
+);
 
-/** Every later detail whose key repeats an earlier one's. */
-function checkDetailKeysUnique(details: readonly { key: string }[], ctx: Ctx): void {
-  const seen = new Set<string>();
-  details.forEach((detail, index) => {
-    if (seen.has(detail.key)) addDomainIssue(ctx, DUPLICATE_DETAIL_KEYS, `Detail key ${detail.key} appears more than once.`, [index, 'key']);
-    seen.add(detail.key);
-  });
-}
+const checkDetailKeysUnique = noRepeatedKeys(
+  (detail: { key: string }) => detail.key,
+  DUPLICATE_DETAIL_KEYS,
+  (key) => `Detail key ${key} appears more than once.`,
+  (index) => [index, 'key'],
+);
 
 /** Identifiers are compared only once each one is valid; the other contracts' errors are reported alongside. */
 export const whenIdentifiersClean = {

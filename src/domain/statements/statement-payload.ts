@@ -3,7 +3,7 @@ import { isoDate } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { centsAmount } from '../account-records/money.js';
 import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
-import type { Validation } from '../validation/field-errors.js';
+import { noRepeatedKeys, type Validation } from '../validation/field-errors.js';
 
 export const DUPLICATE_STATEMENT_IDS = 'duplicate_statement_ids';
 
@@ -29,28 +29,20 @@ export const statementInputSchema = z
   }, whenClean(['bill_period_from_date'], ['bill_period_to_date']));
 export type StatementInput = z.output<typeof statementInputSchema>;
 
+const repeatedStatementIds = noRepeatedKeys(
+  (statement: StatementInput) => statement.statement_id,
+  DUPLICATE_STATEMENT_IDS,
+  (id) => `Duplicate statement_id "${id}" in this request.`,
+  (index) => ['statements', index, 'statement_id'],
+);
+
 export const importHistoricalStatementsRequestSchema = withAccountNumberAlias(
   z
     .object({
       ...accountEnvelopeFields,
       statements: z.array(statementInputSchema).min(1).max(MAX_RECORDS_PER_REQUEST),
     })
-    .superRefine(
-      (request, ctx) => {
-        const seen = new Set<string>();
-        request.statements.forEach((statement, index) => {
-          if (seen.has(statement.statement_id)) {
-            addDomainIssue(ctx, DUPLICATE_STATEMENT_IDS, `Duplicate statement_id "${statement.statement_id}" in this request.`, [
-              'statements',
-              index,
-              'statement_id',
-            ]);
-          }
-          seen.add(statement.statement_id);
-        });
-      },
-      whenClean(['statements']),
-    ),
+    .superRefine((request, ctx) => repeatedStatementIds(request.statements, ctx), whenClean(['statements'])),
 );
 export type ImportHistoricalStatementsRequest = z.output<typeof importHistoricalStatementsRequestSchema>;
 

@@ -11,6 +11,21 @@ export function validateWith<S extends z.ZodType>(schema: S, input: unknown): Va
 
 type Issue = core.$ZodIssue;
 
+/**
+ * A refinement of a list that reports, with the domain `code`, every item whose key repeats an earlier
+ * item's, at `pathOf(index)`.
+ */
+export function noRepeatedKeys<T>(keyOf: (item: T) => string, code: string, detail: (key: string) => string, pathOf: (index: number) => PropertyKey[]) {
+  return (items: readonly T[], ctx: core.$RefinementCtx<unknown>): void => {
+    const seen = new Set<string>();
+    items.forEach((item, index) => {
+      const key = keyOf(item);
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', message: detail(key), path: pathOf(index), params: { code } });
+      seen.add(key);
+    });
+  };
+}
+
 /** Dot path with zero-based indexes: `customers.0.landline` (spec 7.1); the request as a whole: `non_field_errors`. */
 export function attrOf(path: readonly PropertyKey[]): string {
   if (path.length === 0) return NON_FIELD_ERRORS;

@@ -6,7 +6,8 @@ import { createBusinessPaymentInstruction } from '../../application/business-pay
 import type { LedgerContext } from '../../application/context.js';
 import { PAYMENT_INSTRUCTION_TYPES } from '../../domain/account-import-process/account-payload-supply.js';
 import { isoDate } from '../../domain/account-import-process/iso-dates.js';
-import { addDomainIssue, choice, requiredText, whenClean } from '../../domain/account-import-process/payload-fields.js';
+import { choice, requiredText, whenClean } from '../../domain/account-import-process/payload-fields.js';
+import { noRepeatedKeys } from '../../domain/validation/field-errors.js';
 import { referenceField, withOneReference } from '../../domain/payment-instruction/reference-fields.js';
 import { isDomainError } from '../../domain/errors.js';
 import { answer } from '../answer.js';
@@ -36,15 +37,15 @@ export const createBusinessPaymentInstructionRequestSchema = withOneReference(z.
   accounts: z
     .array(z.object({ external_account_number: requiredText(128) }))
     .max(1000)
-    .superRefine((accounts, ctx) => {
-      const seen = new Set<string>();
-      accounts.forEach((account, i) => {
-        if (seen.has(account.external_account_number)) {
-          addDomainIssue(ctx, CHILDREN_WITH_DUPLICATE_VALUES, `Account ${account.external_account_number} appears more than once.`, [i, 'external_account_number']);
-        }
-        seen.add(account.external_account_number);
-      });
-    }, whenClean([]))
+    .superRefine(
+      noRepeatedKeys(
+        (account: { external_account_number: string }) => account.external_account_number,
+        CHILDREN_WITH_DUPLICATE_VALUES,
+        (account) => `Account ${account} appears more than once.`,
+        (i) => [i, 'external_account_number'],
+      ),
+      whenClean([]),
+    )
     .optional(),
 }), 'A reference is required: the instruction is checked with the payment vendor by its reference.');
 
