@@ -34,9 +34,8 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  // The statement journal of the group commit's per-unit savepoints in memory: on disk (the default) SQLite
-  // spills it to a temporary file, created, written and deleted by every batch past 64 KiB of changed pages
-  // (bench "migrate 2,000 accounts": two thirds of what the service wrote). No temporary tables are used.
+  // The savepoints' statement journal in memory: on disk SQLite spills it to a temporary file created,
+  // written and deleted by every batch past 64 KiB of changed pages. No temporary tables are used.
   sqlite.pragma('temp_store = MEMORY');
   const db = drizzle(sqlite) as LedgerDb;
   migrate(db, { migrationsFolder: migrationsFolder() });

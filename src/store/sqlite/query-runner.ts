@@ -45,7 +45,7 @@ export class SqliteQueryRunner implements ProjectionQueries {
   prepareSelect<F extends SelectFields>(fields: F, rest: SQL): (params: Record<string, unknown>) => Promise<SelectedRow<F>[]> {
     const { text, params } = this.render(selectSql(fields, rest));
     const mapper = selectedRowMapper(fields);
-    // Rows as arrays (the fields' order): no object per row from the driver, half the time on a big list.
+    // Rows as arrays (the fields' order): no object per row from the driver.
     return async (values) => (this.statement(text, { raw: true }).all(...fillPlaceholders(params, values)) as unknown[][]).map((raw) => mapper.fromValues(raw));
   }
 
