@@ -110,6 +110,5 @@ export function paymentVendorsFromConfig(config: {
   return createPaymentVendors({ baseUrls: config.LEDGER_PAYMENT_VENDORS, timeoutMs: config.LEDGER_PAYMENT_VENDOR_TIMEOUT_MS });
 }
 
-
 /** No vendor configured: every request is `invalid_vendor`. */
 export const noPaymentVendors: PaymentVendors = createPaymentVendors({ baseUrls: {}, timeoutMs: DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS });

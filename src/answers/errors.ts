@@ -154,7 +154,6 @@ export function transactionImportErrorBody(error: TransactionImportError): z.inf
   return { status: TRANSACTION_IMPORT_ERROR, error_detail: error.detail, transaction_data: { ...error.transactionData }, code: error.code };
 }
 
-
 /**
  * The answer to a DomainError (on `path`, for the operations with a status
  * override): the body of spec section 7, or spec 4.10's for a transaction

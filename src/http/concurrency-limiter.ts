@@ -4,7 +4,6 @@ import type { SharedLimits, SlotLease } from '../store/shared-limits.js';
 import type { AppEnv } from './env.js';
 import { throttled } from './errors.js';
 
-
 /**
  * Spec 8.1: an optional limit on accounts processed at once, disabled by
  * default. The limit is read from the service-config projection on every

@@ -62,7 +62,6 @@ export const MAX_FAILURES_LIMIT = 1_000;
 const CODE = /^[a-z0-9_]{1,100}$/;
 const MINUTES = 60;
 
-
 function limitParam(text: string | undefined, errors: FieldError[]): number {
   if (text === undefined) return DEFAULT_FAILURES_LIMIT;
   const limit = /^\d{1,4}$/.test(text) ? Number(text) : NaN;

@@ -27,7 +27,6 @@ export const createPaymentInstructionRequestSchema = withOneReference(
   'Exactly one of reference and instruction_reference (deprecated) is required.',
 );
 
-
 /**
  * The body of the vendor errors (400 `invalid_vendor`,
  * `payment_instruction_rejected`; 500 `payment_vendor_unavailable`): spec 7's

@@ -143,8 +143,6 @@ export class PgProjectionTable {
     return found;
   }
 
-
-
   async upsertMany(client: pg.ClientBase, rows: readonly Row[]): Promise<void> {
     // One statement text whatever the number of rows (each column as an array), prepared once.
     const text = this.upsertArrays;
@@ -191,7 +189,6 @@ export class PgProjectionTable {
     const where = props.map((prop, i) => `${quote(this.codec.column(prop).name)} = $${i + 1}`).join(' AND ');
     await client.query({ text: `DELETE FROM ${quote(this.tableName)} WHERE ${where}`, values: this.codec.keyValues(key) });
   }
-
 }
 
 /** Rows a batch read under the writers' lock before deciding, by table and row id (null: no such row). */

@@ -60,7 +60,6 @@ export class PgQueryRunner implements ProjectionQueries {
     const rendered = this.dialect.sqlToQuery(query);
     return { text: rendered.sql, params: rendered.params };
   }
-
 }
 
 const statementName = (text: string) => `q_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;

@@ -92,7 +92,6 @@ function emptySnapshot(through: number): LogSnapshot {
   return logSnapshot(through, 0, async function* () {});
 }
 
-
 /** Reads on a second connection in this thread: for small logs, where starting a worker costs more than it saves. */
 function openInlineSnapshot(file: string, options: LogReadOptions): LogSnapshot {
   const reader = new Database(file, { readonly: true, fileMustExist: true });

@@ -66,5 +66,4 @@ export class SqliteQueryRunner implements ProjectionQueries {
     }
     return statement;
   }
-
 }
