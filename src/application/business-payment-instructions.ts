@@ -1,5 +1,4 @@
 import { businessStreamId, type BusinessEvent } from '../../events/business.js';
-import { importSupplierStreamId } from '../../events/import-supplier.js';
 import type { PaymentVendors } from '../adapters/payment-vendors.js';
 import {
   businessPaymentInstructionDecider,
@@ -7,6 +6,7 @@ import {
   type BusinessPaymentInstructionRequest,
 } from '../domain/business/payment-instruction.js';
 import { fold } from '../domain/decider.js';
+import { supplierFacts } from './account-record-facts.js';
 import { handle } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
@@ -28,11 +28,11 @@ export async function createBusinessPaymentInstruction(
 ): Promise<{ readonly created: boolean }> {
   const streamId = businessStreamId(request.importSupplier, request.externalBusinessIdentifier);
   return withRetry(async () => {
-    const supplier = await ctx.read.findImportSupplier(request.importSupplier);
+    const supplier = await supplierFacts(ctx, request.importSupplier);
     const history = (await ctx.store.readStream(streamId)).map((stored) => stored.event as BusinessEvent);
     const state = fold(businessPaymentInstructionDecider, history);
     const importedAccounts = await importedAccountNumbers(ctx, request.importSupplier, request.accounts);
-    const check = checkBusinessPaymentInstruction(request, supplier?.status ?? null, importedAccounts, state);
+    const check = checkBusinessPaymentInstruction(request, supplier.status, importedAccounts, state);
     if (check.kind === 'already-recorded') return { created: false };
     const vendorAnswer = await vendors.fetchInstruction(request.vendor, request.reference);
     const result = await handle(
@@ -40,8 +40,8 @@ export async function createBusinessPaymentInstruction(
       actor,
       businessPaymentInstructionDecider,
       streamId,
-      { type: 'CreateBusinessPaymentInstruction', ...request, supplierStatus: supplier?.status ?? null, importedAccounts, vendorAnswer },
-      { guards: supplier ? [{ streamId: importSupplierStreamId(request.importSupplier), expectedVersion: supplier.streamVersion }] : [] },
+      { type: 'CreateBusinessPaymentInstruction', ...request, supplierStatus: supplier.status, importedAccounts, vendorAnswer },
+      { guards: supplier.guards },
     );
     return { created: result.events.length > 0 };
   });

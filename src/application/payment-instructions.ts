@@ -1,9 +1,9 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
-import { importSupplierStreamId } from '../../events/import-supplier.js';
 import type { PaymentVendors } from '../adapters/payment-vendors.js';
 import type { PaymentInstructionRequest } from '../domain/payment-instruction/commands.js';
 import { checkPaymentInstruction, paymentInstructionDecider } from '../domain/payment-instruction/decider.js';
 import { fold } from '../domain/decider.js';
+import { supplierFacts } from './account-record-facts.js';
 import { handle } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
@@ -31,13 +31,13 @@ export async function createPaymentInstruction(
 ): Promise<CreatePaymentInstructionResult> {
   const streamId = accountImportProcessStreamId(request.importSupplier, request.externalAccountNumber);
   return withRetry(async () => {
-    const supplier = await ctx.read.findImportSupplier(request.importSupplier);
+    const supplier = await supplierFacts(ctx, request.importSupplier);
     const history = await ctx.store.readStream(streamId);
     const state = fold(
       paymentInstructionDecider,
       history.map((stored) => stored.event),
     );
-    const check = checkPaymentInstruction(request, supplier?.status ?? null, state);
+    const check = checkPaymentInstruction(request, supplier.status, state);
     if (check.kind === 'already-recorded') {
       return { platformAccountNumber: check.platformAccountNumber, reference: request.reference, created: false };
     }
@@ -47,8 +47,8 @@ export async function createPaymentInstruction(
       actor,
       paymentInstructionDecider,
       streamId,
-      { type: 'CreatePaymentInstruction', ...request, supplierStatus: supplier?.status ?? null, vendorAnswer },
-      { guards: supplier ? [{ streamId: importSupplierStreamId(request.importSupplier), expectedVersion: supplier.streamVersion }] : [] },
+      { type: 'CreatePaymentInstruction', ...request, supplierStatus: supplier.status, vendorAnswer },
+      { guards: supplier.guards },
     );
     const platformAccountNumber = result.state.status === 'imported' ? result.state.platformAccountNumber : '';
     return { platformAccountNumber, reference: request.reference, created: result.events.length > 0 };
