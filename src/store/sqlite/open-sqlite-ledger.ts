@@ -87,7 +87,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     async healthCheck() {
       try {
         ping.get();
-        return true;
+        return writer?.running ?? true;
       } catch {
         return false;
       }

@@ -276,7 +276,7 @@ export class WriterThread {
     this.unsynced = new Int32Array(data.unsynced);
     this.told = data.clock ? new Float64Array(data.clock) : null;
     worker.on('message', (message: Reply) => this.heard(message));
-    worker.on('error', (error) => this.stop(error));
+    worker.on('error', (error) => this.stop(new StoreUnavailableError(`the SQLite writer thread failed: ${error.message}`, { cause: error })));
     worker.on('exit', (code) => this.stop(new StoreUnavailableError(`the SQLite writer thread stopped (exit code ${code})`)));
   }
 
@@ -317,6 +317,11 @@ export class WriterThread {
       this.calls.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.worker.postMessage({ id, request });
     });
+  }
+
+  /** Whether the thread still serves writes (a thread that stopped takes the instance out of service: /readyz). */
+  get running(): boolean {
+    return this.stopped === null;
   }
 
   onCommitted(listener: () => void): () => void {
