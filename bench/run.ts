@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { copyAccountRows } from './copy-account-rows.js';
-import { freePort, freshPostgresDatabase, median, peakRssMb, root, run, start, stop } from './lib.js';
+import { freePort, freshPostgresDatabase, median, peakRssMb, root, run, start, stop, tenTransactions } from './lib.js';
 import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
 import { measureVerify, type VerifyFigures } from './verify-client.js';
@@ -25,6 +25,8 @@ const onlyMigrate = process.argv.includes('--only=migrate');
 const onlyVerify = process.argv.includes('--only=verify');
 /** `-- --only=metrics`: only stage-account with metrics on and off. */
 const onlyMetrics = process.argv.includes('--only=metrics');
+/** `-- --only=writer`: the echo, then SQLite's two writers (LEDGER_SQLITE_WRITER inline and thread) alternated. */
+const onlyWriter = process.argv.includes('--only=writer');
 /** `-- --only=stores`: only the echo and the write scenarios, on SQLite and (with `--store=postgres`) PostgreSQL. */
 const onlyStores = process.argv.includes('--only=stores');
 const givenLog = process.argv.find((a) => a.startsWith('--log='))?.slice('--log='.length);
@@ -145,10 +147,11 @@ function record(scenario: string, result: autocannon.Result, pid: number | undef
 const databaseEnv = (database: string) => (database.startsWith('postgres') ? { LEDGER_DATABASE_URL: database } : { LEDGER_DATABASE: database });
 
 /** The service as it runs in production: with its metrics on (LEDGER_METRICS_PORT), unless `metricsPort` is null. */
-async function startService(database: string, metricsPort: number | null | undefined = undefined) {
+async function startService(database: string, metricsPort: number | null | undefined = undefined, extraEnv: Record<string, string> = {}) {
   const port = await freePort();
   const metrics = metricsPort === undefined ? await freePort() : metricsPort;
   const env = {
+    ...extraEnv,
     ...databaseEnv(database),
     PORT: String(port),
     NODE_ENV: 'production',
@@ -199,6 +202,13 @@ async function main() {
     printMetricsOverhead(overhead);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, metricsOverhead: overhead }, null, 2)}\n`);
+    return;
+  }
+  if (onlyWriter) {
+    const writers = await writerComparison();
+    printWriters(writers);
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, connections: CONNECTIONS, durationSeconds: DURATION, writers }, null, 2)}\n`);
     return;
   }
   if (onlyStores) {
@@ -352,6 +362,96 @@ async function writeScenarios(): Promise<number> {
   record('transactions (10 per request)', transactionsResult, service.child.pid, echoRate);
   await stop(service.child);
   return echoRate;
+}
+
+interface WriterRound {
+  readonly writer: 'inline' | 'thread';
+  readonly stage: number;
+  readonly stageP99: number;
+  readonly worstReadMs: number;
+  readonly process: number;
+  readonly processP99: number;
+  readonly transactions: number;
+  readonly transactionsP99: number;
+}
+interface WriterComparison {
+  readonly echo: number;
+  readonly rounds: WriterRound[];
+}
+
+/**
+ * SQLite's two writers in one run, alternated (inline, thread, inline, ...), each round on a fresh database
+ * and service: stage-account with the reads polled beside it, process, transactions; with the echo of the
+ * same run as the reference. Ratios of medians, as the store comparison gives them.
+ */
+async function writerComparison(): Promise<WriterComparison> {
+  const echoPort = await freePort();
+  const echo = await start(tsx, [join(root, 'bench/echo-server.ts')], { PORT: String(echoPort) }, /ready/);
+  const echoResult = await load(`http://127.0.0.1:${echoPort}/echo/`, { body: (i) => accountBody(`ECHO-${i}`) });
+  await stop(echo);
+  const echoRate = Math.round(echoResult.requests.total / (echoResult.duration || DURATION));
+  progress(`  echo: ${echoRate} req/s`);
+  const rounds: WriterRound[] = [];
+  const rate = (r: autocannon.Result, what: string) => {
+    if (r.non2xx + r.errors > 0) throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    return Math.round(r.requests.total / (r.duration || DURATION));
+  };
+  for (let round = 1; round <= (quick ? 2 : 3); round++) {
+    for (const writer of ['inline', 'thread'] as const) {
+      const database = join(work, `writer-${writer}-${round}.db`);
+      const setupEnv = { LEDGER_DATABASE: database, NODE_ENV: 'production' };
+      await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], setupEnv);
+      await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
+      const service = await startService(database, undefined, { LEDGER_SQLITE_WRITER: writer });
+      const auth = { authorization: `Token ${await tokenFor(service.base, database)}` };
+      const reads = pollReads(service.base, auth);
+      const stage = await load(`${service.base}/v1/data-import/account-import-process/create-or-update/`, { headers: auth, body: (i) => accountBody(`W-${i}`) });
+      const worst = await reads.stop();
+      const staged = rate(stage, 'stage-account') * (stage.duration || DURATION);
+      const processed = await load(`${service.base}/v1/data-import/account-import-process/process/`, {
+        headers: auth,
+        amount: Math.max(1, Math.round(staged)),
+        body: (i) => JSON.stringify({ external_account_number: `W-${i}`, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' }),
+      });
+      const accounts = Math.max(1, processed.requests.total - processed.non2xx);
+      const transactions = await load(`${service.base}/v1/data-import/transactions/create/`, {
+        headers: auth,
+        body: (i) => JSON.stringify(tenTransactions('BENCH', `W-${i % accounts}`, i)),
+      });
+      await stop(service.child);
+      const figures: WriterRound = {
+        writer,
+        stage: rate(stage, 'stage-account'),
+        stageP99: stage.latency.p99,
+        worstReadMs: worst.worstMs,
+        process: rate(processed, 'process'),
+        processP99: processed.latency.p99,
+        transactions: rate(transactions, 'transactions'),
+        transactionsP99: transactions.latency.p99,
+      };
+      rounds.push(figures);
+      progress(
+        `  round ${round}, ${writer}: stage ${figures.stage} req/s (p99 ${figures.stageP99} ms, worst read ${figures.worstReadMs} ms), ` +
+          `process ${figures.process} (p99 ${figures.processP99} ms), transactions ${figures.transactions} (p99 ${figures.transactionsP99} ms)`,
+      );
+    }
+  }
+  return { echo: echoRate, rounds };
+}
+
+function printWriters(c: WriterComparison): void {
+  const share = (n: number) => `${((n / c.echo) * 100).toFixed(1)}%`;
+  process.stdout.write(`SQLite writers, alternated (${c.rounds.length / 2} rounds of ${DURATION} s); echo ${c.echo} req/s; medians:\n`);
+  for (const writer of ['inline', 'thread'] as const) {
+    const mine = c.rounds.filter((r) => r.writer === writer);
+    const m = (pick: (r: WriterRound) => number) => median(mine.map(pick));
+    process.stdout.write(
+      `  ${writer.padEnd(6)} stage ${m((r) => r.stage)} req/s (${share(m((r) => r.stage))} of the echo, p99 ${m((r) => r.stageP99)} ms, worst read ${m((r) => r.worstReadMs)} ms)  ` +
+        `process ${m((r) => r.process)} (${share(m((r) => r.process))}, p99 ${m((r) => r.processP99)} ms)  ` +
+        `transactions ${m((r) => r.transactions)} (${share(m((r) => r.transactions))}, p99 ${m((r) => r.transactionsP99)} ms)\n`,
+    );
+  }
+  process.stdout.write('\n');
 }
 
 /** (5) to (7) on a generated log: rebuild, start-up, the streamed reads, stage-account; returns the start-up time. */
