@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 /** A runner whose WAL syncs wait until the test releases them. */
-function heldRunner() {
+function heldRunner(unsynced?: Int32Array) {
   const temp = tempDatabaseFile();
   cleanup = temp.cleanup;
   database = openDatabase(temp.file);
@@ -27,6 +27,7 @@ function heldRunner() {
   const runner = new GroupCommitRunner(database.sqlite, {
     walFile: `${database.file}-wal`,
     syncWal: (_fd, done) => held.push(done),
+    ...(unsynced ? { unsynced } : {}),
   });
   return { runner, held, sqlite: database.sqlite };
 }
@@ -42,6 +43,30 @@ const settled = (promise: Promise<unknown>) => {
 };
 
 describe('GroupCommitRunner: the WAL synced off the event loop', () => {
+  it('counts the batches committed and not yet synced (the writer thread\'s readers\' durable()); a failed sync keeps the count up', async () => {
+    const unsynced = new Int32Array(new SharedArrayBuffer(4));
+    const { runner, held, sqlite } = heldRunner(unsynced);
+    const first = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run());
+    await tick();
+    await tick();
+    // Committed, visible to a reader, not on disk: a reader must wait.
+    expect(Atomics.load(unsynced, 0)).toBe(1);
+    const second = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (2)').run());
+    await tick();
+    await tick();
+    expect(Atomics.load(unsynced, 0)).toBe(2);
+    held[0]!(null);
+    await first;
+    expect(Atomics.load(unsynced, 0)).toBe(1);
+    held[1]!(new Error('EIO'));
+    await expect(second).rejects.toThrow(/could not be synced/);
+    expect(Atomics.load(unsynced, 0)).toBe(1);
+    // Every later unit is refused, committing nothing: the count stays as it is.
+    const refused = runner.run(() => 1);
+    await expect(refused).rejects.toThrow(/could not be synced/);
+    expect(Atomics.load(unsynced, 0)).toBe(1);
+  });
+
   it('answers a batch only after its sync; the next batch commits meanwhile, seeing the first', async () => {
     const { runner, held, sqlite } = heldRunner();
     const first = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run());
