@@ -1,6 +1,6 @@
 // tsx bench/profile-stage.ts [seconds] [--store=postgres]: runs the service under `node --cpu-prof`, loads
 // stage-account for a while, stops it and prints the functions with the most self time (a developer's aid
-// for the hot path; the profile is left in the printed directory for Chrome DevTools). With
+// for the hot path; the profiles, one per thread, are left in the printed directory for Chrome DevTools). With
 // --store=postgres the service runs on a new database of LEDGER_BENCH_DATABASE_URL's server.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,17 +56,29 @@ await stop(service);
 await postgres?.drop();
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number }
-const file = readdirSync(work).find((f) => f.endsWith('.cpuprofile'))!;
-const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: Node[] };
-const self = new Map<string, number>();
-let total = 0;
-for (const node of profile.nodes) {
-  const where = node.callFrame.url.replace(/^.*\/(node_modules\/)?/, '');
-  const name = `${node.callFrame.functionName || '(anonymous)'} ${where}:${node.callFrame.lineNumber + 1}`;
-  self.set(name, (self.get(name) ?? 0) + node.hitCount);
-  total += node.hitCount;
+// One profile per thread: the event loop's, the SQLite writer thread's (LEDGER_SQLITE_WRITER=thread) and the
+// WAL checkpointer's. Each is printed by self time, as shares of its busy (not idle) samples.
+for (const file of readdirSync(work).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+  const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: Node[] };
+  const self = new Map<string, number>();
+  let total = 0;
+  let idle = 0;
+  for (const node of profile.nodes) {
+    const where = node.callFrame.url.replace(/^.*\/(node_modules\/)?/, '');
+    const name = `${node.callFrame.functionName || '(anonymous)'} ${where}:${node.callFrame.lineNumber + 1}`;
+    total += node.hitCount;
+    if (node.callFrame.functionName === '(idle)') {
+      idle += node.hitCount;
+      continue;
+    }
+    self.set(name, (self.get(name) ?? 0) + node.hitCount);
+  }
+  const busy = total - idle;
+  const thread = profile.nodes.some((n) => n.callFrame.url.includes('sqlite-writer')) ? 'the writer thread' : profile.nodes.some((n) => n.callFrame.url.includes('wal-checkpointer')) ? 'the WAL checkpointer' : 'the event loop';
+  process.stdout.write(`\n== ${thread} (${file}): busy ${((busy / Math.max(total, 1)) * 100).toFixed(0)}% of ${total} samples; self time as shares of busy\n`);
+  if (busy < total * 0.02) continue;
+  for (const [name, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    process.stdout.write(`${((hits / busy) * 100).toFixed(1).padStart(5)}%  ${name}\n`);
+  }
 }
-for (const [name, hits] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 45)) {
-  process.stdout.write(`${((hits / total) * 100).toFixed(1).padStart(5)}%  ${name}\n`);
-}
-process.stdout.write(`profile: ${join(work, file)}\n`);
+process.stdout.write(`profiles: ${work}\n`);
