@@ -102,6 +102,8 @@ interface WireError {
   readonly streamId?: string;
   readonly expectedVersion?: number;
   readonly actualVersion?: number;
+  /** What caused it (a failed sync's I/O error: the store's fault is told by it). */
+  readonly cause?: WireError;
 }
 
 type Reply =
@@ -121,10 +123,17 @@ function toWire(error: unknown): WireError {
     code: fields.code,
     ...(error instanceof DomainError ? { errors: error.errors, extra: error.extra } : {}),
     ...(error instanceof ConcurrencyError ? { streamId: error.streamId, expectedVersion: error.expectedVersion, actualVersion: error.actualVersion } : {}),
+    ...(error.cause === undefined ? {} : { cause: toWire(error.cause) }),
   };
 }
 
 function fromWire(wire: WireError): Error {
+  const error = rebuilt(wire);
+  if (wire.cause) Object.defineProperty(error, 'cause', { value: fromWire(wire.cause), configurable: true, writable: true });
+  return error;
+}
+
+function rebuilt(wire: WireError): Error {
   switch (wire.name) {
     case 'DomainError':
       return new DomainError(wire.code as DomainError['code'], wire.message, { errors: wire.errors ?? [], extra: wire.extra ?? {} });
