@@ -23,6 +23,9 @@ const onlyReads = process.argv.includes('--only=reads');
 const onlyMigrate = process.argv.includes('--only=migrate');
 /** `-- --only=verify`: only `import-ledger verify` on 100,000 imported accounts with their records. */
 const onlyVerify = process.argv.includes('--only=verify');
+/** `--verify-accounts=N`: the accounts verify compares (100,000; 20,000 with `--quick`), to see its memory against the supplier's size. */
+const VERIFY_ACCOUNTS = Number(process.argv.find((a) => a.startsWith('--verify-accounts='))?.slice('--verify-accounts='.length) ?? (quick ? 20_000 : 100_000));
+if (!Number.isSafeInteger(VERIFY_ACCOUNTS) || VERIFY_ACCOUNTS < 1) throw new Error('--verify-accounts takes a whole number of accounts, at least 1');
 /** `-- --only=metrics`: only stage-account with metrics on and off. */
 const onlyMetrics = process.argv.includes('--only=metrics');
 /** `-- --only=writer`: the echo, then SQLite's two writers (LEDGER_SQLITE_WRITER inline and thread) alternated. */
@@ -224,14 +227,14 @@ async function main() {
     return;
   }
   if (onlyVerify) {
-    const verifyFigures = await measureVerify(accountBody, progress, quick ? 20_000 : 100_000);
+    const verifyFigures = await measureVerify(accountBody, progress, VERIFY_ACCOUNTS);
     printVerify(verifyFigures);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, verify: verifyFigures }, null, 2)}\n`);
     return;
   }
   const cli = onlyReads ? null : await migrateScenarios();
-  const verifyFigures = onlyReads || onlyMigrate ? null : await measureVerify(accountBody, progress, quick ? 20_000 : 100_000);
+  const verifyFigures = onlyReads || onlyMigrate ? null : await measureVerify(accountBody, progress, VERIFY_ACCOUNTS);
   if (onlyMigrate) {
     printMigrate(cli);
     mkdirSync(join(root, 'bench/results'), { recursive: true });

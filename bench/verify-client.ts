@@ -5,7 +5,7 @@
 // hour), and the folder that matches them is written. The command is the real one (bin/import-ledger.js);
 // its wall time and peak RSS are the figures. Target: under a minute, exit 0.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -110,14 +110,18 @@ export async function measureVerify(accountBody: (ext: string) => string, progre
     copyRows(database, accounts);
     const dir = join(work, 'folder');
     mkdirSync(join(dir, 'records'), { recursive: true });
-    const lines: string[] = [];
-    for (let i = 0; i <= accounts; i++) {
-      lines.push(JSON.stringify(JSON.parse(accountBody(ext(i)))));
-      mkdirSync(join(dir, 'records', ext(i)));
-      writeFileSync(join(dir, 'records', ext(i), 'notes.json'), JSON.stringify(records.notes));
-      writeFileSync(join(dir, 'records', ext(i), 'transactions.json'), JSON.stringify(records.transactions));
+    // Line by line: the file of a few hundred thousand accounts is longer than a JavaScript string can be.
+    const ndjson = openSync(join(dir, 'accounts.ndjson'), 'w');
+    try {
+      for (let i = 0; i <= accounts; i++) {
+        writeSync(ndjson, `${JSON.stringify(JSON.parse(accountBody(ext(i))))}\n`);
+        mkdirSync(join(dir, 'records', ext(i)));
+        writeFileSync(join(dir, 'records', ext(i), 'notes.json'), JSON.stringify(records.notes));
+        writeFileSync(join(dir, 'records', ext(i), 'transactions.json'), JSON.stringify(records.transactions));
+      }
+    } finally {
+      closeSync(ndjson);
     }
-    writeFileSync(join(dir, 'accounts.ndjson'), `${lines.join('\n')}\n`);
     const payload = JSON.parse(accountBody(TEMPLATE)) as { notes?: unknown[]; statements?: unknown[] };
     const recordsPerAccount = (payload.notes?.length ?? 0) + (payload.statements?.length ?? 0) + records.notes.length + records.transactions.length;
 
