@@ -13,13 +13,15 @@ import { VerifyReport, type VerifySummary } from './verify-report.js';
 import { fingerprint, sourceAccount, sourceFingerprint } from './verify-source.js';
 import { verifyCatalogue } from './verify-catalogue.js';
 import { answered } from './verify-answers.js';
+import { VerifyScratch } from './verify-scratch.js';
 
 /**
  * `import-ledger verify`: compares the folder `migrate` reads with what the service holds for the
  * supplier, over HTTP only (docs/migrate.md "Verify"). The accounts in three passes:
  *
  *  1. the folder's accounts, one at a time: each reduced to a fingerprint (its records' digests and its
- *     balance, src/migrate/verify-source.ts), 24 characters kept per account, never its records;
+ *     balance, src/migrate/verify-source.ts), kept in a scratch file (src/migrate/verify-scratch.ts) with
+ *     what the passes below find per account, so that memory does not grow with the supplier;
  *  2. the service's records export (GET account-records/<supplier>/), streamed: each account's line is
  *     matched with its fingerprint (equal: identical, with every record counted), or reported extra, or
  *     not imported (with its latest refusal code); what no line matched is missing;
@@ -37,21 +39,21 @@ export interface VerifyResult {
   readonly exitCode: 0 | 1;
 }
 
-/** The latest refusal code of each account in `wanted`, from the import-failures list (newest first), paged. */
-async function latestRefusals(client: VerifyClient, sender: Sender, supplier: string, baseUrl: string, wanted: ReadonlySet<string>): Promise<Map<string, string>> {
-  const codes = new Map<string, string>();
-  let query: FailuresQuery | null = { limit: '1000' };
-  while (query && codes.size < wanted.size) {
+/** The latest refusal code of each account the service does not hold imported, from the import-failures list (newest first), paged. */
+async function latestRefusals(client: VerifyClient, sender: Sender, supplier: string, baseUrl: string, scratch: VerifyScratch): Promise<void> {
+  const wanted = scratch.unimportedCount;
+  let found = 0;
+  let query: FailuresQuery | null = wanted > 0 ? { limit: '1000' } : null;
+  while (query && found < wanted) {
     const page: FailuresQuery = query;
     const answer = answered<FailuresAnswer>(await sender.send((token) => client.listFailures(supplier, page, token)), `listing the failures of ${supplier}`);
     if (answer.status !== 200 || !Array.isArray(answer.body)) throw new MigrationAborted(`listing the failures of ${supplier} answered ${answer.status}`, false);
     for (const failure of answer.body as { external_account_number: string; code: string }[]) {
-      if (wanted.has(failure.external_account_number) && !codes.has(failure.external_account_number)) codes.set(failure.external_account_number, failure.code);
+      if (scratch.refuse(failure.external_account_number, failure.code)) found++;
     }
     const link = answer.next ? new URL(answer.next, baseUrl) : null;
     query = link ? (Object.fromEntries(link.searchParams) as FailuresQuery) : null;
   }
-  return codes;
 }
 
 /**
@@ -69,7 +71,6 @@ async function recordResult(client: VerifyClient, sender: Sender, supplier: stri
 
 export async function verify(options: VerifyOptions, log: (line: string) => void): Promise<VerifyResult> {
   const stopRequested = options.stopRequested ?? (() => false);
-  const input = new MigrationInput(options.dir);
   const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs: options.requestTimeoutMs ?? 60_000, maxSockets: options.concurrency + 2 });
   const tokens = createTokenSource(client, options.apiKey);
   const sender = createSender(tokens, options.retry ?? DEFAULT_RETRY_POLICY, { stopped: stopRequested });
@@ -80,13 +81,17 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
     if (error instanceof TokenRefused) throw new MigrationAborted(error.message, true);
     throw new MigrationAborted(`no token: ${error instanceof Error ? error.message : String(error)}`, false);
   }
+  const scratch = await VerifyScratch.open().catch((error: unknown) => {
+    client.close();
+    throw error;
+  });
+  const input = new MigrationInput(options.dir);
   const report = new VerifyReport(options.reportFile);
   const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000, failedLabel: 'differ' });
   try {
     await verifyCatalogue({ client, sender, supplier: options.supplier, input, report, progress, concurrency: options.concurrency, stopped: stopRequested, log });
 
     // Pass 1: the folder's accounts, each to a fingerprint.
-    const expected = new Map<string, string>();
     if (input.accountsSource()) {
       const p = progress.begin('read folder', null);
       input.countAccounts().then((n) => (p.total = n)).catch(() => undefined);
@@ -99,20 +104,16 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
           continue;
         }
         if ((item.body as Record<string, unknown>)['import_supplier'] !== options.supplier) continue; // migrate sends it nowhere
-        if (expected.has(item.id)) {
+        if (!scratch.expect(item.id, sourceFingerprint(sourceAccount(input, options.supplier, item.id, item.body)))) {
           report.add({ kind: 'accounts', item: item.id, difference: 'different', field: 'source', source: `twice in the folder (again at ${item.source})`, service: null });
           p.failed++;
-          continue;
         }
-        expected.set(item.id, sourceFingerprint(sourceAccount(input, options.supplier, item.id, item.body)));
       }
       progress.end(p);
     } else log('accounts: no accounts/ folder or accounts.ndjson in the folder');
 
     // Pass 2: the service's export, streamed, matched against the fingerprints.
-    const differing = new Set<string>();
-    const notImported = new Map<string, string>();
-    const p = progress.begin('compare', expected.size);
+    const p = progress.begin('compare', scratch.expectedCount);
     const opened = answered<AsyncIterable<Buffer>>(await sender.send((token) => client.openRecordsExport(options.supplier, token)), `reading the records export of ${options.supplier}`);
     if (opened.status !== 200 || typeof opened.body !== 'object' || opened.body === null) throw new MigrationAborted(`the records export of ${options.supplier} answered ${opened.status}`, false);
     const lines = createInterface({ input: Readable.from(opened.body), crlfDelay: Infinity });
@@ -129,15 +130,14 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
       if (stopRequested()) throw new MigrationAborted('interrupted', false);
       const line: AccountRecordsLine = accountRecordsLineSchema.parse(JSON.parse(text));
       const ext = line.external_account_number;
-      const mine = expected.get(ext);
+      const mine = scratch.take(ext);
       if (mine === undefined) {
         report.add({ kind: 'accounts', item: ext, difference: 'extra', field: 'present', source: null, service: line.state });
         continue;
       }
-      expected.delete(ext);
       p.done++;
       if (line.state !== 'imported') {
-        notImported.set(ext, line.state);
+        scratch.notImported(ext, line.state);
         p.failed++;
         continue;
       }
@@ -146,28 +146,27 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
         for (const kind of ['notes', 'transactions', 'statements', 'payment_instructions'] as const) report.identical(kind, line.counts[kind]);
         report.identical('ledger_balance');
       } else {
-        differing.add(ext);
+        scratch.differ(ext);
         p.failed++;
       }
     }
     progress.end(p);
 
     // Accounts the folder has that the service does not hold imported: their state and latest refusal.
-    const unimported = new Set([...expected.keys(), ...notImported.keys()]);
-    const refusals = unimported.size > 0 ? await latestRefusals(client, sender, options.supplier, options.baseUrl, unimported) : new Map<string, string>();
-    for (const ext of expected.keys()) {
-      report.add({ kind: 'accounts', item: ext, difference: 'missing', field: 'present', source: 'imported', service: refusals.has(ext) ? `refused: ${refusals.get(ext)}` : null });
+    await latestRefusals(client, sender, options.supplier, options.baseUrl, scratch);
+    for (const { ext, refusal } of scratch.missing()) {
+      report.add({ kind: 'accounts', item: ext, difference: 'missing', field: 'present', source: 'imported', service: refusal !== null ? `refused: ${refusal}` : null });
     }
-    for (const [ext, state] of notImported) {
-      report.add({ kind: 'accounts', item: ext, difference: 'different', field: 'state', source: 'imported', service: refusals.has(ext) ? `${state} (refused: ${refusals.get(ext)})` : state });
+    for (const { ext, state, refusal } of scratch.notImportedAccounts()) {
+      report.add({ kind: 'accounts', item: ext, difference: 'different', field: 'state', source: 'imported', service: refusal !== null ? `${state} (refused: ${refusal})` : state });
     }
-    expected.clear();
 
     // Pass 3: the accounts whose fingerprints differ, record by record.
-    if (differing.size > 0) {
-      const d = progress.begin('details', differing.size);
+    const differing = scratch.differingCount;
+    if (differing > 0) {
+      const d = progress.begin('details', differing);
       const accounts = (async function* () {
-        for await (const item of input.accounts()) if (!isUnreadable(item) && differing.has(item.id)) yield item;
+        for await (const item of input.accounts()) if (!isUnreadable(item) && scratch.isDiffering(item.id)) yield item;
       })();
       await pool(accounts, options.concurrency, stopRequested, async (item) => {
         const answer = answered<AccountRecordsLine>(
@@ -191,6 +190,7 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
     progress.stop();
     report.close();
     client.close();
+    scratch.close();
   }
   return { summary: report.summary(), exitCode: report.differences > 0 ? 1 : 0 };
 }

@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+
+/** Writes a transaction: the scratch is committed in batches, not a commit a write. */
+const BATCH = 5_000;
+
+export interface Unimported {
+  readonly ext: string;
+  /** The latest refusal code found for it (null: none). */
+  readonly refusal: string | null;
+}
+
+/**
+ * What `verify` keeps per account of the folder, in a scratch SQLite file rather than in the heap, so
+ * that the command's memory is a small page cache whatever the supplier's size: the fingerprints of pass
+ * 1, the accounts pass 2 finds not imported or differing and their latest refusal codes. Only this run
+ * reads the file, and a crash loses nothing worth keeping: no journal, no fsync; its folder is removed on
+ * close.
+ */
+export class VerifyScratch {
+  private pending = 0;
+  private readonly statements;
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly dir: string,
+  ) {
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.pragma('cache_size = -2048'); // 2 MiB of pages (better-sqlite3 builds SQLite with 16 MB)
+    db.exec(`
+      CREATE TABLE expected (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, fingerprint TEXT NOT NULL, refusal TEXT);
+      CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
+      CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
+      BEGIN;
+    `);
+    this.statements = {
+      expect: db.prepare('INSERT INTO expected (ext, fingerprint) VALUES (?, ?) ON CONFLICT (ext) DO NOTHING'),
+      expected: db.prepare('SELECT fingerprint FROM expected WHERE ext = ?').pluck(),
+      unexpect: db.prepare('DELETE FROM expected WHERE ext = ?'),
+      notImported: db.prepare('INSERT INTO not_imported (ext, state) VALUES (?, ?)'),
+      differ: db.prepare('INSERT INTO differing (ext) VALUES (?)'),
+      isDiffering: db.prepare('SELECT 1 FROM differing WHERE ext = ?').pluck(),
+      refuseExpected: db.prepare('UPDATE expected SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
+      refuseNotImported: db.prepare('UPDATE not_imported SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
+    };
+  }
+
+  /** A new scratch file in a folder of its own in `parent`; better-sqlite3 is loaded here, not at the CLI's start-up. */
+  static async open(parent = tmpdir()): Promise<VerifyScratch> {
+    const { default: Sqlite } = await import('better-sqlite3');
+    const dir = mkdtempSync(join(parent, 'import-ledger-verify-'));
+    try {
+      return new VerifyScratch(new Sqlite(join(dir, 'scratch.db')), dir);
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private write(statement: Database.Statement, ...params: unknown[]): number {
+    const { changes } = statement.run(...params);
+    if (++this.pending >= BATCH) {
+      this.db.exec('COMMIT; BEGIN');
+      this.pending = 0;
+    }
+    return changes;
+  }
+
+  private count(table: 'expected' | 'not_imported' | 'differing'): number {
+    return this.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+  }
+
+  /** Pass 1: an account's fingerprint; false when the account is expected already (twice in the folder). */
+  expect(ext: string, fingerprint: string): boolean {
+    return this.write(this.statements.expect, ext, fingerprint) === 1;
+  }
+
+  /** The accounts expected and not yet taken. */
+  get expectedCount(): number {
+    return this.count('expected');
+  }
+
+  /** Pass 2: the fingerprint expected of an account, taken (no longer expected); undefined when none is. */
+  take(ext: string): string | undefined {
+    const fingerprint = this.statements.expected.get(ext) as string | undefined;
+    if (fingerprint !== undefined) this.write(this.statements.unexpect, ext);
+    return fingerprint;
+  }
+
+  /** Pass 2: an account taken whose state on the service is not `imported`. */
+  notImported(ext: string, state: string): void {
+    this.write(this.statements.notImported, ext, state);
+  }
+
+  /** Pass 2: an account taken whose fingerprint differs, compared record by record in pass 3. */
+  differ(ext: string): void {
+    this.write(this.statements.differ, ext);
+  }
+
+  get differingCount(): number {
+    return this.count('differing');
+  }
+
+  isDiffering(ext: string): boolean {
+    return this.statements.isDiffering.get(ext) !== undefined;
+  }
+
+  /** The accounts the service does not hold imported: those still expected and those not imported. */
+  get unimportedCount(): number {
+    return this.count('expected') + this.count('not_imported');
+  }
+
+  /** A refusal code of an account (newest first): kept when the account is unimported and has none yet; true when kept. */
+  refuse(ext: string, code: string): boolean {
+    return this.write(this.statements.refuseExpected, code, ext) + this.write(this.statements.refuseNotImported, code, ext) > 0;
+  }
+
+  /** The accounts still expected after pass 2, in the folder's order. */
+  missing(): IterableIterator<Unimported> {
+    return this.db.prepare('SELECT ext, refusal FROM expected ORDER BY seq').iterate() as IterableIterator<Unimported>;
+  }
+
+  /** The accounts found not imported, in the export's order. */
+  notImportedAccounts(): IterableIterator<Unimported & { readonly state: string }> {
+    return this.db.prepare('SELECT ext, state, refusal FROM not_imported ORDER BY seq').iterate() as IterableIterator<Unimported & { readonly state: string }>;
+  }
+
+  close(): void {
+    this.db.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,93 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VerifyScratch } from '../../src/migrate/verify-scratch.js';
+
+describe("verify's scratch file: what it keeps per account of the folder", () => {
+  let work: string;
+  let scratch: VerifyScratch;
+  beforeEach(async () => {
+    work = mkdtempSync(join(tmpdir(), 'verify-scratch-'));
+    scratch = await VerifyScratch.open(work);
+  });
+  afterEach(() => {
+    scratch.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('keeps the first fingerprint of an account; the same account again is refused', () => {
+    expect(scratch.expect('A-2', 'fp-a2')).toBe(true);
+    expect(scratch.expect('A-1', 'fp-a1')).toBe(true);
+    expect(scratch.expect('A-2', 'fp-other')).toBe(false);
+    expect(scratch.expectedCount).toBe(2);
+    expect(scratch.take('A-2')).toBe('fp-a2');
+  });
+
+  it('gives an expected fingerprint once: taken, the account is no longer expected', () => {
+    scratch.expect('A-1', 'fp-a1');
+    expect(scratch.take('A-1')).toBe('fp-a1');
+    expect(scratch.take('A-1')).toBeUndefined();
+    expect(scratch.take('NEVER')).toBeUndefined();
+    expect(scratch.expectedCount).toBe(0);
+  });
+
+  it('lists the accounts left expected in the folder order, those not imported in the order found, each with its first refusal code', () => {
+    for (const ext of ['C', 'A', 'E', 'B', 'D', 'F']) scratch.expect(ext, `fp-${ext}`);
+    scratch.take('E');
+    scratch.notImported('E', 'pending');
+    scratch.take('B');
+    scratch.notImported('B', 'failed');
+    scratch.take('F'); // imported: neither missing nor refused
+    expect(scratch.unimportedCount).toBe(5);
+
+    // Newest refusal first: the first code an unimported account gets is its latest.
+    expect(scratch.refuse('A', 'newest')).toBe(true);
+    expect(scratch.refuse('A', 'older')).toBe(false);
+    expect(scratch.refuse('B', 'account_failed_validation')).toBe(true);
+    expect(scratch.refuse('F', 'imported since')).toBe(false);
+    expect(scratch.refuse('NEVER', 'x')).toBe(false);
+
+    expect([...scratch.missing()]).toEqual([
+      { ext: 'C', refusal: null },
+      { ext: 'A', refusal: 'newest' },
+      { ext: 'D', refusal: null },
+    ]);
+    expect([...scratch.notImportedAccounts()]).toEqual([
+      { ext: 'E', state: 'pending', refusal: null },
+      { ext: 'B', state: 'failed', refusal: 'account_failed_validation' },
+    ]);
+  });
+
+  it('knows the accounts whose fingerprints differ', () => {
+    scratch.differ('X');
+    scratch.differ('Y');
+    expect(scratch.differingCount).toBe(2);
+    expect(scratch.isDiffering('X')).toBe(true);
+    expect(scratch.isDiffering('Z')).toBe(false);
+  });
+
+  it('holds more accounts than one batch of writes, the first fingerprint of each kept', () => {
+    const n = 12_345;
+    for (let i = 0; i < n; i++) scratch.expect(`E-${i}`, `fp-${i}`);
+    for (let i = 0; i < n; i += 1_000) expect(scratch.expect(`E-${i}`, 'again')).toBe(false);
+    expect(scratch.expectedCount).toBe(n);
+    expect(scratch.take(`E-${n - 1}`)).toBe(`fp-${n - 1}`);
+    expect([...scratch.missing()].slice(0, 3).map((m) => m.ext)).toEqual(['E-0', 'E-1', 'E-2']);
+  });
+});
+
+describe("verify's scratch file: its folder", () => {
+  it('is removed on close', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'verify-scratch-'));
+    try {
+      const scratch = await VerifyScratch.open(work);
+      scratch.expect('A', 'fp');
+      expect(readdirSync(work)).toHaveLength(1);
+      scratch.close();
+      expect(readdirSync(work)).toEqual([]);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
