@@ -1,4 +1,5 @@
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -38,6 +39,13 @@ export const isUnreadable = (item: ReadItem): item is UnreadableItem => 'problem
 export const RECORD_KINDS = ['notes', 'transactions', 'statements'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
+/**
+ * The names ending in `.json` of a folder, in JavaScript's sort order, one at a time: how the accounts/
+ * folder is listed. migrate's lists it at once (`listedAtOnce`); verify's sorts it on disk
+ * (src/migrate/verify-scratch.ts), so that its memory does not grow with the folder.
+ */
+export type JsonNames = (dir: string) => AsyncIterable<string>;
+
 const jsonFiles = (dir: string): string[] =>
   existsSync(dir) && statSync(dir).isDirectory()
     ? readdirSync(dir)
@@ -59,8 +67,21 @@ const stringField = (value: unknown, field: string): string | null => {
   return typeof found === 'string' && found.length > 0 ? found : null;
 };
 
+const listedAtOnce: JsonNames = async function* (dir) {
+  yield* jsonFiles(dir);
+};
+
+async function countJsonNames(dir: string): Promise<number> {
+  let count = 0;
+  for await (const entry of await opendir(dir)) if (entry.name.endsWith('.json')) count++;
+  return count;
+}
+
 export class MigrationInput {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly accountFileNames: JsonNames = listedAtOnce,
+  ) {}
 
   /** Products in file order (null: no products.json, the step is skipped). Few enough to hold. */
   products(): ReadItem[] | null {
@@ -93,18 +114,18 @@ export class MigrationInput {
   }
 
   /** Where the accounts are: a folder of files, an NDJSON file, or none (the step is skipped). */
-  accountsSource(): { kind: 'files'; files: string[] } | { kind: 'ndjson'; file: string } | null {
+  accountsSource(): { kind: 'files'; dir: string } | { kind: 'ndjson'; file: string } | null {
     const dir = join(this.dir, 'accounts');
-    if (existsSync(dir) && statSync(dir).isDirectory()) return { kind: 'files', files: jsonFiles(dir).map((name) => join(dir, name)) };
+    if (existsSync(dir) && statSync(dir).isDirectory()) return { kind: 'files', dir };
     const file = join(this.dir, 'accounts.ndjson');
     return existsSync(file) ? { kind: 'ndjson', file } : null;
   }
 
-  /** How many accounts there are (one pass over the NDJSON file's lines, nothing kept): the progress total. */
+  /** How many accounts there are (one pass over the folder's names or the NDJSON file's lines, nothing kept): the progress total. */
   async countAccounts(): Promise<number> {
     const source = this.accountsSource();
     if (!source) return 0;
-    if (source.kind === 'files') return source.files.length;
+    if (source.kind === 'files') return countJsonNames(source.dir);
     return countNonBlankLines(source.file);
   }
 
@@ -117,7 +138,8 @@ export class MigrationInput {
       return id ? { id, body: value, json, source: where } : { id: fallbackId, problem: 'an account without external_account_number', source: where };
     };
     if (source.kind === 'files') {
-      for (const file of source.files) {
+      for await (const name of this.accountFileNames(source.dir)) {
+        const file = join(source.dir, name);
         const read = readJson(file);
         yield read.ok ? item(read.value, read.text, file, file) : { id: file, problem: read.problem, source: file };
       }

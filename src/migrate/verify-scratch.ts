@@ -1,10 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 
 /** Writes a transaction: the scratch is committed in batches, not a commit a write. */
 const BATCH = 5_000;
+/** Names read back a query: in pages, so the scratch stays writable between them. */
+const PAGE = 1_000;
 
 export interface Unimported {
   readonly ext: string;
@@ -13,11 +16,18 @@ export interface Unimported {
 }
 
 /**
+ * A file name as a key whose byte order (SQLite's BINARY, memcmp) is JavaScript's sort order (UTF-16 code
+ * units): UTF-16 big-endian. UTF-8 would order characters above U+FFFF differently.
+ */
+const nameKey = (name: string): Buffer => Buffer.from(name, 'utf16le').swap16();
+const nameOf = (key: Buffer): string => Buffer.from(key).swap16().toString('utf16le');
+
+/**
  * What `verify` keeps per account of the folder, in a scratch SQLite file rather than in the heap, so
  * that the command's memory is a small page cache whatever the supplier's size: the fingerprints of pass
- * 1, the accounts pass 2 finds not imported or differing and their latest refusal codes. Only this run
- * reads the file, and a crash loses nothing worth keeping: no journal, no fsync; its folder is removed on
- * close.
+ * 1, the accounts pass 2 finds not imported or differing, their latest refusal codes, and the names of
+ * the accounts/ folder's files. Only this run reads the file, and a crash loses nothing worth keeping:
+ * no journal, no fsync; its folder is removed on close.
  */
 export class VerifyScratch {
   private pending = 0;
@@ -34,6 +44,7 @@ export class VerifyScratch {
       CREATE TABLE expected (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, fingerprint TEXT NOT NULL, refusal TEXT);
       CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
       CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
+      CREATE TABLE listing (name BLOB PRIMARY KEY) WITHOUT ROWID;
       BEGIN;
     `);
     this.statements = {
@@ -45,6 +56,9 @@ export class VerifyScratch {
       isDiffering: db.prepare('SELECT 1 FROM differing WHERE ext = ?').pluck(),
       refuseExpected: db.prepare('UPDATE expected SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
       refuseNotImported: db.prepare('UPDATE not_imported SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
+      clearListing: db.prepare('DELETE FROM listing'),
+      list: db.prepare('INSERT INTO listing (name) VALUES (?)'),
+      listed: db.prepare('SELECT name FROM listing WHERE name > ? ORDER BY name LIMIT ?').pluck(),
     };
   }
 
@@ -126,6 +140,22 @@ export class VerifyScratch {
   /** The accounts found not imported, in the export's order. */
   notImportedAccounts(): IterableIterator<Unimported & { readonly state: string }> {
     return this.db.prepare('SELECT ext, state, refusal FROM not_imported ORDER BY seq').iterate() as IterableIterator<Unimported & { readonly state: string }>;
+  }
+
+  /**
+   * The names in `dir` ending in `.json`, in JavaScript's sort order (the order migrate sends them in),
+   * without holding them: streamed into the scratch file, read back a page at a time.
+   */
+  async *sortedJsonNames(dir: string): AsyncGenerator<string> {
+    this.write(this.statements.clearListing);
+    for await (const entry of await opendir(dir)) if (entry.name.endsWith('.json')) this.write(this.statements.list, nameKey(entry.name));
+    let after: Buffer = Buffer.alloc(0);
+    for (;;) {
+      const page = this.statements.listed.all(after, PAGE) as Buffer[];
+      for (const key of page) yield nameOf(key);
+      if (page.length < PAGE) return;
+      after = page[page.length - 1]!;
+    }
   }
 
   close(): void {

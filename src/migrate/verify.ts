@@ -85,7 +85,7 @@ export async function verify(options: VerifyOptions, log: (line: string) => void
     client.close();
     throw error;
   });
-  const input = new MigrationInput(options.dir);
+  const input = new MigrationInput(options.dir, (dir) => scratch.sortedJsonNames(dir));
   const report = new VerifyReport(options.reportFile);
   const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000, failedLabel: 'differ' });
   try {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -74,6 +74,31 @@ describe("verify's scratch file: what it keeps per account of the folder", () =>
     expect(scratch.expectedCount).toBe(n);
     expect(scratch.take(`E-${n - 1}`)).toBe(`fp-${n - 1}`);
     expect([...scratch.missing()].slice(0, 3).map((m) => m.ext)).toEqual(['E-0', 'E-1', 'E-2']);
+  });
+
+  it("lists a folder's .json names in JavaScript's sort order, over several pages, writable between them, as often as asked", async () => {
+    const dir = join(work, 'accounts');
+    mkdirSync(dir);
+    // Above U+FFFF (a surrogate pair) sorts before U+FF21 in JavaScript, after it in UTF-8.
+    const names = ['b.json', 'B.json', 'a.json', '\u{1F600}.json', '\uFF21.json', 'é.json', 'notes.txt', 'x.json.bak'];
+    for (let i = 0; i < 2_500; i++) names.push(`ACC-${String(i).padStart(5, '0')}.json`);
+    for (const name of names) writeFileSync(join(dir, name), '{}');
+    mkdirSync(join(dir, 'folder.json')); // listed as migrate lists it: by name
+    const expected = readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
+    expect(expected).toContain('\u{1F600}.json');
+
+    const listed: string[] = [];
+    for await (const name of scratch.sortedJsonNames(dir)) {
+      listed.push(name);
+      scratch.expect(name, 'fp'); // pass 1 writes while the names are read
+    }
+    expect(listed).toEqual(expected);
+    expect(listed.indexOf('\u{1F600}.json')).toBeLessThan(listed.indexOf('\uFF21.json'));
+    const again: string[] = [];
+    for await (const name of scratch.sortedJsonNames(dir)) again.push(name);
+    expect(again).toEqual(expected);
   });
 });
 

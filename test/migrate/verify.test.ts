@@ -107,6 +107,24 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(await countOf(service, 'ImportSupplierVerified')).toBe(2);
     });
 
+    it('an account twice in the folder is reported at each file after the first, the files taken in name order', async () => {
+      folder = writeFolder({ accounts: 3 });
+      expect((await runMigration(service, folder)).exitCode).toBe(0);
+      const accounts = join(folder.dir, 'accounts');
+      const two = readFileSync(join(accounts, `${ext(2)}.json`), 'utf8');
+      // Made after the others: a listing in the folder's own order would take them last.
+      writeFileSync(join(accounts, 'ZZZ-copy.json'), two);
+      writeFileSync(join(accounts, 'AAA-copy.json'), two);
+
+      const result = await runVerify(service, folder);
+      expect(result.exitCode).toBe(1);
+      expect(differences(folder)).toEqual([
+        { kind: 'accounts', item: ext(2), difference: 'different', field: 'source', source: `twice in the folder (again at ${join(accounts, `${ext(2)}.json`)})`, service: null },
+        { kind: 'accounts', item: ext(2), difference: 'different', field: 'source', source: `twice in the folder (again at ${join(accounts, 'ZZZ-copy.json')})`, service: null },
+      ]);
+      expect(result.summary.accounts).toEqual({ identical: 3, missing: 0, extra: 0, different: 2 });
+    });
+
     it('an account the service refused is reported missing with its latest refusal code; one staged but never processed with its state', async () => {
       folder = writeFolder({ accounts: 4, invalid: (i) => i === 2 });
       expect((await runMigration(service, folder, { stageOnly: true })).exitCode).toBe(1);
