@@ -49,8 +49,7 @@ export class VerifyScratch {
     `);
     this.statements = {
       expect: db.prepare('INSERT INTO expected (ext, fingerprint) VALUES (?, ?) ON CONFLICT (ext) DO NOTHING'),
-      expected: db.prepare('SELECT fingerprint FROM expected WHERE ext = ?').pluck(),
-      unexpect: db.prepare('DELETE FROM expected WHERE ext = ?'),
+      take: db.prepare('DELETE FROM expected WHERE ext = ? RETURNING fingerprint').pluck(),
       notImported: db.prepare('INSERT INTO not_imported (ext, state) VALUES (?, ?)'),
       differ: db.prepare('INSERT INTO differing (ext) VALUES (?)'),
       isDiffering: db.prepare('SELECT 1 FROM differing WHERE ext = ?').pluck(),
@@ -74,13 +73,13 @@ export class VerifyScratch {
     }
   }
 
-  private write(statement: Database.Statement, ...params: unknown[]): number {
-    const { changes } = statement.run(...params);
+  private write<T>(run: () => T): T {
+    const result = run();
     if (++this.pending >= BATCH) {
       this.db.exec('COMMIT; BEGIN');
       this.pending = 0;
     }
-    return changes;
+    return result;
   }
 
   private count(table: 'expected' | 'not_imported' | 'differing'): number {
@@ -89,7 +88,7 @@ export class VerifyScratch {
 
   /** Pass 1: an account's fingerprint; false when the account is expected already (twice in the folder). */
   expect(ext: string, fingerprint: string): boolean {
-    return this.write(this.statements.expect, ext, fingerprint) === 1;
+    return this.write(() => this.statements.expect.run(ext, fingerprint)).changes === 1;
   }
 
   /** The accounts expected and not yet taken. */
@@ -99,19 +98,17 @@ export class VerifyScratch {
 
   /** Pass 2: the fingerprint expected of an account, taken (no longer expected); undefined when none is. */
   take(ext: string): string | undefined {
-    const fingerprint = this.statements.expected.get(ext) as string | undefined;
-    if (fingerprint !== undefined) this.write(this.statements.unexpect, ext);
-    return fingerprint;
+    return this.write(() => this.statements.take.get(ext)) as string | undefined;
   }
 
   /** Pass 2: an account taken whose state on the service is not `imported`. */
   notImported(ext: string, state: string): void {
-    this.write(this.statements.notImported, ext, state);
+    this.write(() => this.statements.notImported.run(ext, state));
   }
 
   /** Pass 2: an account taken whose fingerprint differs, compared record by record in pass 3. */
   differ(ext: string): void {
-    this.write(this.statements.differ, ext);
+    this.write(() => this.statements.differ.run(ext));
   }
 
   get differingCount(): number {
@@ -129,7 +126,7 @@ export class VerifyScratch {
 
   /** A refusal code of an account (newest first): kept when the account is unimported and has none yet; true when kept. */
   refuse(ext: string, code: string): boolean {
-    return this.write(this.statements.refuseExpected, code, ext) + this.write(this.statements.refuseNotImported, code, ext) > 0;
+    return this.write(() => this.statements.refuseExpected.run(code, ext).changes + this.statements.refuseNotImported.run(code, ext).changes) > 0;
   }
 
   /** The accounts still expected after pass 2, in the folder's order. */
@@ -147,8 +144,8 @@ export class VerifyScratch {
    * without holding them: streamed into the scratch file, read back a page at a time.
    */
   async *sortedJsonNames(dir: string): AsyncGenerator<string> {
-    this.write(this.statements.clearListing);
-    for await (const entry of await opendir(dir)) if (entry.name.endsWith('.json')) this.write(this.statements.list, nameKey(entry.name));
+    this.write(() => this.statements.clearListing.run());
+    for await (const entry of await opendir(dir)) if (entry.name.endsWith('.json')) this.write(() => this.statements.list.run(nameKey(entry.name)));
     let after: Buffer = Buffer.alloc(0);
     for (;;) {
       const page = this.statements.listed.all(after, PAGE) as Buffer[];
