@@ -36,6 +36,13 @@ export interface GroupCommitOptions {
    * finds it at zero knows everything it can see is on disk (writer-thread.ts).
    */
   readonly unsynced?: Int32Array;
+  /**
+   * Units that arrive while a sync runs wait for it to end and commit as one batch then, rather than in
+   * batches of their own: none of them can be answered before the next sync anyway, and every commit
+   * writes again the pages its units share. For a runner whose thread does nothing else (the writer
+   * thread, where units arrive one message at a time and two idle turns gather almost nothing).
+   */
+  readonly gatherDuringSync?: boolean;
 }
 
 /** Settles the units of a committed batch once the WAL holding them is on disk (or the sync failed). */
@@ -87,6 +94,7 @@ export class GroupCommitRunner {
   private syncFailure: Error | null = null;
   private readonly onBatch: GroupCommitOptions['onBatch'];
   private readonly unsynced: Int32Array | undefined;
+  private readonly gatherDuringSync: boolean;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -98,6 +106,7 @@ export class GroupCommitRunner {
     this.syncWal = options.syncWal ?? fdatasync;
     this.onBatch = options.onBatch;
     this.unsynced = options.unsynced;
+    this.gatherDuringSync = options.gatherDuringSync ?? false;
   }
 
   /** Called after every durable batch (live readers' wake-up); returns the unsubscribe function. */
@@ -173,6 +182,10 @@ export class GroupCommitRunner {
   private readonly onTurn = (): void => {
     if (--this.turnsLeft > 0 && this.queue.length < this.maxBatch) {
       setImmediate(this.onTurn);
+      return;
+    }
+    if (this.gatherDuringSync && this.syncing && this.queue.length < this.maxBatch) {
+      this.scheduled = false; // finishSync commits what gathered
       return;
     }
     this.flush();
@@ -289,7 +302,8 @@ export class GroupCommitRunner {
     }
     for (const settle of group) settle(null);
     this.notifyCommitted();
-    if (this.waitingForSync.length > 0) this.startSync();
+    if (this.gatherDuringSync && this.queue.length > 0 && !this.scheduled) this.flush();
+    if (this.waitingForSync.length > 0 && !this.syncing) this.startSync();
   }
 
   /**

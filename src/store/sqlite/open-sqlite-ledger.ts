@@ -99,7 +99,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
       return row.value;
     },
     durable: () => committer.durable(),
-    startUpkeep: (logger: Logger) => startWalCheckpointer(sqlite, logger),
+    startUpkeep: (logger: Logger) => startWalCheckpointer(sqlite, logger, writer ? { autoCheckpoint: (pages) => writer.autoCheckpoint(pages) } : {}),
     async close() {
       await writer?.close();
       await runner.close();

@@ -18,8 +18,14 @@ export interface WalCheckpointer {
 export function startWalCheckpointer(
   sqlite: Database.Database,
   logger: Logger,
-  options: { intervalMs?: number; truncateAboveBytes?: number } = {},
+  options: {
+    intervalMs?: number;
+    truncateAboveBytes?: number;
+    /** Sets the writing connection's automatic checkpoints (`sqlite`'s own unless the writes run in the writer thread). */
+    autoCheckpoint?: (pages: number) => void;
+  } = {},
 ): WalCheckpointer {
+  const autoCheckpoint = options.autoCheckpoint ?? ((pages: number) => sqlite.pragma(`wal_autocheckpoint = ${pages}`));
   const worker = new Worker(join(packageRoot(), 'src/store/sqlite/wal-checkpointer.worker.js'), {
     workerData: {
       file: sqlite.name,
@@ -27,7 +33,7 @@ export function startWalCheckpointer(
       truncateAboveBytes: options.truncateAboveBytes ?? 64 * 1024 * 1024,
     },
   });
-  sqlite.pragma('wal_autocheckpoint = 0');
+  autoCheckpoint(0);
   let stopping = false;
   worker.on('message', (message: { type: string; message?: string }) => {
     if (message.type === 'error') logger.warn({ err: message.message }, 'WAL checkpoint failed');
@@ -36,7 +42,7 @@ export function startWalCheckpointer(
   worker.on('exit', () => {
     if (stopping) return;
     logger.warn('WAL checkpointer stopped: automatic checkpoints are back on the request path');
-    sqlite.pragma('wal_autocheckpoint = 1000');
+    autoCheckpoint(1000);
   });
   worker.unref();
   return {
@@ -45,7 +51,7 @@ export function startWalCheckpointer(
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       worker.postMessage('stop');
       await exited;
-      sqlite.pragma('wal_autocheckpoint = 1000');
+      autoCheckpoint(1000);
     },
   };
 }

@@ -90,6 +90,7 @@ type Request =
   | { readonly op: 'complete'; readonly request: IdempotentRequest; readonly response: StoredResponse }
   | { readonly op: 'held'; readonly claim: number; readonly action: 'complete' | 'keepRecorded' | 'release'; readonly response?: StoredResponse }
   | { readonly op: 'purge' }
+  | { readonly op: 'autocheckpoint'; readonly pages: number }
   | { readonly op: 'durable' }
   | { readonly op: 'close' };
 
@@ -164,6 +165,7 @@ export function serveWriter(port: MessagePort, data: WriterThreadData, parts: Wr
     maxBatch: data.maxBatch,
     walFile: `${database.file}-wal`,
     unsynced: new Int32Array(data.unsynced),
+    gatherDuringSync: true,
     ...(data.reportBatches ? { onBatch: (units: number, ms: number) => port.postMessage({ kind: 'batch', units, ms } satisfies Reply) } : {}),
   });
   runner.onCommitted(() => port.postMessage({ kind: 'committed' } satisfies Reply));
@@ -219,6 +221,9 @@ export function serveWriter(port: MessagePort, data: WriterThreadData, parts: Wr
       }
       case 'purge':
         return records.purgeExpired();
+      case 'autocheckpoint':
+        database.sqlite.pragma(`wal_autocheckpoint = ${Math.max(0, Math.trunc(request.pages))}`);
+        return undefined;
       case 'durable':
         return runner.durable();
       case 'close':
@@ -336,6 +341,11 @@ export class WriterThread {
   onCommitted(listener: () => void): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
+  }
+
+  /** The thread's connection checkpoints by itself every `pages` pages of WAL (0: never; the checkpointer thread does). */
+  autoCheckpoint(pages: number): void {
+    this.call({ op: 'autocheckpoint', pages }).catch(() => undefined);
   }
 
   /**

@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 /** A runner whose WAL syncs wait until the test releases them. */
-function heldRunner(unsynced?: Int32Array) {
+function heldRunner(unsynced?: Int32Array, more: { gatherDuringSync?: boolean; onBatch?: (units: number) => void } = {}) {
   const temp = tempDatabaseFile();
   cleanup = temp.cleanup;
   database = openDatabase(temp.file);
@@ -28,6 +28,7 @@ function heldRunner(unsynced?: Int32Array) {
     walFile: `${database.file}-wal`,
     syncWal: (_fd, done) => held.push(done),
     ...(unsynced ? { unsynced } : {}),
+    ...more,
   });
   return { runner, held, sqlite: database.sqlite };
 }
@@ -43,6 +44,26 @@ const settled = (promise: Promise<unknown>) => {
 };
 
 describe('GroupCommitRunner: the WAL synced off the event loop', () => {
+  it('gathering during a sync (the writer thread): units that arrive while it runs commit together once it ends', async () => {
+    const batches: number[] = [];
+    const { runner, held, sqlite } = heldRunner(undefined, { gatherDuringSync: true, onBatch: (units) => batches.push(units) });
+    const first = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run());
+    await tick();
+    await tick();
+    expect(held).toHaveLength(1);
+    const later = [2, 3, 4].map((n) => runner.run(() => sqlite.prepare('INSERT INTO t VALUES (?)').run(n)));
+    for (let i = 0; i < 4; i++) await tick();
+    // Not committed while the first sync runs: one batch waits for it.
+    expect(sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
+    held[0]!(null);
+    await first;
+    expect(sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(4);
+    expect(held).toHaveLength(2);
+    held[1]!(null);
+    await Promise.all(later);
+    expect(batches).toEqual([1, 3]);
+  });
+
   it('counts the batches committed and not yet synced (the writer thread\'s readers\' durable()); a failed sync keeps the count up', async () => {
     const unsynced = new Int32Array(new SharedArrayBuffer(4));
     const { runner, held, sqlite } = heldRunner(unsynced);
