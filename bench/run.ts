@@ -447,7 +447,7 @@ function printWriters(c: WriterComparison): void {
   process.stdout.write(`SQLite writers, alternated (${c.rounds.length / 2} rounds of ${DURATION} s); echo ${c.echo} req/s; medians:\n`);
   for (const writer of ['inline', 'thread'] as const) {
     const mine = c.rounds.filter((r) => r.writer === writer);
-    const m = (pick: (r: WriterRound) => number) => median(mine.map(pick));
+    const m = (pick: (r: WriterRound) => number) => Math.round(median(mine.map(pick)) * 10) / 10;
     process.stdout.write(
       `  ${writer.padEnd(6)} stage ${m((r) => r.stage)} req/s (${share(m((r) => r.stage))} of the echo, p99 ${m((r) => r.stageP99)} ms, worst read ${m((r) => r.worstReadMs)} ms)  ` +
         `process ${m((r) => r.process)} (${share(m((r) => r.process))}, p99 ${m((r) => r.processP99)} ms)  ` +

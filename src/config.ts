@@ -12,8 +12,8 @@ export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
  */
 export const envSchema = z.object({
   LEDGER_DATABASE: z.string().min(1).default('./data/ledger.db'),
-  // SQLite: where the service's writes run (`thread`: a writer thread of their own; `inline`: the event loop).
-  LEDGER_SQLITE_WRITER: z.enum(['thread', 'inline']).default('thread'),
+  // SQLite: where the service's writes run (`inline`: the event loop; `thread`: a writer thread of their own).
+  LEDGER_SQLITE_WRITER: z.enum(['inline', 'thread']).default('inline'),
   // Set, it selects PostgreSQL (several instances on one database) instead of the SQLite file.
   LEDGER_DATABASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   HOST: z.string().min(1).default('127.0.0.1'),
