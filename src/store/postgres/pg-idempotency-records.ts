@@ -188,17 +188,17 @@ export class PgIdempotencyRecords implements IdempotencyRecords {
       if (lock !== null) await this.unlock(lock);
     };
     const complete = async (response: StoredResponse) => {
-        try {
-          // The first completion wins; it replaces an answer recorded with the events.
-          await this.pool.query(
-            `UPDATE idempotency_keys SET status = $1, response_body = $2, response_content_type = $3, completed_at = $4
-              WHERE key_id = $5 AND idempotency_key = $6 AND created_at = $7 AND completed_at IS NULL`,
-            [response.status, response.body, response.contentType, this.clock().toISOString(), keyId, idempotencyKey, token],
-          );
-        } finally {
-          await unlock();
-        }
-      };
+      try {
+        // The first completion wins; it replaces an answer recorded with the events.
+        await this.pool.query(
+          `UPDATE idempotency_keys SET status = $1, response_body = $2, response_content_type = $3, completed_at = $4
+            WHERE key_id = $5 AND idempotency_key = $6 AND created_at = $7 AND completed_at IS NULL`,
+          [response.status, response.body, response.contentType, this.clock().toISOString(), keyId, idempotencyKey, token],
+        );
+      } finally {
+        await unlock();
+      }
+    };
     return {
       held: true,
       reservedAt: token,

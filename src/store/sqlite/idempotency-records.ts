@@ -251,15 +251,15 @@ export class SqliteIdempotencyRecords implements IdempotencyRecords {
       if (answer !== undefined) this.statements.recordAnswer.run(answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null, keyId, idempotencyKey, token);
     };
     const complete = async (response: StoredResponse) => {
-        try {
-          const now = this.clock().toISOString();
-          await this.runner.run(() =>
-            this.statements.completeHeld.run(keyId, idempotencyKey, request.fingerprint, request.requestPath, response.status, response.body, response.contentType, token, now),
-          );
-        } finally {
-          unclaim();
-        }
-      };
+      try {
+        const now = this.clock().toISOString();
+        await this.runner.run(() =>
+          this.statements.completeHeld.run(keyId, idempotencyKey, request.fingerprint, request.requestPath, response.status, response.body, response.contentType, token, now),
+        );
+      } finally {
+        unclaim();
+      }
+    };
     return {
       held: true,
       reservedAt: token,
