@@ -2,10 +2,9 @@ import type { DomainEvent } from '../../events/envelope.js';
 
 /**
  * A pure decision model (Chassaing's decider; fmodel-decider's `Ei`/`Eo`): `decide` turns a command and the
- * state into new events or throws a DomainError; `evolve` folds one event of its stream (`Ei` may hold other
- * deciders' events) and never throws. Time, ids and looked-up facts arrive inside the command. `fold`, when
- * given, must equal `events.reduce(evolve, state)`: deciders whose state holds a Set or a Map give one, since
- * copying it per event makes a fold quadratic (see `ownedEvolution`).
+ * state into events or throws a DomainError; `evolve` folds one event of its stream and never throws. `fold`,
+ * when given, equals `events.reduce(evolve, state)`: a state holding a Set or a Map gives one, since copying
+ * it per event makes a fold quadratic (see `ownedEvolution`).
  */
 export interface Decider<C, Ei extends DomainEvent, Eo extends Ei, S> {
   decide(command: C, state: S): readonly Eo[];
@@ -31,10 +30,9 @@ export function fold<C, Ei extends DomainEvent, Eo extends Ei, S>(
 }
 
 /**
- * `evolve` and `fold` built from one step written against a state the fold owns: `own` copies a state so
- * nothing `step` mutates is shared; `step` folds one event, mutating what it owns; `folds` (optional) says
- * which events change the state at all. `evolve` owns a copy and steps once; `fold` owns one copy for the
- * whole stream (linear time). Neither changes the state it was given.
+ * `evolve` and `fold` from one `step` that mutates a state the fold owns (`own` copies it; `folds`, when
+ * given, says which events change the state at all): `fold` owns one copy for the whole stream, so it runs
+ * in linear time. Neither changes the state it was given.
  */
 export function ownedEvolution<S, E, D extends S>(steps: {
   readonly own: (state: S) => D;

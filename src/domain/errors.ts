@@ -1,18 +1,9 @@
 import type { ErrorCode } from './error-codes.js';
 
-/**
- * The `attr` of a problem with the request as a whole: the Django REST
- * framework's name for errors that belong to no single field. The platform's
- * standardized error body requires `attr` to be a string, so it is
- * never null.
- */
+/** The `attr` of a problem with the request as a whole (DRF's name); the platform's error body needs a string, never null. */
 export const NON_FIELD_ERRORS = 'non_field_errors';
 
-/**
- * One field-level problem, exactly as the API reports it (spec section 7):
- * `attr` is the dot path into the input with zero-based indexes, or
- * `non_field_errors` for a problem with the request as a whole.
- */
+/** One field-level problem as the API reports it (spec 7): `attr` is the dot path into the input, zero-based. */
 export interface FieldError {
   readonly detail: string;
   readonly code: string;
@@ -29,10 +20,8 @@ export interface DomainErrorOptions {
 }
 
 /**
- * A rule broken by the caller. `code` is the stable machine code the API
- * documents, one of error-codes.ts (a misspelt code does not compile); the
- * HTTP status is chosen in exactly one place (src/answers/errors.ts).
- * Deciders throw it; evolve functions and projections never do.
+ * A rule broken by the caller, with one of the documented codes of error-codes.ts; its HTTP status is chosen
+ * in one place (src/answers/errors.ts). Deciders throw it; evolve functions and projections never do.
  */
 export class DomainError extends Error {
   readonly code: ErrorCode;

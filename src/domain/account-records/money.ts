@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z, type core } from 'zod';
 import { decimalString } from '../product/decimal.js';
 
 /**
@@ -10,19 +10,13 @@ import { decimalString } from '../product/decimal.js';
 export const MAX_WHOLE_DIGITS = 10;
 
 /**
- * A decimal string as the platform's `format: decimal` fields write it
- * (`^-?\d{0,10}(?:\.\d{0,10})?$`, less the digit bounds, which answer
- * their own codes): an optional minus, then digits with an optional point,
- * at least one digit in all. No exponent, no plus sign, no spaces.
+ * A decimal string as the platform's `format: decimal` fields write it, less the digit bounds (they answer
+ * their own codes): an optional minus, at least one digit, an optional point. No exponent, plus sign or space.
  */
 export const DECIMAL_STRING_PATTERN = '^-?(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
 const DECIMAL_STRING = new RegExp(DECIMAL_STRING_PATTERN);
 
-/**
- * A decimal's digits, normalised so that a number and its string forms read
- * the same: no leading zeros before the point ("0" at least), no trailing
- * zeros after it, and no sign on zero ("-0.00" is 0, "1.500" is 1.5).
- */
+/** A decimal's digits, normalised so that a number and its string forms read the same ("-0.00" is 0, "1.500" is 1.5). */
 interface DecimalDigits {
   readonly negative: boolean;
   readonly whole: string;
@@ -81,12 +75,7 @@ export function parseCents(value: number | string): CentsParse {
   return { ok: true, cents: negative ? -magnitude : magnitude };
 }
 
-/**
- * A decimal field of a request as JSON sees it: a number, or a string (the
- * platform's `format: decimal`) whose form is checked when it is read, so
- * that a bad one answers `invalid` with the field's own detail. A missing
- * field stays `required` (see field-errors.ts on unions).
- */
+/** A number or a decimal string, its form checked when read so that a bad one answers `invalid` with its own detail. */
 function decimalInput() {
   return z.union([z.number(), z.string().meta({ format: 'decimal', pattern: DECIMAL_STRING_PATTERN })], { error: 'A valid number is required.' });
 }
@@ -104,11 +93,7 @@ export function centsToNumber(cents: number | null | undefined): number | null |
   return typeof cents === 'number' ? Number(formatCents(cents)) : cents;
 }
 
-/**
- * A money field of a request: a JSON number or a decimal string in major
- * units, parsed exactly to integer cents (codes `invalid`,
- * `max_decimal_places`, `max_whole_digits`).
- */
+/** A money field: a JSON number or a decimal string in major units, parsed exactly to integer cents. */
 export function centsAmount() {
   return decimalInput().transform((value, ctx) => {
     const parsed = parseCents(value);
@@ -118,12 +103,7 @@ export function centsAmount() {
   });
 }
 
-/**
- * A non-money decimal of a request (units, prices, tax rates): a JSON number
- * or a decimal string, kept as its normalised decimal text (a number and its
- * string forms give the same text: 4.0, "4.0" and "4" are "4"), bounded like
- * the platform's decimal fields.
- */
+/** A non-money decimal (units, prices, tax rates) kept as its normalised text (4.0, "4.0" and "4" are "4"), bounded. */
 export function decimalText(maxWhole: number, maxFraction: number) {
   return decimalInput().transform((value, ctx) => {
     const read = readDecimal(value, maxWhole, maxFraction);
@@ -134,4 +114,12 @@ export function decimalText(maxWhole: number, maxFraction: number) {
     ctx.addIssue({ code: 'custom', message: read.detail, params: { code: read.code }, input: value });
     return z.NEVER;
   });
+}
+
+/** A refinement bounding a JSON number's digits as `decimalText` does, for a decimal kept as a number. */
+export function decimalDigitsWithin(maxWhole: number, maxFraction: number) {
+  return (value: number, ctx: core.$RefinementCtx<number>): void => {
+    const read = readDecimal(value, maxWhole, maxFraction);
+    if (!read.ok) ctx.addIssue({ code: 'custom', message: read.detail, params: { code: read.code }, input: value });
+  };
 }

@@ -7,9 +7,8 @@ import {
   type ProductRate,
 } from '../../../events/product.js';
 import type { Decider } from '../decider.js';
-import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
-import type { ImportProduct, ProductCommand, RateDraft } from './commands.js';
+import type { ProductCommand, RateDraft } from './commands.js';
 import { evolveProduct, initialProductState, type ProductState } from './state.js';
 
 /** A date's instant: midnight UTC at its start, `2025-08-01T00:00:00Z`. */
@@ -25,16 +24,12 @@ interface RatePlan {
 }
 
 /**
- * Spec 4.3, rate after rate in valid_from order (so one request may extend a
- * band several times). A rate identical to one already stored (same band,
- * valid_from and price) is already there and skipped, so a request can be
- * sent again. Otherwise, for a product that existed before the command:
- * (2) the band must have a rate active at the new valid_from, else
- * no_matching_rate; (3) the new valid_from must fall strictly inside the
- * period of the band's latest rate, or equal its valid_to, else
- * rate_not_continuous; (4) the latest rate is closed at midnight of the new
- * valid_from. A product being created starts each band with its first rate;
- * its later rates of that band follow the same rules (3) and (4).
+ * Spec 4.3, rate after rate in valid_from order (one request may extend a band several times). A rate stored
+ * identically (band, valid_from, price) is skipped, so a request can be sent again. Otherwise (2) the band
+ * has a rate active at the new valid_from, else no_matching_rate; (3) the new valid_from falls strictly
+ * inside the band's latest rate or equals its valid_to, else rate_not_continuous; (4) the latest rate closes
+ * at midnight of the new valid_from. A product being created starts each band with its first rate; its later
+ * rates of that band follow (3) and (4).
  */
 function planRates(stored: readonly ProductRate[], drafts: readonly RateDraft[], creating: boolean, attr: (rate: RateDraft, field: string) => string): RatePlan {
   const added: AddedRate[] = [];
@@ -96,7 +91,8 @@ function notContinuous(draft: RateDraft, latest: ProductRate, attr: string): Rat
   };
 }
 
-function importProduct(command: ImportProduct, state: ProductState): ProductEvent[] {
+/** ImportProduct, the one command: create the product when its code is new, then add its rates. */
+function decide(command: ProductCommand, state: ProductState): ProductEvent[] {
   const { product, index, now } = command;
   const creating = state.status === 'none';
   const attr = (rate: RateDraft, field: string) => `${index}.rates.${rate.index}.${field}`;
@@ -116,15 +112,6 @@ function importProduct(command: ImportProduct, state: ProductState): ProductEven
     events.push({ type: 'RatesAdded', version: 1, data: { code: product.code, rates: plan.added, addedAt: now } });
   }
   return events;
-}
-
-function decide(command: ProductCommand, state: ProductState): ProductEvent[] {
-  switch (command.type) {
-    case 'ImportProduct':
-      return importProduct(command, state);
-    default:
-      return assertNever(command.type);
-  }
 }
 
 export const productDecider: Decider<ProductCommand, ProductEvent, ProductEvent, ProductState> = {

@@ -1,6 +1,7 @@
 import type { core } from 'zod';
 import { bandKey, type Band, type BandCategory, type UnitType } from '../../../events/product.js';
 import { addDomainIssue } from '../account-import-process/payload-fields.js';
+import { noRepeatedKeys } from '../validation/field-errors.js';
 
 type Ctx = core.$RefinementCtx<unknown>;
 
@@ -51,7 +52,6 @@ export function bandOfRate(rate: RateInput): Band {
   return band;
 }
 
-/** STANDING_CHARGE is priced in YEARS_ON_SUPPLY_PER_DIEM, CONSUMPTION_CHARGE in KWH_CONSUMPION. */
 export function checkUnitType(rate: Pick<RateInput, 'band_category' | 'unit_type'>, ctx: Ctx): void {
   const expected = UNIT_TYPE_OF[rate.band_category];
   if (rate.unit_type !== expected) {
@@ -59,11 +59,7 @@ export function checkUnitType(rate: Pick<RateInput, 'band_category' | 'unit_type
   }
 }
 
-/**
- * Electricity: consumption rates name the temp class they price, one of the
- * provider calendar's (BASE -> BASE, HPHC -> HP or HC); standing charges are
- * not split by temp class.
- */
+/** Electricity: a consumption rate names one of its calendar's temp classes; a standing charge names none. */
 export function checkElectricityBand(rate: Pick<RateInput, 'band_category' | 'params'>, ctx: Ctx): void {
   const { provider_calendar: calendar, temp_class: tempClass } = rate.params;
   if (rate.band_category === 'STANDING_CHARGE') {
@@ -107,20 +103,9 @@ export function minNotAboveMax<K extends keyof RateParamsInput>(min: K, max: K) 
 }
 
 /** Within one product of a payload, two rates of one band never start on the same day. */
-export function checkDistinctValidFrom(rates: readonly RateInput[], ctx: Ctx): void {
-  const seen = new Map<string, number>();
-  rates.forEach((rate, index) => {
-    const key = `${bandKey(bandOfRate(rate))}@${rate.valid_from_date}`;
-    const first = seen.get(key);
-    if (first === undefined) {
-      seen.set(key, index);
-    } else {
-      addDomainIssue(
-        ctx,
-        'duplicate_rate_valid_from',
-        `Rate ${first} of the same band already starts on ${rate.valid_from_date}.`,
-        [index, 'valid_from_date'],
-      );
-    }
-  });
-}
+export const checkDistinctValidFrom = noRepeatedKeys(
+  (rate: RateInput) => `${bandKey(bandOfRate(rate))}@${rate.valid_from_date}`,
+  'duplicate_rate_valid_from',
+  (_key, rate, first) => `Rate ${first} of the same band already starts on ${rate.valid_from_date}.`,
+  (index) => [index, 'valid_from_date'],
+);

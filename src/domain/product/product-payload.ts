@@ -3,8 +3,8 @@ import type { core } from 'zod';
 import { bandCategories, productMarkets, providerCalendars, tempClasses, unitTypes } from '../../../events/product.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { choice, requiredText, text, whenClean } from '../account-import-process/payload-fields.js';
+import { decimalDigitsWithin } from '../account-records/money.js';
 import { fieldErrorsFromIssues, type Validation } from '../validation/field-errors.js';
-import { decimalDigits, decimalString } from './decimal.js';
 import {
   checkDistinctValidFrom,
   checkElectricityBand,
@@ -16,9 +16,6 @@ import {
 
 const MAX_NAME = 255;
 const MAX_TEXT = 4096;
-/** The platform's decimal fields hold up to 10 digits each side of the point. */
-const MAX_WHOLE_DIGITS = 10;
-const MAX_DECIMAL_PLACES = 10;
 
 /** 1-128 characters of `A-Z 0-9 _ -` (blank, max_length, invalid). */
 export function productCode() {
@@ -29,20 +26,10 @@ export function productCode() {
     .regex(/^[A-Z0-9_-]+$/, { message: 'Product codes use only the characters A-Z, 0-9, _ and -.' });
 }
 
-/** A JSON number, finite and not negative, with at most 10 digits each side of the point. */
-function pricePerUnit() {
-  return z
-    .number()
-    .min(0, { message: 'Ensure this value is greater than or equal to 0.' })
-    .refine((value) => decimalDigits(decimalString(value)).whole <= MAX_WHOLE_DIGITS, {
-      message: `Ensure that there are no more than ${MAX_WHOLE_DIGITS} digits before the decimal point.`,
-      params: { code: 'max_whole_digits' },
-    })
-    .refine((value) => decimalDigits(decimalString(value)).fraction <= MAX_DECIMAL_PLACES, {
-      message: `Ensure that there are no more than ${MAX_DECIMAL_PLACES} decimal places.`,
-      params: { code: 'max_decimal_places' },
-    });
-}
+const bound = () => z.number().min(0, { message: 'Ensure this value is greater than or equal to 0.' });
+
+/** Not negative, with at most 10 digits each side of the point, as the platform's decimal fields. */
+const pricePerUnit = () => bound().superRefine(decimalDigitsWithin(10, 10));
 
 /** A field of the other market: refused rather than dropped, since it would silently change the rate's band. */
 function notAllowed(market: string) {
@@ -52,8 +39,6 @@ function notAllowed(market: string) {
     .transform((): undefined => undefined)
     .optional();
 }
-
-const bound = () => z.number().min(0, { message: 'Ensure this value is greater than or equal to 0.' });
 
 const electricityRateParams = z
   .object({
@@ -106,22 +91,9 @@ const electricityRate = rateSchema(electricityRateParams).superRefine(
 const gasRate = rateSchema(gasRateParams).superRefine(checkGasBand, whenClean(['band_category'], ['params', 'price_level']));
 
 const flag = () => z.boolean().optional();
-
-const electricityProductParams = z.object({
-  segments: requiredText(32),
-  is_variable: flag(),
-  cost_stacking: flag(),
-  next_product_code: productCode().optional(),
-  is_default: flag(),
-});
-
-const gasProductParams = z.object({
-  segments: notAllowed('FRA_ELECTRICITY'),
-  is_variable: flag(),
-  cost_stacking: flag(),
-  next_product_code: productCode().optional(),
-  is_default: flag(),
-});
+const productFlags = { is_variable: flag(), cost_stacking: flag(), next_product_code: productCode().optional(), is_default: flag() };
+const electricityProductParams = z.object({ segments: requiredText(32), ...productFlags });
+const gasProductParams = z.object({ segments: notAllowed('FRA_ELECTRICITY'), ...productFlags });
 
 function productSchema<P extends z.ZodType, R extends z.ZodType<RateInput>>(params: P, rate: R) {
   return z.object({
@@ -143,10 +115,7 @@ function productSchema<P extends z.ZodType, R extends z.ZodType<RateInput>>(para
 export const electricityProductSchema = productSchema(electricityProductParams, electricityRate);
 /** Spec 2.5, gas: no `segments`; consumption rates need `price_level`. */
 export const gasProductSchema = productSchema(gasProductParams, gasRate);
-/**
- * When market_name is missing or unknown the market rules cannot apply; the
- * other fields are still checked so that one answer lists every problem.
- */
+/** With market_name missing or unknown the market rules cannot apply; the other fields are still checked. */
 const unknownMarketProductSchema = productSchema(
   z.record(z.string(), z.unknown()),
   rateSchema(z.record(z.string(), z.unknown())) as unknown as z.ZodType<RateInput>,
@@ -166,11 +135,7 @@ function schemaFor(product: unknown) {
   return unknownMarketProductSchema;
 }
 
-/**
- * Validates a request body of products (a non-empty array). Every product is
- * checked against its market's rules; every problem is reported, with an attr
- * starting at the product's index (`0.rates.2.unit_type`).
- */
+/** Validates a non-empty array of products, each by its market's rules; attrs start at its index (`0.rates.2.unit_type`). */
 export function validateProducts(input: unknown): Validation<ProductPayload[]> {
   const list = productListSchema.safeParse(input, { reportInput: true });
   if (!list.success) return { ok: false, errors: fieldErrorsFromIssues(list.error.issues) };

@@ -13,39 +13,38 @@ type Issue = core.$ZodIssue;
 
 /**
  * A refinement of a list that reports, with the domain `code`, every item whose key repeats an earlier
- * item's, at `pathOf(index)`.
+ * item's, at `pathOf(index)`; `detail` is told the key, the item and the index of the earlier one.
  */
-export function noRepeatedKeys<T>(keyOf: (item: T) => string, code: string, detail: (key: string) => string, pathOf: (index: number) => PropertyKey[]) {
+export function noRepeatedKeys<T>(
+  keyOf: (item: T) => string,
+  code: string,
+  detail: (key: string, item: T, first: number) => string,
+  pathOf: (index: number) => PropertyKey[],
+) {
   return (items: readonly T[], ctx: core.$RefinementCtx<unknown>): void => {
-    const seen = new Set<string>();
+    const seen = new Map<string, number>();
     items.forEach((item, index) => {
       const key = keyOf(item);
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', message: detail(key), path: pathOf(index), params: { code } });
-      seen.add(key);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, index);
+      else ctx.addIssue({ code: 'custom', message: detail(key, item, first), path: pathOf(index), params: { code } });
     });
   };
 }
 
 /** Dot path with zero-based indexes: `customers.0.landline` (spec 7.1); the request as a whole: `non_field_errors`. */
-export function attrOf(path: readonly PropertyKey[]): string {
+function attrOf(path: readonly PropertyKey[]): string {
   if (path.length === 0) return NON_FIELD_ERRORS;
   return path.map((part) => String(part)).join('.');
 }
 
 /**
- * Maps one zod issue to the Django REST framework vocabulary the spec's error
- * example comes from. Custom refinements carry their domain code in
- * `params.code` (e.g. `invalid_phone_number`). Issues must be produced with
- * `reportInput: true` so that a missing field (`required`) can be told from an
- * explicit null (`null`) and a wrong type (`invalid`).
+ * Maps zod issues to the Django REST framework vocabulary of the spec's error example. Custom refinements
+ * carry their domain code in `params.code`. Issues are produced with `reportInput: true`, so that a missing
+ * field (`required`) can be told from an explicit null (`null`) and a wrong type (`invalid`).
  */
-export function fieldErrorFromIssue(issue: Issue): FieldError {
-  const attr = attrOf(issue.path);
-  return { detail: detailOf(issue), code: codeOf(issue), attr };
-}
-
 export function fieldErrorsFromIssues(issues: readonly Issue[]): FieldError[] {
-  return issues.flatMap((issue) => flattenUnion(issue)).map(fieldErrorFromIssue);
+  return issues.flatMap((issue) => flattenUnion(issue)).map((issue) => ({ detail: detailOf(issue), code: codeOf(issue), attr: attrOf(issue.path) }));
 }
 
 /** A failed discriminated union reports the issues of the branch it chose when there is one. */
@@ -57,14 +56,18 @@ function flattenUnion(issue: Issue): Issue[] {
   return [issue];
 }
 
+/** A missing or null value, whatever the field's type (a union of a number and a decimal string too). */
+function absence(issue: Issue): 'required' | 'null' | null {
+  if (issue.code !== 'invalid_type' && issue.code !== 'invalid_value' && issue.code !== 'invalid_union') return null;
+  return issue.input === undefined ? 'required' : issue.input === null ? 'null' : null;
+}
+
 function codeOf(issue: Issue): string {
+  const absent = absence(issue);
+  if (absent) return absent;
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.input === undefined) return 'required';
-      if (issue.input === null) return 'null';
-      if (issue.expected === 'array') return 'not_a_list';
-      if (issue.expected === 'object') return 'invalid';
-      return 'invalid';
+      return issue.expected === 'array' ? 'not_a_list' : 'invalid';
     case 'too_small':
       if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'blank' : 'min_length';
       if (issue.origin === 'array' || issue.origin === 'set') return Number(issue.minimum) <= 1 ? 'empty' : 'min_length';
@@ -73,23 +76,11 @@ function codeOf(issue: Issue): string {
       if (issue.origin === 'string' || issue.origin === 'array' || issue.origin === 'set') return 'max_length';
       return 'max_value';
     case 'invalid_value':
-      if (issue.input === undefined) return 'required';
-      if (issue.input === null) return 'null';
       return 'invalid_choice';
-    case 'invalid_format':
-      return 'invalid';
     case 'not_multiple_of':
       return 'max_decimal_places';
     case 'unrecognized_keys':
       return 'unknown_field';
-    case 'invalid_union':
-      // A field that may be one of several types (a number or a decimal string) is still missing or null first.
-      if (issue.input === undefined) return 'required';
-      if (issue.input === null) return 'null';
-      return 'invalid';
-    case 'invalid_key':
-    case 'invalid_element':
-      return 'invalid';
     case 'custom': {
       const code = issue.params?.['code'];
       return typeof code === 'string' ? code : 'invalid';
@@ -100,22 +91,16 @@ function codeOf(issue: Issue): string {
 }
 
 function detailOf(issue: Issue): string {
+  const absent = absence(issue);
+  if (absent) return absent === 'required' ? 'This field is required.' : 'This field may not be null.';
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.input === undefined) return 'This field is required.';
-      if (issue.input === null) return 'This field may not be null.';
       return `Expected ${issue.expected}.`;
     case 'too_small':
       if (issue.origin === 'string' && Number(issue.minimum) <= 1) return 'This field may not be blank.';
       if ((issue.origin === 'array' || issue.origin === 'set') && Number(issue.minimum) <= 1) return 'This list may not be empty.';
       return issue.message;
-    case 'invalid_union':
-      if (issue.input === undefined) return 'This field is required.';
-      if (issue.input === null) return 'This field may not be null.';
-      return issue.message;
     case 'invalid_value':
-      if (issue.input === undefined) return 'This field is required.';
-      if (issue.input === null) return 'This field may not be null.';
       return `Not a valid choice; expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;
     default:
       return issue.message;
