@@ -2,15 +2,9 @@ import type { AccountCreationEvent, AccountCreationOutcome } from '../../../even
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
+import type { AccountRef } from '../account-records/account-stream.js';
 import { DomainError } from '../errors.js';
 import { checkScheduleWindow, utcInstant, type ScheduleWindow } from './schedule-window.js';
-
-interface AccountRef {
-  readonly importSupplier: string;
-  readonly externalAccountNumber: string;
-  /** ISO timestamp from the injected clock. */
-  readonly now: string;
-}
 
 export type AccountCreationCommand =
   | (AccountRef & {

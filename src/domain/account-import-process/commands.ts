@@ -1,14 +1,8 @@
 import type { TransferStatus } from '../../../events/account-import-process.js';
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
+import type { AccountRef } from '../account-records/account-stream.js';
 import type { FieldError } from '../errors.js';
 import type { AccountPayload, AccountPayloadValidation } from './account-payload.js';
-
-interface AccountRef {
-  readonly importSupplier: string;
-  readonly externalAccountNumber: string;
-  /** ISO timestamp from the injected clock. */
-  readonly now: string;
-}
 
 /** Stage (create or update) validated account data. */
 export interface StageAccount extends AccountRef {
@@ -29,24 +23,19 @@ export interface ProcessAccount extends AccountRef {
   /** Fact: what the staged payload refers to that does not exist (products, business contracts, ...). */
   readonly referenceErrors: readonly FieldError[];
   /**
-   * Fact: the business contract the staged payload's `business.business_contract_identifier`
-   * names, as found among the supplier's businesses (spec 1.5). Absent or null when the
-   * payload names none; a name that was not found is a `business_contract_not_found` in
-   * `referenceErrors` instead.
+   * Fact: the business contract the staged payload's `business.business_contract_identifier` names, found
+   * among the supplier's businesses (spec 1.5). Absent or null when it names none; a name not found is a
+   * `business_contract_not_found` in `referenceErrors`.
    */
   readonly businessContract?: { readonly identifier: string; readonly platformBusinessId: number } | null;
   /** Generated outside the decider (`A-` + 8 uppercase hex digits); uniqueness is enforced by the projection. */
   readonly platformAccountNumber: string;
-  /**
-   * Fact: the supplier's `sendEmails` configuration (spec 1.3), guarded with its status.
-   * When true, one welcome email per customer with an email address is queued. Absent: false.
-   */
+  /** Fact: the supplier's `sendEmails` (spec 1.3), guarded with its status: queue welcome emails. Absent: false. */
   readonly sendEmails?: boolean;
   /**
-   * Fact: the staged payload validated (validateAccountPayload) on this request, as read at the
-   * stream version the command's guard on the account stream expects, so the state it is decided
-   * on holds that very payload and the decider need not validate it a second time. Absent: the
-   * decider validates the state's payload itself. Never set it on a command without that guard.
+   * Fact: the staged payload validated on this request, read at the stream version the command's guard on
+   * the account stream expects, so the decider need not validate it again. Absent: the decider validates
+   * the state's payload. Never set it on a command without that guard.
    */
   readonly stagedValidation?: AccountPayloadValidation;
 }

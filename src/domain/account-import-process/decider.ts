@@ -7,6 +7,7 @@ import { assertNever } from '../assert-never.js';
 import { welcomeEmailsQueued } from '../customer-email/welcome-emails.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { accountRecordsImported } from '../staged-account-records/records-imported.js';
+import { supplierNotOngoing } from '../account-records/account-stream.js';
 import { stagedPayloadRecords, type StagedRecordEvent } from '../account-records/staged-records.js';
 import { validateAccountPayload } from './account-payload.js';
 import type {
@@ -18,10 +19,7 @@ import type {
 } from './commands.js';
 import { evolveAccountImportProcess, initialAccountImportProcessState, type AccountImportProcessState } from './state.js';
 
-/**
- * Lifecycle events, and on process the records the staged payload brings,
- * appended after AccountProcessed in the same transaction.
- */
+/** Lifecycle events and, on process, the records the staged payload brings, appended after AccountProcessed. */
 export type AccountImportProcessEmitted = AccountImportProcessEvent | StagedRecordEvent | AccountRecordsImported | CustomerWelcomeEmailQueued;
 type Events = AccountImportProcessEmitted[];
 
@@ -34,11 +32,7 @@ export const transferStatusTransitions: Readonly<Record<TransferStatus, readonly
   COMPLETED: [],
 };
 
-/**
- * Stage or process of an imported account. Besides spec 7's shape the body
- * carries what the platform's AccountAlreadyImportedResponse requires: the two
- * account numbers and `non_field_errors: [detail]`.
- */
+/** Stage or process of an imported account: the body carries the platform's AccountAlreadyImportedResponse fields too. */
 export function alreadyImported(externalAccountNumber: string, platformAccountNumber: string): DomainError {
   const detail = `The account import process with the account number ${externalAccountNumber} has already been imported.`;
   return new DomainError('account_import_process_already_imported', detail, {
@@ -58,16 +52,10 @@ const markedToSkip = (ext: string) =>
 const processDoesNotExist = (ext: string) =>
   new DomainError('import_process_does_not_exist', `No account data has been staged for ${ext}.`);
 
-const notOngoing = (supplier: string, status: string) =>
-  new DomainError(
-    'import_supplier_migration_not_ongoing',
-    `The migration for import supplier ${supplier} is ${status}, not Ongoing.`,
-  );
-
 function stage(command: StageAccount, state: AccountImportProcessState): Events {
   if (state.status === 'imported') throw alreadyImported(command.externalAccountNumber, state.platformAccountNumber);
   if (state.status === 'skipped') throw markedToSkip(command.externalAccountNumber);
-  if (command.supplierStatus !== 'Ongoing') throw notOngoing(command.importSupplier, command.supplierStatus);
+  if (command.supplierStatus !== 'Ongoing') throw supplierNotOngoing(command.importSupplier, command.supplierStatus);
   const data = {
     importSupplier: command.importSupplier,
     externalAccountNumber: command.externalAccountNumber,
@@ -81,7 +69,7 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
   if (state.status === 'none') throw processDoesNotExist(command.externalAccountNumber);
   if (state.status === 'imported') throw alreadyImported(command.externalAccountNumber, state.platformAccountNumber);
   if (state.status === 'skipped') throw markedToSkip(command.externalAccountNumber);
-  if (command.supplierStatus !== 'Ongoing') throw notOngoing(command.importSupplier, command.supplierStatus);
+  if (command.supplierStatus !== 'Ongoing') throw supplierNotOngoing(command.importSupplier, command.supplierStatus);
   if (command.operationsTeamName === null) {
     throw new DomainError(
       'operations_team_should_be_provided',
@@ -94,8 +82,7 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
       attr: 'operations_team_name',
     });
   }
-  // Rules may have tightened since staging: the staged data must still validate, and what it refers to must exist.
-  // (Validated once per request: by the caller when it read the same stream version, see stagedValidation.)
+  // Rules may have tightened since staging: the staged data must still validate and what it names must exist.
   const validation = command.stagedValidation ?? validateAccountPayload(state.payload);
   if (!validation.ok) throw accountFailedValidation(validation.errors);
   if (command.referenceErrors.length > 0) throw accountFailedValidation(command.referenceErrors);

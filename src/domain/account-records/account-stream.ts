@@ -5,36 +5,12 @@ import { assertNever } from '../assert-never.js';
 import { ownedEvolution } from '../decider.js';
 import { DomainError } from '../errors.js';
 
-/**
- * Several deciders decide on the account import process stream (the account
- * lifecycle, notes, the ledger, statements, payment instructions); each folds
- * only the event types it needs.
- *
- * Lifts an evolve over the event types a decider needs (`F`, listed
- * exhaustively in `types`: the compiler insists on every member of `F` and no
- * other) to one over a whole stream: any other event leaves the state as it is.
- * The decider's own switch stays exhaustive over `F`.
- */
-export function foldingOnly<S, F extends DomainEvent>(
-  types: { readonly [K in F['type']]: true },
-  evolve: (state: S, event: F) => S,
-): <E extends DomainEvent>(state: S, event: E) => S {
-  const known = new Set<string>(Object.keys(types));
-  return (state, event) => (known.has(event.type) ? evolve(state, event as unknown as F) : state);
-}
-
-/**
- * As `foldingOnly`, for a decider whose state holds collections: its `step`
- * works on a state the fold owns (see `ownedEvolution`), so the account
- * stream folds in linear time however many transactions or notes it holds.
- */
-export function foldingOnlyOwned<S, F extends DomainEvent, D extends S>(
-  types: { readonly [K in F['type']]: true },
-  own: (state: S) => D,
-  step: (owned: D, event: F) => D,
-): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S } {
-  const known = new Set<string>(Object.keys(types));
-  return ownedEvolution<S, DomainEvent, D>({ own, step: (owned, event) => step(owned, event as F), folds: (event) => known.has(event.type) });
+/** The account a command or an event is about, and the command's time. */
+export interface AccountRef {
+  readonly importSupplier: string;
+  readonly externalAccountNumber: string;
+  /** ISO timestamp from the injected clock. */
+  readonly now: string;
 }
 
 /** What every post-import decider needs to know about the account itself. */
@@ -46,10 +22,12 @@ export interface AccountFacts {
 
 export const initialAccountFacts: AccountFacts = { status: 'none', lastBilledToDate: null };
 
-export type AccountFactsEvent = AccountStaged | AccountRestaged | AccountProcessed;
+type AccountFactsEvent = AccountStaged | AccountRestaged | AccountProcessed;
+
+const accountFactsTypes = new Set<string>(['AccountStaged', 'AccountRestaged', 'AccountProcessed'] satisfies AccountFactsEvent['type'][]);
 
 /** Skipping needs no case: a skipped account never gets an AccountProcessed, so it stays "not imported". */
-export function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent): AccountFacts {
+function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent): AccountFacts {
   switch (event.type) {
     case 'AccountStaged':
     case 'AccountRestaged': {
@@ -63,36 +41,48 @@ export function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent
   }
 }
 
+/**
+ * `evolve` and `fold` of a post-import decider (notes, the ledger, statements), which decides on the account
+ * stream: the account's own events update `account`; `step` folds the decider's records (`F`, listed
+ * exhaustively in `types`) into a state the fold owns (see `ownedEvolution`), so the stream folds in linear
+ * time however many records it holds. Any other event leaves the state as it is.
+ */
+export function accountRecordsEvolution<S extends { readonly account: AccountFacts }, F extends DomainEvent, D extends S & { account: AccountFacts }>(
+  types: { readonly [K in F['type']]: true },
+  own: (state: S) => D,
+  step: (owned: D, event: F) => D,
+): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S } {
+  const records = new Set<string>(Object.keys(types));
+  return ownedEvolution<S, DomainEvent, D>({
+    own,
+    step: (owned, event) => {
+      if (!accountFactsTypes.has(event.type)) return step(owned, event as F);
+      owned.account = evolveAccountFacts(owned.account, event as AccountFactsEvent);
+      return owned;
+    },
+    folds: (event) => accountFactsTypes.has(event.type) || records.has(event.type),
+  });
+}
+
 /** Facts every post-import command carries. */
-export interface AccountRecordCommandBase {
-  readonly importSupplier: string;
-  readonly externalAccountNumber: string;
+export interface AccountRecordCommandBase extends AccountRef {
   /** Fact: the supplier's status when the command was built (guarded by the supplier stream version); null when it does not exist. */
   readonly supplierStatus: ImportSupplierStatus | null;
-  /** ISO timestamp from the injected clock. */
-  readonly now: string;
 }
 
-export function accountNotFound(importSupplier: string, externalAccountNumber: string): DomainError {
-  return new DomainError(
-    'account_not_found',
-    `No imported account ${externalAccountNumber} was found for import supplier ${importSupplier}.`,
-  );
-}
+export const supplierNotOngoing = (importSupplier: string, status: ImportSupplierStatus) =>
+  new DomainError('import_supplier_migration_not_ongoing', `The migration for import supplier ${importSupplier} is ${status}, not Ongoing.`);
 
 /**
- * The rules every post-import command starts with: the account must be
- * imported (not merely staged; an unknown account or supplier is the same 404),
- * then the supplier's migration must be Ongoing.
+ * The rules every post-import command starts with: the account is imported (not merely staged; an unknown
+ * account or supplier is the same 404), then the supplier's migration is Ongoing.
  */
 export function requireImportedAccount(facts: AccountFacts, command: AccountRecordCommandBase): void {
   if (facts.status !== 'imported' || command.supplierStatus === null) {
-    throw accountNotFound(command.importSupplier, command.externalAccountNumber);
-  }
-  if (command.supplierStatus !== 'Ongoing') {
     throw new DomainError(
-      'import_supplier_migration_not_ongoing',
-      `The migration for import supplier ${command.importSupplier} is ${command.supplierStatus}, not Ongoing.`,
+      'account_not_found',
+      `No imported account ${command.externalAccountNumber} was found for import supplier ${command.importSupplier}.`,
     );
   }
+  if (command.supplierStatus !== 'Ongoing') throw supplierNotOngoing(command.importSupplier, command.supplierStatus);
 }

@@ -1,30 +1,18 @@
 import type { AccountNoteCreated, HistoricalStatementImported } from '../../../events/account-records.js';
 import type { AccountPayload } from '../account-import-process/account-payload.js';
-import { addNotes, emptyNoteBook, type NoteDraft } from '../notes/note-book.js';
+import { addNotes, emptyNoteBook, noteDraft } from '../notes/note-book.js';
+import type { AccountRef } from './account-stream.js';
 
 export type StagedRecordEvent = AccountNoteCreated | HistoricalStatementImported;
 
 /**
- * What the staged payload brings at process time, recorded in the
- * same transaction as AccountProcessed: its `notes` become notes under the
- * notes' uniqueness rule (a repeated note is created once), its `statements`
- * historical statements (a repeated statement_id is recorded once, the first
- * wins); both count for the open statement period. Their document paths are
- * recorded as given: processing does not fail on a document missing from the
- * store (docs/account-records.md).
+ * What the staged payload brings at process time, recorded with AccountProcessed: its `notes` become notes
+ * under the notes' uniqueness rule, its `statements` historical statements (a repeated statement_id is
+ * recorded once, the first wins). Document paths are recorded as given: processing does not fail on a
+ * document missing from the store (docs/account-records.md).
  */
-export function stagedPayloadRecords(
-  payload: AccountPayload,
-  account: { readonly importSupplier: string; readonly externalAccountNumber: string; readonly now: string },
-): StagedRecordEvent[] {
-  const drafts: NoteDraft[] = (payload.notes ?? []).map((note) => ({
-    body: note.body ?? null,
-    createdAt: note.created_at ?? null,
-    isPinned: false,
-    unpinAt: null,
-    documentPaths: (note.document_paths ?? []).map((d) => d.document_path),
-    source: 'staged_payload',
-  }));
+export function stagedPayloadRecords(payload: AccountPayload, account: AccountRef): StagedRecordEvent[] {
+  const drafts = (payload.notes ?? []).map((note) => noteDraft(note, 'staged_payload'));
   const notes = addNotes(emptyNoteBook, drafts, account).events;
   const seen = new Set<string>();
   const statements: HistoricalStatementImported[] = [];

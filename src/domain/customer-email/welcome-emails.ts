@@ -1,14 +1,11 @@
 import type { CustomerWelcomeEmailQueued } from '../../../events/customer-email.js';
 import type { AccountPayload } from '../account-import-process/account-payload.js';
 import type { Customer } from '../account-import-process/account-payload-parts.js';
+import type { AccountRef } from '../account-records/account-stream.js';
 
-/** The account being processed, as the welcome emails name it. */
-export interface ProcessedAccountRef {
-  readonly importSupplier: string;
-  readonly externalAccountNumber: string;
+/** The account being processed. */
+export interface ProcessedAccountRef extends AccountRef {
   readonly platformAccountNumber: string;
-  /** ISO timestamp from the injected clock. */
-  readonly now: string;
 }
 
 /** Stable and unique: one welcome email per customer index of one platform account. */
@@ -17,7 +14,7 @@ export function welcomeEmailId(platformAccountNumber: string, customerIndex: num
 }
 
 /** The welcome message, rendered once at queue time and sent exactly as recorded. */
-export function renderWelcomeEmail(account: ProcessedAccountRef, customer: Customer): { subject: string; text: string } {
+function renderWelcomeEmail(account: ProcessedAccountRef, customer: Customer): { subject: string; text: string } {
   const name = [customer.title, customer.given_name, customer.family_name].filter((part) => part && part.trim() !== '').join(' ');
   return {
     subject: `Your energy account ${account.platformAccountNumber} is ready`,
@@ -34,16 +31,8 @@ export function renderWelcomeEmail(account: ProcessedAccountRef, customer: Custo
   };
 }
 
-/**
- * Spec 1.3: when the import supplier sends emails, processing the account
- * queues one welcome email per customer with an email address (customers
- * without one get none). Nothing is queued when it does not.
- */
-export function welcomeEmailsQueued(
-  account: ProcessedAccountRef,
-  payload: AccountPayload,
-  sendEmails: boolean,
-): CustomerWelcomeEmailQueued[] {
+/** Spec 1.3: when the supplier sends emails, processing queues one welcome email per customer with an address. */
+export function welcomeEmailsQueued(account: ProcessedAccountRef, payload: AccountPayload, sendEmails: boolean): CustomerWelcomeEmailQueued[] {
   if (!sendEmails) return [];
   return payload.customers.flatMap((customer, customerIndex): CustomerWelcomeEmailQueued[] => {
     const to = customer.email?.trim();

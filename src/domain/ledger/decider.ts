@@ -6,12 +6,10 @@ import type {
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import {
-  evolveAccountFacts,
-  foldingOnlyOwned,
+  accountRecordsEvolution,
   initialAccountFacts,
   requireImportedAccount,
   type AccountFacts,
-  type AccountFactsEvent,
   type AccountRecordCommandBase,
 } from '../account-records/account-stream.js';
 import { assertNever } from '../assert-never.js';
@@ -44,14 +42,7 @@ export interface LedgerState {
   readonly notes: NoteBook;
 }
 
-export const initialLedgerState: LedgerState = {
-  account: initialAccountFacts,
-  transactionIds: new Set(),
-  latestStatementEnd: null,
-  notes: emptyNoteBook,
-};
-
-type LedgerFolded = AccountFactsEvent | LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated;
+type LedgerRecord = LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated;
 
 /** The state a fold owns and changes in place (see `ownedEvolution`). */
 interface OwnedLedgerState extends LedgerState {
@@ -68,13 +59,8 @@ const own = (state: LedgerState): OwnedLedgerState => ({
   notes: ownNoteBook(state.notes),
 });
 
-function step(state: OwnedLedgerState, event: LedgerFolded): OwnedLedgerState {
+function step(state: OwnedLedgerState, event: LedgerRecord): OwnedLedgerState {
   switch (event.type) {
-    case 'AccountStaged':
-    case 'AccountRestaged':
-    case 'AccountProcessed':
-      state.account = evolveAccountFacts(state.account, event);
-      return state;
     case 'LedgerTransactionAdded':
       state.transactionIds.add(event.data.transaction.transactionId);
       return state;
@@ -158,17 +144,10 @@ function decide(command: ImportTransactions, state: LedgerState): (LedgerTransac
 
 export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerTransactionAdded | AccountNoteCreated, LedgerState> = {
   decide,
-  ...foldingOnlyOwned<LedgerState, LedgerFolded, OwnedLedgerState>(
-    {
-      AccountStaged: true,
-      AccountRestaged: true,
-      AccountProcessed: true,
-      LedgerTransactionAdded: true,
-      HistoricalStatementImported: true,
-      AccountNoteCreated: true,
-    },
+  ...accountRecordsEvolution<LedgerState, LedgerRecord, OwnedLedgerState>(
+    { LedgerTransactionAdded: true, HistoricalStatementImported: true, AccountNoteCreated: true },
     own,
     step,
   ),
-  initialState: initialLedgerState,
+  initialState: { account: initialAccountFacts, transactionIds: new Set(), latestStatementEnd: null, notes: emptyNoteBook },
 };

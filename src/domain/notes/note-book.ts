@@ -1,11 +1,12 @@
 import type { AccountNoteCreated, RecordSource } from '../../../events/account-records.js';
-import { hasBody, instantOf } from './note-payload.js';
+import type { AccountRef } from '../account-records/account-stream.js';
+import { specDateTime } from '../account-import-process/iso-dates.js';
+import { hasBody, instantOf, type NoteInput } from './note-payload.js';
 
 /**
- * The account's notes as far as the uniqueness rule needs them (spec 4.9.4): a
- * note is created only when the account has no note with the same content and,
- * when the new note gives a created_at, the same instant. A note's content is
- * its body; a note without a body is known by its document paths.
+ * The account's notes as far as the uniqueness rule needs them (spec 4.9.4): a note is created only when the
+ * account has no note of the same content (its body, else its document paths) and, when the new note gives
+ * a created_at, the same instant.
  */
 export interface NoteBook {
   /** How many notes the account has: the next note gets `count + 1` as its sequence. */
@@ -36,15 +37,22 @@ export interface NoteDraft {
   readonly source: RecordSource;
 }
 
-export function noteExists(book: NoteBook, draft: NoteDraft): boolean {
+/** A note of a request, or of a staged payload (which has no pinning), as a draft. */
+export function noteDraft(note: NoteInput, source: RecordSource): NoteDraft {
+  return {
+    body: note.body ?? null,
+    createdAt: note.created_at ?? null,
+    isPinned: note.is_pinned ?? false,
+    unpinAt: note.unpin_at ?? null,
+    documentPaths: (note.document_paths ?? []).map((d) => d.document_path),
+    source,
+  };
+}
+
+function noteExists(book: NoteBook, draft: NoteDraft): boolean {
   const instants = book.instantsByContent.get(contentKey(draft.body, draft.documentPaths));
   if (!instants) return false;
   return draft.createdAt === null || instants.includes(instantOf(draft.createdAt));
-}
-
-/** Spec 2.1 writes datetimes as YYYY-MM-DDTHH:MM:SSZ: a defaulted created_at drops the clock's milliseconds. */
-export function withoutFraction(iso: string): string {
-  return iso.replace(/\.\d+Z$/, 'Z');
 }
 
 /** A copy of the book sharing nothing `recordNote` changes. */
@@ -65,15 +73,10 @@ export function recordNote(book: OwnedNoteBook, event: AccountNoteCreated): Owne
 }
 
 /**
- * Applies the uniqueness rule to the drafts in order (a draft repeating an
- * earlier one of the same batch is a duplicate too): the events of the notes
- * to create, and the book after them.
+ * Applies the uniqueness rule to the drafts in order (a draft repeating an earlier one of the batch is a
+ * duplicate too): the events of the notes to create, and the book after them.
  */
-export function addNotes(
-  book: NoteBook,
-  drafts: readonly NoteDraft[],
-  account: { readonly importSupplier: string; readonly externalAccountNumber: string; readonly now: string },
-): { events: AccountNoteCreated[]; book: NoteBook } {
+export function addNotes(book: NoteBook, drafts: readonly NoteDraft[], account: AccountRef): { events: AccountNoteCreated[]; book: NoteBook } {
   const events: AccountNoteCreated[] = [];
   // One copy for the whole request: the drafts are recorded in it as they become notes.
   const current = ownNoteBook(book);
@@ -87,7 +90,8 @@ export function addNotes(
         externalAccountNumber: account.externalAccountNumber,
         sequence: current.count + 1,
         body: draft.body,
-        createdAt: draft.createdAt ?? withoutFraction(account.now),
+        // Spec 2.1 writes datetimes without a fraction: a defaulted created_at drops the clock's milliseconds.
+        createdAt: draft.createdAt ?? specDateTime(account.now),
         createdAtGiven: draft.createdAt !== null,
         isPinned: draft.isPinned,
         unpinAt: draft.unpinAt,

@@ -1,6 +1,5 @@
 import type { AccountNoteCreated } from '../../../events/account-records.js';
-import { noteDraft } from './decider.js';
-import type { NoteDraft } from './note-book.js';
+import { noteDraft, type NoteDraft } from './note-book.js';
 import type { NoteInput } from './note-payload.js';
 
 /** What notes/create/ reports for each note of the request. */
@@ -27,16 +26,14 @@ function sameNote(draft: NoteDraft, event: AccountNoteCreated): boolean {
 }
 
 /**
- * The status of every requested note, from the notes the command created. The
- * decider creates a subsequence of the requested notes, in order, each from its
- * own request item; two items that would produce the same event are identical,
- * and of identical items only the first can be created, so matching in order is exact.
+ * The status of every requested note, from the notes the command created: a subsequence of the request, in
+ * order; of identical items only the first can be created, so matching in order is exact.
  */
 export function noteResultStatuses(notes: readonly NoteInput[], created: readonly AccountNoteCreated[]): NoteStatus[] {
   let next = 0;
   return notes.map((note) => {
     const event = created[next];
-    if (event && sameNote(noteDraft(note), event)) {
+    if (event && sameNote(noteDraft(note, 'import_request'), event)) {
       next += 1;
       return 'NOTE_CREATION_SUCCESS';
     }

@@ -2,20 +2,15 @@ import type { HistoricalStatementImported } from '../../../events/account-record
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import {
-  evolveAccountFacts,
-  foldingOnlyOwned,
+  accountRecordsEvolution,
   initialAccountFacts,
   requireImportedAccount,
   type AccountFacts,
-  type AccountFactsEvent,
   type AccountRecordCommandBase,
 } from '../account-records/account-stream.js';
 import { pathDoesNotExist } from '../account-records/documents.js';
-import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
 import type { StatementInput } from './statement-payload.js';
-
-export const HISTORICAL_STATEMENT_ALREADY_EXISTS = 'historical_statement_already_exists';
 
 /** historical-statements/create/ (spec 4.11): the validated statements, in request order. */
 export interface ImportHistoricalStatements extends AccountRecordCommandBase {
@@ -30,32 +25,20 @@ export interface StatementsState {
   readonly statementIds: ReadonlySet<string>;
 }
 
-export const initialStatementsState: StatementsState = { account: initialAccountFacts, statementIds: new Set() };
-
-type StatementsFolded = AccountFactsEvent | HistoricalStatementImported;
-
 /** The state a fold owns and changes in place (see `ownedEvolution`). */
 interface OwnedStatementsState extends StatementsState {
   account: AccountFacts;
   readonly statementIds: Set<string>;
 }
 
-const own = (state: StatementsState): OwnedStatementsState => ({ account: state.account, statementIds: new Set(state.statementIds) });
-
-function step(state: OwnedStatementsState, event: StatementsFolded): OwnedStatementsState {
-  switch (event.type) {
-    case 'AccountStaged':
-    case 'AccountRestaged':
-    case 'AccountProcessed':
-      state.account = evolveAccountFacts(state.account, event);
-      return state;
-    case 'HistoricalStatementImported':
-      state.statementIds.add(event.data.statementId);
-      return state;
-    default:
-      return assertNever(event);
-  }
-}
+const statementsEvolution = accountRecordsEvolution<StatementsState, HistoricalStatementImported, OwnedStatementsState>(
+  { HistoricalStatementImported: true },
+  (state) => ({ account: state.account, statementIds: new Set(state.statementIds) }),
+  (state, event) => {
+    state.statementIds.add(event.data.statementId);
+    return state;
+  },
+);
 
 export const historicalStatementsFailedValidation = (errors: readonly FieldError[]) =>
   new DomainError('historical_statements_failed_validation', 'Historical statement data could not be validated.', { errors });
@@ -67,7 +50,7 @@ function decide(command: ImportHistoricalStatements, state: StatementsState): Hi
     if (state.statementIds.has(statement.statement_id)) {
       errors.push({
         detail: `Statement ${statement.statement_id} already exists on account ${command.externalAccountNumber}.`,
-        code: HISTORICAL_STATEMENT_ALREADY_EXISTS,
+        code: 'historical_statement_already_exists',
         attr: `statements.${i}.statement_id`,
       });
     }
@@ -97,10 +80,6 @@ function decide(command: ImportHistoricalStatements, state: StatementsState): Hi
 
 export const statementsDecider: Decider<ImportHistoricalStatements, LedgerEvent, HistoricalStatementImported, StatementsState> = {
   decide,
-  ...foldingOnlyOwned<StatementsState, StatementsFolded, OwnedStatementsState>(
-    { AccountStaged: true, AccountRestaged: true, AccountProcessed: true, HistoricalStatementImported: true },
-    own,
-    step,
-  ),
-  initialState: initialStatementsState,
+  ...statementsEvolution,
+  initialState: { account: initialAccountFacts, statementIds: new Set() },
 };
