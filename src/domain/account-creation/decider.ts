@@ -85,6 +85,13 @@ function live(state: AccountCreationState, taskId: string): Extract<AccountCreat
   throw new DomainError('account_creation_not_scheduled', `Scheduled creation ${taskId} is no longer waiting to run.`);
 }
 
+type FinishedResult = Pick<Extract<AccountCreationEvent, { type: 'AccountCreationFinished' }>['data'], 'outcome' | 'platformAccountNumber' | 'error'>;
+
+function finished(command: AccountRef & { readonly taskId: string }, result: FinishedResult): AccountCreationEvent[] {
+  const { importSupplier, externalAccountNumber, taskId, now } = command;
+  return [{ type: 'AccountCreationFinished', version: 1, data: { importSupplier, externalAccountNumber, taskId, ...result, finishedAt: now } }];
+}
+
 function claim(command: Extract<AccountCreationCommand, { type: 'ClaimAccountCreation' }>, state: AccountCreationState): AccountCreationEvent[] {
   const current = live(state, command.taskId);
   const ref = { importSupplier: command.importSupplier, externalAccountNumber: command.externalAccountNumber, taskId: command.taskId };
@@ -97,19 +104,8 @@ function claim(command: Extract<AccountCreationCommand, { type: 'ClaimAccountCre
   }
   if (windowEnd !== null && before(windowEnd, command.now)) {
     // The window closed before any worker could run it (the service was down): it does not run late.
-    return [
-      {
-        type: 'AccountCreationFinished',
-        version: 1,
-        data: {
-          ...ref,
-          outcome: isDryRun ? 'DRY_RUN_ERRORED' : 'ERRORED',
-          platformAccountNumber: null,
-          error: { code: 'schedule_window_elapsed', detail: `The schedule window ended at ${windowEnd} before the creation could run.` },
-          finishedAt: command.now,
-        },
-      },
-    ];
+    const error = { code: 'schedule_window_elapsed', detail: `The schedule window ended at ${windowEnd} before the creation could run.` };
+    return finished(command, { outcome: isDryRun ? 'DRY_RUN_ERRORED' : 'ERRORED', platformAccountNumber: null, error });
   }
   return [{ type: 'AccountCreationClaimed', version: 1, data: { ...ref, claimId: command.claimId, claimedAt: command.now, leaseExpiresAt: command.leaseExpiresAt } }];
 }
@@ -119,21 +115,7 @@ function finish(command: Extract<AccountCreationCommand, { type: 'FinishAccountC
   if (current.status !== 'claimed' || current.claimId !== command.claimId) {
     throw new DomainError('account_creation_claim_lost', `Claim ${command.claimId} no longer holds scheduled creation ${command.taskId}.`);
   }
-  return [
-    {
-      type: 'AccountCreationFinished',
-      version: 1,
-      data: {
-        importSupplier: command.importSupplier,
-        externalAccountNumber: command.externalAccountNumber,
-        taskId: command.taskId,
-        outcome: command.outcome,
-        platformAccountNumber: command.platformAccountNumber,
-        error: command.error,
-        finishedAt: command.now,
-      },
-    },
-  ];
+  return finished(command, { outcome: command.outcome, platformAccountNumber: command.platformAccountNumber, error: command.error });
 }
 
 function cancel(command: Extract<AccountCreationCommand, { type: 'CancelAccountCreation' }>, state: AccountCreationState): AccountCreationEvent[] {

@@ -102,6 +102,11 @@ const ref = (email: CustomerEmailRef) => ({
 });
 
 type UnfinishedEmail = Extract<CustomerEmailStatus, { status: 'queued' | 'sending' }>;
+type FailedOutcome = Extract<CustomerEmailEvent, { type: 'CustomerEmailFailed' }>['data']['outcome'];
+
+function failed(email: CustomerEmailRef, attempt: number, outcome: FailedOutcome, reason: string, now: string): CustomerEmailEvent[] {
+  return [{ type: 'CustomerEmailFailed', version: 1, data: { ...ref(email), attempt, outcome, reason, failedAt: now } }];
+}
 
 /** The email's status, which must not be final (sent or failed). */
 function unfinished(state: CustomerEmailState, email: CustomerEmailRef): UnfinishedEmail {
@@ -121,19 +126,8 @@ function claim(command: Extract<CustomerEmailCommand, { type: 'ClaimCustomerEmai
     }
     // The mailer holding the claim died during the SMTP call: the server may have accepted the message.
     // Sending it again could deliver it twice, so it ends here (at most once).
-    return [
-      {
-        type: 'CustomerEmailFailed',
-        version: 1,
-        data: {
-          ...ref(command.email),
-          attempt: status.attempt,
-          outcome: 'unknown',
-          reason: `The mailer stopped during attempt ${status.attempt}: the email may or may not have been delivered, so it is not sent again.`,
-          failedAt: command.now,
-        },
-      },
-    ];
+    const reason = `The mailer stopped during attempt ${status.attempt}: the email may or may not have been delivered, so it is not sent again.`;
+    return failed(command.email, status.attempt, 'unknown', reason, command.now);
   }
   if (status.dueAt !== null && before(command.now, status.dueAt)) {
     throw new DomainError('customer_email_not_due', `Customer email ${command.email.emailId} is not due before ${status.dueAt}.`);
@@ -155,23 +149,18 @@ function record(
   if (status.status !== 'sending' || status.attempt !== command.attempt) {
     throw new DomainError('customer_email_claim_lost', `Attempt ${command.attempt} of ${command.email.emailId} no longer holds its claim.`);
   }
-  const data = { ...ref(command.email), attempt: command.attempt };
-  const delivery = command.delivery;
+  const { email, attempt, delivery, now } = command;
+  const data = { ...ref(email), attempt };
   switch (delivery.kind) {
     case 'sent':
-      return [{ type: 'CustomerEmailSent', version: 1, data: { ...data, messageId: delivery.messageId, response: delivery.response, sentAt: command.now } }];
+      return [{ type: 'CustomerEmailSent', version: 1, data: { ...data, messageId: delivery.messageId, response: delivery.response, sentAt: now } }];
     case 'unknown':
-      return [{ type: 'CustomerEmailFailed', version: 1, data: { ...data, outcome: 'unknown', reason: delivery.reason, failedAt: command.now } }];
+      return failed(email, attempt, 'unknown', delivery.reason, now);
     case 'refused':
-      if (delivery.permanent) {
-        return [{ type: 'CustomerEmailFailed', version: 1, data: { ...data, outcome: 'rejected', reason: delivery.reason, failedAt: command.now } }];
-      }
-      if (command.attempt >= command.maxAttempts) {
-        const reason = `${delivery.reason} (gave up after ${command.attempt} attempts)`;
-        return [{ type: 'CustomerEmailFailed', version: 1, data: { ...data, outcome: 'gave_up', reason, failedAt: command.now } }];
-      }
+      if (delivery.permanent) return failed(email, attempt, 'rejected', delivery.reason, now);
+      if (attempt >= command.maxAttempts) return failed(email, attempt, 'gave_up', `${delivery.reason} (gave up after ${attempt} attempts)`, now);
       return [
-        { type: 'CustomerEmailSendFailed', version: 1, data: { ...data, reason: delivery.reason, retryAt: command.retryAt, failedAt: command.now } },
+        { type: 'CustomerEmailSendFailed', version: 1, data: { ...data, reason: delivery.reason, retryAt: command.retryAt, failedAt: now } },
       ];
     default:
       return assertNever(delivery);

@@ -87,104 +87,57 @@ function requireClaim(state: PopulateRequestState, r: PopulateRequestRef, attemp
   }
 }
 
-function decide(command: PopulateRequestCommand, state: PopulateRequestState): SupplyPointPopulateRequestEvent[] {
+function errored(r: PopulateRequestRef, attempt: number, reason: string, now: string): SupplyPointPopulateRequestEvent[] {
+  return [{ type: 'SupplyPointPopulateRequestErrored', version: 1, data: { ...ref(r), attempt, reason, erroredAt: now } }];
+}
+
+type ClaimPopulateRequest = Extract<PopulateRequestCommand, { type: 'ClaimPopulateRequest' }>;
+
+function claim(command: ClaimPopulateRequest, state: PopulateRequestState): SupplyPointPopulateRequestEvent[] {
   const r = command.request;
-  switch (command.type) {
-    case 'ClaimPopulateRequest': {
-      if (state.status === 'imported' || state.status === 'errored') throw finished(r);
-      let attempt: number;
-      if (state.status === 'claimed') {
-        if (before(command.now, state.leaseExpiresAt)) {
-          throw new DomainError('populate_request_claimed', `The request for ${r.identifier} is being worked on.`);
-        }
-        // The worker holding the claim died mid-call: nobody knows what the operator answered, so the lost
-        // attempt counts (a request that kills the worker every time must not loop forever).
-        if (state.attempt >= command.maxAttempts) {
-          return [
-            {
-              type: 'SupplyPointPopulateRequestErrored',
-              version: 1,
-              data: {
-                ...ref(r),
-                attempt: state.attempt,
-                reason: `No answer was recorded for any of ${state.attempt} attempts: the worker stopped during the last one.`,
-                erroredAt: command.now,
-              },
-            },
-          ];
-        }
-        attempt = state.attempt + 1;
-      } else {
-        if (state.dueAt !== null && before(command.now, state.dueAt)) {
-          throw new DomainError('populate_request_not_due', `The request for ${r.identifier} is not due before ${state.dueAt}.`);
-        }
-        attempt = state.attemptsUsed + 1;
-      }
-      return [
-        {
-          type: 'SupplyPointPopulateRequestClaimed',
-          version: 1,
-          data: { ...ref(r), attempt, claimedAt: command.now, leaseExpiresAt: command.leaseExpiresAt },
-        },
-      ];
+  if (state.status === 'imported' || state.status === 'errored') throw finished(r);
+  let attempt: number;
+  if (state.status === 'claimed') {
+    if (before(command.now, state.leaseExpiresAt)) {
+      throw new DomainError('populate_request_claimed', `The request for ${r.identifier} is being worked on.`);
     }
-    case 'RecordSupplyPointFound':
-      requireClaim(state, r, command.attempt);
-      return [
-        {
-          type: 'SupplyPointImported',
-          version: 1,
-          data: {
-            ...ref(r),
-            attempt: command.attempt,
-            customerCategory: command.customerCategory,
-            address: { line1: command.address.line1, postcode: command.address.postcode, city: command.address.city },
-            details: { ...command.details },
-            importedAt: command.now,
-          },
-        },
-      ];
+    // The worker holding the claim died mid-call: nobody knows what the operator answered, so the lost
+    // attempt counts (a request that kills the worker every time must not loop forever).
+    if (state.attempt >= command.maxAttempts) {
+      const reason = `No answer was recorded for any of ${state.attempt} attempts: the worker stopped during the last one.`;
+      return errored(r, state.attempt, reason, command.now);
+    }
+    attempt = state.attempt + 1;
+  } else {
+    if (state.dueAt !== null && before(command.now, state.dueAt)) {
+      throw new DomainError('populate_request_not_due', `The request for ${r.identifier} is not due before ${state.dueAt}.`);
+    }
+    attempt = state.attemptsUsed + 1;
+  }
+  const data = { ...ref(r), attempt, claimedAt: command.now, leaseExpiresAt: command.leaseExpiresAt };
+  return [{ type: 'SupplyPointPopulateRequestClaimed', version: 1, data }];
+}
+
+function decide(command: PopulateRequestCommand, state: PopulateRequestState): SupplyPointPopulateRequestEvent[] {
+  if (command.type === 'ClaimPopulateRequest') return claim(command, state);
+  const { request: r, attempt, now } = command;
+  requireClaim(state, r, attempt);
+  switch (command.type) {
+    case 'RecordSupplyPointFound': {
+      const { line1, postcode, city } = command.address;
+      const address = { line1, postcode, city };
+      const data = { ...ref(r), attempt, customerCategory: command.customerCategory, address, details: { ...command.details }, importedAt: now };
+      return [{ type: 'SupplyPointImported', version: 1, data }];
+    }
     case 'RecordPopulateAttemptFailed':
-      requireClaim(state, r, command.attempt);
-      if (command.attempt >= command.maxAttempts) {
-        return [
-          {
-            type: 'SupplyPointPopulateRequestErrored',
-            version: 1,
-            data: {
-              ...ref(r),
-              attempt: command.attempt,
-              reason: `${command.reason} (gave up after ${command.attempt} attempts)`,
-              erroredAt: command.now,
-            },
-          },
-        ];
-      }
+      if (attempt >= command.maxAttempts) return errored(r, attempt, `${command.reason} (gave up after ${attempt} attempts)`, now);
       return [
-        {
-          type: 'SupplyPointPopulateAttemptFailed',
-          version: 1,
-          data: { ...ref(r), attempt: command.attempt, reason: command.reason, retryAt: command.retryAt, failedAt: command.now },
-        },
+        { type: 'SupplyPointPopulateAttemptFailed', version: 1, data: { ...ref(r), attempt, reason: command.reason, retryAt: command.retryAt, failedAt: now } },
       ];
     case 'RecordPopulateRequestRefused':
-      requireClaim(state, r, command.attempt);
-      return [
-        {
-          type: 'SupplyPointPopulateRequestErrored',
-          version: 1,
-          data: { ...ref(r), attempt: command.attempt, reason: command.reason, erroredAt: command.now },
-        },
-      ];
+      return errored(r, attempt, command.reason, now);
     case 'ReleasePopulateRequest':
-      requireClaim(state, r, command.attempt);
-      return [
-        {
-          type: 'SupplyPointPopulateRequestReleased',
-          version: 1,
-          data: { ...ref(r), attempt: command.attempt, reason: command.reason, releasedAt: command.now },
-        },
-      ];
+      return [{ type: 'SupplyPointPopulateRequestReleased', version: 1, data: { ...ref(r), attempt, reason: command.reason, releasedAt: now } }];
     default:
       return assertNever(command);
   }
