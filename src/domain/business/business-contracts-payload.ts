@@ -4,11 +4,8 @@ import { validateWith, type Validation } from '../validation/field-errors.js';
 import { businessContractSchema, checkContractIdentifiersUnique, whenIdentifiersClean } from './business-payload.js';
 
 /**
- * The business-contracts/create/ payload (the platform's endpoint of
- * the same name): contracts added to an existing business, each with the same
- * schema and in-payload rules as the contracts of business/ (spec 2.3).
- * Whether the business exists, the identifiers are free and the named
- * products exist are looked-up facts, checked by the business decider.
+ * The business-contracts/create/ payload (the platform's endpoint): contracts added to an existing business,
+ * with the schema and rules of business/'s contracts (spec 2.3). What they refer to is checked by the decider.
  */
 export const businessContractsPayloadSchema = z.object({
   import_supplier_code: requiredText(64),

@@ -6,15 +6,9 @@ import { addDomainIssue, requiredText, whenClean } from '../account-import-proce
 import { noRepeatedKeys, validateWith, type Validation } from '../validation/field-errors.js';
 
 /**
- * The business-create payload (spec 2.4, contracts 2.3). Pure: whether the
- * named products exist and whether a contract identifier is already taken by
- * another business are looked-up facts, checked by the business decider.
- * Unknown fields are dropped, as on every payload of this API (spec 2.1).
+ * The business-create payload (spec 2.4, contracts 2.3); unknown fields are dropped (spec 2.1). Whether the
+ * named products exist and the contract identifiers are free are facts, checked by the business decider.
  */
-
-export const DUPLICATE_CONTRACT_IDENTIFIERS = 'duplicate_contract_identifiers';
-export const VERSION_BEFORE_VALID_FROM = 'version_applicable_before_contract_valid_from';
-export const DUPLICATE_DETAIL_KEYS = 'children_with_duplicate_values';
 
 type Ctx = core.$RefinementCtx<unknown>;
 
@@ -30,7 +24,7 @@ function checkVersionDates(contract: z.output<typeof contractSchema>, ctx: Ctx):
     if (version.applicable_at_date < contract.valid_from_date) {
       addDomainIssue(
         ctx,
-        VERSION_BEFORE_VALID_FROM,
+        'version_applicable_before_contract_valid_from',
         `applicable_at_date ${version.applicable_at_date} is before the contract's valid_from_date ${contract.valid_from_date}.`,
         ['versions', index, 'applicable_at_date'],
       );
@@ -38,11 +32,7 @@ function checkVersionDates(contract: z.output<typeof contractSchema>, ctx: Ctx):
   });
 }
 
-/**
- * Runs the date rule as soon as valid_from_date and every applicable_at_date are
- * valid, even when some term of the contract is broken (its errors are reported
- * alongside).
- */
+/** Runs the date rule once valid_from_date and every applicable_at_date are valid, even if a term is broken. */
 const whenDatesClean = {
   when: (payload: core.ParsePayload): boolean => {
     const value = payload.value as { valid_from_date?: unknown; versions?: unknown } | null;
@@ -65,19 +55,19 @@ export const businessContractSchema = contractSchema.superRefine(checkVersionDat
 
 export const checkContractIdentifiersUnique = noRepeatedKeys(
   (contract: { identifier: string }) => contract.identifier,
-  DUPLICATE_CONTRACT_IDENTIFIERS,
+  'duplicate_contract_identifiers',
   (identifier) => `Contract identifier ${identifier} appears more than once.`,
   (index) => [index, 'identifier'],
 );
 
 const checkDetailKeysUnique = noRepeatedKeys(
   (detail: { key: string }) => detail.key,
-  DUPLICATE_DETAIL_KEYS,
+  'children_with_duplicate_values',
   (key) => `Detail key ${key} appears more than once.`,
   (index) => [index, 'key'],
 );
 
-/** Identifiers are compared only once each one is valid; the other contracts' errors are reported alongside. */
+/** Identifiers are compared once each one is valid; the other contracts' errors are reported alongside. */
 export const whenIdentifiersClean = {
   when: (payload: core.ParsePayload): boolean =>
     Array.isArray(payload.value) &&

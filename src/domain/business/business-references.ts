@@ -9,10 +9,7 @@ export interface PayloadReference {
 /** Where business/ holds its contracts; business-contracts/create/ holds them at `business_contracts`. */
 export const BUSINESS_CONTRACTS_ATTR = 'business.business_contracts';
 
-/**
- * Every product code the contracts name: the items of PRODUCT_RATE_OVERRIDE_SCHEDULE
- * terms and the schedules of RATE_GROUP_ELIGIBILITY terms, in payload order.
- */
+/** Every product code the contracts name (PRODUCT_RATE_OVERRIDE_SCHEDULE items, RATE_GROUP_ELIGIBILITY schedules). */
 export function productCodeReferences(payload: BusinessPayload): PayloadReference[] {
   return contractProductCodeReferences(payload.business.business_contracts, BUSINESS_CONTRACTS_ATTR);
 }

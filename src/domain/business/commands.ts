@@ -4,29 +4,18 @@ import type { BusinessContract, BusinessPayload } from './business-payload.js';
 export interface CreateBusiness {
   readonly type: 'CreateBusiness';
   readonly payload: BusinessPayload;
-  /**
-   * Fact: which of the product codes the contracts name exist (read from the
-   * products projection). Products are never deleted, so a code found cannot
-   * go stale; one created meanwhile only makes the answer conservative.
-   */
+  /** Fact: which of the product codes the contracts name exist. Products are never deleted: a code found cannot go stale. */
   readonly existingProductCodes: readonly string[];
   /**
-   * Fact: which of the payload's contract identifiers already belong to a
-   * business of the same import supplier (any business, this one included).
-   * A concurrent claim of the same identifier is caught by the primary key of
-   * the business_contracts projection, and the command is retried.
+   * Fact: which of the contract identifiers already belong to a business of the supplier (this one included).
+   * A concurrent claim is caught by the business_contracts projection's primary key, and the command retried.
    */
   readonly takenContractIdentifiers: readonly string[];
   /** ISO timestamp from the injected clock. */
   readonly now: string;
 }
 
-/**
- * Add contracts to an existing business (business-contracts/create/, the
- * platform's endpoint). The contracts have passed validateBusinessContractsPayload. The facts
- * are those of CreateBusiness, read the same way (a concurrent claim of an
- * identifier is caught by the business_contracts primary key and retried).
- */
+/** Add validated contracts to an existing business (business-contracts/create/); the facts are CreateBusiness's. */
 export interface AddBusinessContracts {
   readonly type: 'AddBusinessContracts';
   readonly importSupplier: string;

@@ -7,14 +7,12 @@ import { BUSINESS_CONTRACTS_ATTR, contractIdentifierReferencesOf, contractProduc
 import type { AddBusinessContracts, BusinessCommand, CreateBusiness } from './commands.js';
 import { businessEvolution, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
 
-/** The top-level code of every 400 about the business payload, its rules and what it refers to. */
-export const BUSINESS_FAILED_VALIDATION = 'business_failed_validation';
-
+/** Every 400 about the business payload, its rules and what it refers to. */
 export const businessFailedValidation = (errors: readonly FieldError[]) =>
-  new DomainError(BUSINESS_FAILED_VALIDATION, 'Business data could not be validated.', { errors });
+  new DomainError('business_failed_validation', 'Business data could not be validated.', { errors });
 
 /** Spec 2.4: "uniqueness is established by the external business identifier combined with key attributes such as name, number and type". */
-export const KEY_ATTRIBUTES: readonly (keyof BusinessKeyAttributes)[] = ['company_name', 'siret', 'business_type'];
+const KEY_ATTRIBUTES: readonly (keyof BusinessKeyAttributes)[] = ['company_name', 'siret', 'business_type'];
 
 function alreadyExists(command: CreateBusiness, differing: readonly (keyof BusinessKeyAttributes)[]): DomainError {
   const { external_business_identifier: ext, import_supplier_code: supplier } = command.payload;
@@ -90,11 +88,9 @@ function contractsAdded(
 }
 
 /**
- * Contracts added to an existing business: the business must exist (404
- * business_not_found), every identifier must be free in the supplier (the
- * business's own contracts included: an identifier is never reused, so a
- * repeat is refused rather than ignored) and every named product must exist
- * (400 business_failed_validation). One BusinessContractAdded per contract.
+ * Contracts added to an existing business (else 404 business_not_found): every identifier is free in the
+ * supplier, the business's own included (never reused, so a repeat is refused, not ignored), and every named
+ * product exists (else 400 business_failed_validation).
  */
 function addBusinessContracts(command: AddBusinessContracts, state: BusinessState): BusinessEvent[] {
   const { importSupplier, externalBusinessIdentifier } = command;

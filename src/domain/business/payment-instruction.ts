@@ -7,12 +7,8 @@ import { foundDetails, type VendorAnswer } from '../payment-instruction/commands
 import { businessNotFound } from './decider.js';
 
 /**
- * Payment instructions of a business (business-payment-instruction/create/,
- * the platform's endpoint of that name), decided over the business's
- * stream. Checked with the payment vendor exactly as an account's (spec 4.12,
- * docs/payment-instructions-and-emails.md): the vendor's answer arrives as a
- * fact. It folds only what it needs: whether the business exists, and the
- * references already recorded on it.
+ * Payment instructions of a business (business-payment-instruction/create/), decided over the business's
+ * stream and checked with the payment vendor as an account's are (spec 4.12): the vendor's answer is a fact.
  */
 
 /** The caller's request, already parsed. */
@@ -31,11 +27,7 @@ export interface CreateBusinessPaymentInstruction extends BusinessPaymentInstruc
   readonly type: 'CreateBusinessPaymentInstruction';
   /** Fact: the supplier's status (guarded by the supplier stream version); null when the supplier is unknown. */
   readonly supplierStatus: ImportSupplierStatus | null;
-  /**
-   * Fact: the platform account number of each named account that is imported
-   * in the supplier; the others are absent. An imported account stays
-   * imported, so the fact cannot go stale in a way that matters.
-   */
+  /** Fact: the platform account number of each named account imported in the supplier (it stays imported). */
   readonly importedAccounts: ReadonlyMap<string, string>;
   /** Fact: the vendor's answer for `reference`. */
   readonly vendorAnswer: VendorAnswer;
@@ -46,9 +38,7 @@ export type BusinessPaymentInstructionState =
   | { readonly status: 'none' }
   | { readonly status: 'created'; readonly references: ReadonlySet<string> };
 
-export const initialBusinessPaymentInstructionState: BusinessPaymentInstructionState = { status: 'none' };
-
-export function evolveBusinessPaymentInstructions(state: BusinessPaymentInstructionState, event: BusinessEvent): BusinessPaymentInstructionState {
+function evolve(state: BusinessPaymentInstructionState, event: BusinessEvent): BusinessPaymentInstructionState {
   switch (event.type) {
     case 'BusinessCreated':
       return { status: 'created', references: new Set() };
@@ -63,7 +53,7 @@ export function evolveBusinessPaymentInstructions(state: BusinessPaymentInstruct
 }
 
 /** The four body fields of the platform's CreateBusinessPaymentInstructionError, beside spec 7's. */
-export function businessPaymentInstructionErrorExtra(request: BusinessPaymentInstructionRequest, errorDetail: string) {
+function errorExtra(request: BusinessPaymentInstructionRequest, errorDetail: string) {
   return {
     error_detail: errorDetail,
     external_business_identifier: request.externalBusinessIdentifier,
@@ -78,32 +68,24 @@ function refusal(
   detail: string,
   options: { attr?: string; errors?: readonly FieldError[] } = {},
 ): DomainError {
-  return new DomainError(code, detail, { ...options, extra: businessPaymentInstructionErrorExtra(request, detail) });
+  return new DomainError(code, detail, { ...options, extra: errorExtra(request, detail) });
 }
 
-export type BusinessPaymentInstructionCheck =
-  | { readonly kind: 'new' }
-  /** The reference is already recorded on the business: the request succeeds and nothing is appended. */
-  | { readonly kind: 'already-recorded' };
-
 /**
- * The rules that do not need the vendor, in order: the business exists (404
- * business_not_found), its supplier is Ongoing (the platform's only validator
- * here), a reference already recorded is success with nothing to add, and
- * every named account is an imported account of the supplier (400
- * account_not_found, one item per account). The application runs it before
- * asking the vendor, so a request refused here never reaches the vendor; the
- * decider runs it again inside the transaction.
+ * The rules that need no vendor, in order: the business exists (404 business_not_found), its supplier is
+ * Ongoing, a reference already recorded is success with nothing to add (`already-recorded`), and every named
+ * account is imported in the supplier (400 account_not_found, one item each). The application runs it before
+ * asking the vendor, so a refused request never reaches it; the decider runs it again in the transaction.
  */
 export function checkBusinessPaymentInstruction(
   request: BusinessPaymentInstructionRequest,
   supplierStatus: ImportSupplierStatus | null,
   importedAccounts: ReadonlyMap<string, string>,
   state: BusinessPaymentInstructionState,
-): BusinessPaymentInstructionCheck {
+): { readonly kind: 'new' | 'already-recorded' } {
   if (state.status !== 'created' || supplierStatus === null) {
     const detail = `No business ${request.externalBusinessIdentifier} for import supplier ${request.importSupplier}.`;
-    throw businessNotFound(request.importSupplier, request.externalBusinessIdentifier, businessPaymentInstructionErrorExtra(request, detail));
+    throw businessNotFound(request.importSupplier, request.externalBusinessIdentifier, errorExtra(request, detail));
   }
   if (supplierStatus !== 'Ongoing') {
     throw refusal('import_supplier_migration_not_ongoing', request, `The migration for import supplier ${request.importSupplier} is ${supplierStatus}, not Ongoing.`);
@@ -151,6 +133,6 @@ export const businessPaymentInstructionDecider: Decider<
   BusinessPaymentInstructionState
 > = {
   decide,
-  evolve: evolveBusinessPaymentInstructions,
-  initialState: initialBusinessPaymentInstructionState,
+  evolve,
+  initialState: { status: 'none' },
 };

@@ -1,10 +1,7 @@
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { DomainError } from '../errors.js';
 
-/**
- * What the payment vendor said about an instruction reference, asked before
- * the command is decided (the call is I/O, so its answer arrives as a fact).
- */
+/** What the payment vendor said about an instruction reference: the call is I/O, so its answer arrives as a fact. */
 export type VendorAnswer =
   /** The vendor knows the instruction; `details` is its JSON answer as given. */
   | { readonly kind: 'found'; readonly details: Readonly<Record<string, unknown>> }
@@ -15,10 +12,7 @@ export type VendorAnswer =
   /** Unreachable, timed out, 5xx (or 408/429), or an answer that is not an instruction: retry as is. */
   | { readonly kind: 'unavailable'; readonly reason: string };
 
-/**
- * The vendor's details of a found instruction; any other answer is refused through `refuse` (the code, the
- * detail, and the field it names), so an account's and a business's instruction refuse it alike.
- */
+/** The vendor's details of a found instruction; any other answer is refused alike for an account and a business. */
 export function foundDetails(
   answer: VendorAnswer,
   vendor: string,

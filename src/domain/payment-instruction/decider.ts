@@ -5,16 +5,10 @@ import { ownedEvolution, type Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import { foundDetails, type CreatePaymentInstruction, type PaymentInstructionRequest } from './commands.js';
 
-/**
- * Payment instructions of one account (spec 4.12), decided over the account's
- * stream. It folds only what it needs: whether the account was processed
- * (and its platform number), and the references already recorded.
- */
+/** Payment instructions of one account (spec 4.12): whether it was processed (its number), and the references recorded. */
 export type PaymentInstructionState =
   | { readonly status: 'not-imported' }
   | { readonly status: 'imported'; readonly platformAccountNumber: string; readonly references: ReadonlySet<string> };
-
-export const initialPaymentInstructionState: PaymentInstructionState = { status: 'not-imported' };
 
 /** The state a fold owns (see `ownedEvolution`): its references may be added to in place. */
 type OwnedPaymentInstructionState =
@@ -43,18 +37,11 @@ const paymentInstructionEvolution = ownedEvolution<PaymentInstructionState, Ledg
   folds: (event) => event.type === 'AccountProcessed' || event.type === 'PaymentInstructionCreated',
 });
 
-/** The four body fields the platform's payment-instruction errors carry besides spec 7's (platform reference 5.2). */
-export function paymentInstructionErrorExtra(request: PaymentInstructionRequest, errorDetail: string) {
-  return {
-    error_detail: errorDetail,
-    external_account_number: request.externalAccountNumber,
-    import_supplier: request.importSupplier,
-    reference: request.reference,
-  };
-}
-
+/** An error carrying the four body fields of the platform's CreatePaymentInstructionError too (platform reference 5.2). */
 function vendorError(code: DomainError['code'], request: PaymentInstructionRequest, detail: string, attr?: string): DomainError {
-  return new DomainError(code, detail, { attr, extra: paymentInstructionErrorExtra(request, detail) });
+  const { externalAccountNumber, importSupplier, reference } = request;
+  const extra = { error_detail: detail, external_account_number: externalAccountNumber, import_supplier: importSupplier, reference };
+  return new DomainError(code, detail, { attr, extra });
 }
 
 export type PaymentInstructionCheck =
@@ -63,32 +50,22 @@ export type PaymentInstructionCheck =
   | { readonly kind: 'already-recorded'; readonly platformAccountNumber: string };
 
 /**
- * The rules that do not need the vendor's answer, in order: the account must
- * be imported (`account_not_found`, also for a staged-only account or a
- * wrong supplier code), its supplier Ongoing, and a reference already
- * recorded is success with nothing to add. The application runs it before
- * calling the vendor, so a request refused here never reaches the vendor; the
- * decider runs it again inside the transaction.
+ * The rules that need no vendor, in order: the account is imported (else `account_not_found`, also for a
+ * staged-only account or a wrong supplier), its supplier Ongoing, and a reference already recorded is success
+ * with nothing to add. The application runs it before calling the vendor, so a refused request never reaches
+ * it; the decider runs it again in the transaction.
  */
 export function checkPaymentInstruction(
   request: PaymentInstructionRequest,
   supplierStatus: ImportSupplierStatus | null,
   state: PaymentInstructionState,
 ): PaymentInstructionCheck {
-  // Both carry the platform's CreatePaymentInstructionError fields too: its validators name these two codes.
+  const { externalAccountNumber: ext, importSupplier: supplier } = request;
   if (state.status !== 'imported' || supplierStatus === null) {
-    throw vendorError(
-      'account_not_found',
-      request,
-      `No imported account ${request.externalAccountNumber} for import supplier ${request.importSupplier}.`,
-    );
+    throw vendorError('account_not_found', request, `No imported account ${ext} for import supplier ${supplier}.`);
   }
   if (supplierStatus !== 'Ongoing') {
-    throw vendorError(
-      'import_supplier_migration_not_ongoing',
-      request,
-      `The migration for import supplier ${request.importSupplier} is ${supplierStatus}, not Ongoing.`,
-    );
+    throw vendorError('import_supplier_migration_not_ongoing', request, `The migration for import supplier ${supplier} is ${supplierStatus}, not Ongoing.`);
   }
   if (state.references.has(request.reference)) {
     return { kind: 'already-recorded', platformAccountNumber: state.platformAccountNumber };
@@ -121,5 +98,5 @@ function decide(command: CreatePaymentInstruction, state: PaymentInstructionStat
 export const paymentInstructionDecider: Decider<CreatePaymentInstruction, LedgerEvent, PaymentInstructionCreated, PaymentInstructionState> = {
   decide,
   ...paymentInstructionEvolution,
-  initialState: initialPaymentInstructionState,
+  initialState: { status: 'not-imported' },
 };

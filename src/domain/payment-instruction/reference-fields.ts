@@ -2,19 +2,11 @@ import { z } from 'zod';
 import { MAX_LINE, addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 
 /**
- * The instruction's reference at the payment vendor, as the platform's
- * requests carry it. payment-instruction/create/ (LegacyPaymentInstruction)
- * takes `reference` or its deprecated alias `instruction_reference` (at most
- * 128), exactly one of them; business-payment-instruction/create/
- * (BusinessPaymentInstruction) has `reference` alone, optional in the
- * platform's schema. Every instruction is checked with the vendor by its
- * reference (docs/payment-instructions-and-emails.md), so a request without
- * one cannot be served: it answers the platform's code for a missing
- * reference, `mutually_exclusive_field_required` at `reference`, never a
- * generic `required`.
+ * The instruction's reference at the vendor: payment-instruction/create/ takes `reference` or its deprecated
+ * alias `instruction_reference`, exactly one; business-payment-instruction/create/ has `reference` alone,
+ * optional in the platform's schema. Every instruction is checked with the vendor by its reference, so one
+ * without it answers the platform's code for that, `mutually_exclusive_field_required`, never `required`.
  */
-export const MUTUALLY_EXCLUSIVE_FIELD_REQUIRED = 'mutually_exclusive_field_required';
-
 export const referenceField = {
   reference: requiredText(MAX_LINE)
     .optional()
@@ -35,16 +27,12 @@ interface References {
   readonly instruction_reference?: string | undefined;
 }
 
-/**
- * Exactly one reference (`reference`, or the alias where the schema has it),
- * answered as `reference` only. Checked even when other fields fail, so every
- * problem is listed at once.
- */
+/** Exactly one reference, answered as `reference` only; checked even when other fields fail. */
 export function withOneReference<S extends z.ZodType<References>>(schema: S, detail: string) {
   return schema
     .superRefine((request, ctx) => {
       if ((request.reference === undefined) === (request.instruction_reference === undefined)) {
-        addDomainIssue(ctx, MUTUALLY_EXCLUSIVE_FIELD_REQUIRED, detail, ['reference']);
+        addDomainIssue(ctx, 'mutually_exclusive_field_required', detail, ['reference']);
       }
     }, whenClean(['reference'], ['instruction_reference']))
     .transform((request) => {
