@@ -1,7 +1,7 @@
 import { DomainError } from '../errors.js';
 
 /** The platform's horizon: a window may not end more than 4 days ahead. */
-export const MAX_SCHEDULE_AHEAD_MS = 4 * 24 * 60 * 60 * 1000;
+const MAX_SCHEDULE_AHEAD_MS = 4 * 24 * 60 * 60 * 1000;
 
 /** `task_params`' window, as given (ISO 8601 date-times already checked for format), or null when absent. */
 export interface ScheduleWindow {
@@ -10,11 +10,9 @@ export interface ScheduleWindow {
 }
 
 /**
- * The platform's TaskParameters rules, in its order: each field on its own
- * (start not in the past, end at most 4 days ahead), then the two together
- * (start before end, `schedule_window_start__after_end`, sic). A missing start
- * means "now", so an end already past is "start after end". A missing end is
- * no deadline. Pure: `now` comes from the command.
+ * The platform's TaskParameters rules, in its order: start not in the past, end at most 4 days ahead, then
+ * start before end. A missing start means "now" (so an end already past is "start after end"); a missing end
+ * is no deadline.
  */
 export function checkScheduleWindow(window: ScheduleWindow, now: string): void {
   const nowMs = Date.parse(now);

@@ -23,7 +23,7 @@ import { evolveAccountImportProcess, initialAccountImportProcessState, type Acco
 export type AccountImportProcessEmitted = AccountImportProcessEvent | StagedRecordEvent | AccountRecordsImported | CustomerWelcomeEmailQueued;
 type Events = AccountImportProcessEmitted[];
 
-/** The allowed moves of the transfer status (spec 3.1 leaves them open; these are the issue's). */
+/** The allowed moves of the transfer status (spec 3.1 leaves them open). */
 export const transferStatusTransitions: Readonly<Record<TransferStatus, readonly TransferStatus[]>> = {
   UNKNOWN: [],
   PENDING: ['IN_PROGRESS'],

@@ -2,10 +2,9 @@ import { z, type core } from 'zod';
 import { decimalString } from '../product/decimal.js';
 
 /**
- * Money arrives in major units, as a JSON number (our spec's examples) or a decimal string (the platform's
- * documents: "53.24"), and is kept as integer cents, converted digit by digit, never by multiplying a float
- * (a number through its shortest text, `String(n)`). At most 2 decimals and MAX_WHOLE_DIGITS whole digits,
- * so every accepted amount is exact and its cents a safe integer.
+ * Money arrives in major units, a JSON number or a decimal string ("53.24"), and is kept as integer cents,
+ * converted digit by digit, never by multiplying a float. At most 2 decimals and MAX_WHOLE_DIGITS whole
+ * digits, so every accepted amount is exact and its cents a safe integer.
  */
 export const MAX_WHOLE_DIGITS = 10;
 

@@ -6,11 +6,8 @@ import { validateWith, type Validation } from '../validation/field-errors.js';
 export const MAX_RECORDS_PER_REQUEST = 1000;
 
 /**
- * The account a post-import request names (spec 4.9-4.11 call the supplier
- * `import_supplier`): `external_account_number`, or the platform's deprecated
- * alias `account_number` that its clients still send (x-use-instead:
- * external_account_number). Either one, or both with the same value: see
- * validateAccountRequest and withAccountNumberAlias.
+ * The account a post-import request names (spec 4.9-4.11): `external_account_number`, or the platform's
+ * deprecated alias `account_number` its clients still send; both only with the same value.
  */
 export const accountEnvelopeFields = {
   import_supplier: requiredText(),
@@ -20,25 +17,22 @@ export const accountEnvelopeFields = {
     .meta({ deprecated: true, description: 'Deprecated alias of `external_account_number` (the platform\'s): send either; both only with the same value.' }),
 };
 
-/** The platform's code for two fields of which only one may be given. */
-export const FIELDS_ARE_MUTUALLY_EXCLUSIVE = 'fields_are_mutually_exclusive';
-
 interface AccountEnvelope {
   readonly external_account_number: string;
   readonly account_number?: string | undefined;
 }
 
 /**
- * Wraps a schema that spreads accountEnvelopeFields: two different values are
- * `fields_are_mutually_exclusive` at `account_number` (checked even when other
- * fields fail, so every problem is listed at once), and the parsed request
- * names the account under `external_account_number` only.
+ * Wraps a schema that spreads accountEnvelopeFields: two different values are the platform's
+ * `fields_are_mutually_exclusive` (checked even when other fields fail); the parsed request keeps
+ * `external_account_number` only.
  */
 export function withAccountNumberAlias<S extends z.ZodType<AccountEnvelope>>(schema: S) {
   return schema
     .superRefine((request, ctx) => {
       if (request.account_number !== undefined && request.account_number !== request.external_account_number) {
-        addDomainIssue(ctx, FIELDS_ARE_MUTUALLY_EXCLUSIVE, 'account_number is a deprecated alias of external_account_number: send one of them.', ['account_number']);
+        const detail = 'account_number is a deprecated alias of external_account_number: send one of them.';
+        addDomainIssue(ctx, 'fields_are_mutually_exclusive', detail, ['account_number']);
       }
     }, whenClean(['external_account_number'], ['account_number']))
     .transform((request) => {
@@ -47,11 +41,7 @@ export function withAccountNumberAlias<S extends z.ZodType<AccountEnvelope>>(sch
     });
 }
 
-/**
- * The alias stands in for a missing `external_account_number` before the
- * request is parsed, so the account's field keeps its place and its codes
- * (`required` when neither is sent, `blank`, `max_length`).
- */
+/** The alias stands in for a missing `external_account_number` before parsing, so that field keeps its codes. */
 function withAliasResolved(input: unknown): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
   const fields = input as Record<string, unknown>;

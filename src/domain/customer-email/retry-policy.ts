@@ -1,8 +1,6 @@
 /**
- * How a customer email is retried after a delivery that certainly did not
- * happen (the SMTP server answered 4xx, or could not be reached). Attempt n
- * (from 1) that failed is retried after `baseDelayMs * 2^(n-1)`, capped at
- * `maxDelayMs`; after `maxAttempts` attempts the email is failed (`gave_up`).
+ * How an email is retried after a delivery that certainly did not happen (SMTP 4xx, or no server): failed
+ * attempt n waits `baseDelayMs * 2^(n-1)`, capped at `maxDelayMs`; after `maxAttempts` it fails (`gave_up`).
  */
 export interface EmailRetryPolicy {
   readonly maxAttempts: number;

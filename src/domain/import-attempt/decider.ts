@@ -23,7 +23,7 @@ export interface RefusedAttemptState {
   readonly lastFingerprint: string | null;
 }
 
-export function refusalFingerprint(data: Omit<RecordRefusedAttempt, 'type' | 'now' | 'detail' | 'importSupplier' | 'externalAccountNumber'>): string {
+function refusalFingerprint(data: Omit<RecordRefusedAttempt, 'type' | 'now' | 'detail' | 'importSupplier' | 'externalAccountNumber'>): string {
   return JSON.stringify([data.operation, data.dryRun, data.code, data.errors.map((e) => [e.code, e.attr]), data.accountStreamVersion]);
 }
 
@@ -32,10 +32,8 @@ function evolve(state: RefusedAttemptState, event: LedgerEvent): RefusedAttemptS
 }
 
 /**
- * Appends the refusal unless the stream's last one is the same refusal: a
- * client retrying the same broken request in a loop leaves one fact, not
- * thousands. Anything different in between (another code, another path, a
- * change of the account) makes the next one a new fact.
+ * Appends the refusal unless the stream's last one is the same: a client retrying a broken request in a loop
+ * leaves one fact, not thousands. Anything different in between makes the next one a new fact.
  */
 function decide(command: RecordRefusedAttempt, state: RefusedAttemptState): AccountImportAttemptRefused[] {
   const data = {

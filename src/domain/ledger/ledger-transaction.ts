@@ -3,11 +3,6 @@ import { formatCents } from '../account-records/money.js';
 import { assertNever } from '../assert-never.js';
 import type { TransactionInput } from './transaction-payload.js';
 
-/** A transaction moved into the open statement period (force_add_to_current_statement). */
-export interface Move {
-  readonly to: string;
-}
-
 export function movedDescription(originalDate: string, periodStart: string): string {
   return (
     `Transaction dated ${originalDate} was outside the open statement period and was moved to ${periodStart}, ` +
@@ -15,8 +10,8 @@ export function movedDescription(originalDate: string, periodStart: string): str
   );
 }
 
-/** The transaction as the ledger records it, from the caller's validated input. */
-export function ledgerTransaction(input: TransactionInput, move: Move | null = null): LedgerTransaction {
+/** The transaction as the ledger records it; `move` when force_add_to_current_statement moves it into the open period. */
+export function ledgerTransaction(input: TransactionInput, move: { readonly to: string } | null = null): LedgerTransaction {
   return {
     transactionId: input.transaction_id,
     type: input.type,
@@ -56,11 +51,7 @@ export function ledgerTransaction(input: TransactionInput, move: Move | null = n
   };
 }
 
-/**
- * What a transaction does to the balance the customer owes: charges, supply
- * charges and repayments (money paid back to the customer) raise it; credits
- * and payments lower it.
- */
+/** What a transaction does to the balance owed: charges and repayments (money paid back) raise it; credits and payments lower it. */
 export function balanceEffectCents(type: LedgerTransactionType, amountCents: number): number {
   switch (type) {
     case 'CHARGE':
@@ -80,12 +71,7 @@ function present(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== null));
 }
 
-/**
- * `transaction_data` as responses show it (spec 4.10): the caller's fields,
- * money as strings with two decimals, other decimals as decimal strings; a
- * moved transaction shows its booked date plus `original_transaction_date` and
- * `description`.
- */
+/** `transaction_data` as responses show it (spec 4.10): money as strings with two decimals; a moved one shows its original date. */
 export function transactionData(tx: LedgerTransaction): Record<string, unknown> {
   return present({
     transaction_id: tx.transactionId,

@@ -1,12 +1,9 @@
 import { nextDay } from '../account-import-process/iso-dates.js';
 
 /**
- * The first day of the account's currently-open statement period: the day
- * after the latest of the staged payload's last_billed_to_date and the end of
- * every historical statement recorded on the account (imported through
- * historical-statements/create/ or brought by the staged payload at process
- * time). The period is open-ended. Null when the account has neither: then no
- * transaction is outside the open period.
+ * The first day of the account's open (open-ended) statement period: the day after the latest of the staged
+ * payload's last_billed_to_date and the end of every historical statement recorded on the account. Null when
+ * the account has neither: then no transaction is outside it.
  */
 export function openPeriodStart(lastBilledToDate: string | null, latestStatementEnd: string | null): string | null {
   const bounds = [lastBilledToDate, latestStatementEnd].filter((date): date is string => date !== null);

@@ -9,19 +9,13 @@ import type { Validation } from '../validation/field-errors.js';
 import type { FieldError } from '../errors.js';
 
 /**
- * The financial transaction of spec 2.6, per type (the platform's rules where
- * the spec is silent: platform-reference.md section 3). Amounts are parsed to
- * integer cents; other decimals are kept as their decimal text. Unknown fields
- * are dropped.
+ * The financial transaction of spec 2.6, per type (the platform's rules where the spec is silent). Amounts
+ * are parsed to integer cents, other decimals kept as their decimal text; unknown fields are dropped.
  */
 
-export const ZERO_TRANSACTION_AMOUNT = 'zero_transaction_amount';
-export const NEGATIVE_TRANSACTION_AMOUNT = 'negative_transaction_amount';
-export const AMOUNT_DOES_NOT_MATCH_LINE_ITEMS = 'ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount';
-export const DUPLICATE_TRANSACTION_IDS = 'duplicate_transaction_ids';
-export const TAX_UNIT_TYPES = ['PROPORTION', 'CURRENCY_PER_KWH'] as const;
+const ZERO_TRANSACTION_AMOUNT = 'zero_transaction_amount';
 
-export const lineItemInputSchema = z
+const lineItemInputSchema = z
   .object({
     rate_band: requiredText(),
     start_date: isoDate(),
@@ -37,12 +31,12 @@ export const lineItemInputSchema = z
     }
   }, whenClean(['start_date'], ['end_date']));
 
-export const taxItemInputSchema = z.object({
+const taxItemInputSchema = z.object({
   amount: centsAmount(),
   tax_type: requiredText(),
   value_taxed: decimalText(10, 5),
   rate: decimalText(10, 5),
-  unit_type: choice(TAX_UNIT_TYPES),
+  unit_type: choice(['PROPORTION', 'CURRENCY_PER_KWH']),
 });
 
 const common = {
@@ -67,7 +61,7 @@ const nonZero: Refinement = [
 const positive: Refinement = [
   (tx, ctx) => {
     if (tx.amount === 0) addDomainIssue(ctx, ZERO_TRANSACTION_AMOUNT, 'The amount must not be zero.', ['amount']);
-    else if (tx.amount < 0) addDomainIssue(ctx, NEGATIVE_TRANSACTION_AMOUNT, 'Payments and repayments must be positive.', ['amount']);
+    else if (tx.amount < 0) addDomainIssue(ctx, 'negative_transaction_amount', 'Payments and repayments must be positive.', ['amount']);
   },
   whenClean(['amount']),
 ];
@@ -93,19 +87,15 @@ const supplyChargeSchema = z
     (tx, ctx) => {
       const total = tx.line_items.reduce((sum, item) => sum + item.net_amount, 0) + (tx.tax_items ?? []).reduce((sum, tax) => sum + tax.amount, 0);
       if (total !== tx.amount) {
-        addDomainIssue(
-          ctx,
-          AMOUNT_DOES_NOT_MATCH_LINE_ITEMS,
-          'The amount must equal the sum of the line items\' net amounts plus the tax amounts, to the cent.',
-          ['amount'],
-        );
+        const detail = 'The amount must equal the sum of the line items\' net amounts plus the tax amounts, to the cent.';
+        addDomainIssue(ctx, 'ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount', detail, ['amount']);
       }
     },
     whenClean(['amount'], ['line_items'], ['tax_items']),
   );
 
 /** Guarded like the account's payment preferences: a bad `type` is reported at `transactions.N.type`. */
-export const transactionInputSchema = z
+const transactionInputSchema = z
   .looseObject({ type: choice(ledgerTransactionTypes) })
   .pipe(z.discriminatedUnion('type', [chargeSchema, creditSchema, paymentSchema, repaymentSchema, supplyChargeSchema]));
 export type TransactionInput = z.output<typeof transactionInputSchema>;
@@ -132,7 +122,7 @@ function duplicateIds(input: unknown): FieldError[] {
     const id = typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['transaction_id'] : undefined;
     if (typeof id !== 'string') return;
     if (seen.has(id)) {
-      errors.push({ detail: `Duplicate transaction_id "${id}" in this request.`, code: DUPLICATE_TRANSACTION_IDS, attr: `transactions.${index}.transaction_id` });
+      errors.push({ detail: `Duplicate transaction_id "${id}" in this request.`, code: 'duplicate_transaction_ids', attr: `transactions.${index}.transaction_id` });
     }
     seen.add(id);
   });

@@ -12,7 +12,7 @@ export interface TransactionResult {
   readonly transaction: LedgerTransaction;
 }
 
-/** Each requested transaction's result: as recorded when it was (or would have been) added, as sent when it already existed. */
+/** Each requested transaction's result, in request order. */
 export function transactionResults(requested: ImportTransactionsRequest['transactions'], added: readonly LedgerTransaction[]): TransactionResult[] {
   const byId = new Map(added.map((transaction) => [transaction.transactionId, transaction]));
   return requested.map((tx) => {

@@ -4,9 +4,6 @@ import { addDomainIssue, requiredText, whenClean } from '../account-import-proce
 import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
 import type { Validation } from '../validation/field-errors.js';
 
-export const NOTE_BODY_OR_DOCUMENT_PATH_NOT_FOUND = 'note_body_or_document_path_not_found';
-export const NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE = 'note_unpin_at_earlier_than_creation_date';
-
 /** The instant a datetime names, in milliseconds (both are valid ISO 8601 with an offset). */
 export function instantOf(datetime: string): number {
   return Date.parse(datetime);
@@ -17,7 +14,7 @@ export function hasBody(body: string | undefined | null): body is string {
 }
 
 /** One note of notes/create/ (spec 4.9). */
-export const noteInputSchema = z
+const noteInputSchema = z
   .object({
     body: z.string().optional(),
     created_at: isoDateTime().optional(),
@@ -27,13 +24,13 @@ export const noteInputSchema = z
   })
   .superRefine((note, ctx) => {
     if (!hasBody(note.body) && (note.document_paths ?? []).length === 0) {
-      addDomainIssue(ctx, NOTE_BODY_OR_DOCUMENT_PATH_NOT_FOUND, 'A note needs a body or at least one document path.', []);
+      addDomainIssue(ctx, 'note_body_or_document_path_not_found', 'A note needs a body or at least one document path.', []);
     }
   }, whenClean(['body'], ['document_paths']))
   .superRefine((note, ctx) => {
     // With no created_at the note is created "now": the decider checks unpin_at against the clock.
     if (note.created_at !== undefined && note.unpin_at !== undefined && instantOf(note.unpin_at) <= instantOf(note.created_at)) {
-      addDomainIssue(ctx, NOTE_UNPIN_AT_EARLIER_THAN_CREATION_DATE, 'unpin_at must be later than created_at.', ['unpin_at']);
+      addDomainIssue(ctx, 'note_unpin_at_earlier_than_creation_date', 'unpin_at must be later than created_at.', ['unpin_at']);
     }
   }, whenClean(['created_at'], ['unpin_at']));
 export type NoteInput = z.output<typeof noteInputSchema>;

@@ -7,11 +7,7 @@ export interface ServiceConfigSetting {
   readonly offAllowed: boolean;
 }
 
-/**
- * What each service-wide setting accepts. A Record over every key, so a new
- * key fails to compile until it says what its default is and whether it can
- * be turned off.
- */
+/** What each service-wide setting accepts: a new key fails to compile until it says its default and whether it can be off. */
 export const serviceConfigSettings: Readonly<Record<ServiceConfigKey, ServiceConfigSetting>> = {
   'process-concurrency-limit': { defaultValue: null, offAllowed: true },
   // Outbound requests a second to each network operator (supply point pre-population); a throttle cannot be "off".

@@ -4,10 +4,7 @@ import type { SupplyPoint } from '../account-import-process/account-payload-supp
 import type { ProcessedAccountRef } from '../customer-email/welcome-emails.js';
 import { decimalString } from '../product/decimal.js';
 
-/**
- * A validated amount in major units (a JSON number with at most two decimals)
- * as integer cents, read from its decimal text rather than multiplied as a float.
- */
+/** A validated amount in major units (at most two decimals) as cents, read from its decimal text, not multiplied. */
 export function majorToCents(amount: number): number {
   const [whole = '0', fraction = ''] = decimalString(amount).split('.');
   const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0').slice(0, 2));
@@ -48,11 +45,7 @@ function supplyPointRecords(point: SupplyPoint): ImportedSupplyPointRecords | nu
   return empty ? null : records;
 }
 
-/**
- * The records of the staged payload that become part of the account's
- * recorded state when it is processed: one AccountRecordsImported, or none
- * when the payload holds no such record.
- */
+/** The staged payload's records that the account keeps when processed: one AccountRecordsImported, or none. */
 export function accountRecordsImported(account: ProcessedAccountRef, payload: AccountPayload): AccountRecordsImported[] {
   const supplyPoints = payload.supply_addresses
     .flatMap((address) => address.supply_points)

@@ -5,13 +5,11 @@ import { centsAmount } from '../account-records/money.js';
 import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
 import { noRepeatedKeys, type Validation } from '../validation/field-errors.js';
 
-export const DUPLICATE_STATEMENT_IDS = 'duplicate_statement_ids';
-
 /**
  * One statement of historical-statements/create/ (spec 4.11): its period and id are required; `issued_date`,
  * `number` and `gross_amount` may be left out or null, as the platform's documents allow.
  */
-export const statementInputSchema = z
+const statementInputSchema = z
   .object({
     bill_period_from_date: isoDate(),
     bill_period_to_date: isoDate(),
@@ -31,7 +29,7 @@ export type StatementInput = z.output<typeof statementInputSchema>;
 
 const repeatedStatementIds = noRepeatedKeys(
   (statement: StatementInput) => statement.statement_id,
-  DUPLICATE_STATEMENT_IDS,
+  'duplicate_statement_ids',
   (id) => `Duplicate statement_id "${id}" in this request.`,
   (index) => ['statements', index, 'statement_id'],
 );

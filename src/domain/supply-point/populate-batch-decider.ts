@@ -18,9 +18,8 @@ export type PopulateBatchCommand = {
 export type PopulateBatchState = { readonly exists: false } | { readonly exists: true; readonly requestCount: number };
 
 /**
- * The batch and one request per identifier, all in one decision (so in one
- * transaction): PRM ids first, then PCE ids, each in the order given. The
- * sequence numbers they get are the order the worker takes them in.
+ * The batch and one request per identifier in one decision (one transaction): PRM ids, then PCE ids, each in
+ * the order given, which their sequence numbers keep for the worker.
  */
 function decide(command: PopulateBatchCommand, state: PopulateBatchState): SupplyPointPopulateBatchEvent[] {
   switch (command.type) {

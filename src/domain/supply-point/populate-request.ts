@@ -2,12 +2,7 @@ import { z } from 'zod';
 import { isValidSupplyPointIdentifier, type SupplyType } from '../account-import-process/identifiers.js';
 import { NON_FIELD_ERRORS, type FieldError } from '../errors.js';
 
-/**
- * Customer categories a populate request may name. The spec shows only
- * `Domestic`; `Business` is the platform's other category. The operators are
- * not told the category: it is recorded with the batch and on every supply
- * point it stored.
- */
+/** The spec shows `Domestic`; `Business` is the platform's other. Recorded with the batch, never sent to the operators. */
 export const CUSTOMER_CATEGORIES = ['Domestic', 'Business'] as const;
 export type CustomerCategory = (typeof CUSTOMER_CATEGORIES)[number];
 
@@ -15,17 +10,15 @@ export type CustomerCategory = (typeof CUSTOMER_CATEGORIES)[number];
 export const MAX_IDENTIFIERS_PER_BATCH = 1_000;
 
 /** Which list of the payload holds which supply type. */
-export const IDENTIFIER_LISTS = [
+const IDENTIFIER_LISTS = [
   { field: 'prm_ids', supplyType: 'ELECTRICITY' },
   { field: 'pce_ids', supplyType: 'GAS' },
 ] as const satisfies readonly { field: string; supplyType: SupplyType }[];
 
 /**
- * The identifier rules of a populate request, as field errors: each PRM and
- * PCE well formed (the account rules: PRM 14 digits; PCE 14 digits or `GI` and
- * 6 digits), none repeated within its list, at least one and at most
- * MAX_IDENTIFIERS_PER_BATCH in all. The same identifier may appear in both
- * lists: a PRM and a PCE are different supply points at different operators.
+ * The identifier rules of a populate request: each PRM and PCE well formed (as on accounts), none repeated
+ * within its list, 1 to MAX_IDENTIFIERS_PER_BATCH in all. The same identifier may be in both lists: a PRM and
+ * a PCE are different supply points at different operators.
  */
 export function populateIdentifierErrors(prmIds: readonly string[], pceIds: readonly string[]): FieldError[] {
   const errors: FieldError[] = [];
@@ -59,10 +52,7 @@ export function populateIdentifierErrors(prmIds: readonly string[], pceIds: read
 
 const identifierList = z.array(z.string()).max(MAX_IDENTIFIERS_PER_BATCH);
 
-/**
- * POST supply-point/populate/ (spec 4.5). Either list may be omitted (it then
- * counts as empty); unknown fields are dropped.
- */
+/** POST supply-point/populate/ (spec 4.5): an omitted list counts as empty; unknown fields are dropped. */
 export const populateRequestSchema = z
   .object({
     prm_ids: identifierList.optional().default([]),

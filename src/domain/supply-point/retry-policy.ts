@@ -1,11 +1,8 @@
 /**
- * How a populate request is retried after a transient failure (timeout,
- * network error, 408, 429, 5xx). Attempt n (counting from 1) that failed is
- * retried after `baseDelayMs * 2^(n-1)`, capped at `maxDelayMs`; when the
- * operator sent Retry-After the wait is at least that (capped at
- * `maxRetryAfterMs`, so a wild header cannot park a request for days). After
- * `maxAttempts` attempts the request is errored with the last reason.
- * No jitter: the throttle already spaces the calls out.
+ * How a populate request is retried after a transient failure (timeout, network error, 408, 429, 5xx): failed
+ * attempt n waits `baseDelayMs * 2^(n-1)`, capped at `maxDelayMs`, and at least the operator's Retry-After
+ * (capped at `maxRetryAfterMs`, so a wild header cannot park a request for days); after `maxAttempts` the
+ * request is errored. No jitter: the throttle already spaces the calls out.
  */
 export interface PopulateRetryPolicy {
   readonly maxAttempts: number;
