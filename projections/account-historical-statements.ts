@@ -1,12 +1,11 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
-import { defineProjection } from './projection.js';
+import { recordSources } from '../events/account-records.js';
+import { accountKey, defineProjection } from './projection.js';
 
 /**
- * One row per historical statement of an imported account (spec 4.11, and the
- * staged payload's statements at process time). statement_id is unique per
- * account: it is part of the primary key.
- * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
+ * One row per historical statement of an imported account (spec 4.11, and the staged payload's statements
+ * at process time); statement_id is unique per account. WITHOUT ROWID on SQLite (small rows: an insert
+ * writes one b-tree), which only its migration says.
  */
 export const accountHistoricalStatements = sqliteTable(
   'account_historical_statements',
@@ -20,25 +19,16 @@ export const accountHistoricalStatements = sqliteTable(
     number: text('number'),
     grossAmountCents: integer('gross_amount_cents'),
     statementPath: text('statement_path'),
-    source: text('source', { enum: ['import_request', 'staged_payload', 'transaction_import'] }).notNull(),
+    source: text('source', { enum: recordSources }).notNull(),
     importedAt: text('imported_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.importSupplier, t.externalAccountNumber, t.statementId] })],
 );
 export type AccountHistoricalStatementRow = typeof accountHistoricalStatements.$inferSelect;
 
-export const accountHistoricalStatementsProjection = defineProjection({
+export const accountHistoricalStatementsProjection = defineProjection(accountHistoricalStatements)({
   name: 'account_historical_statements',
   version: 1,
-  table: accountHistoricalStatements,
-  handles: ['HistoricalStatementImported'],
-  keyOf: ({ event }) => ({
-    importSupplier: event.data.importSupplier,
-    externalAccountNumber: event.data.externalAccountNumber,
-    statementId: event.data.statementId,
-  }),
-  evolve(row, { event }) {
-    if (event.type !== 'HistoricalStatementImported') return assertNever(event.type);
-    return row ?? { ...event.data };
-  },
+  keyOf: ({ event }) => ({ ...accountKey(event.data), statementId: event.data.statementId }),
+  evolve: { HistoricalStatementImported: (row, { event }) => row ?? { ...event.data } },
 });

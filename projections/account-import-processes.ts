@@ -1,8 +1,8 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
-import { defineProjection } from './projection.js';
+import { transferStatuses } from '../events/account-import-process.js';
+import { accountKey, defineProjection } from './projection.js';
 
-export const importProcessStates = ['STAGED', 'SKIPPED', 'IMPORTED'] as const;
+const importProcessStates = ['STAGED', 'SKIPPED', 'IMPORTED'] as const;
 export type ImportProcessState = (typeof importProcessStates)[number];
 
 /**
@@ -20,9 +20,7 @@ export const accountImportProcesses = sqliteTable(
     /** The business contract the processed account is linked to (spec 1.5); null when none. */
     businessContractIdentifier: text('business_contract_identifier'),
     platformBusinessId: integer('platform_business_id'),
-    transferStatus: text('transfer_status', {
-      enum: ['UNKNOWN', 'PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'],
-    }).notNull(),
+    transferStatus: text('transfer_status', { enum: transferStatuses }).notNull(),
     stageCount: integer('stage_count').notNull(),
     firstStagedAt: text('first_staged_at').notNull(),
     lastStagedAt: text('last_staged_at').notNull(),
@@ -40,64 +38,41 @@ export const accountImportProcesses = sqliteTable(
 );
 export type AccountImportProcessRow = typeof accountImportProcesses.$inferSelect;
 
-export const accountImportProcessesProjection = defineProjection({
+export const accountImportProcessesProjection = defineProjection(accountImportProcesses)({
   name: 'account_import_processes',
   // 2: business contract link columns.
   version: 2,
-  table: accountImportProcesses,
-  handles: ['AccountStaged', 'AccountRestaged', 'AccountProcessed', 'AccountMarkedToSkip', 'AccountTransferStatusChanged'],
-  keyOf({ event }) {
-    switch (event.type) {
-      case 'AccountStaged':
-      case 'AccountRestaged':
-      case 'AccountProcessed':
-      case 'AccountMarkedToSkip':
-      case 'AccountTransferStatusChanged':
-        return { importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber };
-      default:
-        return assertNever(event);
-    }
-  },
-  evolve(row, { event }): AccountImportProcessRow | null {
-    switch (event.type) {
-      case 'AccountStaged':
-        return {
-          importSupplier: event.data.importSupplier,
-          externalAccountNumber: event.data.externalAccountNumber,
-          state: 'STAGED',
-          platformAccountNumber: null,
-          operationsTeamName: null,
-          businessContractIdentifier: null,
-          platformBusinessId: null,
-          transferStatus: 'UNKNOWN',
-          stageCount: 1,
-          firstStagedAt: event.data.stagedAt,
-          lastStagedAt: event.data.stagedAt,
-          accountCreatedAt: null,
-          updatedAt: event.data.stagedAt,
-        };
-      case 'AccountRestaged':
-        return row && { ...row, stageCount: row.stageCount + 1, lastStagedAt: event.data.stagedAt, updatedAt: event.data.stagedAt };
-      case 'AccountProcessed':
-        return (
-          row && {
-            ...row,
-            state: 'IMPORTED',
-            platformAccountNumber: event.data.platformAccountNumber,
-            operationsTeamName: event.data.operationsTeamName,
-            businessContractIdentifier: event.data.businessContractIdentifier ?? null,
-            platformBusinessId: event.data.platformBusinessId ?? null,
-            transferStatus: 'PENDING',
-            accountCreatedAt: event.data.processedAt,
-            updatedAt: event.data.processedAt,
-          }
-        );
-      case 'AccountMarkedToSkip':
-        return row && { ...row, state: 'SKIPPED', updatedAt: event.data.markedAt };
-      case 'AccountTransferStatusChanged':
-        return row && { ...row, transferStatus: event.data.to, updatedAt: event.data.changedAt };
-      default:
-        return assertNever(event);
-    }
+  keyOf: ({ event }) => accountKey(event.data),
+  evolve: {
+    AccountStaged: (_row, { event }) => ({
+      ...accountKey(event.data),
+      state: 'STAGED',
+      platformAccountNumber: null,
+      operationsTeamName: null,
+      businessContractIdentifier: null,
+      platformBusinessId: null,
+      transferStatus: 'UNKNOWN',
+      stageCount: 1,
+      firstStagedAt: event.data.stagedAt,
+      lastStagedAt: event.data.stagedAt,
+      accountCreatedAt: null,
+      updatedAt: event.data.stagedAt,
+    }),
+    AccountRestaged: (row, { event }) =>
+      row && { ...row, stageCount: row.stageCount + 1, lastStagedAt: event.data.stagedAt, updatedAt: event.data.stagedAt },
+    AccountProcessed: (row, { event }) =>
+      row && {
+        ...row,
+        state: 'IMPORTED',
+        platformAccountNumber: event.data.platformAccountNumber,
+        operationsTeamName: event.data.operationsTeamName,
+        businessContractIdentifier: event.data.businessContractIdentifier ?? null,
+        platformBusinessId: event.data.platformBusinessId ?? null,
+        transferStatus: 'PENDING',
+        accountCreatedAt: event.data.processedAt,
+        updatedAt: event.data.processedAt,
+      },
+    AccountMarkedToSkip: (row, { event }) => row && { ...row, state: 'SKIPPED', updatedAt: event.data.markedAt },
+    AccountTransferStatusChanged: (row, { event }) => row && { ...row, transferStatus: event.data.to, updatedAt: event.data.changedAt },
   },
 });

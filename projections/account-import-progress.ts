@@ -1,17 +1,16 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import type { ImportAttemptOperation } from '../events/import-attempt.js';
-import { assertNever } from '../src/domain/assert-never.js';
-import { defineProjection } from './projection.js';
+import { transferStatuses } from '../events/account-import-process.js';
+import { importAttemptOperations, type ImportAttemptOperation } from '../events/import-attempt.js';
+import { accountKey, defineProjection } from './projection.js';
 
 /** Where an account stands in its supplier's migration. */
-export const progressStates = ['PENDING', 'IMPORTED', 'SKIPPED'] as const;
-export type ProgressState = (typeof progressStates)[number];
+const progressStates = ['PENDING', 'IMPORTED', 'SKIPPED'] as const;
 
 /** The step a refused attempt was: a stage, or a process (v1, v2 scheduled or its run). */
 export const failureSteps = ['stage', 'process'] as const;
-export type FailureStep = (typeof failureSteps)[number];
+type FailureStep = (typeof failureSteps)[number];
 
-export interface FailureItem {
+interface FailureItem {
   readonly code: string;
   readonly attr: string | null;
 }
@@ -33,10 +32,10 @@ export const accountImportProgressTable = sqliteTable(
     /** PENDING also holds an account whose stages were all refused (it was never staged). */
     state: text('state', { enum: progressStates }).notNull(),
     /** The imported account's transfer status; null before it is imported. */
-    transferStatus: text('transfer_status', { enum: ['UNKNOWN', 'PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'] }),
+    transferStatus: text('transfer_status', { enum: transferStatuses }),
     /** The failure: all null while the account is not failing. */
     failureStep: text('failure_step', { enum: failureSteps }),
-    failureOperation: text('failure_operation', { enum: ['stage', 'process', 'schedule', 'scheduled_run'] }),
+    failureOperation: text('failure_operation', { enum: importAttemptOperations }),
     failureCode: text('failure_code'),
     failureErrors: text('failure_errors', { mode: 'json' }).$type<FailureItem[]>(),
     /** The top-level and item codes between spaces (` a b `): what `?code=` matches, on either store. */
@@ -64,62 +63,38 @@ const cleared = {
   failedPosition: null,
 } as const satisfies Partial<Row>;
 
-const pending = (importSupplier: string, externalAccountNumber: string): Row => ({
-  importSupplier,
-  externalAccountNumber,
-  state: 'PENDING',
-  transferStatus: null,
-  ...cleared,
-});
+/** The account's row, or the one of an account seen for the first time. */
+const current = (row: Row | null, data: { importSupplier: string; externalAccountNumber: string }): Row =>
+  row ?? { ...accountKey(data), state: 'PENDING', transferStatus: null, ...cleared };
 
 const stepOf = (operation: ImportAttemptOperation): FailureStep => (operation === 'stage' ? 'stage' : 'process');
 
-export const accountImportProgressProjection = defineProjection({
+export const accountImportProgressProjection = defineProjection(accountImportProgressTable)({
   name: 'account_import_progress',
   version: 1,
-  table: accountImportProgressTable,
-  handles: [
-    'AccountStaged',
-    'AccountRestaged',
-    'AccountProcessed',
-    'AccountMarkedToSkip',
-    'AccountTransferStatusChanged',
-    'AccountProcessDryRunSucceeded',
-    'AccountImportAttemptRefused',
-  ],
-  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber }),
-  evolve(row, { event, globalPosition }): Row | null {
-    const { importSupplier, externalAccountNumber } = event.data;
-    const base = row ?? pending(importSupplier, externalAccountNumber);
-    switch (event.type) {
-      case 'AccountStaged':
-      case 'AccountRestaged':
-        return { ...base, ...cleared };
-      case 'AccountProcessed':
-        return { ...base, ...cleared, state: 'IMPORTED', transferStatus: 'PENDING' };
-      case 'AccountMarkedToSkip':
-        return { ...base, ...cleared, state: 'SKIPPED' };
-      case 'AccountTransferStatusChanged':
-        return { ...base, transferStatus: event.data.to };
-      case 'AccountProcessDryRunSucceeded':
-        return row && { ...row, ...cleared };
-      case 'AccountImportAttemptRefused': {
-        // An imported or skipped account is done with: a refused attempt on it is no failure of the migration.
-        if (base.state !== 'PENDING') return row;
-        const codes = new Set([event.data.code, ...event.data.errors.map((e) => e.code)]);
-        return {
-          ...base,
-          failureStep: stepOf(event.data.operation),
-          failureOperation: event.data.operation,
-          failureCode: event.data.code,
-          failureErrors: event.data.errors.map((e) => ({ code: e.code, attr: e.attr })),
-          failureCodes: ` ${[...codes].join(' ')} `,
-          failedAt: event.data.refusedAt,
-          failedPosition: globalPosition,
-        };
-      }
-      default:
-        return assertNever(event);
-    }
+  keyOf: ({ event }) => accountKey(event.data),
+  evolve: {
+    AccountStaged: (row, { event }) => ({ ...current(row, event.data), ...cleared }),
+    AccountRestaged: (row, { event }) => ({ ...current(row, event.data), ...cleared }),
+    AccountProcessed: (row, { event }) => ({ ...current(row, event.data), ...cleared, state: 'IMPORTED', transferStatus: 'PENDING' }),
+    AccountMarkedToSkip: (row, { event }) => ({ ...current(row, event.data), ...cleared, state: 'SKIPPED' }),
+    AccountTransferStatusChanged: (row, { event }) => ({ ...current(row, event.data), transferStatus: event.data.to }),
+    AccountProcessDryRunSucceeded: (row) => row && { ...row, ...cleared },
+    AccountImportAttemptRefused(row, { event, globalPosition }) {
+      const base = current(row, event.data);
+      // An imported or skipped account is done with: a refused attempt on it is no failure of the migration.
+      if (base.state !== 'PENDING') return row;
+      const codes = new Set([event.data.code, ...event.data.errors.map((e) => e.code)]);
+      return {
+        ...base,
+        failureStep: stepOf(event.data.operation),
+        failureOperation: event.data.operation,
+        failureCode: event.data.code,
+        failureErrors: event.data.errors.map((e) => ({ code: e.code, attr: e.attr })),
+        failureCodes: ` ${[...codes].join(' ')} `,
+        failedAt: event.data.refusedAt,
+        failedPosition: globalPosition,
+      };
+    },
   },
 });

@@ -1,10 +1,8 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
-import { defineProjection } from './projection.js';
+import { accountKey, defineProjection } from './projection.js';
 
 /** The platform's v2 import statuses (GET /v2/data-import/accounts/<code>/<ext>/). */
 export const accountImportStatuses = ['PENDING', 'IN_PROGRESS', 'PROCESSED', 'ERRORED', 'DRY_RUN_SUCCEEDED', 'DRY_RUN_ERRORED', 'CANCELLED'] as const;
-export type AccountImportStatus = (typeof accountImportStatuses)[number];
 
 /**
  * One row per staged account, v1 or v2: its v2 status, latest event and latest
@@ -55,9 +53,8 @@ function touched(row: Row, at: string, event: string, data: Record<string, unkno
 /** A creation is waiting or running: what a v1 dry run or refusal says does not change the status it shows. */
 const scheduled = (row: Row): boolean => row.dueAt !== null;
 
-const fresh = (importSupplier: string, externalAccountNumber: string, at: string): Row => ({
-  importSupplier,
-  externalAccountNumber,
+const fresh = (data: { importSupplier: string; externalAccountNumber: string }, at: string): Row => ({
+  ...accountKey(data),
   status: 'PENDING',
   platformIdentifier: null,
   createdAt: at,
@@ -76,86 +73,63 @@ const fresh = (importSupplier: string, externalAccountNumber: string, at: string
   dueAt: null,
 });
 
-export const accountImportStatusesProjection = defineProjection({
+export const accountImportStatusesProjection = defineProjection(accountImportStatusTable)({
   name: 'account_import_statuses',
   version: 1,
-  table: accountImportStatusTable,
-  handles: [
-    'AccountStaged',
-    'AccountRestaged',
-    'AccountProcessed',
-    'AccountMarkedToSkip',
-    'AccountProcessDryRunSucceeded',
-    'AccountImportAttemptRefused',
-    'AccountCreationScheduled',
-    'AccountCreationClaimed',
-    'AccountCreationFinished',
-    'AccountCreationCancelled',
-  ],
-  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber }),
-  evolve(row, { event }): Row | null {
-    const { importSupplier, externalAccountNumber } = event.data;
-    switch (event.type) {
-      case 'AccountStaged':
-        return row ? touched(row, event.data.stagedAt, 'CREATED', null, { status: 'PENDING' }) : fresh(importSupplier, externalAccountNumber, event.data.stagedAt);
-      case 'AccountRestaged':
-        return row && touched(row, event.data.stagedAt, 'UPDATED', null, { status: row.status === 'IN_PROGRESS' ? row.status : 'PENDING' });
-      case 'AccountProcessed':
-        return (
-          row &&
-          touched(row, event.data.processedAt, 'PROCESSED', null, {
-            status: 'PROCESSED',
-            platformIdentifier: event.data.platformAccountNumber,
-            dueAt: null,
-            claimId: null,
-          })
-        );
-      case 'AccountMarkedToSkip':
-        return row && touched(row, event.data.markedAt, 'SKIPPED', null, { status: 'CANCELLED', dueAt: null, claimId: null });
-      case 'AccountProcessDryRunSucceeded':
-        return row && touched(row, event.data.ranAt, 'DRY_RUN_SUCCEEDED', null, { status: scheduled(row) ? row.status : 'DRY_RUN_SUCCEEDED' });
-      case 'AccountImportAttemptRefused': {
-        if (!row) return null;
-        const error = { code: event.data.code, detail: event.data.detail, domain: IMPORT_PROCESS_DOMAIN };
-        // A refused process is the import process erroring; a refused stage leaves the staged data and its status as they were.
-        const erred = event.data.operation === 'process' && !scheduled(row);
-        return touched(row, event.data.refusedAt, event.data.dryRun ? 'DRY_RUN_ERRORED' : 'ERRORED', error, {
-          status: erred ? (event.data.dryRun ? 'DRY_RUN_ERRORED' : 'ERRORED') : row.status,
-          latestErrorCode: error.code,
-          latestErrorDetail: error.detail,
-          latestErrorDomain: error.domain,
-        });
-      }
-      case 'AccountCreationScheduled': {
-        const base = row ?? fresh(importSupplier, externalAccountNumber, event.data.scheduledAt);
-        const data = { is_dry_run: event.data.isDryRun, schedule_window_start: event.data.windowStart, schedule_window_end: event.data.windowEnd };
-        return touched(base, event.data.scheduledAt, 'SCHEDULED', data, {
-          status: 'PENDING',
-          taskId: event.data.taskId,
-          isDryRun: event.data.isDryRun,
-          operationsTeamName: event.data.operationsTeamName,
-          windowEnd: event.data.windowEnd,
-          claimId: null,
-          dueAt: event.data.windowStart ?? event.data.scheduledAt,
-        });
-      }
-      case 'AccountCreationClaimed':
-        return row && touched(row, event.data.claimedAt, 'STARTED', null, { status: 'IN_PROGRESS', claimId: event.data.claimId, dueAt: event.data.leaseExpiresAt });
-      case 'AccountCreationFinished': {
-        if (!row) return null;
-        const error = event.data.error && { ...event.data.error, domain: IMPORT_PROCESS_DOMAIN };
-        return touched(row, event.data.finishedAt, event.data.outcome, error, {
-          status: event.data.outcome,
-          platformIdentifier: event.data.platformAccountNumber ?? row.platformIdentifier,
-          claimId: null,
-          dueAt: null,
-          ...(error ? { latestErrorCode: error.code, latestErrorDetail: error.detail, latestErrorDomain: error.domain } : {}),
-        });
-      }
-      case 'AccountCreationCancelled':
-        return row && touched(row, event.data.cancelledAt, 'CANCELLED', null, { status: 'CANCELLED', claimId: null, dueAt: null });
-      default:
-        return assertNever(event);
-    }
+  keyOf: ({ event }) => accountKey(event.data),
+  evolve: {
+    AccountStaged: (row, { event }) =>
+      row ? touched(row, event.data.stagedAt, 'CREATED', null, { status: 'PENDING' }) : fresh(event.data, event.data.stagedAt),
+    AccountRestaged: (row, { event }) =>
+      row && touched(row, event.data.stagedAt, 'UPDATED', null, { status: row.status === 'IN_PROGRESS' ? row.status : 'PENDING' }),
+    AccountProcessed: (row, { event }) =>
+      row &&
+      touched(row, event.data.processedAt, 'PROCESSED', null, {
+        status: 'PROCESSED',
+        platformIdentifier: event.data.platformAccountNumber,
+        dueAt: null,
+        claimId: null,
+      }),
+    AccountMarkedToSkip: (row, { event }) => row && touched(row, event.data.markedAt, 'SKIPPED', null, { status: 'CANCELLED', dueAt: null, claimId: null }),
+    AccountProcessDryRunSucceeded: (row, { event }) =>
+      row && touched(row, event.data.ranAt, 'DRY_RUN_SUCCEEDED', null, { status: scheduled(row) ? row.status : 'DRY_RUN_SUCCEEDED' }),
+    AccountImportAttemptRefused(row, { event }) {
+      if (!row) return null;
+      const error = { code: event.data.code, detail: event.data.detail, domain: IMPORT_PROCESS_DOMAIN };
+      // A refused process is the import process erroring; a refused stage leaves the staged data and its status as they were.
+      const erred = event.data.operation === 'process' && !scheduled(row);
+      return touched(row, event.data.refusedAt, event.data.dryRun ? 'DRY_RUN_ERRORED' : 'ERRORED', error, {
+        status: erred ? (event.data.dryRun ? 'DRY_RUN_ERRORED' : 'ERRORED') : row.status,
+        latestErrorCode: error.code,
+        latestErrorDetail: error.detail,
+        latestErrorDomain: error.domain,
+      });
+    },
+    AccountCreationScheduled(row, { event }) {
+      const data = { is_dry_run: event.data.isDryRun, schedule_window_start: event.data.windowStart, schedule_window_end: event.data.windowEnd };
+      return touched(row ?? fresh(event.data, event.data.scheduledAt), event.data.scheduledAt, 'SCHEDULED', data, {
+        status: 'PENDING',
+        taskId: event.data.taskId,
+        isDryRun: event.data.isDryRun,
+        operationsTeamName: event.data.operationsTeamName,
+        windowEnd: event.data.windowEnd,
+        claimId: null,
+        dueAt: event.data.windowStart ?? event.data.scheduledAt,
+      });
+    },
+    AccountCreationClaimed: (row, { event }) =>
+      row && touched(row, event.data.claimedAt, 'STARTED', null, { status: 'IN_PROGRESS', claimId: event.data.claimId, dueAt: event.data.leaseExpiresAt }),
+    AccountCreationFinished(row, { event }) {
+      if (!row) return null;
+      const error = event.data.error && { ...event.data.error, domain: IMPORT_PROCESS_DOMAIN };
+      return touched(row, event.data.finishedAt, event.data.outcome, error, {
+        status: event.data.outcome,
+        platformIdentifier: event.data.platformAccountNumber ?? row.platformIdentifier,
+        claimId: null,
+        dueAt: null,
+        ...(error ? { latestErrorCode: error.code, latestErrorDetail: error.detail, latestErrorDomain: error.domain } : {}),
+      });
+    },
+    AccountCreationCancelled: (row, { event }) => row && touched(row, event.data.cancelledAt, 'CANCELLED', null, { status: 'CANCELLED', claimId: null, dueAt: null }),
   },
 });

@@ -1,14 +1,12 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
+import { ledgerTransactionTypes } from '../events/account-records.js';
 import { balanceEffectCents } from '../src/domain/ledger/ledger-transaction.js';
-import { defineProjection } from './projection.js';
+import { accountKey, defineProjection } from './projection.js';
 
 /**
- * The account ledger (spec 4.10): one row per transaction of an imported
- * account. Read in date order (ties in the order they were added, `position`)
- * with the running balance summed from `balance_effect_cents`
- * (src/queries/account-record-read-models.ts). A transaction_id appears at
- * most once per account: it is the primary key.
+ * The account ledger (spec 4.10): one row per transaction of an imported account, read in date order (ties
+ * in the order they were added, `position`) with the running balance summed from `balance_effect_cents`.
+ * A transaction_id appears at most once per account: it is in the primary key.
  */
 export const accountLedgerTransactions = sqliteTable(
   'account_ledger_transactions',
@@ -18,7 +16,7 @@ export const accountLedgerTransactions = sqliteTable(
     transactionId: text('transaction_id').notNull(),
     /** Global position of the event that added it: the order of addition, stable on replay. */
     position: integer('position').notNull(),
-    type: text('type', { enum: ['CHARGE', 'CREDIT', 'PAYMENT', 'REPAYMENT', 'SUPPLY_CHARGE'] }).notNull(),
+    type: text('type', { enum: ledgerTransactionTypes }).notNull(),
     transactionDate: text('transaction_date').notNull(),
     originalTransactionDate: text('original_transaction_date'),
     amountCents: integer('amount_cents').notNull(),
@@ -33,35 +31,28 @@ export const accountLedgerTransactions = sqliteTable(
     index('account_ledger_transactions_date_idx').on(t.importSupplier, t.externalAccountNumber, t.transactionDate, t.position),
   ],
 );
-export type AccountLedgerTransactionRow = typeof accountLedgerTransactions.$inferSelect;
 
-export const accountLedgerTransactionsProjection = defineProjection({
+export const accountLedgerTransactionsProjection = defineProjection(accountLedgerTransactions)({
   name: 'account_ledger_transactions',
   version: 1,
-  table: accountLedgerTransactions,
-  handles: ['LedgerTransactionAdded'],
-  keyOf: ({ event }) => ({
-    importSupplier: event.data.importSupplier,
-    externalAccountNumber: event.data.externalAccountNumber,
-    transactionId: event.data.transaction.transactionId,
-  }),
-  evolve(row, { event, globalPosition }) {
-    if (event.type !== 'LedgerTransactionAdded') return assertNever(event.type);
-    // The decider never adds an id twice; should the log ever hold it twice, the first one stands.
-    if (row) return row;
-    const tx = event.data.transaction;
-    return {
-      importSupplier: event.data.importSupplier,
-      externalAccountNumber: event.data.externalAccountNumber,
-      transactionId: tx.transactionId,
-      position: globalPosition,
-      type: tx.type,
-      transactionDate: tx.transactionDate,
-      originalTransactionDate: tx.originalTransactionDate,
-      amountCents: tx.amountCents,
-      balanceEffectCents: balanceEffectCents(tx.type, tx.amountCents),
-      transaction: JSON.stringify(tx),
-      addedAt: event.data.addedAt,
-    };
+  keyOf: ({ event }) => ({ ...accountKey(event.data), transactionId: event.data.transaction.transactionId }),
+  evolve: {
+    LedgerTransactionAdded(row, { event, globalPosition }) {
+      // The decider never adds an id twice; should the log ever hold it twice, the first one stands.
+      if (row) return row;
+      const tx = event.data.transaction;
+      return {
+        ...accountKey(event.data),
+        transactionId: tx.transactionId,
+        position: globalPosition,
+        type: tx.type,
+        transactionDate: tx.transactionDate,
+        originalTransactionDate: tx.originalTransactionDate,
+        amountCents: tx.amountCents,
+        balanceEffectCents: balanceEffectCents(tx.type, tx.amountCents),
+        transaction: JSON.stringify(tx),
+        addedAt: event.data.addedAt,
+      };
+    },
   },
 });

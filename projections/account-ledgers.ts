@@ -1,12 +1,10 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
 import { balanceEffectCents } from '../src/domain/ledger/ledger-transaction.js';
-import { defineProjection } from './projection.js';
+import { accountKey, defineProjection } from './projection.js';
 
 /**
- * One row per account that has ledger transactions: the balance the customer
- * owes (integer cents; negative is in credit), the signed sum of every
- * transaction's balance effect, and how many transactions make it.
+ * One row per account that has ledger transactions: the balance the customer owes (integer cents; negative
+ * is in credit), the signed sum of every transaction's balance effect, and how many transactions make it.
  * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
  */
 export const accountLedgers = sqliteTable(
@@ -20,23 +18,17 @@ export const accountLedgers = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.importSupplier, t.externalAccountNumber] })],
 );
-export type AccountLedgerRow = typeof accountLedgers.$inferSelect;
 
-export const accountLedgersProjection = defineProjection({
+export const accountLedgersProjection = defineProjection(accountLedgers)({
   name: 'account_ledgers',
   version: 1,
-  table: accountLedgers,
-  handles: ['LedgerTransactionAdded'],
-  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber }),
-  evolve(row, { event }) {
-    if (event.type !== 'LedgerTransactionAdded') return assertNever(event.type);
-    const tx = event.data.transaction;
-    return {
-      importSupplier: event.data.importSupplier,
-      externalAccountNumber: event.data.externalAccountNumber,
-      balanceCents: (row?.balanceCents ?? 0) + balanceEffectCents(tx.type, tx.amountCents),
+  keyOf: ({ event }) => accountKey(event.data),
+  evolve: {
+    LedgerTransactionAdded: (row, { event }) => ({
+      ...accountKey(event.data),
+      balanceCents: (row?.balanceCents ?? 0) + balanceEffectCents(event.data.transaction.type, event.data.transaction.amountCents),
       transactionCount: (row?.transactionCount ?? 0) + 1,
       updatedAt: event.data.addedAt,
-    };
+    }),
   },
 });

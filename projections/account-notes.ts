@@ -1,14 +1,12 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
-import { defineProjection } from './projection.js';
+import { recordSources } from '../events/account-records.js';
+import { accountKey, defineProjection } from './projection.js';
 
 /**
- * One row per note of an imported account (spec 4.9), numbered from 1 per
- * account in creation order: notes created through notes/create/, brought by
- * the staged payload at process time, or pinned by the ledger when it moved
- * transactions into the open statement period. Pinned notes and their unpin
- * time are here.
- * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
+ * One row per note of an imported account (spec 4.9), numbered from 1 per account in creation order: notes
+ * created through notes/create/, brought by the staged payload at process time, or pinned by the ledger when
+ * it moved transactions into the open statement period. WITHOUT ROWID on SQLite (small rows: an insert
+ * writes one b-tree), which only its migration says.
  */
 export const accountNotes = sqliteTable(
   'account_notes',
@@ -24,25 +22,18 @@ export const accountNotes = sqliteTable(
     unpinAt: text('unpin_at'),
     /** JSON array of the document paths, relative to the supplier's document root. */
     documentPaths: text('document_paths').notNull(),
-    source: text('source', { enum: ['import_request', 'staged_payload', 'transaction_import'] }).notNull(),
+    source: text('source', { enum: recordSources }).notNull(),
     recordedAt: text('recorded_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.importSupplier, t.externalAccountNumber, t.sequence] })],
 );
 export type AccountNoteRow = typeof accountNotes.$inferSelect;
 
-export const accountNotesProjection = defineProjection({
+export const accountNotesProjection = defineProjection(accountNotes)({
   name: 'account_notes',
   version: 1,
-  table: accountNotes,
-  handles: ['AccountNoteCreated'],
-  keyOf: ({ event }) => ({
-    importSupplier: event.data.importSupplier,
-    externalAccountNumber: event.data.externalAccountNumber,
-    sequence: event.data.sequence,
-  }),
-  evolve(row, { event, recordedAt }) {
-    if (event.type !== 'AccountNoteCreated') return assertNever(event.type);
-    return { ...event.data, documentPaths: JSON.stringify(event.data.documentPaths), recordedAt };
+  keyOf: ({ event }) => ({ ...accountKey(event.data), sequence: event.data.sequence }),
+  evolve: {
+    AccountNoteCreated: (_row, { event, recordedAt }) => ({ ...event.data, documentPaths: JSON.stringify(event.data.documentPaths), recordedAt }),
   },
 });

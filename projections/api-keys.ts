@@ -1,5 +1,4 @@
 import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /** API keys by hash, with the import suppliers each one is scoped to. The keys themselves are never stored. */
@@ -17,27 +16,19 @@ export const apiKeys = sqliteTable(
 );
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export const apiKeysProjection = defineProjection({
+export const apiKeysProjection = defineProjection(apiKeys)({
   name: 'api_keys',
   version: 1,
-  table: apiKeys,
-  handles: ['ApiKeyCreated', 'ApiKeyRevoked'],
   keyOf: ({ event }) => ({ keyId: event.data.keyId }),
-  evolve(row, { event }) {
-    switch (event.type) {
-      case 'ApiKeyCreated':
-        return {
-          keyId: event.data.keyId,
-          keyHash: event.data.keyHash,
-          suppliers: [...event.data.suppliers],
-          label: event.data.label,
-          createdAt: event.data.createdAt,
-          revokedAt: null,
-        };
-      case 'ApiKeyRevoked':
-        return row && { ...row, revokedAt: row.revokedAt ?? event.data.revokedAt };
-      default:
-        return assertNever(event);
-    }
+  evolve: {
+    ApiKeyCreated: (_row, { event }) => ({
+      keyId: event.data.keyId,
+      keyHash: event.data.keyHash,
+      suppliers: [...event.data.suppliers],
+      label: event.data.label,
+      createdAt: event.data.createdAt,
+      revokedAt: null,
+    }),
+    ApiKeyRevoked: (row, { event }) => row && { ...row, revokedAt: row.revokedAt ?? event.data.revokedAt },
   },
 });

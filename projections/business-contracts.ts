@@ -1,5 +1,4 @@
 import { index, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -22,32 +21,25 @@ export const businessContracts = sqliteTable(
     index('business_contracts_business_idx').on(t.importSupplier, t.externalBusinessIdentifier),
   ],
 );
-export type BusinessContractRow = typeof businessContracts.$inferSelect;
 
-export const businessContractsProjection = defineProjection({
+export const businessContractsProjection = defineProjection(businessContracts)({
   name: 'business_contracts',
   version: 1,
-  table: businessContracts,
-  handles: ['BusinessContractAdded'],
   keyOf: ({ event }) => ({
     importSupplier: event.data.importSupplier,
     contractIdentifier: event.data.identifier,
     externalBusinessIdentifier: event.data.externalBusinessIdentifier,
   }),
-  evolve(row, { event }) {
-    switch (event.type) {
-      case 'BusinessContractAdded': {
-        const validFrom = event.data.contract['valid_from_date'];
-        return {
-          importSupplier: event.data.importSupplier,
-          contractIdentifier: event.data.identifier,
-          externalBusinessIdentifier: event.data.externalBusinessIdentifier,
-          validFromDate: typeof validFrom === 'string' ? validFrom : null,
-          addedAt: event.data.addedAt,
-        };
-      }
-      default:
-        return assertNever(event.type);
-    }
+  evolve: {
+    BusinessContractAdded(_row, { event }) {
+      const validFrom = event.data.contract['valid_from_date'];
+      return {
+        importSupplier: event.data.importSupplier,
+        contractIdentifier: event.data.identifier,
+        externalBusinessIdentifier: event.data.externalBusinessIdentifier,
+        validFromDate: typeof validFrom === 'string' ? validFrom : null,
+        addedAt: event.data.addedAt,
+      };
+    },
   },
 });

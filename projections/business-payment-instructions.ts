@@ -1,13 +1,11 @@
 import { primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
+import { vendorStatus } from './payment-instructions.js';
 import { defineProjection } from './projection.js';
 
 /**
- * The vendor-verified payment instructions of businesses
- * (business-payment-instruction/create/), one row per (business,
- * reference). `accounts` lists the business's accounts the instruction is for
- * (external and platform numbers), `vendorDetails` is the vendor's JSON answer
- * as given, `vendorStatus` its `status` field.
+ * The vendor-verified payment instructions of businesses (business-payment-instruction/create/), one row per
+ * (business, reference). `accounts` lists the business's accounts the instruction is for (external and
+ * platform numbers), `vendorDetails` is the vendor's JSON answer as given, `vendorStatus` its `status` field.
  */
 export const businessPaymentInstructions = sqliteTable(
   'business_payment_instructions',
@@ -27,19 +25,13 @@ export const businessPaymentInstructions = sqliteTable(
 );
 export type BusinessPaymentInstructionRow = typeof businessPaymentInstructions.$inferSelect;
 
-export const businessPaymentInstructionsProjection = defineProjection({
+export const businessPaymentInstructionsProjection = defineProjection(businessPaymentInstructions)({
   name: 'business_payment_instructions',
   version: 1,
-  table: businessPaymentInstructions,
-  handles: ['BusinessPaymentInstructionCreated'],
   keyOf: ({ event }) => ({
     importSupplier: event.data.importSupplier,
     externalBusinessIdentifier: event.data.externalBusinessIdentifier,
     reference: event.data.reference,
   }),
-  evolve(_row, { event }) {
-    if (event.type !== 'BusinessPaymentInstructionCreated') return assertNever(event.type);
-    const status = event.data.vendorDetails['status'];
-    return { ...event.data, vendorStatus: typeof status === 'string' ? status : '' };
-  },
+  evolve: { BusinessPaymentInstructionCreated: (_row, { event }) => ({ ...event.data, vendorStatus: vendorStatus(event.data.vendorDetails) }) },
 });

@@ -1,5 +1,4 @@
 import { integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -26,26 +25,19 @@ export const businesses = sqliteTable(
 );
 export type BusinessRow = typeof businesses.$inferSelect;
 
-export const businessesProjection = defineProjection({
+export const businessesProjection = defineProjection(businesses)({
   name: 'businesses',
   version: 1,
-  table: businesses,
-  handles: ['BusinessCreated'],
   keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalBusinessIdentifier: event.data.externalBusinessIdentifier }),
-  evolve(row, { event, globalPosition }) {
-    switch (event.type) {
-      case 'BusinessCreated':
-        return {
-          importSupplier: event.data.importSupplier,
-          externalBusinessIdentifier: event.data.externalBusinessIdentifier,
-          platformBusinessId: globalPosition,
-          businessType: event.data.business.business_type,
-          companyName: event.data.business.company_name,
-          siret: event.data.business.siret,
-          createdAt: event.data.createdAt,
-        };
-      default:
-        return assertNever(event.type);
-    }
+  evolve: {
+    BusinessCreated: (_row, { event, globalPosition }) => ({
+      importSupplier: event.data.importSupplier,
+      externalBusinessIdentifier: event.data.externalBusinessIdentifier,
+      platformBusinessId: globalPosition,
+      businessType: event.data.business.business_type,
+      companyName: event.data.business.company_name,
+      siret: event.data.business.siret,
+      createdAt: event.data.createdAt,
+    }),
   },
 });

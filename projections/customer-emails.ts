@@ -1,6 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { customerEmailFailureOutcomes } from '../events/customer-email.js';
-import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 export const customerEmailStatuses = ['QUEUED', 'SENDING', 'SENT', 'FAILED'] as const;
@@ -46,95 +45,69 @@ export const customerEmails = sqliteTable(
 );
 export type CustomerEmailRow = typeof customerEmails.$inferSelect;
 
-export const customerEmailsProjection = defineProjection({
+export const customerEmailsProjection = defineProjection(customerEmails)({
   name: 'customer_emails',
   version: 1,
-  table: customerEmails,
-  handles: ['CustomerWelcomeEmailQueued', 'CustomerEmailSendClaimed', 'CustomerEmailSent', 'CustomerEmailSendFailed', 'CustomerEmailFailed'],
-  keyOf({ event }) {
-    switch (event.type) {
-      case 'CustomerWelcomeEmailQueued':
-      case 'CustomerEmailSendClaimed':
-      case 'CustomerEmailSent':
-      case 'CustomerEmailSendFailed':
-      case 'CustomerEmailFailed':
-        return { emailId: event.data.emailId };
-      default:
-        return assertNever(event);
-    }
-  },
-  evolve(row, { event, globalPosition }): CustomerEmailRow | null {
-    switch (event.type) {
-      case 'CustomerWelcomeEmailQueued':
-        return {
-          emailId: event.data.emailId,
-          importSupplier: event.data.importSupplier,
-          externalAccountNumber: event.data.externalAccountNumber,
-          platformAccountNumber: event.data.platformAccountNumber,
-          customerIndex: event.data.customerIndex,
-          recipient: event.data.to,
-          subject: event.data.subject,
-          body: event.data.text,
-          queuePosition: globalPosition,
-          status: 'QUEUED',
-          attempt: 0,
-          dueAt: null,
-          leaseExpiresAt: null,
-          lastError: null,
-          failureOutcome: null,
-          messageId: null,
-          queuedAt: event.data.queuedAt,
-          sentAt: null,
-          updatedAt: event.data.queuedAt,
-        };
-      case 'CustomerEmailSendClaimed':
-        return (
-          row && {
-            ...row,
-            status: 'SENDING',
-            attempt: event.data.attempt,
-            dueAt: null,
-            leaseExpiresAt: event.data.leaseExpiresAt,
-            updatedAt: event.data.claimedAt,
-          }
-        );
-      case 'CustomerEmailSendFailed':
-        return (
-          row && {
-            ...row,
-            status: 'QUEUED',
-            dueAt: event.data.retryAt,
-            leaseExpiresAt: null,
-            lastError: event.data.reason,
-            updatedAt: event.data.failedAt,
-          }
-        );
-      case 'CustomerEmailSent':
-        return (
-          row && {
-            ...row,
-            status: 'SENT',
-            dueAt: null,
-            leaseExpiresAt: null,
-            messageId: event.data.messageId,
-            sentAt: event.data.sentAt,
-            updatedAt: event.data.sentAt,
-          }
-        );
-      case 'CustomerEmailFailed':
-        return (
-          row && {
-            ...row,
-            status: 'FAILED',
-            dueAt: null,
-            leaseExpiresAt: null,
-            lastError: event.data.reason,
-            failureOutcome: event.data.outcome,
-            updatedAt: event.data.failedAt,
-          }
-        );
-      default:
-        return assertNever(event);
-    }
+  keyOf: ({ event }) => ({ emailId: event.data.emailId }),
+  evolve: {
+    CustomerWelcomeEmailQueued: (_row, { event, globalPosition }) => ({
+      emailId: event.data.emailId,
+      importSupplier: event.data.importSupplier,
+      externalAccountNumber: event.data.externalAccountNumber,
+      platformAccountNumber: event.data.platformAccountNumber,
+      customerIndex: event.data.customerIndex,
+      recipient: event.data.to,
+      subject: event.data.subject,
+      body: event.data.text,
+      queuePosition: globalPosition,
+      status: 'QUEUED',
+      attempt: 0,
+      dueAt: null,
+      leaseExpiresAt: null,
+      lastError: null,
+      failureOutcome: null,
+      messageId: null,
+      queuedAt: event.data.queuedAt,
+      sentAt: null,
+      updatedAt: event.data.queuedAt,
+    }),
+    CustomerEmailSendClaimed: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'SENDING',
+        attempt: event.data.attempt,
+        dueAt: null,
+        leaseExpiresAt: event.data.leaseExpiresAt,
+        updatedAt: event.data.claimedAt,
+      },
+    CustomerEmailSendFailed: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'QUEUED',
+        dueAt: event.data.retryAt,
+        leaseExpiresAt: null,
+        lastError: event.data.reason,
+        updatedAt: event.data.failedAt,
+      },
+    CustomerEmailSent: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'SENT',
+        dueAt: null,
+        leaseExpiresAt: null,
+        messageId: event.data.messageId,
+        sentAt: event.data.sentAt,
+        updatedAt: event.data.sentAt,
+      },
+    CustomerEmailFailed: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'FAILED',
+        dueAt: null,
+        leaseExpiresAt: null,
+        lastError: event.data.reason,
+        failureOutcome: event.data.outcome,
+        updatedAt: event.data.failedAt,
+      },
   },
 });

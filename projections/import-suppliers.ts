@@ -1,11 +1,11 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
+import { importSupplierStatuses } from '../events/import-supplier.js';
 import { defineProjection } from './projection.js';
 
 /** Import suppliers with their status and data-import configuration. */
 export const importSuppliers = sqliteTable('import_suppliers', {
   code: text('code').primaryKey(),
-  status: text('status', { enum: ['Ongoing', 'Paused', 'Complete'] }).notNull(),
+  status: text('status', { enum: importSupplierStatuses }).notNull(),
   sendEmails: integer('send_emails', { mode: 'boolean' }).notNull(),
   documentRoot: text('document_root'),
   /** The operations team of v2 scheduled creations whose request names none; null: none. */
@@ -21,55 +21,43 @@ export const importSuppliers = sqliteTable('import_suppliers', {
 });
 export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
 
-export const importSuppliersProjection = defineProjection({
+export const importSuppliersProjection = defineProjection(importSuppliers)({
   name: 'import_suppliers',
   // 2: the default operations team. 3: the last verification.
   version: 3,
-  table: importSuppliers,
-  handles: ['ImportSupplierCreated', 'ImportSupplierStatusChanged', 'ImportSupplierConfigChanged', 'ImportSupplierVerified'],
   keyOf: ({ event }) => ({ code: event.data.code }),
-  evolve(row, { event, streamPosition, metadata }) {
-    switch (event.type) {
-      case 'ImportSupplierCreated':
-        return {
-          code: event.data.code,
-          status: event.data.status,
-          sendEmails: event.data.sendEmails,
-          documentRoot: event.data.documentRoot,
-          defaultOperationsTeamName: null,
-          streamVersion: streamPosition,
-          createdAt: event.data.createdAt,
-          updatedAt: event.data.createdAt,
-          lastVerifiedAt: null,
-          lastVerifiedBy: null,
-          lastVerification: null,
-        };
-      case 'ImportSupplierStatusChanged':
-        return row && { ...row, status: event.data.to, streamVersion: streamPosition, updatedAt: event.data.changedAt };
-      case 'ImportSupplierConfigChanged':
-        return (
-          row && {
-            ...row,
-            sendEmails: event.data.sendEmails ?? row.sendEmails,
-            documentRoot: event.data.documentRoot === undefined ? row.documentRoot : event.data.documentRoot,
-            defaultOperationsTeamName:
-              event.data.defaultOperationsTeamName === undefined ? row.defaultOperationsTeamName : event.data.defaultOperationsTeamName,
-            streamVersion: streamPosition,
-            updatedAt: event.data.changedAt,
-          }
-        );
-      case 'ImportSupplierVerified':
-        return (
-          row && {
-            ...row,
-            lastVerifiedAt: event.data.verifiedAt,
-            lastVerifiedBy: metadata.actor,
-            lastVerification: { agree: event.data.agree, summary: event.data.summary },
-            streamVersion: streamPosition,
-          }
-        );
-      default:
-        return assertNever(event);
-    }
+  evolve: {
+    ImportSupplierCreated: (_row, { event, streamPosition }) => ({
+      code: event.data.code,
+      status: event.data.status,
+      sendEmails: event.data.sendEmails,
+      documentRoot: event.data.documentRoot,
+      defaultOperationsTeamName: null,
+      streamVersion: streamPosition,
+      createdAt: event.data.createdAt,
+      updatedAt: event.data.createdAt,
+      lastVerifiedAt: null,
+      lastVerifiedBy: null,
+      lastVerification: null,
+    }),
+    ImportSupplierStatusChanged: (row, { event, streamPosition }) =>
+      row && { ...row, status: event.data.to, streamVersion: streamPosition, updatedAt: event.data.changedAt },
+    ImportSupplierConfigChanged: (row, { event, streamPosition }) =>
+      row && {
+        ...row,
+        sendEmails: event.data.sendEmails ?? row.sendEmails,
+        documentRoot: event.data.documentRoot === undefined ? row.documentRoot : event.data.documentRoot,
+        defaultOperationsTeamName: event.data.defaultOperationsTeamName === undefined ? row.defaultOperationsTeamName : event.data.defaultOperationsTeamName,
+        streamVersion: streamPosition,
+        updatedAt: event.data.changedAt,
+      },
+    ImportSupplierVerified: (row, { event, streamPosition, metadata }) =>
+      row && {
+        ...row,
+        lastVerifiedAt: event.data.verifiedAt,
+        lastVerifiedBy: metadata.actor,
+        lastVerification: { agree: event.data.agree, summary: event.data.summary },
+        streamVersion: streamPosition,
+      },
   },
 });

@@ -1,12 +1,10 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
- * Accounts imported per supplier and minute (`minute`: the UTC minute,
- * `2026-11-23T12:04`), v1 processes and v2 scheduled runs alike (both append
- * AccountProcessed). The progress endpoint reads the last hour: at most 60
- * rows of one primary key range.
+ * Accounts imported per supplier and UTC minute (`2026-11-23T12:04`), v1 processes and v2 scheduled runs
+ * alike (both append AccountProcessed). The progress endpoint reads the last hour: at most 60 rows of one
+ * primary key range.
  */
 export const importThroughputTable = sqliteTable(
   'import_throughput',
@@ -19,28 +17,22 @@ export const importThroughputTable = sqliteTable(
 );
 export type ImportThroughputRow = typeof importThroughputTable.$inferSelect;
 
-export const minuteOf = (instant: string): string => instant.slice(0, 16);
+const minuteOf = (instant: string): string => instant.slice(0, 16);
 
-export const importThroughputProjection = defineProjection({
+export const importThroughputProjection = defineProjection(importThroughputTable)({
   name: 'import_throughput',
   version: 1,
-  table: importThroughputTable,
-  handles: ['AccountProcessed'],
   keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, minute: minuteOf(event.data.processedAt) }),
-  evolve(row, { event }) {
-    switch (event.type) {
-      case 'AccountProcessed':
-        return { importSupplier: event.data.importSupplier, minute: minuteOf(event.data.processedAt), imports: (row?.imports ?? 0) + 1 };
-      default:
-        return assertNever(event.type);
-    }
+  evolve: {
+    AccountProcessed: (row, { event }) => ({
+      importSupplier: event.data.importSupplier,
+      minute: minuteOf(event.data.processedAt),
+      imports: (row?.imports ?? 0) + 1,
+    }),
   },
 });
 
-/**
- * When a supplier's migration started (its first staged account) and last
- * moved (any account event, refusals included): one row per supplier.
- */
+/** When a supplier's migration started (its first staged account) and last moved (any account event, refusals included). */
 export const importActivityTable = sqliteTable('import_activity', {
   importSupplier: text('import_supplier').primaryKey(),
   firstStagedAt: text('first_staged_at'),
@@ -51,44 +43,24 @@ export type ImportActivityRow = typeof importActivityTable.$inferSelect;
 const earlier = (a: string | null, b: string): string => (a !== null && a <= b ? a : b);
 const later = (a: string | null, b: string): string => (a !== null && a >= b ? a : b);
 
-export const importActivityProjection = defineProjection({
+/** The supplier's row after an account event at `at`; `staged` when that event is a first staging. */
+const active = (row: ImportActivityRow | null, importSupplier: string, at: string, staged = false): ImportActivityRow => ({
+  importSupplier,
+  firstStagedAt: staged ? earlier(row?.firstStagedAt ?? null, at) : (row?.firstStagedAt ?? null),
+  lastActivityAt: later(row?.lastActivityAt ?? null, at),
+});
+
+export const importActivityProjection = defineProjection(importActivityTable)({
   name: 'import_activity',
   version: 1,
-  table: importActivityTable,
-  handles: [
-    'AccountStaged',
-    'AccountRestaged',
-    'AccountProcessed',
-    'AccountMarkedToSkip',
-    'AccountTransferStatusChanged',
-    'AccountProcessDryRunSucceeded',
-    'AccountImportAttemptRefused',
-  ],
   keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier }),
-  evolve(row, { event }) {
-    const at = (() => {
-      switch (event.type) {
-        case 'AccountStaged':
-        case 'AccountRestaged':
-          return event.data.stagedAt;
-        case 'AccountProcessed':
-          return event.data.processedAt;
-        case 'AccountMarkedToSkip':
-          return event.data.markedAt;
-        case 'AccountTransferStatusChanged':
-          return event.data.changedAt;
-        case 'AccountProcessDryRunSucceeded':
-          return event.data.ranAt;
-        case 'AccountImportAttemptRefused':
-          return event.data.refusedAt;
-        default:
-          return assertNever(event);
-      }
-    })();
-    return {
-      importSupplier: event.data.importSupplier,
-      firstStagedAt: event.type === 'AccountStaged' ? earlier(row?.firstStagedAt ?? null, at) : (row?.firstStagedAt ?? null),
-      lastActivityAt: later(row?.lastActivityAt ?? null, at),
-    };
+  evolve: {
+    AccountStaged: (row, { event }) => active(row, event.data.importSupplier, event.data.stagedAt, true),
+    AccountRestaged: (row, { event }) => active(row, event.data.importSupplier, event.data.stagedAt),
+    AccountProcessed: (row, { event }) => active(row, event.data.importSupplier, event.data.processedAt),
+    AccountMarkedToSkip: (row, { event }) => active(row, event.data.importSupplier, event.data.markedAt),
+    AccountTransferStatusChanged: (row, { event }) => active(row, event.data.importSupplier, event.data.changedAt),
+    AccountProcessDryRunSucceeded: (row, { event }) => active(row, event.data.importSupplier, event.data.ranAt),
+    AccountImportAttemptRefused: (row, { event }) => active(row, event.data.importSupplier, event.data.refusedAt),
   },
 });

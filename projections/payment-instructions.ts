@@ -1,11 +1,9 @@
 import { primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
-import { defineProjection } from './projection.js';
+import { accountKey, defineProjection } from './projection.js';
 
 /**
- * The vendor-verified payment instructions of imported accounts (spec 4.12),
- * one row per (account, reference). `vendorDetails` is the vendor's JSON
- * answer as given; `vendorStatus` its `status` field.
+ * The vendor-verified payment instructions of imported accounts (spec 4.12), one row per (account,
+ * reference). `vendorDetails` is the vendor's JSON answer as given; `vendorStatus` its `status` field.
  */
 export const paymentInstructions = sqliteTable(
   'payment_instructions',
@@ -24,19 +22,12 @@ export const paymentInstructions = sqliteTable(
 );
 export type PaymentInstructionRow = typeof paymentInstructions.$inferSelect;
 
-export const paymentInstructionsProjection = defineProjection({
+/** The `status` field of a vendor's answer ('' when it has none). */
+export const vendorStatus = (details: Record<string, unknown>): string => (typeof details['status'] === 'string' ? details['status'] : '');
+
+export const paymentInstructionsProjection = defineProjection(paymentInstructions)({
   name: 'payment_instructions',
   version: 1,
-  table: paymentInstructions,
-  handles: ['PaymentInstructionCreated'],
-  keyOf: ({ event }) => ({
-    importSupplier: event.data.importSupplier,
-    externalAccountNumber: event.data.externalAccountNumber,
-    reference: event.data.reference,
-  }),
-  evolve(row, { event }) {
-    if (event.type !== 'PaymentInstructionCreated') return assertNever(event.type);
-    const status = event.data.vendorDetails['status'];
-    return { ...event.data, vendorStatus: typeof status === 'string' ? status : '' };
-  },
+  keyOf: ({ event }) => ({ ...accountKey(event.data), reference: event.data.reference }),
+  evolve: { PaymentInstructionCreated: (_row, { event }) => ({ ...event.data, vendorStatus: vendorStatus(event.data.vendorDetails) }) },
 });

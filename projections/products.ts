@@ -1,6 +1,5 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { applyRatesAdded, productMarkets, type ProductParams, type ProductRate } from '../events/product.js';
-import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -30,28 +29,12 @@ export const products = sqliteTable('products', {
 });
 export type ProductRow = typeof products.$inferSelect;
 
-export const productsProjection = defineProjection({
+export const productsProjection = defineProjection(products)({
   name: 'products',
   version: 1,
-  table: products,
-  handles: ['ProductCreated', 'RatesAdded'],
-  keyOf({ event }) {
-    switch (event.type) {
-      case 'ProductCreated':
-      case 'RatesAdded':
-        return { code: event.data.code };
-      default:
-        return assertNever(event);
-    }
-  },
-  evolve(row, { event }) {
-    switch (event.type) {
-      case 'ProductCreated':
-        return row ?? { ...event.data, rates: [], updatedAt: event.data.createdAt };
-      case 'RatesAdded':
-        return row && { ...row, rates: applyRatesAdded(row.rates, event), updatedAt: event.data.addedAt };
-      default:
-        return assertNever(event);
-    }
+  keyOf: ({ event }) => ({ code: event.data.code }),
+  evolve: {
+    ProductCreated: (row, { event }) => row ?? { ...event.data, rates: [], updatedAt: event.data.createdAt },
+    RatesAdded: (row, { event }) => row && { ...row, rates: applyRatesAdded(row.rates, event), updatedAt: event.data.addedAt },
   },
 });

@@ -1,5 +1,4 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -24,54 +23,30 @@ export const supplyPointPopulateBatches = sqliteTable('supply_point_populate_bat
 });
 export type SupplyPointPopulateBatchRow = typeof supplyPointPopulateBatches.$inferSelect;
 
-export const supplyPointPopulateBatchesProjection = defineProjection({
+export const supplyPointPopulateBatchesProjection = defineProjection(supplyPointPopulateBatches)({
   name: 'supply_point_populate_batches',
   version: 1,
-  table: supplyPointPopulateBatches,
-  handles: [
-    'SupplyPointPopulateBatchCreated',
-    'SupplyPointPopulateRequestClaimed',
-    'SupplyPointImported',
-    'SupplyPointPopulateRequestErrored',
-  ],
-  keyOf({ event }) {
-    switch (event.type) {
-      case 'SupplyPointPopulateBatchCreated':
-      case 'SupplyPointPopulateRequestClaimed':
-      case 'SupplyPointImported':
-      case 'SupplyPointPopulateRequestErrored':
-        return { batchId: event.data.batchId };
-      default:
-        return assertNever(event);
-    }
-  },
-  evolve(row, { event }) {
-    switch (event.type) {
-      case 'SupplyPointPopulateBatchCreated': {
-        const requestCount = event.data.prmCount + event.data.pceCount;
-        return {
-          batchId: event.data.batchId,
-          customerCategory: event.data.customerCategory,
-          importSuppliers: [...event.data.importSuppliers],
-          requestCount,
-          pendingCount: requestCount,
-          importedCount: 0,
-          erroredCount: 0,
-          startedAt: null,
-          completedAt: requestCount === 0 ? event.data.createdAt : null,
-          createdAt: event.data.createdAt,
-          updatedAt: event.data.createdAt,
-        };
-      }
-      case 'SupplyPointPopulateRequestClaimed':
-        return row && { ...row, startedAt: row.startedAt ?? event.data.claimedAt, updatedAt: event.data.claimedAt };
-      case 'SupplyPointImported':
-        return row && ended(row, 'importedCount', event.data.importedAt);
-      case 'SupplyPointPopulateRequestErrored':
-        return row && ended(row, 'erroredCount', event.data.erroredAt);
-      default:
-        return assertNever(event);
-    }
+  keyOf: ({ event }) => ({ batchId: event.data.batchId }),
+  evolve: {
+    SupplyPointPopulateBatchCreated(_row, { event }) {
+      const requestCount = event.data.prmCount + event.data.pceCount;
+      return {
+        batchId: event.data.batchId,
+        customerCategory: event.data.customerCategory,
+        importSuppliers: [...event.data.importSuppliers],
+        requestCount,
+        pendingCount: requestCount,
+        importedCount: 0,
+        erroredCount: 0,
+        startedAt: null,
+        completedAt: requestCount === 0 ? event.data.createdAt : null,
+        createdAt: event.data.createdAt,
+        updatedAt: event.data.createdAt,
+      };
+    },
+    SupplyPointPopulateRequestClaimed: (row, { event }) => row && { ...row, startedAt: row.startedAt ?? event.data.claimedAt, updatedAt: event.data.claimedAt },
+    SupplyPointImported: (row, { event }) => row && ended(row, 'importedCount', event.data.importedAt),
+    SupplyPointPopulateRequestErrored: (row, { event }) => row && ended(row, 'erroredCount', event.data.erroredAt),
   },
 });
 

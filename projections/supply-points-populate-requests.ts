@@ -1,9 +1,8 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
+import { populateSupplyTypes } from '../events/supply-point-populate.js';
 import { defineProjection } from './projection.js';
 
-export const populateRequestStatuses = ['PENDING', 'CLAIMED', 'IMPORTED', 'ERRORED'] as const;
-export type PopulateRequestStatus = (typeof populateRequestStatuses)[number];
+const populateRequestStatuses = ['PENDING', 'CLAIMED', 'IMPORTED', 'ERRORED'] as const;
 
 /**
  * One row per populate request: the worker's queue (PENDING and CLAIMED rows
@@ -16,7 +15,7 @@ export const supplyPointPopulateRequests = sqliteTable(
     batchId: text('batch_id').notNull(),
     sequence: integer('sequence').notNull(),
     queuePosition: integer('queue_position').notNull(),
-    supplyType: text('supply_type', { enum: ['ELECTRICITY', 'GAS'] }).notNull(),
+    supplyType: text('supply_type', { enum: populateSupplyTypes }).notNull(),
     identifier: text('identifier').notNull(),
     status: text('status', { enum: populateRequestStatuses }).notNull(),
     /** Attempts started so far (the current one while CLAIMED). */
@@ -38,97 +37,62 @@ export const supplyPointPopulateRequests = sqliteTable(
 );
 export type SupplyPointPopulateRequestRow = typeof supplyPointPopulateRequests.$inferSelect;
 
-export const supplyPointPopulateRequestsProjection = defineProjection({
+export const supplyPointPopulateRequestsProjection = defineProjection(supplyPointPopulateRequests)({
   name: 'supply_point_populate_requests',
   version: 1,
-  table: supplyPointPopulateRequests,
-  handles: [
-    'SupplyPointPopulateRequested',
-    'SupplyPointPopulateRequestClaimed',
-    'SupplyPointPopulateAttemptFailed',
-    'SupplyPointPopulateRequestReleased',
-    'SupplyPointImported',
-    'SupplyPointPopulateRequestErrored',
-  ],
-  keyOf({ event }) {
-    switch (event.type) {
-      case 'SupplyPointPopulateRequested':
-      case 'SupplyPointPopulateRequestClaimed':
-      case 'SupplyPointPopulateAttemptFailed':
-      case 'SupplyPointPopulateRequestReleased':
-      case 'SupplyPointImported':
-      case 'SupplyPointPopulateRequestErrored':
-        return { batchId: event.data.batchId, sequence: event.data.sequence };
-      default:
-        return assertNever(event);
-    }
-  },
-  evolve(row, { event, globalPosition }): SupplyPointPopulateRequestRow | null {
-    switch (event.type) {
-      case 'SupplyPointPopulateRequested':
-        return {
-          batchId: event.data.batchId,
-          sequence: event.data.sequence,
-          queuePosition: globalPosition,
-          supplyType: event.data.supplyType,
-          identifier: event.data.identifier,
-          status: 'PENDING',
-          attempt: 0,
-          leaseExpiresAt: null,
-          dueAt: null,
-          lastFailure: null,
-          erroredReason: null,
-          requestedAt: event.data.requestedAt,
-          updatedAt: event.data.requestedAt,
-        };
-      case 'SupplyPointPopulateRequestClaimed':
-        return (
-          row && {
-            ...row,
-            status: 'CLAIMED',
-            attempt: event.data.attempt,
-            leaseExpiresAt: event.data.leaseExpiresAt,
-            dueAt: null,
-            updatedAt: event.data.claimedAt,
-          }
-        );
-      case 'SupplyPointPopulateAttemptFailed':
-        return (
-          row && {
-            ...row,
-            status: 'PENDING',
-            leaseExpiresAt: null,
-            dueAt: event.data.retryAt,
-            lastFailure: event.data.reason,
-            updatedAt: event.data.failedAt,
-          }
-        );
-      case 'SupplyPointPopulateRequestReleased':
-        return (
-          row && {
-            ...row,
-            status: 'PENDING',
-            attempt: event.data.attempt - 1,
-            leaseExpiresAt: null,
-            dueAt: null,
-            updatedAt: event.data.releasedAt,
-          }
-        );
-      case 'SupplyPointImported':
-        return row && { ...row, status: 'IMPORTED', leaseExpiresAt: null, dueAt: null, updatedAt: event.data.importedAt };
-      case 'SupplyPointPopulateRequestErrored':
-        return (
-          row && {
-            ...row,
-            status: 'ERRORED',
-            leaseExpiresAt: null,
-            dueAt: null,
-            erroredReason: event.data.reason,
-            updatedAt: event.data.erroredAt,
-          }
-        );
-      default:
-        return assertNever(event);
-    }
+  keyOf: ({ event }) => ({ batchId: event.data.batchId, sequence: event.data.sequence }),
+  evolve: {
+    SupplyPointPopulateRequested: (_row, { event, globalPosition }) => ({
+      batchId: event.data.batchId,
+      sequence: event.data.sequence,
+      queuePosition: globalPosition,
+      supplyType: event.data.supplyType,
+      identifier: event.data.identifier,
+      status: 'PENDING',
+      attempt: 0,
+      leaseExpiresAt: null,
+      dueAt: null,
+      lastFailure: null,
+      erroredReason: null,
+      requestedAt: event.data.requestedAt,
+      updatedAt: event.data.requestedAt,
+    }),
+    SupplyPointPopulateRequestClaimed: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'CLAIMED',
+        attempt: event.data.attempt,
+        leaseExpiresAt: event.data.leaseExpiresAt,
+        dueAt: null,
+        updatedAt: event.data.claimedAt,
+      },
+    SupplyPointPopulateAttemptFailed: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'PENDING',
+        leaseExpiresAt: null,
+        dueAt: event.data.retryAt,
+        lastFailure: event.data.reason,
+        updatedAt: event.data.failedAt,
+      },
+    SupplyPointPopulateRequestReleased: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'PENDING',
+        attempt: event.data.attempt - 1,
+        leaseExpiresAt: null,
+        dueAt: null,
+        updatedAt: event.data.releasedAt,
+      },
+    SupplyPointImported: (row, { event }) => row && { ...row, status: 'IMPORTED', leaseExpiresAt: null, dueAt: null, updatedAt: event.data.importedAt },
+    SupplyPointPopulateRequestErrored: (row, { event }) =>
+      row && {
+        ...row,
+        status: 'ERRORED',
+        leaseExpiresAt: null,
+        dueAt: null,
+        erroredReason: event.data.reason,
+        updatedAt: event.data.erroredAt,
+      },
   },
 });

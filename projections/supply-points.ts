@@ -1,5 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { assertNever } from '../src/domain/assert-never.js';
+import { populateSupplyTypes } from '../events/supply-point-populate.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -11,7 +11,7 @@ import { defineProjection } from './projection.js';
 export const supplyPoints = sqliteTable(
   'supply_points',
   {
-    supplyType: text('supply_type', { enum: ['ELECTRICITY', 'GAS'] }).notNull(),
+    supplyType: text('supply_type', { enum: populateSupplyTypes }).notNull(),
     identifier: text('identifier').notNull(),
     customerCategory: text('customer_category').notNull(),
     addressLine1: text('address_line1').notNull(),
@@ -27,30 +27,23 @@ export const supplyPoints = sqliteTable(
 );
 export type SupplyPointRow = typeof supplyPoints.$inferSelect;
 
-export const supplyPointsProjection = defineProjection({
+export const supplyPointsProjection = defineProjection(supplyPoints)({
   name: 'supply_points',
   version: 1,
-  table: supplyPoints,
-  handles: ['SupplyPointImported'],
   keyOf: ({ event }) => ({ supplyType: event.data.supplyType, identifier: event.data.identifier }),
-  evolve(row, { event }) {
-    switch (event.type) {
-      case 'SupplyPointImported':
-        return {
-          supplyType: event.data.supplyType,
-          identifier: event.data.identifier,
-          customerCategory: event.data.customerCategory,
-          addressLine1: event.data.address.line1,
-          addressPostcode: event.data.address.postcode,
-          addressCity: event.data.address.city,
-          details: event.data.details,
-          lastBatchId: event.data.batchId,
-          importCount: (row?.importCount ?? 0) + 1,
-          firstImportedAt: row?.firstImportedAt ?? event.data.importedAt,
-          lastImportedAt: event.data.importedAt,
-        };
-      default:
-        return assertNever(event.type);
-    }
+  evolve: {
+    SupplyPointImported: (row, { event }) => ({
+      supplyType: event.data.supplyType,
+      identifier: event.data.identifier,
+      customerCategory: event.data.customerCategory,
+      addressLine1: event.data.address.line1,
+      addressPostcode: event.data.address.postcode,
+      addressCity: event.data.address.city,
+      details: event.data.details,
+      lastBatchId: event.data.batchId,
+      importCount: (row?.importCount ?? 0) + 1,
+      firstImportedAt: row?.firstImportedAt ?? event.data.importedAt,
+      lastImportedAt: event.data.importedAt,
+    }),
   },
 });
