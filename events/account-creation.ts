@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { accountRef } from './account-import-process.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
  * The stream of an account's scheduled creations (`POST /v2/data-import/accounts/`),
@@ -15,8 +16,7 @@ export const accountCreationOutcomes = ['PROCESSED', 'ERRORED', 'DRY_RUN_SUCCEED
 export type AccountCreationOutcome = (typeof accountCreationOutcomes)[number];
 
 const ref = {
-  importSupplier: z.string(),
-  externalAccountNumber: z.string(),
+  ...accountRef,
   /** One id per schedule: a claim or an outcome names the schedule it is about. */
   taskId: z.string(),
 };
@@ -90,4 +90,4 @@ export type AccountCreationScheduled = z.infer<typeof accountCreationScheduledSc
 export type AccountCreationClaimed = z.infer<typeof accountCreationClaimedSchema>;
 export type AccountCreationFinished = z.infer<typeof accountCreationFinishedSchema>;
 export type AccountCreationCancelled = z.infer<typeof accountCreationCancelledSchema>;
-export type AccountCreationEvent = AccountCreationScheduled | AccountCreationClaimed | AccountCreationFinished | AccountCreationCancelled;
+export type AccountCreationEvent = EventsOf<typeof accountCreationEventSchemas>;

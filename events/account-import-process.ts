@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 export const transferStatuses = ['UNKNOWN', 'PENDING', 'IN_PROGRESS', 'REJECTED', 'COMPLETED'] as const;
 export const transferStatusSchema = z.enum(transferStatuses);
@@ -9,13 +9,15 @@ export type TransferStatus = z.infer<typeof transferStatusSchema>;
 export const accountImportProcessStreamId = (importSupplier: string, externalAccountNumber: string): string =>
   `account-import-process:${importSupplier}:${externalAccountNumber}`;
 
+/** The account every event on or beside its stream names. */
+export const accountRef = { importSupplier: z.string(), externalAccountNumber: z.string() };
+
 /**
  * A staging: `payload` is the validated account payload as it was staged (unknown fields already
  * dropped), kept as a JSON object: it is re-validated against the current rules when the account is processed.
  */
 const stagedDataSchema = z.object({
-  importSupplier: z.string(),
-  externalAccountNumber: z.string(),
+  ...accountRef,
   payload: z.record(z.string(), z.unknown()),
   stagedAt: z.string(),
 });
@@ -42,8 +44,7 @@ export const accountProcessedSchema = eventSchema(
   'AccountProcessed',
   1,
   z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
+    ...accountRef,
     platformAccountNumber: z.string(),
     operationsTeamName: z.string(),
     processedAt: z.string(),
@@ -56,20 +57,14 @@ export const accountProcessedSchema = eventSchema(
 export const accountMarkedToSkipSchema = eventSchema(
   'AccountMarkedToSkip',
   1,
-  z.object({ importSupplier: z.string(), externalAccountNumber: z.string(), markedAt: z.string() }),
+  z.object({ ...accountRef, markedAt: z.string() }),
 );
 
 /** The industry switch of an imported account moved on (PENDING -> IN_PROGRESS -> COMPLETED or REJECTED, REJECTED -> IN_PROGRESS). */
 export const accountTransferStatusChangedSchema = eventSchema(
   'AccountTransferStatusChanged',
   1,
-  z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
-    from: transferStatusSchema,
-    to: transferStatusSchema,
-    changedAt: z.string(),
-  }),
+  z.object({ ...accountRef, from: transferStatusSchema, to: transferStatusSchema, changedAt: z.string() }),
 );
 
 export const accountImportProcessEventSchemas = [
@@ -85,12 +80,7 @@ export type AccountRestaged = z.infer<typeof accountRestagedSchema>;
 export type AccountProcessed = z.infer<typeof accountProcessedSchema>;
 export type AccountMarkedToSkip = z.infer<typeof accountMarkedToSkipSchema>;
 export type AccountTransferStatusChanged = z.infer<typeof accountTransferStatusChangedSchema>;
-export type AccountImportProcessEvent =
-  | AccountStaged
-  | AccountRestaged
-  | AccountProcessed
-  | AccountMarkedToSkip
-  | AccountTransferStatusChanged;
+export type AccountImportProcessEvent = EventsOf<typeof accountImportProcessEventSchemas>;
 
 const accountImportProcessEventTypes: ReadonlySet<string> = new Set(
   accountImportProcessEventSchemas.map((schema) => schema.shape.type.value),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { accountRef } from './account-import-process.js';
 import { ledgerTransactionSchema } from './account-records.js';
-import { eventSchema } from './envelope.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
  * The audit stream of an account's dry runs (process, transactions). A dry run writes nothing
@@ -28,8 +29,7 @@ export const accountProcessDryRunSucceededSchema = eventSchema(
   'AccountProcessDryRunSucceeded',
   1,
   z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
+    ...accountRef,
     operationsTeamName: z.string(),
     platformAccountNumber: z.string(),
     accountStreamVersion: z.int().min(0),
@@ -46,17 +46,11 @@ export const accountProcessDryRunSucceededSchema = eventSchema(
 export const transactionsDryRunSucceededSchema = eventSchema(
   'TransactionsDryRunSucceeded',
   1,
-  z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
-    added: z.array(ledgerTransactionSchema),
-    accountStreamVersion: z.int().min(0),
-    ranAt: z.string(),
-  }),
+  z.object({ ...accountRef, added: z.array(ledgerTransactionSchema), accountStreamVersion: z.int().min(0), ranAt: z.string() }),
 );
 
 export const accountProcessDryRunEventSchemas = [accountProcessDryRunSucceededSchema, transactionsDryRunSucceededSchema] as const;
 
 export type AccountProcessDryRunSucceeded = z.infer<typeof accountProcessDryRunSucceededSchema>;
 export type TransactionsDryRunSucceeded = z.infer<typeof transactionsDryRunSucceededSchema>;
-export type AccountProcessDryRunEvent = AccountProcessDryRunSucceeded | TransactionsDryRunSucceeded;
+export type AccountProcessDryRunEvent = EventsOf<typeof accountProcessDryRunEventSchemas>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { accountRef } from './account-import-process.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
  * Records added to an imported account after (or while) it is processed:
@@ -18,7 +19,6 @@ export const recordSources = ['import_request', 'staged_payload', 'transaction_i
 export const recordSourceSchema = z.enum(recordSources);
 export type RecordSource = z.infer<typeof recordSourceSchema>;
 
-const accountRef = { importSupplier: z.string(), externalAccountNumber: z.string() };
 const decimalString = z.string().regex(/^-?\d+(?:\.\d+)?$/);
 const cents = z.int();
 
@@ -137,4 +137,4 @@ export const accountRecordEventSchemas = [
 export type AccountNoteCreated = z.infer<typeof accountNoteCreatedSchema>;
 export type LedgerTransactionAdded = z.infer<typeof ledgerTransactionAddedSchema>;
 export type HistoricalStatementImported = z.infer<typeof historicalStatementImportedSchema>;
-export type AccountRecordEvent = AccountNoteCreated | LedgerTransactionAdded | HistoricalStatementImported;
+export type AccountRecordEvent = EventsOf<typeof accountRecordEventSchemas>;

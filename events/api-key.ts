@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 export const apiKeyStreamId = (keyId: string): string => `api-key:${keyId}`;
 
@@ -30,4 +30,4 @@ export const apiKeyEventSchemas = [apiKeyCreatedSchema, apiKeyRevokedSchema] as 
 
 export type ApiKeyCreated = z.infer<typeof apiKeyCreatedSchema>;
 export type ApiKeyRevoked = z.infer<typeof apiKeyRevokedSchema>;
-export type ApiKeyEvent = ApiKeyCreated | ApiKeyRevoked;
+export type ApiKeyEvent = EventsOf<typeof apiKeyEventSchemas>;

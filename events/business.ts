@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
  * One stream per business: the import supplier plus the caller's
@@ -90,4 +90,4 @@ export const businessEventSchemas = [businessCreatedSchema, businessContractAdde
 export type BusinessCreated = z.infer<typeof businessCreatedSchema>;
 export type BusinessContractAdded = z.infer<typeof businessContractAddedSchema>;
 export type BusinessPaymentInstructionCreated = z.infer<typeof businessPaymentInstructionCreatedSchema>;
-export type BusinessEvent = BusinessCreated | BusinessContractAdded | BusinessPaymentInstructionCreated;
+export type BusinessEvent = EventsOf<typeof businessEventSchemas>;

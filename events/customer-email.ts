@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { accountRef } from './account-import-process.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
  * The customer-email outbox (spec 1.3). Every event lives on the account's
@@ -10,8 +11,7 @@ import { eventSchema } from './envelope.js';
  */
 
 const emailRef = {
-  importSupplier: z.string(),
-  externalAccountNumber: z.string(),
+  ...accountRef,
   /** `<platform account number>-welcome-<customer index>`: unique, and stable across replays. */
   emailId: z.string(),
 };
@@ -109,9 +109,4 @@ export type CustomerEmailSent = z.infer<typeof customerEmailSentSchema>;
 export type CustomerEmailSendFailed = z.infer<typeof customerEmailSendFailedSchema>;
 export type CustomerEmailFailed = z.infer<typeof customerEmailFailedSchema>;
 export type CustomerEmailFailureOutcome = CustomerEmailFailed['data']['outcome'];
-export type CustomerEmailEvent =
-  | CustomerWelcomeEmailQueued
-  | CustomerEmailSendClaimed
-  | CustomerEmailSent
-  | CustomerEmailSendFailed
-  | CustomerEmailFailed;
+export type CustomerEmailEvent = EventsOf<typeof customerEmailEventSchemas>;

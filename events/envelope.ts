@@ -36,6 +36,9 @@ export interface StoredEvent<E extends DomainEvent = DomainEvent> {
   readonly recordedAt: string;
 }
 
+/** The union of the events a list of event schemas describes. */
+export type EventsOf<TSchemas extends readonly z.ZodType[]> = z.infer<TSchemas[number]>;
+
 /** Builds the zod schema of one stored event shape: `{ type, version, data }`. */
 export function eventSchema<TType extends string, TVersion extends number, TData extends z.ZodType>(
   type: TType,

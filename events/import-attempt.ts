@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountRef } from './account-import-process.js';
 import { eventSchema } from './envelope.js';
 
 /**
@@ -28,8 +29,7 @@ export const accountImportAttemptRefusedSchema = eventSchema(
   'AccountImportAttemptRefused',
   1,
   z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
+    ...accountRef,
     operation: z.enum(importAttemptOperations),
     dryRun: z.boolean(),
     code: z.string(),

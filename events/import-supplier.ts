@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 export const importSupplierStatuses = ['Ongoing', 'Paused', 'Complete'] as const;
 export const importSupplierStatusSchema = z.enum(importSupplierStatuses);
@@ -70,4 +70,4 @@ export type ImportSupplierCreated = z.infer<typeof importSupplierCreatedSchema>;
 export type ImportSupplierStatusChanged = z.infer<typeof importSupplierStatusChangedSchema>;
 export type ImportSupplierConfigChanged = z.infer<typeof importSupplierConfigChangedSchema>;
 export type ImportSupplierVerified = z.infer<typeof importSupplierVerifiedSchema>;
-export type ImportSupplierEvent = ImportSupplierCreated | ImportSupplierStatusChanged | ImportSupplierConfigChanged | ImportSupplierVerified;
+export type ImportSupplierEvent = EventsOf<typeof importSupplierEventSchemas>;

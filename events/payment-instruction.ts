@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountRef } from './account-import-process.js';
 import { eventSchema } from './envelope.js';
 
 /**
@@ -14,8 +15,7 @@ export const paymentInstructionCreatedSchema = eventSchema(
   'PaymentInstructionCreated',
   1,
   z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
+    ...accountRef,
     platformAccountNumber: z.string(),
     /** The vendor name as the caller gave it (a key of LEDGER_PAYMENT_VENDORS). */
     vendor: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 export const productMarkets = ['FRA_ELECTRICITY', 'FRA_GAS'] as const;
 export const productMarketSchema = z.enum(productMarkets);
@@ -103,7 +103,7 @@ export const productEventSchemas = [productCreatedSchema, ratesAddedSchema] as c
 
 export type ProductCreated = z.infer<typeof productCreatedSchema>;
 export type RatesAdded = z.infer<typeof ratesAddedSchema>;
-export type ProductEvent = ProductCreated | RatesAdded;
+export type ProductEvent = EventsOf<typeof productEventSchemas>;
 
 /** One rate of a product's timeline, as the decider state and the products projection hold it. */
 export interface ProductRate {

@@ -1,39 +1,20 @@
 import { z } from 'zod';
-import { accountImportProcessEventSchemas, type AccountImportProcessEvent } from './account-import-process.js';
-import { accountCreationEventSchemas, type AccountCreationEvent } from './account-creation.js';
-import { accountProcessDryRunEventSchemas, type AccountProcessDryRunEvent } from './account-process-dry-run.js';
-import { importAttemptEventSchemas, type ImportAttemptEvent } from './import-attempt.js';
-import { accountRecordEventSchemas, type AccountRecordEvent } from './account-records.js';
-import { apiKeyEventSchemas, type ApiKeyEvent } from './api-key.js';
-import { businessEventSchemas, type BusinessEvent } from './business.js';
-import { customerEmailEventSchemas, type CustomerEmailEvent } from './customer-email.js';
-import { paymentInstructionEventSchemas, type PaymentInstructionEvent } from './payment-instruction.js';
-import { stagedAccountRecordEventSchemas, type StagedAccountRecordEvent } from './staged-account-records.js';
-import { importSupplierEventSchemas, type ImportSupplierEvent } from './import-supplier.js';
-import { operationsTeamEventSchemas, type OperationsTeamEvent } from './operations-team.js';
-import { productEventSchemas, type ProductEvent } from './product.js';
-import { serviceConfigEventSchemas, type ServiceConfigEvent } from './service-config.js';
-import { supplyPointPopulateEventSchemas, type SupplyPointPopulateEvent } from './supply-point-populate.js';
-
-/** Every event the log may hold, at its current schema version. */
-export type LedgerEvent =
-  | ImportSupplierEvent
-  | OperationsTeamEvent
-  | ApiKeyEvent
-  | AccountImportProcessEvent
-  | AccountProcessDryRunEvent
-  | AccountCreationEvent
-  | ImportAttemptEvent
-  | AccountRecordEvent
-  | PaymentInstructionEvent
-  | CustomerEmailEvent
-  | StagedAccountRecordEvent
-  | ProductEvent
-  | ServiceConfigEvent
-  | SupplyPointPopulateEvent
-  | BusinessEvent;
-
-export type LedgerEventType = LedgerEvent['type'];
+import type { EventsOf } from './envelope.js';
+import { accountImportProcessEventSchemas } from './account-import-process.js';
+import { accountCreationEventSchemas } from './account-creation.js';
+import { accountProcessDryRunEventSchemas } from './account-process-dry-run.js';
+import { importAttemptEventSchemas } from './import-attempt.js';
+import { accountRecordEventSchemas } from './account-records.js';
+import { apiKeyEventSchemas } from './api-key.js';
+import { businessEventSchemas } from './business.js';
+import { customerEmailEventSchemas } from './customer-email.js';
+import { paymentInstructionEventSchemas } from './payment-instruction.js';
+import { stagedAccountRecordEventSchemas } from './staged-account-records.js';
+import { importSupplierEventSchemas } from './import-supplier.js';
+import { operationsTeamEventSchemas } from './operations-team.js';
+import { productEventSchemas } from './product.js';
+import { serviceConfigEventSchemas } from './service-config.js';
+import { supplyPointPopulateEventSchemas } from './supply-point-populate.js';
 
 const currentSchemas = [
   ...importSupplierEventSchemas,
@@ -54,6 +35,10 @@ const currentSchemas = [
 ] as const;
 
 const ledgerEventSchema = z.discriminatedUnion('type', currentSchemas);
+
+/** Every event the log may hold, at its current schema version. */
+export type LedgerEvent = EventsOf<typeof currentSchemas>;
+export type LedgerEventType = LedgerEvent['type'];
 
 /**
  * Upcasters lift a stored event of an older schema version to the current

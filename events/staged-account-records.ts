@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountRef } from './account-import-process.js';
 import { eventSchema } from './envelope.js';
 
 /**
@@ -67,8 +68,7 @@ export const accountRecordsImportedSchema = eventSchema(
   'AccountRecordsImported',
   1,
   z.object({
-    importSupplier: z.string(),
-    externalAccountNumber: z.string(),
+    ...accountRef,
     platformAccountNumber: z.string(),
     /** Supply points that carry at least one record, in payload order. */
     supplyPoints: z.array(importedSupplyPointRecordsSchema),

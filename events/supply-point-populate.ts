@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventSchema } from './envelope.js';
+import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
  * Supply point pre-population (spec 4.5). Two stream kinds:
@@ -129,11 +129,6 @@ export type SupplyPointPopulateRequestErrored = z.infer<typeof supplyPointPopula
 
 /** Events of a batch stream. */
 export type SupplyPointPopulateBatchEvent = SupplyPointPopulateBatchCreated | SupplyPointPopulateRequested;
+export type SupplyPointPopulateEvent = EventsOf<typeof supplyPointPopulateEventSchemas>;
 /** Events of a request stream. */
-export type SupplyPointPopulateRequestEvent =
-  | SupplyPointPopulateRequestClaimed
-  | SupplyPointPopulateAttemptFailed
-  | SupplyPointPopulateRequestReleased
-  | SupplyPointImported
-  | SupplyPointPopulateRequestErrored;
-export type SupplyPointPopulateEvent = SupplyPointPopulateBatchEvent | SupplyPointPopulateRequestEvent;
+export type SupplyPointPopulateRequestEvent = Exclude<SupplyPointPopulateEvent, SupplyPointPopulateBatchEvent>;
