@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 
 /**
  * The records of an account as `import-ledger verify` compares them, and their digest: what the records
@@ -9,75 +10,36 @@ import { createHash } from 'node:crypto';
  * note's body), one JSON array per record, and the digest is the SHA-256 of those lines sorted: the same
  * records give the same digest whatever order they were sent, stored or read in.
  */
-export const DIGEST_KINDS = ['notes', 'transactions', 'statements', 'payment_instructions'] as const;
-export type DigestKind = (typeof DIGEST_KINDS)[number];
+export const comparedRecordsSchema = z.object({
+  notes: z.array(z.object({ body: z.string().nullable() })),
+  transactions: z.array(z.object({ transaction_id: z.string(), amount_cents: z.number().int(), type: z.string() })),
+  statements: z.array(
+    z.object({ statement_id: z.string(), bill_period_from_date: z.string(), bill_period_to_date: z.string(), gross_amount_cents: z.number().int().nullable() }),
+  ),
+  payment_instructions: z.array(z.object({ reference: z.string(), vendor: z.string(), type: z.string() })),
+});
+export type ComparedRecords = z.infer<typeof comparedRecordsSchema>;
+export type DigestKind = keyof ComparedRecords;
+export const DIGEST_KINDS = ['notes', 'transactions', 'statements', 'payment_instructions'] as const satisfies readonly DigestKind[];
 
-export interface ComparedNote {
-  readonly body: string | null;
-}
-export interface ComparedTransaction {
-  readonly transaction_id: string;
-  readonly amount_cents: number;
-  readonly type: string;
-}
-export interface ComparedStatement {
-  readonly statement_id: string;
-  readonly bill_period_from_date: string;
-  readonly bill_period_to_date: string;
-  readonly gross_amount_cents: number | null;
-}
-export interface ComparedPaymentInstruction {
-  readonly reference: string;
-  readonly vendor: string;
-  readonly type: string;
-}
-
-export interface ComparedRecords {
-  readonly notes: readonly ComparedNote[];
-  readonly transactions: readonly ComparedTransaction[];
-  readonly statements: readonly ComparedStatement[];
-  readonly payment_instructions: readonly ComparedPaymentInstruction[];
-}
 type RecordOf<K extends DigestKind> = ComparedRecords[K][number];
+export type ComparedTransaction = RecordOf<'transactions'>;
+export type ComparedStatement = RecordOf<'statements'>;
 
-/** The fields of a record in a fixed order: its line in the digest. */
-export function recordLine<K extends DigestKind>(kind: K, record: RecordOf<K>): string {
-  switch (kind) {
-    case 'notes': {
-      const r = record as ComparedNote;
-      return JSON.stringify([r.body]);
-    }
-    case 'transactions': {
-      const r = record as ComparedTransaction;
-      return JSON.stringify([r.transaction_id, r.amount_cents, r.type]);
-    }
-    case 'statements': {
-      const r = record as ComparedStatement;
-      return JSON.stringify([r.statement_id, r.bill_period_from_date, r.bill_period_to_date, r.gross_amount_cents]);
-    }
-    default: {
-      const r = record as ComparedPaymentInstruction;
-      return JSON.stringify([r.reference, r.vendor, r.type]);
-    }
-  }
-}
+/** Per kind: a record's fields in a fixed order (its line in the digest), and what names it in a report line (a note has no id: its body). */
+const kinds: { readonly [K in DigestKind]: { fields(record: RecordOf<K>): unknown[]; id(record: RecordOf<K>): string } } = {
+  notes: { fields: (r) => [r.body], id: (r) => r.body ?? '' },
+  transactions: { fields: (r) => [r.transaction_id, r.amount_cents, r.type], id: (r) => r.transaction_id },
+  statements: { fields: (r) => [r.statement_id, r.bill_period_from_date, r.bill_period_to_date, r.gross_amount_cents], id: (r) => r.statement_id },
+  payment_instructions: { fields: (r) => [r.reference, r.vendor, r.type], id: (r) => r.reference },
+};
 
-/** What names a record within its account in a report line: its id (a note has none, so its body). */
-export function recordId<K extends DigestKind>(kind: K, record: RecordOf<K>): string {
-  switch (kind) {
-    case 'notes':
-      return (record as ComparedNote).body ?? '';
-    case 'transactions':
-      return (record as ComparedTransaction).transaction_id;
-    case 'statements':
-      return (record as ComparedStatement).statement_id;
-    default:
-      return (record as ComparedPaymentInstruction).reference;
-  }
-}
+export const recordLine = <K extends DigestKind>(kind: K, record: RecordOf<K>): string => JSON.stringify(kinds[kind].fields(record));
+
+export const recordId = <K extends DigestKind>(kind: K, record: RecordOf<K>): string => kinds[kind].id(record);
 
 /** The digest of one kind of records: SHA-256 (hex, 32 digits) of their lines, sorted. */
-export function recordsDigest<K extends DigestKind>(kind: K, records: readonly RecordOf<K>[]): string {
+function recordsDigest<K extends DigestKind>(kind: K, records: readonly RecordOf<K>[]): string {
   const lines = records.map((record) => recordLine(kind, record)).sort();
   return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 32);
 }

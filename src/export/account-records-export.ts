@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { AccountRecordRows } from '../queries/account-records-export-read-models.js';
 import type { KeysetRange, ListPosition, ReconciliationRow } from '../queries/account-list-read-models.js';
-import { recordDigests, type ComparedRecords } from './account-records-digest.js';
+import { comparedRecordsSchema, recordDigests, type ComparedRecords } from './account-records-digest.js';
+import { stateNames } from './reconciliation-export.js';
 
 /**
  * The records export (GET account-records/<supplier>/): one NDJSON line per account of the supplier, in
@@ -10,14 +11,6 @@ import { recordDigests, type ComparedRecords } from './account-records-digest.js
  * reads to compare a migration folder with the service without one request per account.
  */
 const digestsSchema = z.object({ notes: z.string(), transactions: z.string(), statements: z.string(), payment_instructions: z.string() });
-export const comparedRecordsSchema = z.object({
-  notes: z.array(z.object({ body: z.string().nullable() })),
-  transactions: z.array(z.object({ transaction_id: z.string(), amount_cents: z.number().int(), type: z.string() })),
-  statements: z.array(
-    z.object({ statement_id: z.string(), bill_period_from_date: z.string(), bill_period_to_date: z.string(), gross_amount_cents: z.number().int().nullable() }),
-  ),
-  payment_instructions: z.array(z.object({ reference: z.string(), vendor: z.string(), type: z.string() })),
-});
 export const accountRecordsLineSchema = z.object({
   external_account_number: z.string(),
   state: z.enum(['pending', 'imported', 'skipped']),
@@ -31,11 +24,9 @@ export const accountRecordsLineSchema = z.object({
 export type AccountRecordsLine = z.infer<typeof accountRecordsLineSchema>;
 export const accountRecordsOneSchema = accountRecordsLineSchema.required({ records: true });
 
-const stateNames = { STAGED: 'pending', IMPORTED: 'imported', SKIPPED: 'skipped' } as const;
-
 /** The rows of a run of accounts grouped per account, in the form both sides compare. */
 export function groupRecords(rows: AccountRecordRows): Map<string, ComparedRecords> {
-  const grouped = new Map<string, { notes: unknown[]; transactions: unknown[]; statements: unknown[]; payment_instructions: unknown[] }>();
+  const grouped = new Map<string, ComparedRecords>();
   const of = (ext: string) => {
     let records = grouped.get(ext);
     if (!records) grouped.set(ext, (records = { notes: [], transactions: [], statements: [], payment_instructions: [] }));
@@ -52,7 +43,7 @@ export function groupRecords(rows: AccountRecordRows): Map<string, ComparedRecor
     });
   }
   for (const r of rows.paymentInstructions) of(r.externalAccountNumber).payment_instructions.push({ reference: r.reference, vendor: r.vendor, type: r.type });
-  return grouped as Map<string, ComparedRecords>;
+  return grouped;
 }
 
 const NONE: ComparedRecords = { notes: [], transactions: [], statements: [], payment_instructions: [] };
@@ -70,7 +61,7 @@ export function accountRecordsLine(
     ledger_balance_cents: Number(account.balanceCents),
     counts: { notes: records.notes.length, transactions: records.transactions.length, statements: records.statements.length, payment_instructions: records.payment_instructions.length },
     digests: recordDigests(records),
-    ...(withRecords ? { records: { ...records } as AccountRecordsLine['records'] } : {}),
+    ...(withRecords ? { records: { ...records } } : {}),
   };
 }
 

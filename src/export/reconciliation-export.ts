@@ -31,11 +31,12 @@ export const reconciliationColumns = [
 ] as const;
 type Column = (typeof reconciliationColumns)[number];
 /** One record, its keys in the columns' order (what `Object.values` and the CSV rely on). */
-export type ReconciliationRecord = { readonly [K in Column]: string | number | null };
+type ReconciliationRecord = { readonly [K in Column]: string | number | null };
 
-const stateNames = { STAGED: 'pending', IMPORTED: 'imported', SKIPPED: 'skipped' } as const;
+/** An import process's state as the exports name it. */
+export const stateNames = { STAGED: 'pending', IMPORTED: 'imported', SKIPPED: 'skipped' } as const;
 
-export function reconciliationRecord(row: ReconciliationRow): ReconciliationRecord {
+function reconciliationRecord(row: ReconciliationRow): ReconciliationRecord {
   return {
     external_account_number: row.externalAccountNumber,
     state: stateNames[row.state],
