@@ -3,10 +3,8 @@ import { accountRef } from './account-import-process.js';
 import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
- * The stream of an account's scheduled creations (`POST /v2/data-import/accounts/`),
- * beside its import-process stream: `account-creation:<SUPPLIER>:<EXT>`. It holds
- * the schedule, the worker's claims and how each run ended; the account itself
- * (staging, AccountProcessed) stays on `account-import-process:<SUPPLIER>:<EXT>`.
+ * The stream of an account's scheduled creations (`POST /v2/data-import/accounts/`): the schedule, the
+ * worker's claims and how each run ended. The account itself stays on its import-process stream.
  */
 export const accountCreationStreamId = (importSupplier: string, externalAccountNumber: string): string =>
   `account-creation:${importSupplier}:${externalAccountNumber}`;
@@ -22,11 +20,9 @@ const ref = {
 };
 
 /**
- * A caller asked for the account to be created (v2), after staging its data in
- * the same transaction. The worker runs it as soon as `windowStart` has come
- * (null: at once) and not after `windowEnd` (null: no deadline). A new schedule
- * replaces one that has not run yet. `operationsTeamName` is the team the
- * request named, or the supplier's default team when it named none.
+ * A caller asked for the account to be created (v2), after staging its data in the same transaction. The
+ * worker runs it from `windowStart` (null: at once) until `windowEnd` (null: no deadline); a new schedule
+ * replaces one not run yet. `operationsTeamName` is the request's team, or the supplier's default one.
  */
 export const accountCreationScheduledSchema = eventSchema(
   'AccountCreationScheduled',
@@ -42,10 +38,8 @@ export const accountCreationScheduledSchema = eventSchema(
 );
 
 /**
- * A worker took the scheduled creation and is running it. The claim holds until
- * `leaseExpiresAt`; a worker that died leaves it to run out, and another worker
- * takes the schedule again. The run itself is one transaction with its outcome,
- * so a claim that ran out means the run did not happen.
+ * A worker took the scheduled creation and is running it, until `leaseExpiresAt`: then another worker may
+ * take it again. The run is one transaction with its outcome, so a claim that ran out means no run happened.
  */
 export const accountCreationClaimedSchema = eventSchema(
   'AccountCreationClaimed',
@@ -54,11 +48,10 @@ export const accountCreationClaimedSchema = eventSchema(
 );
 
 /**
- * A scheduled creation ran, once. PROCESSED is written in the transaction of the
- * account's AccountProcessed; DRY_RUN_SUCCEEDED with the dry-run audit record;
- * ERRORED or DRY_RUN_ERRORED carry the refusal's code and detail (the error items
- * are on the account's refused-attempt audit stream). A run whose window closed
- * before a worker got to it ends ERRORED with code `schedule_window_elapsed`.
+ * A scheduled creation ran, once: PROCESSED in the transaction of the account's AccountProcessed,
+ * DRY_RUN_SUCCEEDED with the dry-run audit record; ERRORED or DRY_RUN_ERRORED carry the refusal's code and
+ * detail (its items are on the refused-attempt stream). A window that closed first ends ERRORED with code
+ * `schedule_window_elapsed`.
  */
 export const accountCreationFinishedSchema = eventSchema(
   'AccountCreationFinished',

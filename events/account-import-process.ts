@@ -29,16 +29,10 @@ export const accountStagedSchema = eventSchema('AccountStaged', 1, stagedDataSch
 export const accountRestagedSchema = eventSchema('AccountRestaged', 1, stagedDataSchema);
 
 /**
- * The staged account was processed into a platform account, assigned to an
- * operations team; its transfer status starts at PENDING.
- *
- * `businessContractIdentifier` and `platformBusinessId` record the business
- * contract the account was linked to (spec 1.5: the staged
- * `business.business_contract_identifier` names a contract of a business of
- * the same import supplier). Both are present together or both absent: absent
- * when the account names no business contract. They were added after version
- * 1 was first stored and are optional, so events stored before them still
- * parse unchanged (no new version, no upcaster needed).
+ * The staged account was processed into a platform account, assigned to an operations team; its transfer
+ * status starts at PENDING. `businessContractIdentifier` and `platformBusinessId` name the business contract
+ * the account is linked to (spec 1.5), both or neither. They are optional so that the events stored before
+ * they existed still parse at version 1.
  */
 export const accountProcessedSchema = eventSchema(
   'AccountProcessed',
@@ -87,10 +81,8 @@ const accountImportProcessEventTypes: ReadonlySet<string> = new Set(
 );
 
 /**
- * Whether an event of the account stream is one of the lifecycle events above.
- * The stream also holds what is recorded on the account after (or while) it is
- * processed (notes, transactions, payment instructions, customer emails, ...);
- * each decider over the stream folds only the events it needs.
+ * Whether an event of the account stream is one of the lifecycle events above. The stream also holds what
+ * is recorded on the account (notes, transactions, emails, ...); each decider over it folds only what it needs.
  */
 export function isAccountImportProcessEvent(event: { readonly type: string }): event is AccountImportProcessEvent {
   return accountImportProcessEventTypes.has(event.type);

@@ -4,26 +4,18 @@ import { ledgerTransactionSchema } from './account-records.js';
 import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
- * The audit stream of an account's dry runs (process, transactions). A dry run writes nothing
- * on the account's own stream `account-import-process:<SUPPLIER>:<EXT>` (the
- * whole unit is rolled back), so its record lives beside it and the account's
- * state, version and projections never see it.
+ * The audit stream of an account's dry runs (process, transactions). A dry run writes nothing on the
+ * account's own stream (its unit is rolled back), so its record lives beside it, unseen by the account's
+ * state, version and projections.
  */
 export const accountProcessDryRunStreamId = (importSupplier: string, externalAccountNumber: string): string =>
   `dry-run:${importSupplier}:${externalAccountNumber}`;
 
 /**
- * A process dry run (`POST account-import-process/process/` with
- * `dry_run: true`) of the account passed every check a real run makes: the
- * account would have been imported. Nothing of that run was kept; this event
- * only records that it took place, who ran it (the metadata's actor and
- * request id) and what it would have done. A dry run that failed a check is
- * not recorded.
- *
- * `platformAccountNumber` is the number the run drew and would have used; a
- * later real run draws its own. `accountStreamVersion` is the version of the
- * account stream the run was decided on, so an auditor can tell which staging
- * was checked. Changes no state: no projection and no fold of the account reads it.
+ * A process dry run (`dry_run: true`) passed every check a real run makes. Nothing of the run was kept:
+ * this records that it took place, who ran it (the metadata) and what it would have done. A failed one is
+ * a refused attempt (import-attempt.ts). `platformAccountNumber` is the number the run drew (a real run
+ * draws its own); `accountStreamVersion` tells which staging was checked.
  */
 export const accountProcessDryRunSucceededSchema = eventSchema(
   'AccountProcessDryRunSucceeded',
@@ -38,10 +30,9 @@ export const accountProcessDryRunSucceededSchema = eventSchema(
 );
 
 /**
- * A transactions dry run (`POST transactions/create/` with `dry_run: true`) passed every check a real
- * import makes. `added` are the transactions it would have added, as they would have been recorded (a
- * moved date and its description included); the request's others already existed. Nothing of the run
- * was kept, and no projection or fold of the account reads this record.
+ * A transactions dry run (`dry_run: true`) passed every check a real import makes. `added` are the
+ * transactions it would have added, as they would have been recorded (a moved date and its description
+ * included); the request's others already existed.
  */
 export const transactionsDryRunSucceededSchema = eventSchema(
   'TransactionsDryRunSucceeded',

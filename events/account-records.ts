@@ -3,15 +3,10 @@ import { accountRef } from './account-import-process.js';
 import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
- * Records added to an imported account after (or while) it is processed:
- * notes (spec 4.9), ledger transactions (4.10) and historical statements
- * (4.11). They live on the account's own stream,
- * `account-import-process:<SUPPLIER>:<EXT>`, so that processing an account and
- * the records its staged payload brings are one transaction, and every command
- * is decided against the account's whole state (docs/account-records.md).
- *
- * Money is integer cents; non-money decimals are kept as the decimal string the
- * caller's JSON number read as (never a float to compute with).
+ * Records added to an imported account: notes (spec 4.9), ledger transactions (4.10) and historical
+ * statements (4.11). They live on the account's own stream, so that processing an account and the records
+ * its staged payload brings are one transaction, and every command is decided against the account's whole
+ * state. Money is integer cents; other decimals are the decimal string the caller's JSON number read as.
  */
 
 /** Where a record came from: a post-import request, the staged payload at process time, or the ledger rules. */
@@ -23,12 +18,9 @@ const decimalString = z.string().regex(/^-?\d+(?:\.\d+)?$/);
 const cents = z.int();
 
 /**
- * A note was added to the account. `sequence` numbers the account's notes from
- * 1 in the order they were created (the note's identity within the account).
- * `createdAt` is the caller's datetime as given, or the server clock when the
- * caller gave none (`createdAtGiven` false). A note is created only when the
- * account has no note with the same content (body, or document paths when it
- * has no body) and, when a created_at was given, the same instant.
+ * A note was added to the account. `sequence` numbers the account's notes from 1 (its identity within the
+ * account). `createdAt` is the caller's datetime, or the server clock when it gave none (`createdAtGiven`
+ * false). No two notes of an account share their content (body, else document paths) and given instant.
  */
 export const accountNoteCreatedSchema = eventSchema(
   'AccountNoteCreated',
@@ -93,10 +85,8 @@ export const ledgerTransactionSchema = z.object({
 export type LedgerTransaction = z.infer<typeof ledgerTransactionSchema>;
 
 /**
- * A financial transaction was added to the account's ledger (spec 4.10). A
- * transaction_id is never added twice to one account. One event per
- * transaction; the transactions of one request are appended together or not
- * at all.
+ * A financial transaction was added to the account's ledger (spec 4.10), never twice with one
+ * transaction_id. The transactions of one request are appended together or not at all.
  */
 export const ledgerTransactionAddedSchema = eventSchema(
   'LedgerTransactionAdded',
@@ -105,11 +95,9 @@ export const ledgerTransactionAddedSchema = eventSchema(
 );
 
 /**
- * A statement issued by the legacy supplier was recorded on the account (spec
- * 4.11, or the staged payload's `statements` at process time). statement_id is
- * unique per account. Its `billPeriodToDate` moves the account's open
- * statement period: it starts the day after the latest of last_billed_to_date
- * and every historical statement's end.
+ * A statement of the legacy supplier was recorded on the account (spec 4.11, or the staged payload's
+ * `statements`); statement_id is unique per account. The open statement period starts the day after the
+ * latest of last_billed_to_date and every historical statement's `billPeriodToDate`.
  */
 export const historicalStatementImportedSchema = eventSchema(
   'HistoricalStatementImported',

@@ -1,23 +1,15 @@
 import { z } from 'zod';
 import { eventSchema, type EventsOf } from './envelope.js';
 
-/**
- * One stream per business: the import supplier plus the caller's
- * external_business_identifier (spec 2.4). Supplier codes are `A-Z 0-9 _ -`,
- * so the first `:` after the code is an unambiguous separator.
- */
+/** One stream per business (spec 2.4); supplier codes are `A-Z 0-9 _ -`, so `:` after the code is unambiguous. */
 export const businessStreamId = (importSupplier: string, externalBusinessIdentifier: string): string =>
   `business:${importSupplier}:${externalBusinessIdentifier}`;
 
 /**
- * A caller created a business (spec 4.4). `business` is the validated
- * `business` object of the request without its `business_contracts`, kept as
- * the caller sent it (snake_case, unknown fields already dropped); each
- * contract follows as its own BusinessContractAdded event, appended in the
- * same transaction, in payload order.
- *
- * The business's `platform_business_id` is the global position of this event
- * in the log: unique, an integer, and the same after any projection rebuild.
+ * A caller created a business (spec 4.4). `business` is the request's validated `business` object without
+ * its contracts, as sent (snake_case); each contract follows as a BusinessContractAdded in the same
+ * transaction. The business's `platform_business_id` is this event's global position: unique, and the
+ * same after any rebuild.
  */
 export const businessCreatedSchema = eventSchema(
   'BusinessCreated',
@@ -36,14 +28,10 @@ export const businessCreatedSchema = eventSchema(
 );
 
 /**
- * A business contract (spec 2.3) of a business: appended right after
- * BusinessCreated by business/, or later, on the existing business, by
- * business-contracts/create/, one event per contract in payload order.
- * `identifier` is unique among the business contracts of the import supplier;
- * accounts link to the contract by it (spec 1.5). `contract` is the validated
- * contract exactly as sent (identifier, dates, versions and their terms), kept
- * as a JSON object so that tightening the validation later never makes a
- * stored event unreadable.
+ * A business contract (spec 2.3), with BusinessCreated or later by business-contracts/create/, in payload
+ * order. `identifier` is unique among the supplier's contracts; accounts link to the contract by it (spec
+ * 1.5). `contract` is the validated contract as sent, kept as a JSON object so that tightening the
+ * validation later never makes a stored event unreadable.
  */
 export const businessContractAddedSchema = eventSchema(
   'BusinessContractAdded',
@@ -58,12 +46,9 @@ export const businessContractAddedSchema = eventSchema(
 );
 
 /**
- * A payment instruction held by a payment vendor was recorded on a business
- * (business-payment-instruction/create/), for the business's
- * accounts named in the request. Recorded only after the vendor confirmed, in
- * the same request, that the instruction exists: `vendorDetails` is the
- * vendor's JSON answer exactly as given. A reference is recorded at most once
- * per business: sending it again appends nothing.
+ * A payment instruction held by a payment vendor was recorded on a business, for the accounts the request
+ * named, once the vendor confirmed it exists (`vendorDetails`: its answer as given). A reference is
+ * recorded at most once per business.
  */
 export const businessPaymentInstructionCreatedSchema = eventSchema(
   'BusinessPaymentInstructionCreated',

@@ -3,11 +3,9 @@ import { accountRef } from './account-import-process.js';
 import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
- * The customer-email outbox (spec 1.3). Every event lives on the account's
- * stream `account-import-process:<SUPPLIER>:<EXT>`: the emails are queued in
- * the transaction that processes the account, and each step of their delivery
- * is recorded there before (claim) and after (sent, failed) the SMTP call, so
- * an email is never sent twice (docs/payment-instructions-and-emails.md).
+ * The customer-email outbox (spec 1.3), on the account's stream: the emails are queued in the transaction
+ * that processes the account, and each delivery step is recorded there before (claim) and after (sent,
+ * failed) the SMTP call, so an email is never sent twice.
  */
 
 const emailRef = {
@@ -17,10 +15,8 @@ const emailRef = {
 };
 
 /**
- * A welcome email to one customer of the account was queued when the account
- * was processed, because its import supplier sends emails (`--send-emails`).
- * The message is rendered at queue time and sent exactly as recorded.
- * `customerIndex` is the customer's zero-based index in the staged payload.
+ * A welcome email to one customer of the account (`customerIndex`: zero-based in the staged payload) was
+ * queued as it was processed, its supplier sending emails. It is rendered now and sent exactly as recorded.
  */
 export const customerWelcomeEmailQueuedSchema = eventSchema(
   'CustomerWelcomeEmailQueued',
@@ -37,10 +33,9 @@ export const customerWelcomeEmailQueuedSchema = eventSchema(
 );
 
 /**
- * A mailer took the email for attempt `attempt`, before calling the SMTP
- * server. Until `leaseExpiresAt` no other mailer may take it; a claim whose
- * lease ran out with no outcome means the mailer died mid-send, and the email
- * is then failed, never sent again (at most once).
+ * A mailer took the email for `attempt`, before calling the SMTP server; no other may take it until
+ * `leaseExpiresAt`. A lease that ran out with no outcome means the mailer died mid-send: the email is then
+ * failed, never sent again (at most once).
  */
 export const customerEmailSendClaimedSchema = eventSchema(
   'CustomerEmailSendClaimed',
@@ -62,11 +57,7 @@ export const customerEmailSentSchema = eventSchema(
   }),
 );
 
-/**
- * Attempt `attempt` was not delivered and certainly not accepted (the server
- * answered 4xx, or could not be reached): the email goes back to the queue,
- * not to be tried before `retryAt` (exponential backoff).
- */
+/** `attempt` was certainly not accepted (a 4xx, or no connection): the email is queued again from `retryAt`. */
 export const customerEmailSendFailedSchema = eventSchema(
   'CustomerEmailSendFailed',
   1,

@@ -1,10 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Metadata recorded with every event. `actor` is the API key id for HTTP
- * callers, `operator:<os user>` for the operator command line, or `system`
- * for start-up work (demo seeding).
- */
+/** Metadata of every event; `actor` is the API key id, `operator:<os user>` (the command line) or `system` (seeding). */
 export const eventMetadataSchema = z.object({
   eventId: z.string(),
   actor: z.string(),

@@ -3,10 +3,8 @@ import { accountRef } from './account-import-process.js';
 import { eventSchema } from './envelope.js';
 
 /**
- * The audit stream of an account's refused attempts, beside its import-process
- * stream: `refused-attempt:<SUPPLIER>:<EXT>`. A refused stage or process writes
- * nothing on the account's own streams (its unit of work is rolled back); the
- * fact that it was tried and refused lives here.
+ * The audit stream of an account's refused attempts: a refused stage or process writes nothing on the
+ * account's own streams (its unit is rolled back), so that it was tried and refused lives here.
  */
 export const refusedAttemptStreamId = (importSupplier: string, externalAccountNumber: string): string =>
   `refused-attempt:${importSupplier}:${externalAccountNumber}`;
@@ -16,14 +14,10 @@ export const importAttemptOperations = ['stage', 'process', 'schedule', 'schedul
 export type ImportAttemptOperation = (typeof importAttemptOperations)[number];
 
 /**
- * A stage or process of the account (v1 or v2, scheduled or not) was refused
- * by a rule. Recorded for auditors and for the v2 status's `latest_error`:
- * the top-level code and detail, and each error item's code and `attr` path.
- * Never the payload, nor the items' details (they may quote payload values).
- * The same refusal repeated back to back (same operation, dry run, codes and
- * paths, decided on the same account stream version) is recorded once.
- * `accountStreamVersion` is the version of the account's import-process
- * stream the attempt was refused on (0: never staged).
+ * A stage or process of the account (v1 or v2, scheduled or not) was refused by a rule. Recorded for
+ * auditors and the v2 status's `latest_error`: the code and detail, each error item's code and `attr`, never
+ * the payload nor the items' details (they may quote it). The same refusal back to back on the same
+ * `accountStreamVersion` (0: never staged) is recorded once.
  */
 export const accountImportAttemptRefusedSchema = eventSchema(
   'AccountImportAttemptRefused',

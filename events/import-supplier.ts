@@ -35,11 +35,7 @@ export const importSupplierConfigChangedSchema = eventSchema(
     code: z.string(),
     sendEmails: z.boolean().optional(),
     documentRoot: z.string().nullable().optional(),
-    /**
-     * The operations team a v2 scheduled creation is assigned to when its request
-     * names none (null: no default any more). Absent from events written before the
-     * field existed, which left it unchanged.
-     */
+    /** The team of v2 creations whose request names none (null: no default); absent (unchanged) in older events. */
     defaultOperationsTeamName: z.string().nullable().optional(),
     changedAt: z.string(),
   }),
@@ -50,8 +46,7 @@ export const verificationCountsSchema = z.object({ identical: z.int().min(0), mi
 
 /**
  * `import-ledger verify` compared a migration folder with what the service holds for the supplier: whether
- * the two agree and the counts per kind of item (products, rates, businesses, contracts, accounts, notes,
- * transactions, statements, payment_instructions, ledger_balance). The key that ran it is the event's actor.
+ * they agree, and the counts per kind of item (products, rates, accounts, notes, ...). Its key is the actor.
  */
 export const importSupplierVerifiedSchema = eventSchema(
   'ImportSupplierVerified',

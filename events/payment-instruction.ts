@@ -3,13 +3,9 @@ import { accountRef } from './account-import-process.js';
 import { eventSchema } from './envelope.js';
 
 /**
- * A payment instruction (a direct-debit mandate, a saved card, ...) held by a
- * payment vendor was recorded on an imported account (spec 4.12), on the
- * account's stream `account-import-process:<SUPPLIER>:<EXT>`. It is recorded
- * only after the vendor confirmed, in the same request, that the instruction
- * exists: `vendorDetails` is the vendor's JSON answer exactly as given
- * (it holds at least `reference`, `type` and `status`). A reference is recorded
- * at most once per account: sending it again appends nothing.
+ * A payment instruction (a direct-debit mandate, a saved card, ...) held by a payment vendor was recorded
+ * on an imported account (spec 4.12), once the vendor confirmed it exists: `vendorDetails` is its JSON
+ * answer as given (with at least `reference`, `type` and `status`). A reference is recorded once per account.
  */
 export const paymentInstructionCreatedSchema = eventSchema(
   'PaymentInstructionCreated',

@@ -17,9 +17,8 @@ export const tempClasses = ['BASE', 'HP', 'HC'] as const;
 export const productStreamId = (code: string): string => `product:${code}`;
 
 /**
- * A rate band: the band category plus the rate params. Rates of one band form
- * one continuous timeline within a product. Absent params are absent keys
- * (never null), so two bands are the same exactly when their keys are.
+ * A rate band: the category plus the rate params; the rates of one band form one continuous timeline
+ * within a product. Absent params are absent keys (never null), so two bands are equal when their keys are.
  */
 export const bandSchema = z.object({
   bandCategory: z.enum(bandCategories),
@@ -50,9 +49,8 @@ export const productParamsSchema = z.object({
 export type ProductParams = z.infer<typeof productParamsSchema>;
 
 /**
- * A product entered the platform's shared catalogue (spec 4.3, new code). Its
- * attributes are fixed from here on: later imports of the same code only add
- * rates. The initial rates follow in a RatesAdded event of the same command.
+ * A product entered the shared catalogue (spec 4.3), its attributes fixed from here on: later imports of
+ * the code only add rates. The initial rates follow in a RatesAdded of the same command.
  */
 export const productCreatedSchema = eventSchema(
   'ProductCreated',
@@ -73,12 +71,9 @@ export const productCreatedSchema = eventSchema(
 );
 
 /**
- * Rates were appended to a product (spec 4.3). Each rate has a number unique
- * within the product (1, 2, ... in the order added). `closes` records the
- * earlier rate of the same band that this rate ends, and the instant set as
- * its valid_to (midnight UTC at this rate's valid_from); null for the first
- * rate of a band. Rates are listed in the order they apply: a later one may
- * close an earlier one of the same event.
+ * Rates were appended to a product (spec 4.3), numbered 1, 2, ... within it. `closes` names the earlier
+ * rate of the same band this one ends and its valid_to (this rate's valid_from); null for a band's first.
+ * Rates are in the order they apply: one may close an earlier one of the same event.
  */
 export const ratesAddedSchema = eventSchema(
   'RatesAdded',
@@ -117,10 +112,7 @@ export interface ProductRate {
   readonly pricePerUnit: string;
 }
 
-/**
- * The canonical key of a band: the category, then every param present in a
- * fixed order (`CONSUMPTION_CHARGE|provider_calendar=HPHC|temp_class=HP|...`).
- */
+/** The canonical key of a band: the category, then every param present in a fixed order (`CONSUMPTION_CHARGE|temp_class=HP|...`). */
 export function bandKey(band: Band): string {
   const parts: string[] = [band.bandCategory];
   const add = (name: string, value: string | number | undefined) => {
@@ -157,11 +149,7 @@ const bandParamKeys = [
 
 export type AddedRate = RatesAdded['data']['rates'][number];
 
-/**
- * What one added rate means for a product's rates: the rate it closes gets
- * its valid_to, the new rate is appended open-ended. Total: a `closes` naming
- * no known rate changes nothing.
- */
+/** One added rate: the rate it closes gets its valid_to, the new one is appended open-ended (a `closes` naming no rate changes nothing). */
 export function applyAddedRate(rates: readonly ProductRate[], rate: AddedRate): ProductRate[] {
   const closes = rate.closes;
   const next = closes ? rates.map((r) => (r.rateNumber === closes.rateNumber ? { ...r, validTo: closes.validTo } : r)) : [...rates];
@@ -177,11 +165,7 @@ export function applyAddedRate(rates: readonly ProductRate[], rate: AddedRate): 
   return next;
 }
 
-/**
- * What a RatesAdded event means for a product's rates, rate after rate: the
- * one reading of the event, shared by the decider state and the products
- * projection.
- */
+/** What a RatesAdded means for a product's rates: the one reading of it, shared by the decider state and the projection. */
 export function applyRatesAdded(rates: readonly ProductRate[], event: RatesAdded): ProductRate[] {
   return event.data.rates.reduce<ProductRate[]>((acc, rate) => applyAddedRate(acc, rate), [...rates]);
 }

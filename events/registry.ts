@@ -41,9 +41,8 @@ export type LedgerEvent = EventsOf<typeof currentSchemas>;
 export type LedgerEventType = LedgerEvent['type'];
 
 /**
- * Upcasters lift a stored event of an older schema version to the current
- * one, keyed by `type@version`. A stored event is never rewritten; it is read
- * through these. None are needed yet: every event type is at version 1.
+ * Upcasters lift a stored event of an older schema version to the current one, keyed by `type@version`: a
+ * stored event is never rewritten, it is read through these. Every event type is at version 1 yet.
  */
 type Upcaster = (data: unknown) => { version: number; data: unknown };
 const upcasters: Readonly<Record<string, Upcaster>> = {};

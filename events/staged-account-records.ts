@@ -3,11 +3,9 @@ import { accountRef } from './account-import-process.js';
 import { eventSchema } from './envelope.js';
 
 /**
- * What the staged payload brings at process time, beyond the account itself,
- * notes and statements: payment schedules, payment instructions, agreements
- * and consents (per supply point), campaigns, metadata and supplementary
- * ledgers. Recorded as given (field names in camelCase, money in integer
- * cents), not checked against a payment vendor.
+ * What the staged payload brings at process time beyond the account, notes and statements: per supply point
+ * its payment schedules, instructions, agreements and consents; campaigns, metadata, supplementary ledgers.
+ * Recorded as given (camelCase, integer cents), not checked against a payment vendor.
  */
 
 const cents = z.int();
@@ -58,12 +56,7 @@ export const importedEnergyChequeSchema = z.object({
   status: z.string(),
 });
 
-/**
- * The account's records from its staged payload became part of its recorded
- * state, in the transaction that processed it (right after AccountProcessed).
- * Appended only when the payload holds at least one such record. Readable
- * through the account's history (its stream).
- */
+/** The records of the staged payload, appended right after AccountProcessed when it holds at least one. */
 export const accountRecordsImportedSchema = eventSchema(
   'AccountRecordsImported',
   1,

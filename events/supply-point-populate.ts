@@ -2,15 +2,10 @@ import { z } from 'zod';
 import { eventSchema, type EventsOf } from './envelope.js';
 
 /**
- * Supply point pre-population (spec 4.5). Two stream kinds:
- *
- * - `supply-point-populate-batch:<batchId>`: the batch as the caller asked for
- *   it, written in one transaction before the 201 (a batch event and one
- *   request event per identifier);
- * - `supply-point-populate-request:<batchId>:<sequence>`: what the worker did
- *   with one request (claims, failed attempts, the result). One stream per
- *   request keeps the worker's appends small and lets two workers never
- *   contend on anything but the request they both want.
+ * Supply point pre-population (spec 4.5): a batch stream holds the batch as asked for (a batch event and one
+ * request event per identifier, one transaction before the 201); a request stream what the worker did with
+ * one request. One stream per request keeps the worker's appends small, and two workers contend only on
+ * the request they both want.
  */
 export const supplyPointPopulateBatchStreamId = (batchId: string): string => `supply-point-populate-batch:${batchId}`;
 export const supplyPointPopulateRequestStreamId = (batchId: string, sequence: number): string =>
@@ -30,11 +25,7 @@ const requestRef = {
 /** The operator's answer, kept as given; `address` is also lifted out of it for the supply points projection. */
 export const operatorAddressSchema = z.object({ line1: z.string(), postcode: z.string(), city: z.string() });
 
-/**
- * A caller asked for supply points to be fetched from the network operators.
- * `importSuppliers` are the suppliers the caller's API key was scoped to when
- * it asked: the batch is visible to every key sharing one of them.
- */
+/** A caller asked for supply points from the network operators; every key sharing one of `importSuppliers` (its key's scope) sees the batch. */
 export const supplyPointPopulateBatchCreatedSchema = eventSchema(
   'SupplyPointPopulateBatchCreated',
   1,
@@ -56,10 +47,8 @@ export const supplyPointPopulateRequestedSchema = eventSchema(
 );
 
 /**
- * A worker took the request and is about to call the operator (attempt
- * `attempt`, counting from 1). The claim holds until `leaseExpiresAt`; a claim
- * left past that (the worker died mid-call) may be taken again, and the lost
- * attempt counts as a failed one.
+ * A worker took the request and is about to call the operator (`attempt` from 1). A claim left past
+ * `leaseExpiresAt` (the worker died mid-call) may be taken again; the lost attempt counts as failed.
  */
 export const supplyPointPopulateRequestClaimedSchema = eventSchema(
   'SupplyPointPopulateRequestClaimed',
@@ -74,21 +63,14 @@ export const supplyPointPopulateAttemptFailedSchema = eventSchema(
   z.object({ ...requestRef, attempt: z.number().int().min(1), reason: z.string(), retryAt: z.string(), failedAt: z.string() }),
 );
 
-/**
- * The worker stopped (shutdown) before the operator answered: the claim is
- * given back and the attempt does not count.
- */
+/** The worker stopped (shutdown) before the operator answered: the claim is given back, the attempt does not count. */
 export const supplyPointPopulateRequestReleasedSchema = eventSchema(
   'SupplyPointPopulateRequestReleased',
   1,
   z.object({ ...requestRef, attempt: z.number().int().min(1), reason: z.string(), releasedAt: z.string() }),
 );
 
-/**
- * The operator returned the supply point: the record is stored (or refreshed
- * when the same supply point was imported before). `details` is the
- * operator's JSON object exactly as it was returned.
- */
+/** The operator returned the supply point, stored or refreshed; `details` is its JSON object as returned. */
 export const supplyPointImportedSchema = eventSchema(
   'SupplyPointImported',
   1,
