@@ -16,13 +16,10 @@ interface FailureItem {
 }
 
 /**
- * One row per account a supplier's migration has seen (staged, or at least
- * tried and refused): where it stands and, while it is failing, its latest
- * refusal. An account is failing while it is not imported (nor skipped) and
- * its latest stage or process attempt was refused: a later stage, process,
- * successful dry run or skip clears the failure. Its counters and the
- * failures summary are tallies over these rows (import-progress-tallies.ts).
- * WITHOUT ROWID on SQLite (small rows: an insert writes one b-tree), which only its migration says.
+ * One row per account a supplier's migration has seen (staged, or tried and refused): where it stands and,
+ * while it is failing, its latest refusal. It is failing while pending and its latest stage or process was
+ * refused; a later stage, process, successful dry run or skip clears that. WITHOUT ROWID on SQLite (small
+ * rows: an insert writes one b-tree), which only its migration says.
  */
 export const accountImportProgressTable = sqliteTable(
   'account_import_progress',

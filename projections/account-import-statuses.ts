@@ -5,12 +5,10 @@ import { accountKey, defineProjection } from './projection.js';
 export const accountImportStatuses = ['PENDING', 'IN_PROGRESS', 'PROCESSED', 'ERRORED', 'DRY_RUN_SUCCEEDED', 'DRY_RUN_ERRORED', 'CANCELLED'] as const;
 
 /**
- * One row per staged account, v1 or v2: its v2 status, latest event and latest
- * error (what the v2 status endpoint answers), and its scheduled creation, the
- * queue the scheduler reads: `dueAt` is set while a creation waits (the start of
- * its window, or when it was scheduled) or runs (when the claim runs out), so
- * "what is due now" is one range of its index. Refused attempts of an account
- * never staged leave no row (there is no import process to show).
+ * One row per staged account, v1 or v2: its v2 status, latest event and error (the v2 status endpoint), and
+ * its scheduled creation, the scheduler's queue: `dueAt` is set while a creation waits (its window's start)
+ * or runs (when the claim runs out), so "what is due now" is one range of its index. An account never
+ * staged has no row.
  */
 export const accountImportStatusTable = sqliteTable(
   'account_import_statuses',

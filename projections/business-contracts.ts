@@ -2,10 +2,9 @@ import { index, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { defineProjection } from './projection.js';
 
 /**
- * One row per business contract: which business of the import supplier holds each contract identifier.
- * The primary key (supplier, contract identifier) is the uniqueness rule itself; the projection's row key
- * also names the business, so a second business claiming a taken identifier (two requests that both checked
- * before either committed) violates the key and is retried on fresh facts instead of overwriting the first.
+ * Which business of the supplier holds each contract identifier. The primary key is the uniqueness rule;
+ * the row key also names the business, so a second business claiming a taken identifier (two requests that
+ * both checked first) violates the key and is retried on fresh facts instead of overwriting the first.
  */
 export const businessContracts = sqliteTable(
   'business_contracts',

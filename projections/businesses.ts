@@ -2,10 +2,8 @@ import { integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm
 import { defineProjection } from './projection.js';
 
 /**
- * One row per business created through business/ (spec 4.4): what the
- * uniqueness answer (the existing id) and the account-to-contract link read.
- * `platform_business_id` is the global position of the BusinessCreated event,
- * so a rebuild from the log gives every business the same id again.
+ * One row per business (spec 4.4): what the uniqueness answer and the account-to-contract link read.
+ * `platform_business_id` is the BusinessCreated's global position, so a rebuild gives the same ids again.
  */
 export const businesses = sqliteTable(
   'businesses',

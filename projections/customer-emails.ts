@@ -6,10 +6,8 @@ export const customerEmailStatuses = ['QUEUED', 'SENDING', 'SENT', 'FAILED'] as 
 export type CustomerEmailStatusName = (typeof customerEmailStatuses)[number];
 
 /**
- * The customer-email outbox, one row per email: the mailer's queue (QUEUED
- * rows whose `dueAt` has come, and SENDING rows whose lease ran out, in
- * `queuePosition` order: the global position of the queuing event) and what
- * became of each email.
+ * The customer-email outbox, one row per email: the mailer's queue (due QUEUED rows and SENDING rows whose
+ * lease ran out, in `queuePosition` order: the queuing event's global position) and what became of each.
  */
 export const customerEmails = sqliteTable(
   'customer_emails',

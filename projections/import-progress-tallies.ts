@@ -3,12 +3,9 @@ import { accountImportProgressProjection, type AccountImportProgressRow } from '
 import { defineTally } from './projection.js';
 
 /**
- * A supplier's migration in numbers, one row per supplier (no row: nothing
- * seen yet): accounts per state, those failing (a part of the pending ones),
- * and the imported ones per transfer status. A tally over
- * account_import_progress, moved in the transaction of every event that
- * moves an account, so the progress endpoint reads one row whatever the
- * cohort's size.
+ * A supplier's migration in numbers, one row per supplier seen: accounts per state, those failing (some of
+ * the pending ones), the imported ones per transfer status. A tally over account_import_progress, so the
+ * progress endpoint reads one row whatever the cohort's size.
  */
 export const importProgressCountsTable = sqliteTable('import_progress_counts', {
   importSupplier: text('import_supplier').primaryKey(),
@@ -50,11 +47,9 @@ export const importProgressCountsProjection = defineTally({
 });
 
 /**
- * What the failing accounts of a supplier fail on: one row per error code and
- * `attr` path (`attr` is '' for none: a key column cannot be null), with the
- * number of failing accounts whose latest refusal has that item (a refusal
- * with no items counts under its top-level code). Largest first through its
- * index; a tally over account_import_progress.
+ * What a supplier's failing accounts fail on: per error code and `attr` ('' for none: a key column cannot
+ * be null), the failing accounts whose latest refusal has that item (one without items counts under its
+ * code). Largest first through its index; a tally over account_import_progress.
  */
 export const importFailureSummaryTable = sqliteTable(
   'import_failure_summary',

@@ -3,14 +3,9 @@ import { applyRatesAdded, productMarkets, type ProductParams, type ProductRate }
 import { defineProjection } from './projection.js';
 
 /**
- * The shared product catalogue: one row per product code with its fixed
- * attributes and its whole rate timeline. The rates are one JSON column
- * because a RatesAdded event touches several rates at once (it appends some
- * and closes others) while a row projection touches one row per event; every
- * read and check wants a product's rates together anyway. Each rate has its
- * number, band key and band, unit type, valid_from and valid_to (UTC
- * midnights, valid_to null for the latest of a band) and price (a decimal
- * string), in the order added.
+ * The shared product catalogue: one row per product code with its fixed attributes and its whole rate
+ * timeline (ProductRate, in the order added). The rates are one JSON column because a RatesAdded touches
+ * several rates at once while a row projection touches one row per event; every read wants them together.
  */
 export const products = sqliteTable('products', {
   code: text('code').primaryKey(),

@@ -1,11 +1,7 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { defineProjection } from './projection.js';
 
-/**
- * One row per supply point populate batch, with running counts of its
- * requests: what the batch status endpoint reads for the status and the
- * scope check (the suppliers of the key that created it).
- */
+/** One row per populate batch with running counts of its requests: the batch status and its scope check. */
 export const supplyPointPopulateBatches = sqliteTable('supply_point_populate_batches', {
   batchId: text('batch_id').primaryKey(),
   customerCategory: text('customer_category').notNull(),

@@ -5,9 +5,8 @@ import { defineProjection } from './projection.js';
 const populateRequestStatuses = ['PENDING', 'CLAIMED', 'IMPORTED', 'ERRORED'] as const;
 
 /**
- * One row per populate request: the worker's queue (PENDING and CLAIMED rows
- * in `queue_position` order, the global position of the request's event) and
- * the lists of the batch status endpoint.
+ * One row per populate request: the worker's queue (PENDING and CLAIMED rows in `queue_position` order,
+ * the request event's global position) and the batch status's lists.
  */
 export const supplyPointPopulateRequests = sqliteTable(
   'supply_point_populate_requests',

@@ -3,10 +3,8 @@ import { populateSupplyTypes } from '../events/supply-point-populate.js';
 import { defineProjection } from './projection.js';
 
 /**
- * The supply point records fetched from the network operators, one row per
- * (supply type, identifier): a supply point imported again (by a later batch)
- * is refreshed in place, never duplicated. `details` is the operator's JSON
- * object as it was returned (meter, contract and any other details).
+ * The supply points fetched from the network operators, one row per (supply type, identifier), refreshed
+ * in place when imported again. `details` is the operator's JSON object as returned.
  */
 export const supplyPoints = sqliteTable(
   'supply_points',
