@@ -21,7 +21,7 @@ export interface HistoryEntry {
   readonly data: unknown;
 }
 
-export function historyEntry(stored: StoredEvent<LedgerEvent>): HistoryEntry {
+function historyEntry(stored: StoredEvent<LedgerEvent>): HistoryEntry {
   return {
     position: stored.globalPosition,
     stream_position: stored.streamPosition,
@@ -43,12 +43,7 @@ export interface HistoryPage {
 /** Events read per step when folding an account's state (without their payloads). */
 const FOLD_BATCH = 1_000;
 
-/**
- * The streams of an account: its own (its import process and everything
- * recorded on it after: notes, transactions, statements, payment
- * instructions, emails), the audit records of its process dry runs and of
- * its refused attempts, and its v2 scheduled creations.
- */
+/** The streams of an account: its own (the import process and what is recorded on it), its dry runs, scheduled creations and refused attempts. */
 const accountStreams = (importSupplier: string, externalAccountNumber: string): readonly string[] => [
   accountImportProcessStreamId(importSupplier, externalAccountNumber),
   accountProcessDryRunStreamId(importSupplier, externalAccountNumber),
@@ -56,17 +51,24 @@ const accountStreams = (importSupplier: string, externalAccountNumber: string): 
   refusedAttemptStreamId(importSupplier, externalAccountNumber),
 ];
 
+/** The streams' events after `after`, read `batch` at a time, giving the event loop back between reads. */
+async function* eventsAfter(ctx: LedgerContext, streams: readonly string[], after: number, batch: number, withBulkFields: boolean) {
+  for (;;) {
+    const events = await ctx.read.streamEventsPage(streams, after, batch, { withBulkFields });
+    yield* events;
+    if (events.length < batch) return;
+    after = events[events.length - 1]!.globalPosition;
+    await yieldToEventLoop();
+  }
+}
+
 async function requireAccount(ctx: LedgerContext, importSupplier: string, externalAccountNumber: string): Promise<void> {
   if (!(await ctx.read.findAccountImportProcess(importSupplier, externalAccountNumber))) {
     throw new DomainError('account_not_found', `No account import process found for ${importSupplier} / ${externalAccountNumber}.`);
   }
 }
 
-/**
- * One page of the account's events in global order, after `after`: auditing
- * reads the log itself, a bounded read per page however long the account's
- * streams are (an account with 10,000 transactions pages like any other).
- */
+/** One page of the account's events in global order, after `after`: one bounded read of the log, however long its streams. */
 export async function accountHistory(
   ctx: LedgerContext,
   importSupplier: string,
@@ -80,10 +82,8 @@ export async function accountHistory(
 }
 
 /**
- * The account's state as of `asOf` (folded from every event recorded up to
- * that instant) and one page of those events. The fold reads the events in
- * batches without their payloads, giving the event loop back between
- * batches, then reads the one staged payload the state shows: memory holds
+ * The account's state as of `asOf` (every event recorded by then, folded) and one page of those events. The
+ * fold reads the events without their payloads, then the one staged payload the state shows: memory holds
  * the state (its lists bounded, see STATE_LIST_LIMIT) and one page.
  */
 export async function accountHistoryAsOf(
@@ -99,13 +99,7 @@ export async function accountHistoryAsOf(
   const recordedBy = (stored: StoredEvent<LedgerEvent>) => Date.parse(stored.recordedAt) <= cutoff;
 
   const folder = new AccountStateFolder();
-  for (let after = 0; ; ) {
-    const batch = await ctx.read.streamEventsPage(streams, after, FOLD_BATCH, { withBulkFields: false });
-    for (const stored of batch) if (recordedBy(stored)) folder.apply(stored);
-    if (batch.length < FOLD_BATCH) break;
-    after = batch[batch.length - 1]!.globalPosition;
-    await yieldToEventLoop();
-  }
+  for await (const stored of eventsAfter(ctx, streams, 0, FOLD_BATCH, false)) if (recordedBy(stored)) folder.apply(stored);
   if (folder.stagedPayloadPosition !== null) {
     const [staging] = await ctx.read.streamEventsPage(streams, folder.stagedPayloadPosition - 1, 1);
     const payload = staging && 'payload' in staging.event.data ? staging.event.data.payload : null;
@@ -116,19 +110,13 @@ export async function accountHistoryAsOf(
   // differences between instances, so every event is checked rather than stopping at the first later one.
   const events: StoredEvent<LedgerEvent>[] = [];
   let more = false;
-  for (let after = page.after; !more; ) {
-    const batch = await ctx.read.streamEventsPage(streams, after, page.limit + 1);
-    for (const stored of batch) {
-      if (!recordedBy(stored)) continue;
-      if (events.length === page.limit) {
-        more = true;
-        break;
-      }
-      events.push(stored);
+  for await (const stored of eventsAfter(ctx, streams, page.after, page.limit + 1, true)) {
+    if (!recordedBy(stored)) continue;
+    if (events.length === page.limit) {
+      more = true;
+      break;
     }
-    if (batch.length < page.limit + 1) break;
-    after = batch[batch.length - 1]!.globalPosition;
-    await yieldToEventLoop();
+    events.push(stored);
   }
   return {
     as_of: asOf.toISOString(),

@@ -5,9 +5,8 @@ import { formatCents } from '../domain/account-records/money.js';
 import { balanceEffectCents } from '../domain/ledger/ledger-transaction.js';
 
 /**
- * Most items each of the view's lists (notes, transactions, statements, payment instructions) shows: the
- * latest ones. Their `*_count` says how many there are in all; every one of them is in the account's events,
- * which page. An account with 10,000 transactions (or a million) gives a view of bounded size.
+ * Most items each of the view's lists shows: the latest ones. Their `*_count` says how many there are in
+ * all (every one is in the account's events, which page), so any account gives a view of bounded size.
  */
 export const STATE_LIST_LIMIT = 1_000;
 
@@ -16,11 +15,7 @@ type Transaction = { transaction_id: string; type: string; transaction_date: str
 type Statement = { statement_id: string; bill_period_from_date: string; bill_period_to_date: string };
 type PaymentInstruction = { vendor: string; reference: string; type: string };
 
-/**
- * An account as an auditor sees it at some instant: what the events of its
- * stream recorded up to then, folded. A read-side view (the deciders keep
- * their own, smaller states); amounts are shown as the API shows them.
- */
+/** An account as an auditor sees it at some instant: its events up to then, folded; amounts as the API shows them. */
 export interface AccountStateView {
   import_state: 'none' | 'staged' | 'skipped' | 'imported';
   staged_payload: Record<string, unknown> | null;
@@ -59,11 +54,7 @@ class LatestItems<T> {
   }
 }
 
-/**
- * Folds an account's events, one at a time, in global order, into the view:
- * the events stream through it (in pages), so memory holds the view only.
- * Events the view does not show leave it unchanged.
- */
+/** Folds an account's events, in global order, one at a time into the view: memory holds the view only. */
 export class AccountStateFolder {
   private importState: AccountStateView['import_state'] = 'none';
   private stagedPayload: Record<string, unknown> | null = null;
