@@ -21,10 +21,8 @@ export interface FeedReadModels {
 }
 
 /**
- * Reads the feed from the log: the catalogue's event types after `after`, in
- * global order, filtered to what the caller's suppliers may see. Staged
- * payloads are never read (the feed never shows them). Populate batches'
- * suppliers are looked up with `findBatch`.
+ * Reads the feed from the log: the catalogue's events after `after`, filtered to what the caller's suppliers
+ * may see (a populate batch's suppliers looked up with `findBatch`), never reading the staged payloads.
  */
 export function createFeedReadModels(
   log: EventLog,

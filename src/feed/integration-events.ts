@@ -3,10 +3,8 @@ import type { LedgerEvent, LedgerEventType } from '../../events/registry.js';
 import { formatCents } from '../domain/account-records/money.js';
 
 /**
- * The public event catalogue of the feed (`GET /v1/data-import/events/`):
- * integration events derived from the stored domain events. They are a
- * contract of their own, deliberately smaller than the log: no payloads, no
- * secrets, no internal bookkeeping (claims, retries, key hashes).
+ * The feed's public event catalogue (`GET /v1/data-import/events/`), derived from the stored events: a
+ * contract of its own, smaller than the log (no payloads, secrets or bookkeeping such as claims and retries).
  */
 export interface IntegrationEvent {
   readonly position: number;

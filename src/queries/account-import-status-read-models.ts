@@ -5,11 +5,7 @@ import type { ProjectionQueries } from '../store/projection-queries.js';
 /** Queries over the v2 status projection: the status endpoint and the scheduler's queue. */
 export interface AccountImportStatusReadModels {
   findAccountImportStatus(importSupplier: string, externalAccountNumber: string): Promise<AccountImportStatusRow | null>;
-  /**
-   * Scheduled creations a worker should take at `now`, soonest due first:
-   * waiting ones whose window has opened, and running ones whose claim ran
-   * out. One range of the `due_at` index, at most `limit` rows.
-   */
+  /** Scheduled creations due at `now` (window open, or claim run out), soonest first: one range of the `due_at` index. */
   dueAccountCreations(now: string, limit: number): Promise<AccountImportStatusRow[]>;
 }
 

@@ -6,11 +6,7 @@ import { accountNotes } from '../../projections/account-notes.js';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { ProjectionQueries, SelectedRow, SelectFields } from '../store/projection-queries.js';
 
-/**
- * A place in the lists' order (first staging time, then external account
- * number): both are set once, when an account is first staged, so an
- * account keeps its place for good and a keyset read never shows it twice.
- */
+/** A place in the lists' order, set once when an account is first staged: a keyset read never shows an account twice. */
 export interface ListPosition {
   readonly firstStagedAt: string;
   readonly externalAccountNumber: string;
@@ -56,17 +52,9 @@ export type ReconciliationRow = SelectedRow<typeof reconciliationFields>;
 const positionFields = { firstStagedAt: t.firstStagedAt, externalAccountNumber: t.externalAccountNumber } satisfies SelectFields;
 
 export interface AccountListReadModels {
-  /**
-   * At most `limit` accounts of the supplier in `range`, in the lists' order:
-   * those in `state`, or every one (null). One index range, however many
-   * accounts the supplier has: what the lists stream, chunk by chunk.
-   */
+  /** At most `limit` accounts of the supplier in `range` and `state` (null: any), in the lists' order: one index range. */
   accountListChunk(importSupplier: string, state: ImportProcessState | null, range: KeysetRange, limit: number): Promise<AccountListRow[]>;
-  /**
-   * The last account of the page of `limit` accounts after `after` when
-   * more accounts follow it (where the next page starts), else null: the
-   * page runs to the end of the list.
-   */
+  /** The last account of the page of `limit` accounts after `after` when more follow it, else null (the page runs to the end). */
   accountListPageEnd(importSupplier: string, state: ImportProcessState | null, after: ListPosition | null, limit: number): Promise<ListPosition | null>;
   /** At most `limit` accounts of the supplier in `range`, in the lists' order, with what the reconciliation export shows. */
   reconciliationChunk(importSupplier: string, range: KeysetRange, limit: number): Promise<ReconciliationRow[]>;

@@ -21,10 +21,7 @@ export interface CustomerEmailFilter {
 
 /** Queries over the customer-email outbox projection. */
 export interface CustomerEmailReadModels {
-  /**
-   * Emails a mailer should take at `now`, oldest first: queued ones whose
-   * retry time (if any) has come, and ones being sent whose claim ran out.
-   */
+  /** Emails due at `now` (queued and retry time come, or sending and claim run out), oldest first. */
   dueCustomerEmails(now: string, limit: number): Promise<CustomerEmailRow[]>;
   customerEmailQueueState(): Promise<CustomerEmailQueueState>;
   /** Emails in queue order, optionally of one account or one status. */

@@ -8,12 +8,9 @@ type CachedRead = 'findApiKey' | 'findImportSupplier' | 'operationsTeamExists' |
 const MAX_ENTRIES = 10_000;
 
 /**
- * A number read by a statement that began after the call: the calls that
- * arrive while one read is in flight share the next one, so under load one
- * round trip serves every request waiting, and no caller is answered by a
- * read that began before it did. A read begins at the end of the event loop's
- * turn in which it was first asked for (setImmediate), so that every call of
- * that turn (the requests that arrived together) shares it.
+ * A number read by a statement that began after the call. Calls arriving while a read is in flight share
+ * the next one, so one round trip serves every request waiting and none is answered by an earlier read. A
+ * read begins at the end of the event loop turn it was first asked in, shared by every call of that turn.
  */
 export class FreshGeneration {
   private inFlight: Promise<number> | null = null;
@@ -55,14 +52,10 @@ export class FreshGeneration {
 }
 
 /**
- * `read` with the rows every request reads kept in memory, as fresh as
- * reading them again: before answering from memory, each call checks the
- * store's read generation (a number bumped in the transaction of every change
- * to those tables, by any instance or command line) with a read that began
- * after the call; when it moved, everything kept is dropped. So a revoked key,
- * a supplier's new status or a new setting apply to the next request on every
- * instance, as with a fresh read, for one trivial statement (often shared)
- * instead of one a table.
+ * `read` with the rows every request reads kept in memory, as fresh as reading them again: each call first
+ * checks the store's read generation (bumped in the transaction of every change to those tables, on any
+ * instance) with a read that began after the call, and drops everything kept when it moved. So a revoked
+ * key or a new setting applies to the next request everywhere, for one trivial statement, often shared.
  */
 export function generationCachedReads<R extends Pick<ReadModels, CachedRead>>(read: R, readGeneration: () => Promise<number>): R {
   const generation = new FreshGeneration(readGeneration);

@@ -15,11 +15,9 @@ import { createStreamEventReadModels, type StreamEventReadModels } from './strea
 import { createSupplyPointReadModels, type SupplyPointReadModels } from './supply-point-read-models.js';
 
 /**
- * Queries over the projections: what the API and the CLI read. They never
- * fold streams. Written once against the store's ports (`ProjectionQueries`
- * for the tables, `EventLog` for a stream's events); every store runs the
- * same ones. One module per feature; this interface is their union (the
- * feed, read from the log, sits beside them: src/feed/).
+ * Queries over the projections: what the API and the CLI read, never folding streams. Written once against
+ * the store's ports (`ProjectionQueries`, `EventLog`), so every store runs the same ones; one module per
+ * feature, this interface their union.
  */
 export interface ReadModels
   extends AccountReadModels,

@@ -3,10 +3,8 @@ import type { StoredLedgerEvent } from '../store/event-store.js';
 
 export interface StreamEventReadModels {
   /**
-   * At most `limit` events of `streams` after global position `after`, in
-   * global order: one bounded read per stream, whatever the streams' length
-   * (an account's history). `withBulkFields: false` leaves the staged
-   * payloads out (they read as `{}`).
+   * At most `limit` events of `streams` after global position `after`, in global order: one bounded read
+   * per stream, whatever its length. `withBulkFields: false` leaves the staged payloads out (read as `{}`).
    */
   streamEventsPage(streams: readonly string[], after: number, limit: number, options?: { withBulkFields?: boolean }): Promise<StoredLedgerEvent[]>;
 }

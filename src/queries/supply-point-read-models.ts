@@ -34,10 +34,7 @@ export interface SupplyPointReadModels {
   findPopulateBatch(batchId: string): Promise<SupplyPointPopulateBatchRow | null>;
   /** Every request of a batch, in sequence order. */
   listPopulateRequests(batchId: string): Promise<SupplyPointPopulateRequestRow[]>;
-  /**
-   * Requests of one supply type due at `now`, oldest first: pending ones whose
-   * retry time (if any) has come, and claimed ones whose lease ran out.
-   */
+  /** Requests of one supply type due at `now` (pending and retry time come, or claimed and lease run out), oldest first. */
   duePopulateRequests(supplyType: SupplyType, now: string, limit: number): Promise<DuePopulateRequest[]>;
   populateQueueState(supplyType: SupplyType): Promise<PopulateQueueState>;
   findSupplyPoint(supplyType: SupplyType, identifier: string): Promise<SupplyPointRow | null>;
