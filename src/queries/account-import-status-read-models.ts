@@ -1,6 +1,7 @@
-import { and, asc, eq, isNotNull, lte } from 'drizzle-orm';
+import { and, asc, isNotNull, lte } from 'drizzle-orm';
 import { accountImportStatusTable, type AccountImportStatusRow } from '../../projections/account-import-statuses.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
+import { ofAccount } from './account-list-read-models.js';
 
 /** Queries over the v2 status projection: the status endpoint and the scheduler's queue. */
 export interface AccountImportStatusReadModels {
@@ -12,8 +13,7 @@ export interface AccountImportStatusReadModels {
 export function createAccountImportStatusReadModels(q: ProjectionQueries): AccountImportStatusReadModels {
   const t = accountImportStatusTable;
   return {
-    findAccountImportStatus: (importSupplier, externalAccountNumber) =>
-      q.one(t, and(eq(t.importSupplier, importSupplier), eq(t.externalAccountNumber, externalAccountNumber))!),
+    findAccountImportStatus: (importSupplier, externalAccountNumber) => q.one(t, ofAccount(t, importSupplier, externalAccountNumber)),
     dueAccountCreations: (now, limit) => q.list(t, { where: and(isNotNull(t.dueAt), lte(t.dueAt, now)), orderBy: [asc(t.dueAt)], limit }),
   };
 }

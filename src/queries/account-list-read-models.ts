@@ -29,9 +29,15 @@ const listFields = {
 /** What a list item (spec 2.7) is made of, and its place in the order. */
 export type AccountListRow = SelectedRow<typeof listFields>;
 
+type AccountColumns = { importSupplier: AnySQLiteColumn; externalAccountNumber: AnySQLiteColumn };
+
 /** A record table's rows of the account import process `t` is on (its primary key's prefix). */
-export const sameAccount = (table: { importSupplier: AnySQLiteColumn; externalAccountNumber: AnySQLiteColumn }) =>
+export const sameAccount = (table: AccountColumns) =>
   sql`${table.importSupplier} = ${t.importSupplier} AND ${table.externalAccountNumber} = ${t.externalAccountNumber}`;
+
+/** A table's rows of one account (its primary key's prefix). */
+export const ofAccount = (table: AccountColumns, importSupplier: string, externalAccountNumber: string): SQL =>
+  and(eq(table.importSupplier, importSupplier), eq(table.externalAccountNumber, externalAccountNumber))!;
 
 const reconciliationFields = {
   firstStagedAt: t.firstStagedAt,

@@ -1,10 +1,11 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { asc } from 'drizzle-orm';
 import { ledgerTransactionSchema, type LedgerTransaction } from '../../events/account-records.js';
 import { accountHistoricalStatements, type AccountHistoricalStatementRow } from '../../projections/account-historical-statements.js';
 import { accountLedgerTransactions } from '../../projections/account-ledger-transactions.js';
 import { accountLedgers } from '../../projections/account-ledgers.js';
 import { accountNotes, type AccountNoteRow } from '../../projections/account-notes.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
+import { ofAccount } from './account-list-read-models.js';
 
 /** One line of an account ledger: the transaction, what it did to the balance, and the balance after it. */
 export interface LedgerLine {
@@ -33,19 +34,10 @@ export function createAccountRecordReadModels(q: ProjectionQueries): AccountReco
   const s = accountHistoricalStatements;
   return {
     listAccountNotes: (importSupplier, externalAccountNumber) =>
-      q.list(accountNotes, {
-        where: and(eq(accountNotes.importSupplier, importSupplier), eq(accountNotes.externalAccountNumber, externalAccountNumber)),
-        orderBy: [asc(accountNotes.sequence)],
-      }),
+      q.list(accountNotes, { where: ofAccount(accountNotes, importSupplier, externalAccountNumber), orderBy: [asc(accountNotes.sequence)] }),
     async accountLedger(importSupplier, externalAccountNumber) {
-      const rows = await q.list(t, {
-        where: and(eq(t.importSupplier, importSupplier), eq(t.externalAccountNumber, externalAccountNumber)),
-        orderBy: [asc(t.transactionDate), asc(t.position)],
-      });
-      const summary = await q.one(
-        accountLedgers,
-        and(eq(accountLedgers.importSupplier, importSupplier), eq(accountLedgers.externalAccountNumber, externalAccountNumber))!,
-      );
+      const rows = await q.list(t, { where: ofAccount(t, importSupplier, externalAccountNumber), orderBy: [asc(t.transactionDate), asc(t.position)] });
+      const summary = await q.one(accountLedgers, ofAccount(accountLedgers, importSupplier, externalAccountNumber));
       let running = 0;
       const lines = rows.map((row) => {
         running += row.balanceEffectCents;
@@ -60,9 +52,6 @@ export function createAccountRecordReadModels(q: ProjectionQueries): AccountReco
       return { balanceCents: summary?.balanceCents ?? 0, lines };
     },
     listHistoricalStatements: (importSupplier, externalAccountNumber) =>
-      q.list(s, {
-        where: and(eq(s.importSupplier, importSupplier), eq(s.externalAccountNumber, externalAccountNumber)),
-        orderBy: [asc(s.billPeriodFromDate), asc(s.statementId)],
-      }),
+      q.list(s, { where: ofAccount(s, importSupplier, externalAccountNumber), orderBy: [asc(s.billPeriodFromDate), asc(s.statementId)] }),
   };
 }

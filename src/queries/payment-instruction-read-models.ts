@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { businessPaymentInstructions, type BusinessPaymentInstructionRow } from '../../projections/business-payment-instructions.js';
 import { paymentInstructions, type PaymentInstructionRow } from '../../projections/payment-instructions.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
+import { ofAccount } from './account-list-read-models.js';
 
 /** Queries over the payment instructions projection. */
 export interface PaymentInstructionReadModels {
@@ -15,10 +16,7 @@ export function createPaymentInstructionReadModels(q: ProjectionQueries): Paymen
   const p = paymentInstructions;
   return {
     listPaymentInstructions: (importSupplier, externalAccountNumber) =>
-      q.list(p, {
-        where: and(eq(p.importSupplier, importSupplier), eq(p.externalAccountNumber, externalAccountNumber)),
-        orderBy: [asc(p.createdAt), asc(p.reference)],
-      }),
+      q.list(p, { where: ofAccount(p, importSupplier, externalAccountNumber), orderBy: [asc(p.createdAt), asc(p.reference)] }),
     listBusinessPaymentInstructions: (importSupplier, externalBusinessIdentifier) =>
       q.list(businessPaymentInstructions, {
         where: and(
