@@ -3,11 +3,7 @@ import { z } from 'zod';
 // RFC 3339 profile of ISO 8601: seconds required, optional fraction, `Z` or `±HH:MM`.
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
-/**
- * `YYYY-MM-DD` naming a day that exists (2025-02-30 does not; 2024-02-29 does). Read digit by
- * digit (it runs for every date of every payload); the same as matching
- * /^(\d{4})-(\d{2})-(\d{2})$/ and checking the numbers.
- */
+/** `YYYY-MM-DD` naming a day that exists (2024-02-29 does, 2025-02-30 not); read digit by digit, as it runs for every date of every payload. */
 export function isCalendarDate(value: string): boolean {
   if (value.length !== 10 || value.charCodeAt(4) !== DASH || value.charCodeAt(7) !== DASH) return false;
   const year = digitsAt(value, 0, 4);
