@@ -112,21 +112,23 @@ export interface ProductRate {
   readonly pricePerUnit: string;
 }
 
+/** A band's params in schema order, each with its name in a band key. */
+const bandParamNames = {
+  providerCalendar: 'provider_calendar',
+  tempClass: 'temp_class',
+  minSubscribedMaxPower: 'min_subscribed_max_power',
+  maxSubscribedMaxPower: 'max_subscribed_max_power',
+  consumptionClassId: 'consumption_class_id',
+  minAnnualConsumption: 'min_annual_consumption',
+  maxAnnualConsumption: 'max_annual_consumption',
+  priceLevel: 'price_level',
+} as const satisfies { readonly [K in Exclude<keyof Band, 'bandCategory'>]: string };
+const bandParamKeys = Object.keys(bandParamNames) as (keyof typeof bandParamNames)[];
+
 /** The canonical key of a band: the category, then every param present in a fixed order (`CONSUMPTION_CHARGE|temp_class=HP|...`). */
 export function bandKey(band: Band): string {
-  const parts: string[] = [band.bandCategory];
-  const add = (name: string, value: string | number | undefined) => {
-    if (value !== undefined) parts.push(`${name}=${String(value)}`);
-  };
-  add('provider_calendar', band.providerCalendar);
-  add('temp_class', band.tempClass);
-  add('min_subscribed_max_power', band.minSubscribedMaxPower);
-  add('max_subscribed_max_power', band.maxSubscribedMaxPower);
-  add('consumption_class_id', band.consumptionClassId);
-  add('min_annual_consumption', band.minAnnualConsumption);
-  add('max_annual_consumption', band.maxAnnualConsumption);
-  add('price_level', band.priceLevel);
-  return parts.join('|');
+  const present = bandParamKeys.filter((key) => band[key] !== undefined);
+  return [band.bandCategory, ...present.map((key) => `${bandParamNames[key]}=${String(band[key])}`)].join('|');
 }
 
 /** The band with its keys in schema order and no undefined values, so its JSON is the same live and replayed. */
@@ -135,17 +137,6 @@ export function canonicalBand(band: Band): Band {
   for (const key of bandParamKeys) if (band[key] !== undefined) out[key] = band[key];
   return out as Band;
 }
-
-const bandParamKeys = [
-  'providerCalendar',
-  'tempClass',
-  'minSubscribedMaxPower',
-  'maxSubscribedMaxPower',
-  'consumptionClassId',
-  'minAnnualConsumption',
-  'maxAnnualConsumption',
-  'priceLevel',
-] as const satisfies readonly (keyof Band)[];
 
 export type AddedRate = RatesAdded['data']['rates'][number];
 
