@@ -8,8 +8,7 @@ import { validateAccountPayload, type AccountPayload } from '../domain/account-i
 import { accountFailedValidation, accountImportProcessDecider } from '../domain/account-import-process/decider.js';
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { fold } from '../domain/decider.js';
-import { checkAccountReferences } from './account-references.js';
-import { findNamedBusinessContract } from './business-contract-references.js';
+import { checkAccountReferences, findNamedBusinessContract } from './account-references.js';
 import { handle, type CommandEnvelope, type Untimed } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
