@@ -9,7 +9,6 @@ import { inlineProjections } from '../projections/index.js';
 import { createApp, type ServiceState } from './http/app.js';
 import { createStartingApp } from './http/starting-app.js';
 import { ledgerLocation, openLedger, type Ledger } from './ledger.js';
-import { businessFigures } from './observability/business-figures.js';
 import { LedgerMetrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import type { StoreUpkeep } from './store/ledger.js';
@@ -65,7 +64,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     logPosition: () => ledger.log.lastPosition(),
     projections: inlineProjections.map((p) => p.name),
     workQueues: () => ledger.read.workQueueFigures(),
-    supplierFigures: businessFigures(ledger.read),
+    supplierFigures: (limit) => ledger.read.supplierFigures(limit),
   });
   state = 'ready';
   logger.info({ host: config.HOST, port }, `import-ledger listening on http://${config.HOST}:${port}`);

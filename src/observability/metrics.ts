@@ -12,11 +12,7 @@ export interface FigureSources {
   /** The inline projections' names. */
   readonly projections: readonly string[];
   readonly workQueues: () => Promise<WorkQueueFigures>;
-  /**
-   * The business figures per import supplier (at most `limit` suppliers), from the progress
-   * counters (business-figures.ts); one function, so that their source can change without touching the
-   * metrics.
-   */
+  /** The business figures of at most `limit` import suppliers (their progress counters). */
   readonly supplierFigures: (limit: number) => Promise<readonly SupplierFigures[]>;
 }
 
@@ -25,8 +21,6 @@ export interface LedgerMetricsOptions {
   readonly queueMaxAgeMs?: number;
   /** The business figures are counted at most this often (ms; 30 s). */
   readonly businessMaxAgeMs?: number;
-  /** Most suppliers given their own label set (100): suppliers are few; past that, the rest are left out. */
-  readonly maxSuppliers?: number;
   /** Whether the service is ready (`ledger_ready`). */
   readonly ready?: () => boolean;
 }
@@ -36,13 +30,14 @@ const COMMIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 /** The methods the route table uses (anything else is counted as OTHER: a label set that cannot grow). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** Suppliers are few; past this many, the rest get no label set of their own. */
+const MAX_SUPPLIERS = 100;
 
 /**
- * The service's Prometheus metrics (docs/operations.md "Metrics"): prom-client's process
- * and Node.js defaults, HTTP, the store (through the StoreObserver hook),
- * the work queues, projections and business figures (read at scrape time,
- * at most as often as the options say). One registry per instance: no
- * module-level state, so tests build their own.
+ * The service's Prometheus metrics (docs/operations.md "Metrics"): prom-client's process and Node.js
+ * defaults, HTTP, the store (through the StoreObserver hook), and figures read at scrape time (work
+ * queues, projections, business figures), at most as often as the options say. One registry per
+ * instance, so tests build their own.
  */
 export class LedgerMetrics {
   readonly registry = new Registry();
@@ -125,8 +120,7 @@ export class LedgerMetrics {
     });
 
     this.workQueues = cachedFigures(async () => (this.sources ? this.sources.workQueues() : null), options.queueMaxAgeMs ?? 5_000);
-    const maxSuppliers = options.maxSuppliers ?? 100;
-    this.suppliers = cachedFigures(async () => (this.sources ? this.sources.supplierFigures(maxSuppliers) : null), options.businessMaxAgeMs ?? 30_000);
+    this.suppliers = cachedFigures(async () => (this.sources ? this.sources.supplierFigures(MAX_SUPPLIERS) : null), options.businessMaxAgeMs ?? 30_000);
     const guarded = (figures: string, read: () => Promise<void>): Promise<void> => {
       const settled = read().catch(() => {
         this.collectErrors.inc({ figures });
@@ -135,96 +129,81 @@ export class LedgerMetrics {
       void settled.finally(() => this.figureReads.delete(settled));
       return settled;
     };
-    const metrics = this;
+    /** A gauge set at scrape time from one group of figures (`figures` names it in the error counter). */
+    const figureGauge = (name: string, help: string, labelNames: string[], figures: string, set: (gauge: Gauge) => Promise<void>) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect() {
+          return guarded(figures, () => set(this));
+        },
+      });
 
-    new Gauge({
-      name: 'ledger_supply_point_requests',
-      help: 'Supply point requests by operator (supply_type) and state: pending, in_flight (claimed by a worker), errored (given up).',
-      labelNames: ['supply_type', 'state'],
-      registers,
-      async collect() {
-        await guarded('work_queues', async () => {
-          const figures = await metrics.workQueues();
-          for (const row of figures?.supplyPointRequests ?? []) {
-            this.set({ supply_type: row.supplyType, state: 'pending' }, row.pending);
-            this.set({ supply_type: row.supplyType, state: 'in_flight' }, row.inFlight);
-            this.set({ supply_type: row.supplyType, state: 'errored' }, row.errored);
-          }
-        });
+    figureGauge(
+      'ledger_supply_point_requests',
+      'Supply point requests by operator (supply_type) and state: pending, in_flight (claimed by a worker), errored (given up).',
+      ['supply_type', 'state'],
+      'work_queues',
+      async (gauge) => {
+        for (const row of (await this.workQueues())?.supplyPointRequests ?? []) {
+          gauge.set({ supply_type: row.supplyType, state: 'pending' }, row.pending);
+          gauge.set({ supply_type: row.supplyType, state: 'in_flight' }, row.inFlight);
+          gauge.set({ supply_type: row.supplyType, state: 'errored' }, row.errored);
+        }
       },
-    });
-    new Gauge({
-      name: 'ledger_welcome_emails',
-      help: 'Customer (welcome) emails by state: queued (waiting or being retried), sending (claimed), failed (given up).',
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        await guarded('work_queues', async () => {
-          const emails = (await metrics.workQueues())?.welcomeEmails;
-          if (!emails) return;
-          this.set({ state: 'queued' }, emails.queued);
-          this.set({ state: 'sending' }, emails.sending);
-          this.set({ state: 'failed' }, emails.failed);
-        });
+    );
+    figureGauge(
+      'ledger_welcome_emails',
+      'Customer (welcome) emails by state: queued (waiting or being retried), sending (claimed), failed (given up).',
+      ['state'],
+      'work_queues',
+      async (gauge) => {
+        const emails = (await this.workQueues())?.welcomeEmails;
+        if (emails) for (const state of ['queued', 'sending', 'failed'] as const) gauge.set({ state }, emails[state]);
       },
-    });
-    new Gauge({
-      name: 'ledger_scheduled_account_creations',
-      help: 'v2 scheduled account creations by state: waiting (for their window or a retry), running (claimed).',
-      labelNames: ['state'],
-      registers,
-      async collect() {
-        await guarded('work_queues', async () => {
-          const scheduled = (await metrics.workQueues())?.scheduledCreations;
-          if (!scheduled) return;
-          this.set({ state: 'waiting' }, scheduled.waiting);
-          this.set({ state: 'running' }, scheduled.running);
-        });
+    );
+    figureGauge(
+      'ledger_scheduled_account_creations',
+      'v2 scheduled account creations by state: waiting (for their window or a retry), running (claimed).',
+      ['state'],
+      'work_queues',
+      async (gauge) => {
+        const scheduled = (await this.workQueues())?.scheduledCreations;
+        if (scheduled) for (const state of ['waiting', 'running'] as const) gauge.set({ state }, scheduled[state]);
       },
-    });
-    new Gauge({
-      name: 'ledger_supplier_accounts',
-      help: "Accounts per import supplier by state: pending (staged, not imported), imported, failing (v2 status ERRORED).",
-      labelNames: ['import_supplier', 'state'],
-      registers,
-      async collect() {
-        await guarded('business', async () => {
-          const figures = await metrics.suppliers();
-          if (!figures) return;
-          this.reset();
-          for (const row of figures) {
-            this.set({ import_supplier: row.importSupplier, state: 'pending' }, row.pending);
-            this.set({ import_supplier: row.importSupplier, state: 'imported' }, row.imported);
-            this.set({ import_supplier: row.importSupplier, state: 'failing' }, row.failing);
-          }
-        });
+    );
+    figureGauge(
+      'ledger_supplier_accounts',
+      'Accounts per import supplier by state: pending (staged, not imported), imported, failing (v2 status ERRORED).',
+      ['import_supplier', 'state'],
+      'business',
+      async (gauge) => {
+        const figures = await this.suppliers();
+        if (!figures) return;
+        gauge.reset();
+        for (const row of figures) {
+          for (const state of ['pending', 'imported', 'failing'] as const) gauge.set({ import_supplier: row.importSupplier, state }, row[state]);
+        }
       },
+    );
+    figureGauge('ledger_log_position', "The log's last global position.", [], 'projections', async (gauge) => {
+      if (this.sources) gauge.set(await this.sources.logPosition());
     });
-    new Gauge({
-      name: 'ledger_log_position',
-      help: "The log's last global position.",
-      registers,
-      async collect() {
-        await guarded('projections', async () => {
-          if (metrics.sources) this.set(await metrics.sources.logPosition());
-        });
+    figureGauge(
+      'ledger_projection_position',
+      'The log position each projection has reached (inline projections commit with the events: the log position; a projection being rebuilt: its rebuild).',
+      ['projection'],
+      'projections',
+      async (gauge) => {
+        const sources = this.sources;
+        const head = sources ? await sources.logPosition() : null;
+        for (const name of this.rebuilding) gauge.set({ projection: name }, this.rebuildPosition);
+        if (!sources || head === null) return;
+        for (const name of sources.projections) if (!this.rebuilding.has(name)) gauge.set({ projection: name }, head);
       },
-    });
-    new Gauge({
-      name: 'ledger_projection_position',
-      help: 'The log position each projection has reached (inline projections commit with the events: the log position; a projection being rebuilt: its rebuild).',
-      labelNames: ['projection'],
-      registers,
-      async collect() {
-        await guarded('projections', async () => {
-          const sources = metrics.sources;
-          const head = sources ? await sources.logPosition() : null;
-          for (const name of metrics.rebuilding) this.set({ projection: name }, metrics.rebuildPosition);
-          if (!sources || head === null) return;
-          for (const name of sources.projections) if (!metrics.rebuilding.has(name)) this.set({ projection: name }, head);
-        });
-      },
-    });
+    );
     this.rebuildRead = new Gauge({ name: 'ledger_projection_rebuild_events_read', help: 'Events the running projection rebuild has replayed (0 when none runs).', registers });
     this.rebuildTotal = new Gauge({ name: 'ledger_projection_rebuild_events_total', help: 'Events the running projection rebuild will replay (0 when none runs).', registers });
     // Registered after the figures whose failures it counts: a scrape collects every metric at once, and
@@ -234,8 +213,8 @@ export class LedgerMetrics {
       help: 'Scrape-time figures that could not be read (the previous values are kept), by figure group.',
       labelNames: ['figures'],
       registers,
-      async collect() {
-        await Promise.all([...metrics.figureReads]);
+      collect: async () => {
+        await Promise.all([...this.figureReads]);
       },
     });
     new Gauge({
