@@ -67,13 +67,11 @@ export function mailerFromConfig(
 }
 
 /**
- * Delivers the customer-email outbox after commit. For each due email it
- * records a claim, calls the SMTP server, and records the outcome: sent,
- * failed for now (retried with backoff) or failed for good. Never twice: an
- * email is sent only under a claim this mailer recorded, a claim is taken only
- * from the queue, and a claim that ran out without an outcome (the mailer died
- * during the call) ends the email as failed with outcome `unknown` instead of
- * sending it again. At most once, by choice (docs/payment-instructions-and-emails.md).
+ * Delivers the customer-email outbox after commit: for each due email it records a claim, calls the SMTP
+ * server, and records the outcome (sent, failed for now and retried with backoff, or failed for good).
+ * At most once, by choice (docs/payment-instructions-and-emails.md): an email is sent only under a claim
+ * this mailer recorded, and a claim that ran out without an outcome (the mailer died during the call)
+ * ends the email as failed with outcome `unknown` instead of sending it again.
  */
 export class CustomerMailer {
   private readonly options: MailerOptions;
@@ -100,11 +98,7 @@ export class CustomerMailer {
     return this.worker.stop();
   }
 
-  /**
-   * One pass over what is due now, each email at most once (what
-   * `import-ledger emails send` runs). Emails waiting for a retry later stay
-   * queued. Without SMTP it only logs the queued emails.
-   */
+  /** One pass over what is due now, each email at most once (`import-ledger emails send`); without SMTP it only logs them. */
   async sendDue(): Promise<{ readonly handled: number }> {
     return { handled: await this.pass(this.worker.signal) };
   }

@@ -3,14 +3,10 @@ import { InProcessLimits, type SharedLimits } from '../store/shared-limits.js';
 import type { Sleep } from '../worker/sleep.js';
 
 /**
- * At most `limit` calls in any window of `windowMs`, counted in the shared
- * sliding window `name` (a sliding log of start times, so unlike a token
- * bucket it never lets 2N through across a window edge): with starts
- * t0 <= t1 <= ..., t(i+limit) - t(i) >= windowMs. The window lives in
- * `limits`: on PostgreSQL every instance counts in the same one, so the limit
- * holds for the cluster. The limit is read on every acquire, so a changed
- * setting applies at once. `pauseUntil` holds every call back until a time
- * (an operator's Retry-After), on every instance.
+ * At most `limit` call starts in any window of `windowMs` (a sliding log, so unlike a token bucket it never
+ * lets 2N through across a window edge: t(i+limit) - t(i) >= windowMs). The window `name` lives in `limits`,
+ * shared by every PostgreSQL instance; the limit is read on every acquire, so a changed setting applies at
+ * once. `pauseUntil` holds every call back until a time (an operator's Retry-After).
  */
 export class SlidingWindowThrottle {
   constructor(

@@ -42,10 +42,7 @@ export function leaseForTimeout(timeoutMs: number): number {
 
 export interface PopulateWorkerDeps extends WorkerDeps<PopulateWorkerOptions> {
   readonly operators: Readonly<Record<SupplyType, NetworkOperator>>;
-  /**
-   * Where the throttles count call starts: the ledger's limits, shared by every instance on PostgreSQL, so
-   * `populate-rate-per-second` holds for the cluster. Defaults to this process alone.
-   */
+  /** Where the throttles count call starts: the ledger's, shared by every PostgreSQL instance so the rate holds for the cluster. */
   readonly limits?: SharedLimits;
   readonly onProgress?: (progress: PopulateProgress) => void;
 }
@@ -56,12 +53,10 @@ const key = (r: { batchId: string; sequence: number }) => `${r.batchId}:${r.sequ
 const MAX_CLAIM_TRIES = 8;
 
 /**
- * Takes pending populate requests, oldest first, and asks the operators for
- * them: one lane per operator, each throttled to `populate-rate-per-second`
- * call starts in any second (on PostgreSQL, across every instance). Every step is an event (claim, failed attempt,
- * result), so a worker started after a crash carries on from the log: ended
- * requests are never taken again, waiting ones when their retry time comes,
- * claimed ones when the dead worker's lease runs out.
+ * Takes pending populate requests, oldest first, and asks the operators for them: one lane per operator,
+ * each throttled to `populate-rate-per-second` call starts a second (across every PostgreSQL instance).
+ * Every step is an event, so a worker started after a crash carries on from the log: ended requests are
+ * never taken again, waiting ones when their retry time comes, claimed ones when the dead worker's lease runs out.
  */
 export class PopulateWorker {
   private readonly lanes: readonly BackgroundWorker[];
@@ -89,11 +84,7 @@ export class PopulateWorker {
     await Promise.all(this.lanes.map((lane) => lane.drain()));
   }
 
-  /**
-   * Stops taking requests and aborts the calls in flight: each records that its
-   * claim is given back (the attempt does not count). A call that does not
-   * settle within `stopGraceMs` keeps its claim until the lease runs out.
-   */
+  /** Aborts the calls in flight, each giving its claim back (not counted); one still running after `stopGraceMs` keeps it until its lease ends. */
   async stop(): Promise<void> {
     await Promise.all(this.lanes.map((lane) => lane.stop()));
   }
@@ -156,9 +147,8 @@ class PopulateLane {
   }
 
   /**
-   * Claims `due`, or when another worker (another instance) claimed it first, the next due request: the
-   * throttle's slot is already taken, and giving it up would slow the cluster below its rate whenever two
-   * workers go for the same oldest request. Null when nothing could be claimed (the slot goes unused).
+   * Claims `due`, or the next due request when another worker claimed it first: the throttle's slot is taken,
+   * and giving it up would slow the cluster below its rate whenever two workers race. Null when nothing could be claimed.
    */
   private async claimWithSlot(due: DuePopulateRequest, now: string): Promise<{ due: DuePopulateRequest; attempt: number } | null> {
     const inFlight = this.inFlight;
@@ -175,10 +165,7 @@ class PopulateLane {
     return null;
   }
 
-  /**
-   * The attempt number; `lost` when another worker claimed or finished it between our read and our write;
-   * `ended` when it errored on the spot (no attempts left, or its operator is not configured).
-   */
+  /** The attempt number; `lost` to another worker; `ended` when it errored on the spot (no attempts left, or no operator). */
   private async claim(due: DuePopulateRequest): Promise<number | 'lost' | 'ended'> {
     const request = this.refOf(due);
     const lease = { leaseMs: this.options.leaseMs, maxAttempts: this.options.retry.maxAttempts };

@@ -3,11 +3,7 @@ import { claimAccountCreation, runClaimedCreation, type DueCreation, type RunOut
 import { BackgroundWorker, claimUnlessTaken, runEachDueOnce, type Next, type WorkerDeps } from '../worker/background-worker.js';
 
 export interface SchedulerOptions {
-  /**
-   * How long a claim holds. A run is local (no outside call) and one
-   * transaction, so seconds are plenty; a worker that died is replaced once it
-   * runs out.
-   */
+  /** How long a claim holds: a run is one local transaction, so seconds are plenty; a dead worker's claim runs out. */
   readonly leaseMs: number;
   /** How often an idle scheduler looks at the queue: the most a run starts after its window opened. */
   readonly idlePollMs: number;
@@ -22,12 +18,10 @@ export interface SchedulerDeps extends WorkerDeps<SchedulerOptions> {
 }
 
 /**
- * Runs v2 scheduled account creations as their windows open (docs/v2-accounts.md
- * "The scheduler"). The schedule lives in the log, so a restarted service finds it
- * again in the projection; on PostgreSQL every instance runs a scheduler, and
- * each creation runs once: a claim is a command decided under the writers'
- * lock (one instance holds it at a time), and the run commits with its outcome
- * only while its claim holds (src/application/account-creations.ts).
+ * Runs v2 scheduled account creations as their windows open (docs/v2-accounts.md "The scheduler"). The
+ * schedule lives in the log, so a restarted service finds it again; every PostgreSQL instance runs a
+ * scheduler and each creation runs once: a claim is a command decided under the writers' lock, and the
+ * run commits only while its claim holds (src/application/account-creations.ts).
  */
 export class AccountCreationScheduler {
   private readonly options: SchedulerOptions;

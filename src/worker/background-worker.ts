@@ -15,10 +15,7 @@ export interface WorkerDeps<Options> {
   readonly options?: Partial<Options>;
 }
 
-/**
- * What a turn asks of the loop: turn again at once, wait `idlePollMs`, wait until `until` settles (or the
- * worker stops), or stop because nothing is left to do: a drain ends there, a serving worker waits instead.
- */
+/** What a turn asks of the loop: turn again at once, wait `idlePollMs`, wait for `until` (or a stop), or `done`: a drain ends, a serving worker waits. */
 export type Next = 'again' | 'idle' | 'done' | { readonly until: Promise<unknown> };
 
 export interface BackgroundWorkerOptions {
@@ -29,7 +26,7 @@ export interface BackgroundWorkerOptions {
   readonly turn: (signal: AbortSignal) => Promise<Next>;
   /** How long an idle worker waits before it looks again, and the first wait after a failed turn. */
   readonly idlePollMs: number;
-  /** The longest wait after failed turns in a row (each failure doubles it): how soon a recovered store is seen. */
+  /** The longest wait after failed turns in a row (each doubles it): how soon a recovered store is seen. */
   readonly maxBackoffMs?: number;
   /** Defaults to real time; tests pass one that advances a test clock. */
   readonly sleep?: Sleep;
@@ -39,9 +36,8 @@ export interface BackgroundWorkerOptions {
 
 /**
  * The loop every background worker runs: take a turn, wait when idle, back off while turns fail (the store
- * is down, a lock timed out) without ever giving up, and stop cleanly: `stop()` resolves once the turn in
- * hand has finished and the handed-off work has settled. The work's own guarantees (a lease per claim,
- * each item at most once, a lost race is no error) belong to the turn; the loop only keeps it going.
+ * is down, a lock timed out) without ever giving up, and stop once the turn in hand and the handed-off
+ * work have settled. The work's guarantees (a lease per claim, each item at most once) belong to the turn.
  */
 export class BackgroundWorker {
   private stopping = new AbortController();
@@ -105,10 +101,7 @@ export class BackgroundWorker {
   }
 }
 
-/**
- * The claim, or null when another worker claimed, finished or changed the work between our read and our
- * write (the decider refuses, or the stream moved on): losing that race is not an error.
- */
+/** The claim, or null when another worker claimed, finished or changed the work since we read it: losing that race is no error. */
 export async function claimUnlessTaken<T>(claim: Promise<T>): Promise<T | null> {
   try {
     return await claim;
@@ -119,10 +112,10 @@ export async function claimUnlessTaken<T>(claim: Promise<T>): Promise<T | null> 
 }
 
 /**
- * One pass over a queue read oldest first (`read(limit)`: the first `limit` items due now): runs each item at
- * most once, reading again past the items seen until nothing new is due, so an item that stays due (lost to
- * another worker, or failed for now) is not taken twice in a pass. `keyOf` is null for an item that cannot be
- * taken; `run` answers false for an item that was not this worker's. Returns how many runs were.
+ * One pass over a queue read oldest first (`read(limit)`: the first `limit` items due now), each item at
+ * most once: it reads again past the items seen until nothing new is due, so an item that stays due (lost
+ * to another worker, or failed for now) is not taken twice. `keyOf` is null for an item that cannot be
+ * taken; `run` answers false for one that was not this worker's. Returns how many ran.
  */
 export async function runEachDueOnce<T>(
   queue: { read(limit: number): Promise<readonly T[]>; keyOf(item: T): string | null; run(item: T): Promise<boolean>; batchSize: number },

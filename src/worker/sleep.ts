@@ -1,8 +1,6 @@
 /**
- * Waits `ms` milliseconds, or less when `signal` aborts (it then resolves, it
- * does not reject). Injected into the background workers and the populate
- * throttle so tests can run them on a fake clock: a fake sleep advances the
- * clock instead of waiting.
+ * Waits `ms` milliseconds, or less when `signal` aborts (it resolves, never rejects). Injected so tests
+ * run the workers and the populate throttle on a fake clock, which a fake sleep advances.
  */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
