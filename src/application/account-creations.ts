@@ -32,9 +32,8 @@ export interface ScheduleAccountCreationRequest {
 }
 
 /**
- * v2 POST accounts/: stages the account data and schedules its creation, in
- * one unit (both or neither). Checks in the platform's order once the payload
- * validated: the window, the team (named, else the supplier's default, else
+ * v2 POST accounts/: stages the account data and schedules its creation in one unit. Checks in the
+ * platform's order: the window, the team (named, else the supplier's default, else
  * `operations_team_should_be_provided`), then the account's lifecycle.
  */
 export async function scheduleAccountCreation(ctx: LedgerContext, request: ScheduleAccountCreationRequest, actor: Actor): Promise<{ taskId: string }> {
@@ -103,10 +102,9 @@ export interface DueCreation {
 export type ClaimResult = { readonly kind: 'claimed'; readonly claimId: string } | { readonly kind: 'window_elapsed' };
 
 /**
- * Records that this worker takes the creation, decided under the store's
- * write lock like every command, so one instance at a time holds it. Throws a
- * DomainError (`account_creation_claimed`, `_not_due`, `_not_scheduled`) or a
- * ConcurrencyError when another worker got there first.
+ * Records that this worker takes the creation, decided under the store's write lock like every command.
+ * Throws a DomainError (`account_creation_claimed`, `_not_due`, `_not_scheduled`) or a ConcurrencyError
+ * when another worker got there first.
  */
 export async function claimAccountCreation(ctx: LedgerContext, due: DueCreation, leaseMs: number, actor: Actor): Promise<ClaimResult> {
   const claimId = ctx.ids.uuid();
@@ -134,13 +132,10 @@ const claimLost = (error: unknown) =>
 export type RunOutcome = AccountCreationOutcome | 'claim_lost';
 
 /**
- * Runs a claimed creation exactly once: the account's AccountProcessed and the
- * schedule's outcome are one unit, and the outcome is refused unless this
- * claim still holds, so a run whose claim ran out (another worker took it
- * over), was cancelled or replaced writes nothing. A dry run is decided in a
- * unit that is rolled back, then its outcome and its dry-run record are one
- * unit. A rule refusing the run ends it ERRORED (DRY_RUN_ERRORED), with the
- * refusal on the account's audit stream in the same unit.
+ * Runs a claimed creation exactly once: AccountProcessed and the schedule's outcome are one unit, refused
+ * unless this claim still holds, so a run whose claim ran out, was cancelled or replaced writes nothing.
+ * A dry run is decided in a unit rolled back, then its outcome and dry-run record are one unit. A rule
+ * refusing the run ends it ERRORED (DRY_RUN_ERRORED), with the refusal on the account's audit stream.
  */
 export async function runClaimedCreation(ctx: LedgerContext, due: DueCreation, claimId: string, actor: Actor): Promise<RunOutcome> {
   const creationStream = accountCreationStreamId(due.importSupplier, due.externalAccountNumber);

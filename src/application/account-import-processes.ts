@@ -2,7 +2,7 @@ import {
   accountImportProcessStreamId,
   type TransferStatus,
 } from '../../events/account-import-process.js';
-import { accountProcessDryRunStreamId, type AccountProcessDryRunSucceeded } from '../../events/account-process-dry-run.js';
+import { accountProcessDryRunStreamId, type AccountProcessDryRunSucceeded, type TransactionsDryRunSucceeded } from '../../events/account-process-dry-run.js';
 import { importSupplierStreamId } from '../../events/import-supplier.js';
 import { validateAccountPayload, type AccountPayload } from '../domain/account-import-process/account-payload.js';
 import { accountFailedValidation, accountImportProcessDecider } from '../domain/account-import-process/decider.js';
@@ -29,13 +29,7 @@ export async function supplierFact(ctx: LedgerContext, code: string) {
   };
 }
 
-/**
- * validate-account/ (and the first step of stage): what the payload refers to outside itself (products,
- * business contracts, ...), gathered as facts from the read models as process gathers them for its command
- * (prepareProcess); any that does not exist refuses the payload with `failed` (account_failed_validation,
- * as its own rules do). Products are never deleted, contracts never removed: a check made before the write
- * cannot go stale.
- */
+/** validate-account/ (and the first step of stage): a reference of the payload that does not exist refuses it with `failed`. */
 export async function validateAccount(
   ctx: LedgerContext,
   payload: AccountPayload,
@@ -77,11 +71,7 @@ export interface ProcessAccountRequest {
   readonly dryRun: boolean;
 }
 
-/**
- * Creates the platform account from the staged data. A dry run decides,
- * appends and projects exactly as a real run would, then rolls back; when it
- * succeeded, it is recorded on its own audit stream (`recordDryRun`).
- */
+/** Creates the platform account from the staged data. A dry run runs exactly as a real one, rolls back, and is recorded on its own audit stream. */
 export async function processAccount(
   ctx: LedgerContext,
   request: ProcessAccountRequest,
@@ -114,10 +104,9 @@ export interface PreparedProcess {
 }
 
 /**
- * Reads what a process is decided on (the supplier, the team, what the staged
- * payload refers to) before the transaction, and the guards that make the
- * write fail with a ConcurrencyError (to be retried afresh) if any of it moved
- * on meanwhile. Shared by the v1 endpoint and the v2 scheduler.
+ * Reads what a process is decided on (the supplier, the team, what the staged payload refers to) before
+ * the transaction, with the guards that fail the write (to be retried afresh) if any of it moved on.
+ * Shared by the v1 endpoint and the v2 scheduler.
  */
 export async function prepareProcess(
   ctx: LedgerContext,
@@ -128,8 +117,7 @@ export async function prepareProcess(
   const platformAccountNumber = ctx.ids.platformAccountNumber();
   // The team named, else the supplier's default (guarded below with the supplier), else none: the decider refuses.
   const team = request.operationsTeamName ?? supplier.defaultOperationsTeamName;
-  // The references of the staged payload are checked against the read models before the transaction;
-  // the guard on the account stream makes sure the payload checked is the one processed.
+  // The guard on the account stream makes sure the payload checked here is the one processed.
   const history = await ctx.store.readStream(streamId);
   const state = fold(accountImportProcessDecider, history.map((stored) => stored.event));
   const staged = state.status === 'none' ? null : validateAccountPayload(state.payload);
@@ -156,23 +144,27 @@ export async function prepareProcess(
   };
 }
 
-/**
- * Appends the record of a successful dry run to the account's dry-run audit
- * stream, in a transaction of its own after the run was rolled back (the
- * account stream stays untouched), with the run's metadata. The expected
- * version is read just before appending: a concurrent dry run of the same
- * account that got in between makes it a ConcurrencyError and the append is
- * retried. Under an Idempotency-Key it is the event the key is recorded with
- * (see src/answers/recoveries.ts).
- */
 async function recordDryRun(
   ctx: LedgerContext,
   request: ProcessAccountRequest,
   run: { platformAccountNumber: string; operationsTeamName: string; envelope: CommandEnvelope; accountStreamVersion: number },
 ): Promise<void> {
-  const auditStreamId = accountProcessDryRunStreamId(request.importSupplier, request.externalAccountNumber);
   const event = dryRunSucceeded({ ...request, operationsTeamName: run.operationsTeamName }, { ...run, now: run.envelope.now.toISOString() });
-  await withRetry(async () => ctx.store.appendToStream(auditStreamId, await ctx.store.streamVersion(auditStreamId), [event], run.envelope.write));
+  await appendDryRunRecord(ctx, event, run.envelope);
+}
+
+/**
+ * Appends a dry run's record to the account's dry-run audit stream, in a unit of its own once the run
+ * rolled back, with the run's metadata; under an Idempotency-Key it is the event the key is recorded with.
+ * A concurrent dry run of the account appending in between is a ConcurrencyError, retried.
+ */
+export async function appendDryRunRecord(
+  ctx: LedgerContext,
+  event: AccountProcessDryRunSucceeded | TransactionsDryRunSucceeded,
+  envelope: CommandEnvelope,
+): Promise<void> {
+  const streamId = accountProcessDryRunStreamId(event.data.importSupplier, event.data.externalAccountNumber);
+  await withRetry(async () => ctx.store.appendToStream(streamId, await ctx.store.streamVersion(streamId), [event], envelope.write));
 }
 
 /** The record of a successful dry run (its audit stream: `accountProcessDryRunStreamId`). */

@@ -10,10 +10,8 @@ import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
- * Adds notes to an imported account (spec 4.9): every note of the request is
- * decided in one command on the account's stream and appended in one
- * transaction. The document paths are looked up in the supplier's document
- * root before the command (a fact); the supplier's status is guarded.
+ * Adds notes to an imported account (spec 4.9), all in one command and one transaction. The document
+ * paths are facts looked up in the supplier's document root before; the supplier's status is guarded.
  */
 export async function importNotes(
   ctx: LedgerContext,

@@ -8,7 +8,7 @@ export interface SupplierFacts {
   /** Null when the supplier does not exist (the account is then not found). */
   readonly status: ImportSupplierStatus | null;
   readonly documentRoot: string | null;
-  /** The command was decided on this status: the supplier stream must not have moved on when appending. */
+  /** The supplier stream must not have moved on when appending: the command was decided on its status. */
   readonly guards: readonly StreamGuard[];
 }
 

@@ -1,8 +1,9 @@
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
-import { accountProcessDryRunStreamId, type TransactionsDryRunSucceeded } from '../../events/account-process-dry-run.js';
+import type { TransactionsDryRunSucceeded } from '../../events/account-process-dry-run.js';
 import { ledgerDecider } from '../domain/ledger/decider.js';
 import type { ImportTransactionsRequest } from '../domain/ledger/transaction-payload.js';
 import { transactionResults, type TransactionResult } from '../domain/ledger/transaction-results.js';
+import { appendDryRunRecord } from './account-import-processes.js';
 import { supplierFacts } from './account-record-facts.js';
 import { handle } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
@@ -14,15 +15,10 @@ export interface TransactionImportOptions {
 }
 
 /**
- * Adds financial transactions to an imported account's ledger (spec 4.10).
- * Atomic: the request's new transactions (and the pinned note about moved
- * ones) are appended in one transaction, or nothing is when any transaction
- * fails. The product codes are looked up before the command (a fact:
- * products are never removed); the supplier's status is guarded.
- *
- * A dry run (`dry_run: true`) decides and writes the same unit and rolls it back, as the process dry run
- * does, so every rule of a real import applies and the answer is the one it would give; then it records
- * what it would have added on the account's dry-run audit stream (`TransactionsDryRunSucceeded`).
+ * Adds financial transactions to an imported account's ledger (spec 4.10): the new transactions (and the
+ * pinned note about moved ones) in one transaction, or nothing when any fails. The product codes are
+ * facts read before (products are never removed); the supplier's status is guarded. A dry run writes the
+ * same unit and rolls it back, so every rule applies, then records what it would have added.
  */
 export async function importTransactions(
   ctx: LedgerContext,
@@ -55,7 +51,6 @@ export async function importTransactions(
     return { added, envelope: result.envelope, accountStreamVersion: result.streamVersion - result.events.length };
   });
   if (request.dry_run) {
-    const streamId = accountProcessDryRunStreamId(request.import_supplier, request.external_account_number);
     const record: TransactionsDryRunSucceeded = {
       type: 'TransactionsDryRunSucceeded',
       version: 1,
@@ -67,7 +62,7 @@ export async function importTransactions(
         ranAt: run.envelope.now.toISOString(),
       },
     };
-    await withRetry(async () => ctx.store.appendToStream(streamId, await ctx.store.streamVersion(streamId), [record], run.envelope.write));
+    await appendDryRunRecord(ctx, record, run.envelope);
   }
   return transactionResults(request.transactions, run.added);
 }

@@ -7,12 +7,9 @@ import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
- * Adds contracts to an existing business (business-contracts/create/, the
- * platform's endpoint). As for business/, the facts (existing products, identifiers already
- * taken in the supplier) are read before the transaction, and a concurrent
- * claim of the same identifier violates the business_contracts primary key:
- * the attempt is retried on fresh facts, then refused. Accounts can link to
- * the new contracts as soon as this commits (they are business_contracts rows).
+ * Adds contracts to an existing business (business-contracts/create/). As for business/, the facts
+ * (existing products, identifiers taken in the supplier) are read before the transaction; a concurrent
+ * claim of an identifier violates the business_contracts primary key and is retried on fresh facts.
  */
 export async function addBusinessContracts(ctx: LedgerContext, payload: BusinessContractsPayload, actor: Actor): Promise<readonly string[]> {
   const importSupplier = payload.import_supplier_code;

@@ -12,13 +12,10 @@ import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
- * business-payment-instruction/create/ (the platform's endpoint), as payment-instruction/
- * create/ does for an account: the rules that need no vendor first (so a
- * request for an unknown business, an account that is not imported, or a
- * repeat never reaches the vendor), then the vendor is asked outside any
- * transaction, then its answer is decided as a fact with the rules checked
- * again inside the transaction, guarded by the supplier stream. Nothing is
- * written unless the answer is a new 201.
+ * business-payment-instruction/create/, as payment-instruction/create/ for an account: the rules that need
+ * no vendor first (an unknown business, an account not imported, or a repeat never reaches the vendor),
+ * then the vendor is asked outside any transaction, then its answer is decided as a fact with the rules
+ * checked again, guarded by the supplier stream. Nothing is written unless the answer is a new 201.
  */
 export async function createBusinessPaymentInstruction(
   ctx: LedgerContext,

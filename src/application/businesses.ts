@@ -13,12 +13,10 @@ export interface CreateBusinessResult {
 }
 
 /**
- * Creates a business with its contracts (spec 4.4), or returns the existing
- * one when the same business is sent again (spec 2.4). The facts (existing
- * products, contract identifiers already taken in the supplier) are read
- * before the transaction; a concurrent claim of the same contract identifier
- * violates the business_contracts primary key and the attempt is retried on
- * fresh facts.
+ * Creates a business with its contracts (spec 4.4), or returns the existing one when the same business is
+ * sent again (spec 2.4). The facts (existing products, contract identifiers taken in the supplier) are read
+ * before the transaction; a concurrent claim of an identifier violates the business_contracts primary key
+ * and is retried on fresh facts.
  */
 export async function createBusiness(ctx: LedgerContext, payload: BusinessPayload, actor: Actor): Promise<CreateBusinessResult> {
   const importSupplier = payload.import_supplier_code;

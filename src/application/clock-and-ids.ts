@@ -6,10 +6,8 @@ export type Clock = () => Date;
 /** Every source of randomness the service uses, injected so tests can fix it. */
 export interface IdGenerator {
   /**
-   * A new UUID, version 7 (`uuidv7`): its first 48 bits are the millisecond it was made, so the ids of the
-   * events appended one after another sort one after another, and the log's unique index on `event_id`
-   * grows at its end like the log itself, where random (v4) ids would each land on a B-tree page of its own
-   * and every commit would write those pages again.
+   * A new UUID v7 (`uuidv7`): time-ordered, so the log's unique index on `event_id` grows at its end like the
+   * log itself, where random (v4) ids would each land on a B-tree page of their own, written again every commit.
    */
   uuid(): string;
   /** `A-` followed by 8 uppercase hexadecimal digits. */
@@ -22,11 +20,9 @@ let lastMs = -1;
 let counter = 0;
 
 /**
- * A UUID version 7 (RFC 9562, 5.7): the Unix millisecond in the first 48 bits, then a 12-bit counter that
- * orders the ids of one millisecond (method 1 of 6.2: at its end the millisecond is moved on, so the ids of
- * this process never go backwards), then 62 random bits. The random bits, and the variant, are those of
- * Node's `randomUUID()`, which draws them from a pool, where the `uuid` package's v7 asks the CSPRNG for
- * 16 bytes on every call: every event, request and command takes an id, so the pool keeps ids cheap.
+ * A UUID v7 (RFC 9562, 5.7): the Unix millisecond in 48 bits, a 12-bit counter ordering the ids of one
+ * millisecond (method 1 of 6.2: when it runs out the millisecond moves on, so ids never go backwards), then
+ * 62 random bits taken from Node's pooled `randomUUID()`, cheaper than asking the CSPRNG on every id.
  */
 export function uuidv7(now = Date.now()): string {
   if (now > lastMs) {

@@ -4,18 +4,10 @@ import type { Decider } from '../domain/decider.js';
 import type { HandleResult, StreamCommand, StreamGuard, WriteOptions } from '../store/event-store.js';
 import type { Actor, LedgerContext } from './context.js';
 
-/**
- * A command as its use case builds it: every fact but the time, which the
- * handler stamps (`now`), so that no use case reads the clock for a write.
- * Distributes over a union of commands, so each keeps its own fields.
- */
+/** A command as its use case builds it: every fact but the time (`now`), which the handler stamps. Distributes over a union. */
 export type Untimed<C> = C extends { readonly now: string } ? Omit<C, 'now'> : never;
 
-/**
- * What one write is decided and recorded with, built in one place
- * (`commandEnvelope`): the time every command of the write is decided at, and
- * the metadata of its events with the request's `beforeCommit` hook.
- */
+/** What one write is decided and recorded with: the time its commands are decided at, its events' metadata and the request's `beforeCommit` hook. */
 export interface CommandEnvelope {
   readonly now: Date;
   readonly write: WriteOptions;
@@ -28,10 +20,7 @@ export interface HandleCommandOptions {
   readonly dryRun?: boolean;
   /** A worker's writes are correlated with what it works on (a task, a batch, an email) rather than with a request. */
   readonly correlationId?: string;
-  /**
-   * The envelope of the write this one completes: the recorded outcome of a
-   * rolled-back dry run carries the run's time and metadata.
-   */
+  /** The envelope of the write this one completes: a rolled-back dry run's recorded outcome carries the run's time and metadata. */
   readonly envelope?: CommandEnvelope;
 }
 
@@ -57,11 +46,7 @@ export function commandEnvelope(ctx: LedgerContext, actor: Actor, correlationId?
 /** A command for `handleMany`, on its stream, with the decider that decides it. */
 export type UntimedStreamCommand = StreamCommand<unknown, LedgerEvent, LedgerEvent, unknown>;
 
-/**
- * One command of a `handleMany` unit. The store's port types a unit with one
- * decider type; each command is still decided by its own decider on its own
- * stream, so widening them to one type is safe.
- */
+/** One command of a `handleMany` unit, widened to the port's one decider type: each is still decided by its own decider on its own stream. */
 export function on<C extends { readonly now: string }, Ei extends LedgerEvent, Eo extends Ei, S>(
   streamId: string,
   decider: Decider<C, Ei, Eo, S>,
@@ -83,12 +68,10 @@ function storeOptions(envelope: CommandEnvelope, options: HandleCommandOptions) 
 }
 
 /**
- * The command handler (emmett's `CommandHandler`): the store reads the
- * stream, folds it with the decider's `evolve`, decides and appends at the
- * version it read, in one unit; this stamps the command with the envelope's
- * time and writes it with the envelope's metadata. `command` is a function of
- * the time when other fields derive from it (a lease's expiry). Retrying on a
- * stale fact is the use case's (`withRetry`): it re-reads the facts as well.
+ * The command handler (emmett's `CommandHandler`): the store reads the stream, folds it, decides and
+ * appends at the version it read, in one unit; this stamps the command with the envelope's time and
+ * metadata. `command` is a function of the time when other fields derive from it (a lease's expiry).
+ * Retrying on a stale fact is the use case's (`withRetry`), since it re-reads the facts as well.
  */
 export async function handle<C extends { readonly now: string }, Ei extends LedgerEvent, Eo extends Ei, S>(
   ctx: LedgerContext,
@@ -106,10 +89,7 @@ export async function handle<C extends { readonly now: string }, Ei extends Ledg
   return { ...result, envelope };
 }
 
-/**
- * Several commands, each on its stream (`on`), as one atomic unit, all
- * stamped with the one envelope's time. Results come in the order of `commands`.
- */
+/** Several commands, each on its stream (`on`), as one atomic unit stamped with one envelope; results in the order of `commands`. */
 export async function handleMany(
   ctx: LedgerContext,
   actor: Actor,

@@ -18,10 +18,7 @@ export interface Actor {
   readonly requestId: string | null;
   /** The W3C `traceparent` the request arrived with (HTTP callers that send one): recorded in the events' metadata. */
   readonly traceparent?: string;
-  /**
-   * Runs inside the transaction of every write made for this actor's request
-   * (the HTTP layer records the request's Idempotency-Key with its events).
-   */
+  /** Runs inside the transaction of every write of this request (the HTTP layer records its Idempotency-Key with its events). */
   readonly beforeCommit?: BeforeCommit;
 }
 

@@ -27,11 +27,7 @@ export type ClaimOutcome =
   /** A claim of a dead mailer ran out: the email was failed (outcome unknown) instead of being sent again. */
   | { readonly kind: 'failed'; readonly reason: string };
 
-/**
- * Records that this mailer takes the email, before any SMTP call. Throws a
- * DomainError (`customer_email_claimed`, `_finished`, `_not_due`) when
- * another mailer got there first.
- */
+/** Records that this mailer takes the email, before any SMTP call; a DomainError when another mailer got there first. */
 export async function claimCustomerEmail(
   ctx: LedgerContext,
   email: CustomerEmailRef,

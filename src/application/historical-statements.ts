@@ -8,10 +8,8 @@ import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
 /**
- * Records historical statements on an imported account (spec 4.11), all of
- * the request or none, in one transaction. The statement paths are looked up
- * in the supplier's document root before the command (a fact); the supplier's
- * status is guarded.
+ * Records historical statements on an imported account (spec 4.11), all or none, in one transaction. The
+ * statement paths are facts looked up in the supplier's document root before; the supplier's status is guarded.
  */
 export async function importHistoricalStatements(
   ctx: LedgerContext,

@@ -16,12 +16,9 @@ export interface CreatePaymentInstructionResult {
 }
 
 /**
- * Spec 4.12. The rules that need no vendor are checked first on the account
- * stream, so a request for an unknown account (or a repeat) never reaches
- * the vendor; then the vendor is asked, outside any transaction; then its
- * answer is decided as a fact with the rules checked again, inside the
- * transaction (guarded by the supplier stream, whose status was read).
- * A vendor that is unavailable or refuses leaves nothing written.
+ * Spec 4.12. The rules that need no vendor first, so an unknown account (or a repeat) never reaches the
+ * vendor; then the vendor is asked outside any transaction; then its answer is decided as a fact with the
+ * rules checked again, guarded by the supplier stream. A vendor unavailable or refusing leaves nothing written.
  */
 export async function createPaymentInstruction(
   ctx: LedgerContext,
@@ -33,10 +30,7 @@ export async function createPaymentInstruction(
   return withRetry(async () => {
     const supplier = await supplierFacts(ctx, request.importSupplier);
     const history = await ctx.store.readStream(streamId);
-    const state = fold(
-      paymentInstructionDecider,
-      history.map((stored) => stored.event),
-    );
+    const state = fold(paymentInstructionDecider, history.map((stored) => stored.event));
     const check = checkPaymentInstruction(request, supplier.status, state);
     if (check.kind === 'already-recorded') {
       return { platformAccountNumber: check.platformAccountNumber, reference: request.reference, created: false };

@@ -6,11 +6,9 @@ import { handleMany, on } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 
 /**
- * Creates the new products and appends the new rates of the existing ones
- * (spec 4.3), all or nothing: one command per product, every product stream
- * in one transaction, so one refused product or rate leaves nothing written.
- * A dry run (validate-products/) runs exactly the same path and rolls back.
- * Products are the platform's shared catalogue: no import supplier is involved.
+ * Creates the new products and appends the new rates of the existing ones (spec 4.3), all or nothing: one
+ * command per product, every stream in one transaction. A dry run (validate-products/) runs the same path
+ * and rolls back. Products are the platform's shared catalogue: no import supplier is involved.
  */
 export async function importProducts(
   ctx: LedgerContext,

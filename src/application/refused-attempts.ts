@@ -16,11 +16,9 @@ export interface AttemptRef {
 }
 
 /**
- * Codes that are not a rule of the account refusing the attempt: who the
- * caller is and what it may see (nothing is recorded for them, so a key
- * cannot write into another supplier's audit), the transport, and the store
- * asking for a retry. A denylist rather than a list of rules, so a rule added
- * (or renamed) later is recorded without anyone remembering this file.
+ * Codes that are no rule of the account: who the caller is and what it may see (so a key cannot write into
+ * another supplier's audit), the transport, and the store asking for a retry. A denylist, so a rule added
+ * later is recorded without anyone remembering this file.
  */
 const notARefusal: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'not_authenticated',
@@ -51,12 +49,9 @@ export function refusalCommand(ref: AttemptRef, error: DomainError, accountStrea
 }
 
 /**
- * Appends the fact that an attempt was refused to the account's audit stream,
- * in a unit of its own once the refused command's unit has rolled back (it
- * wrote nothing, on either store), and before the refusal is answered, so
- * every answered refusal has its fact; a retry after a crash in between is
- * refused again and recorded then. Not with the request's Idempotency-Key
- * hook: the fact is not the request's effect, and a replay of the stored
+ * Appends the fact that an attempt was refused to the account's audit stream, in a unit of its own once the
+ * refused unit rolled back and before the refusal is answered, so every answered refusal has its fact. Not
+ * with the request's Idempotency-Key hook: the fact is not the request's effect, and a replay of the stored
  * refusal must not be mistaken for one rebuilt from events.
  */
 export async function recordRefusedAttempt(ctx: LedgerContext, ref: AttemptRef, error: DomainError, actor: Actor): Promise<void> {

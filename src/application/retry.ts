@@ -1,10 +1,6 @@
 import { ConcurrencyError, UniqueConstraintError } from '../store/event-store.js';
 
-/**
- * Re-runs `attempt` when the facts it decided on went stale between reading
- * them and appending (a guarded stream moved on), or when a generated value
- * collided with a unique index. Each attempt reads everything afresh.
- */
+/** Re-runs `attempt`, which reads everything afresh, when its facts went stale before the append (a guarded stream moved on) or a generated value hit a unique index. */
 export async function withRetry<T>(attempt: () => Promise<T>, tries = 5): Promise<T> {
   for (let i = 1; ; i++) {
     try {

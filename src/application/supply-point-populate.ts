@@ -14,11 +14,7 @@ import {
 import { handle, type Untimed } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 
-/**
- * Records a populate batch and one request per identifier, in one
- * transaction, and returns its id. Nothing is fetched here: the worker takes
- * the requests from the queue afterwards.
- */
+/** Records a populate batch and one request per identifier in one transaction; the worker takes them from the queue later. */
 export async function createPopulateBatch(
   ctx: LedgerContext,
   input: { readonly request: PopulateRequest; readonly importSuppliers: readonly string[] },
@@ -49,10 +45,8 @@ async function handleRequest(
 }
 
 /**
- * Takes a due request for one attempt. Errors it instead when its last
- * attempt was lost with a worker that died. Throws
- * `populate_request_claimed`/`_finished`/`_not_due` when another worker got
- * there first.
+ * Takes a due request for one attempt, or errors it when its last attempt was lost with a worker that died.
+ * A DomainError when another worker got there first.
  */
 export async function claimPopulateRequest(
   ctx: LedgerContext,

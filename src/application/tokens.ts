@@ -32,11 +32,9 @@ export function generateTokenSecret(): string {
 }
 
 /**
- * Exchanges an API key (or a refresh token) for a signed access token valid
- * 60 minutes. With an API key a new refresh token valid 7 days is issued; a
- * refresh token is returned unchanged, so the 7-day window is not extended.
- * `admitKey` is called with the key's id once the credential is known to be
- * valid and before anything is signed: it throws to refuse (the per-key rate limit).
+ * Exchanges an API key (or a refresh token) for an access token valid 60 minutes. An API key also gets a
+ * new refresh token valid 7 days; a refresh token is returned unchanged, so its window is not extended.
+ * `admitKey` runs once the credential is known valid and before anything is signed (the per-key rate limit).
  */
 export async function obtainToken(
   ctx: LedgerContext,
@@ -76,24 +74,14 @@ export async function authenticate(ctx: LedgerContext, secret: string, token: st
   return activeKey(ctx, claims.keyId);
 }
 
-/**
- * Whether the credential of `Token <credential>` is an API key rather than a
- * JWT. A JWT is three base64url parts joined by dots; an API key (`ilk_` and
- * base64url) has no dot, so the dot alone tells them apart, whatever the key's
- * prefix (keys created by older builds or injected id generators included).
- */
+/** Whether the credential of `Token <credential>` is an API key: a JWT has dots, an API key (base64url) none, whatever its prefix. */
 export const isApiKeyCredential = (credential: string): boolean => !credential.includes('.');
 
 /**
- * `authenticate` with a bounded cache of tokens whose signature was already
- * checked (an HMAC through WebCrypto on the thread pool for every request
- * otherwise). Only the signature check is cached: expiry is compared with the
- * clock and the key's status read on every request, so a revoked key stops at once.
- *
- * The platform also accepts the API key itself in `Token <key>` on every
- * data-import operation, and so does this: the key is looked up by
- * its SHA-256 hash and compared in constant time, exactly as obtainToken does,
- * on every request (never cached), so scoping and revocation are the key's own.
+ * `authenticate` with a bounded cache of tokens whose signature was checked (an HMAC on the thread pool
+ * otherwise). Only the signature is cached: expiry and the key's status are read on every request, so a
+ * revoked key stops at once. As on the platform, the API key itself is accepted in `Token <key>`: looked
+ * up by its hash and compared in constant time on every request, never cached.
  */
 export function createAuthenticator(ctx: LedgerContext, secret: string, maxEntries = 10_000) {
   const verified = new Map<string, { keyId: string; exp: number }>();
@@ -137,10 +125,9 @@ async function signToken(secret: string, keyId: string, kind: TokenKind, iat: nu
 }
 
 /**
- * Signature checked by hono/jwt; the claims checked here against the injected clock: the token's
- * kind, `exp` passed, `iat` (required) and `nbf` (optional) not ahead of the clock by more than the
- * skew, and `exp` no later than `iat` plus the kind's lifetime, so a token signed with a leaked
- * secret cannot be made to outlive the lifetimes the API documents.
+ * Signature checked by hono/jwt; the claims here against the injected clock: the kind, `exp` passed, `iat`
+ * and `nbf` not ahead by more than the skew, and `exp` within the kind's lifetime of `iat`, so a token
+ * signed with a leaked secret cannot outlive the lifetimes the API documents.
  */
 async function verifyToken(ctx: LedgerContext, secret: string, token: string, kind: TokenKind) {
   let payload: Record<string, unknown>;
