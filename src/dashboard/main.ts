@@ -1,14 +1,11 @@
 /**
- * The migration dashboard's script (GET /dashboard/), bundled by esbuild with
- * uPlot and served by the service: nothing is fetched from anywhere else.
- * The API key is exchanged for a token through the GraphQL mutation and is
- * never stored; the token and its refresh token live in sessionStorage only
- * (gone with the tab) and are refreshed before the token expires. The live
- * list reads the event feed's server-sent events with fetch and a stream
- * reader (EventSource cannot send the Authorization header), resuming after a
- * drop with Last-Event-ID.
+ * The migration dashboard's script (GET /dashboard/), bundled with uPlot and served by the service, so
+ * nothing is fetched from elsewhere. The API key is exchanged for a token and never stored; the tokens live
+ * in sessionStorage only (gone with the tab). The live list reads the event feed's server-sent events with
+ * fetch (EventSource cannot send the Authorization header), resuming after a drop with Last-Event-ID.
  */
 import uPlot from 'uplot';
+import type { operations } from '../client/api-types.js';
 
 const API = '/v1/data-import';
 const SESSION_KEY = 'import-ledger.dashboard.session';
@@ -26,41 +23,12 @@ interface Session {
   readonly expiresAt: number;
 }
 
-interface Progress {
-  import_supplier: string;
-  status: string;
-  accounts: Record<'pending' | 'imported' | 'skipped' | 'failing' | 'total', number>;
-  transfer_status: Record<'PENDING' | 'IN_PROGRESS' | 'REJECTED' | 'COMPLETED', number>;
-  imports_per_minute: { minute: string; count: number }[];
-  first_staged_at: string | null;
-  last_activity_at: string | null;
-  feed_position: number;
-  last_verification: {
-    verified_at: string;
-    verified_by: string;
-    agree: boolean;
-    summary: Record<string, { identical: number; missing: number; extra: number; different: number }>;
-  } | null;
-}
-interface SummaryRow {
-  code: string;
-  attr: string | null;
-  accounts: number;
-}
-interface Failure {
-  external_account_number: string;
-  step: string;
-  code: string;
-  errors: { code: string; attr: string | null }[];
-  failed_at: string;
-}
-interface FeedEvent {
-  position: number;
-  type: string;
-  occurred_at: string;
-  import_supplier: string | null;
-  external_account_number?: string;
-}
+/** The 200 body of an operation of the API's document: the generated client's types (src/client/api-types.ts). */
+type Ok<O extends keyof operations> = operations[O]['responses'] extends { 200: { content: { 'application/json': infer B } } } ? B : never;
+type Progress = Ok<'importProgress'>;
+type SummaryRow = Ok<'importFailureSummary'>[number];
+type Failure = Ok<'importFailures'>[number];
+type FeedEvent = Ok<'eventsFeed'>['events'][number];
 
 const $ = <T extends HTMLElement>(selector: string): T => {
   const found = document.querySelector<T>(selector);
@@ -85,11 +53,7 @@ const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'â€
 let session: Session | null = null;
 let refreshTimer: number | undefined;
 
-/**
- * When the token expires, by this browser's clock: its lifetime (`exp` less
- * `iat`, a JWT's claims) from now, so a browser whose clock differs from the
- * service's still refreshes in time; an hour when the claims cannot be read.
- */
+/** When the token expires by this browser's clock: its lifetime (`exp` less `iat`) from now, so a skewed clock still refreshes in time. */
 function expiryOf(token: string): number {
   let lifetimeMs = 60 * 60_000;
   try {
@@ -170,7 +134,7 @@ function signOut(message = ''): void {
 }
 
 async function showSuppliers(): Promise<void> {
-  const suppliers = await api<{ import_supplier: string; status: string }[]>('/import-suppliers/');
+  const suppliers = await api<Ok<'importSuppliers'>>('/import-suppliers/');
   const select = $<HTMLSelectElement>('#supplier');
   select.replaceChildren(...suppliers.map((s) => {
     const option = el('option', `${s.import_supplier} (${s.status})`);
