@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { VerifyCliOptions } from '../migrate/run-verify.js';
+import type { FolderCliOptions } from '../migrate/folder-run.js';
 import { ExitWith } from './exit.js';
 import { concurrency, serviceUrl } from './migrate-command.js';
 
@@ -23,7 +23,7 @@ export function verifyCommand(): Command {
     .addOption(new Option('--api-key <KEY>', 'the API key (default: the LEDGER_API_KEY environment variable)').env('LEDGER_API_KEY'))
     .option('--concurrency <N>', 'accounts compared in detail at once (1-64)', concurrency, 8)
     .option('--report <FILE>', 'the report, one line per difference: CSV when FILE ends in .csv, else NDJSON')
-    .action(async function (this: Command, dir: string, opts: VerifyCliOptions) {
+    .action(async function (this: Command, dir: string, opts: FolderCliOptions) {
       const { runVerifyCommand } = await import('../migrate/run-verify.js');
       const code = await runVerifyCommand(dir, opts, (message) => this.error(`error: ${message}`, { exitCode: 2 }));
       if (code !== 0) throw new ExitWith(code);

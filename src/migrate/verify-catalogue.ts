@@ -4,11 +4,10 @@ import { midnightUtc } from '../domain/product/decider.js';
 import { validateProducts } from '../domain/product/product-payload.js';
 import type { BusinessAnswer, ProductAnswer, VerifyClient } from './api-client.js';
 import { isUnreadable, type MigrationInput } from './input.js';
-import { MigrationAborted, pool } from './migrate.js';
+import { MigrationAborted, answered, pool } from './folder-run.js';
 import type { Progress } from './progress.js';
 import type { Sender } from './retry.js';
 import { shown, type VerifyReport } from './verify-report.js';
-import { answered } from './verify-answers.js';
 
 /**
  * The folder's products (products.json) and businesses (businesses/) compared with the service's, one

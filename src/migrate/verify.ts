@@ -2,17 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { accountRecordsLineSchema, type AccountRecordsLine } from '../export/account-records-export.js';
-import { createApiClient, type FailuresAnswer, type FailuresQuery, type VerifyClient } from './api-client.js';
+import type { FailuresQuery, VerifyClient } from './api-client.js';
+import { MigrationAborted, answered, connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
 import { MigrationInput, isUnreadable } from './input.js';
-import { MigrationAborted, pool, type FolderRunOptions } from './migrate.js';
 import { Progress } from './progress.js';
-import { DEFAULT_RETRY_POLICY, createSender, type Sender } from './retry.js';
-import { TokenRefused, createTokenSource } from './token-source.js';
+import type { Sender } from './retry.js';
 import { compareRecords } from './verify-records.js';
 import { VerifyReport, type VerifySummary } from './verify-report.js';
 import { fingerprint, sourceAccount, sourceFingerprint } from './verify-source.js';
 import { verifyCatalogue } from './verify-catalogue.js';
-import { answered } from './verify-answers.js';
 import { VerifyScratch } from './verify-scratch.js';
 
 /**
@@ -28,11 +26,6 @@ import { VerifyScratch } from './verify-scratch.js';
  *  3. for the accounts whose fingerprints differ only, the folder's account read again and the service's
  *     records of it asked for (one request each), and compared record by record.
  */
-export interface VerifyOptions extends FolderRunOptions {
-  /** Accounts compared in detail at once (pass 3). */
-  readonly concurrency: number;
-}
-
 export interface VerifyResult {
   readonly summary: VerifySummary;
   /** 0: the folder and the service agree; 1: they differ. */
@@ -42,17 +35,13 @@ export interface VerifyResult {
 /** The latest refusal code of each account the service does not hold imported, from the import-failures list (newest first), paged. */
 async function latestRefusals(client: VerifyClient, sender: Sender, supplier: string, baseUrl: string, scratch: VerifyScratch): Promise<void> {
   const wanted = scratch.unimportedCount;
+  if (wanted === 0) return;
   let found = 0;
-  let query: FailuresQuery | null = wanted > 0 ? { limit: '1000' } : null;
-  while (query && found < wanted) {
-    const page: FailuresQuery = query;
-    const answer = answered<FailuresAnswer>(await sender.send((token) => client.listFailures(supplier, page, token)), `listing the failures of ${supplier}`);
-    if (answer.status !== 200 || !Array.isArray(answer.body)) throw new MigrationAborted(`listing the failures of ${supplier} answered ${answer.status}`, false);
-    for (const failure of answer.body as { external_account_number: string; code: string }[]) {
-      if (scratch.refuse(failure.external_account_number, failure.code)) found++;
-    }
-    const link = answer.next ? new URL(answer.next, baseUrl) : null;
-    query = link ? (Object.fromEntries(link.searchParams) as FailuresQuery) : null;
+  const read = (query: FailuresQuery, token: string) => client.listFailures(supplier, query, token);
+  type Failure = { external_account_number: string; code: string };
+  for await (const page of pagedList<FailuresQuery, Failure>(sender, baseUrl, { limit: '1000' }, read, `listing the failures of ${supplier}`)) {
+    for (const failure of page) if (scratch.refuse(failure.external_account_number, failure.code)) found++;
+    if (found >= wanted) return;
   }
 }
 
@@ -69,18 +58,10 @@ async function recordResult(client: VerifyClient, sender: Sender, supplier: stri
   }
 }
 
-export async function verify(options: VerifyOptions, log: (line: string) => void): Promise<VerifyResult> {
+/** `concurrency`: the accounts compared in detail at once (pass 3). */
+export async function verify(options: FolderRunOptions, log: (line: string) => void): Promise<VerifyResult> {
   const stopRequested = options.stopRequested ?? (() => false);
-  const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs: options.requestTimeoutMs ?? 60_000, maxSockets: options.concurrency + 2 });
-  const tokens = createTokenSource(client, options.apiKey);
-  const sender = createSender(tokens, options.retry ?? DEFAULT_RETRY_POLICY, { stopped: stopRequested });
-  try {
-    await tokens.current();
-  } catch (error) {
-    client.close();
-    if (error instanceof TokenRefused) throw new MigrationAborted(error.message, true);
-    throw new MigrationAborted(`no token: ${error instanceof Error ? error.message : String(error)}`, false);
-  }
+  const { client, sender } = await connect(options, 60_000);
   const scratch = await VerifyScratch.open().catch((error: unknown) => {
     client.close();
     throw error;
