@@ -3,10 +3,9 @@ import type { ItemOutcome, ReportLine } from './report.js';
 import type { Outcome } from './retry.js';
 
 /**
- * Reading the service's answers into report lines. Decisions use the HTTP status and the fields the
- * spec documents (an already-imported account's 400 carries `platform_account_number`, spec 4.8); error
- * codes are copied into the report as data and never steer the command, so a code renamed on the server
- * changes the report's words, not what the migration does.
+ * Reading the service's answers into report lines. Decisions use the HTTP status and the fields the spec
+ * documents (an already-imported account's 400 carries `platform_account_number`, spec 4.8); error codes are
+ * data for the report, never steering, so a code renamed on the server changes words, not the migration.
  */
 type Json = Record<string, unknown>;
 
@@ -65,21 +64,14 @@ export function failedLine(step: string, id: string, outcome: Exclude<Outcome, {
   return line(step, id, 'failed', { http_status: outcome.answer.status, ...fields, detail: `${fields.detail ?? ''}${tries}` });
 }
 
-/**
- * A process dry run that would have succeeded answers 400 (spec 4.8: "the account would import and was
- * rolled back due to dry run"). Recognised by that documented message, or a code naming the dry run, so
- * a renamed code still reads as a success.
- */
+/** A process dry run that would have succeeded answers 400 (spec 4.8), recognised by its documented message or a code naming the dry run. */
 export function isDryRunSuccess(answer: ApiAnswer): boolean {
   if (answer.status !== 400) return false;
   const { error_code, detail } = errorFields(answer);
   return /dry.?run/i.test(error_code ?? '') || /rolled back due to dry run/i.test(detail ?? '');
 }
 
-/**
- * Records answered 201 where every entry says it already existed (NOTE_ALREADY_EXISTS,
- * TRANSACTION_ALREADY_EXISTS: spec 3.4) were stored by an earlier run.
- */
+/** Records answered 201 with every entry `*_ALREADY_EXISTS` (spec 3.4) were stored by an earlier run. */
 export function allAlreadyExisted(body: unknown): boolean {
   const entries = Array.isArray(body) ? body : Array.isArray(asObject(body)?.['results']) ? (asObject(body)?.['results'] as unknown[]) : null;
   if (!entries || entries.length === 0) return false;

@@ -4,12 +4,10 @@ import { createLedgerClient, createNodeHttpTransport, type PlainAnswer, type pat
 export { NoAnswer } from '../client/index.js';
 
 /**
- * The migrate and verify commands' only door to the service, through the typed client generated from its
- * OpenAPI document (src/client), so paths, bodies and answers are the document's. The writes (`post`) are
- * typed from the same document but go straight to the transport: openapi-fetch's runtime builds a WHATWG
- * Headers object and merges options per request, CPU the client shares with the service. The reads keep
- * openapi-fetch. Answers are data, never thrown (the caller classifies them by status, see retry.ts); only
- * getting no answer at all (refused, reset, timed out) throws `NoAnswer`.
+ * The migrate and verify commands' only door to the service, typed from its OpenAPI document (src/client).
+ * The writes go straight to the transport (openapi-fetch's per-request Headers and option merging cost CPU
+ * the client shares with the service); the reads keep openapi-fetch. Answers are data, never thrown; only
+ * no answer at all (refused, reset, timed out) throws `NoAnswer`.
  */
 
 type LedgerPaths = paths;
@@ -62,10 +60,7 @@ export interface PostOptions {
   readonly idempotencyKey?: string;
 }
 
-/**
- * A request body: a value of the document's type, serialised here, or JSON text as it is (an input file's
- * or line's own bytes, sent and hashed as read: the service, not the command, judges a legacy export).
- */
+/** A request body: a value of the document's type, or JSON text sent and hashed as read (an input file's own bytes). */
 export type Body<P extends WritePath> = { readonly value: RequestBodyOf<P> } | { readonly json: string };
 
 export interface ApiClient {
@@ -81,10 +76,7 @@ export interface ApiClient {
 export interface VerifyClient extends ApiClient {
   /** One page of the supplier's failing accounts (the import-failures list). */
   listFailures(supplier: string, query: FailuresQuery, token: string): Promise<ApiAnswer<FailuresAnswer>>;
-  /**
-   * The records export of the supplier (GET account-records/<supplier>/): on a 200 the body is the
-   * stream of its NDJSON text, read as it arrives; any other answer is read in full.
-   */
+  /** The supplier's records export: on a 200 the body is its NDJSON text streamed as it arrives; any other answer is read in full. */
   openRecordsExport(supplier: string, token: string): Promise<ApiAnswer<AsyncIterable<Buffer>>>;
   /** One account's records, as the export compares them. */
   accountRecords(supplier: string, ext: string, token: string): Promise<ApiAnswer<AccountRecordsAnswer>>;

@@ -39,11 +39,7 @@ export const isUnreadable = (item: ReadItem): item is UnreadableItem => 'problem
 export const RECORD_KINDS = ['notes', 'transactions', 'statements'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
-/**
- * The names ending in `.json` of a folder, in JavaScript's sort order, one at a time: how the accounts/
- * folder is listed. migrate's lists it at once (`listedAtOnce`); verify's sorts it on disk
- * (src/migrate/verify-scratch.ts), so that its memory does not grow with the folder.
- */
+/** How the accounts/ folder is listed: its `.json` names in JavaScript's sort order (migrate's at once, verify's sorted on disk). */
 export type JsonNames = (dir: string) => AsyncIterable<string>;
 
 const jsonFiles = (dir: string): string[] =>
@@ -189,11 +185,9 @@ export class MigrationInput {
 const isBlankByte = (byte: number) => byte === 0x20 || (byte >= 0x09 && byte <= 0x0d);
 
 /**
- * The lines of a file holding anything but whitespace, counted on its bytes: the newlines are found with
- * `indexOf` (memchr) and a line is looked at only up to its first other byte, so a file of large lines is
- * counted at the speed it is read, without the string per line that splitting it (readline) would make.
- * Only the progress total comes from it: a lone CR, which readline (reading the accounts) also takes for
- * a line break, is not one here.
+ * The lines of a file holding anything but whitespace, counted on its bytes (newlines by `indexOf`, a line
+ * looked at up to its first other byte), at the speed the file is read, without a string per line. Only
+ * the progress total comes from it: a lone CR, a line break to readline, is not one here.
  */
 export async function countNonBlankLines(file: string, chunkBytes = 64 * 1024): Promise<number> {
   let count = 0;

@@ -3,11 +3,10 @@ import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 
 /**
- * The journal: one NDJSON line per finished item (`{"step","id","outcome",...}`), appended with one
- * write(2) each as soon as the item is settled, so a run killed at any instant (SIGKILL included) leaves
- * every settled item on record, and a re-run skips them. A torn last line (a power cut) is ignored: that
- * item is simply done again, safely, under the same Idempotency-Key. Only settled outcomes are journaled
- * (imported, staged, already imported, validated); failures are not, so a re-run tries them again.
+ * The journal: one NDJSON line per settled item, appended with one write(2) as soon as it settles, so a
+ * run killed at any instant (SIGKILL included) leaves every settled item on record for a re-run to skip.
+ * A torn last line is ignored: that item is done again under the same Idempotency-Key. Failures are not
+ * journaled, so a re-run tries them again.
  */
 export interface JournalEntry {
   readonly step: string;
@@ -71,10 +70,9 @@ export class Journal {
 
 /**
  * The Idempotency-Key of one write: the supplier, the step, the item's id and a hash of the exact body
- * text sent (an input file's own bytes: nothing re-serialised, so the key cannot drift between runs). A retry, or a re-run over the same input, sends the same key with the same body, and the service's
- * key store answers with the first response instead of applying the write again; a changed body (the
- * input was corrected) is a new key, so the correction is applied. At most 255 printable ASCII characters
- * (the service's rule), whatever the ids hold: the ids are hashed in with the body.
+ * text sent (nothing re-serialised, so the key cannot drift between runs). A retry or a re-run sends the
+ * same key with the same body and is answered the first response; a corrected input is a new key, so the
+ * correction applies. At most 255 printable ASCII characters (the service's rule): the ids are hashed in.
  */
 export function idempotencyKey(supplier: string, step: string, id: string, bodyJson: string): string {
   const digest = createHash('sha256').update(JSON.stringify([supplier, step, id])).update('\n').update(bodyJson).digest('base64url');

@@ -1,7 +1,6 @@
 /**
- * Progress of a migration, per step. On a terminal: a live bar per step (done/total, rate, ETA,
- * failures), redrawn in place a few times a second. Otherwise (a log, a CI job): one JSON line on stderr
- * every `intervalMs` while a step runs, and one when it ends, so a script can follow it.
+ * Progress per step: on a terminal a live bar per step, redrawn in place a few times a second; otherwise
+ * one JSON line every `intervalMs` while a step runs and one when it ends, so a script can follow it.
  */
 export interface StepProgress {
   readonly step: string;

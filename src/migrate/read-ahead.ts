@@ -1,8 +1,7 @@
 /**
- * Reads `source` up to `depth` items ahead of its consumers, each passed through `prepare` as it is read
- * (the next account parsed and hashed while the workers wait for the service, not between an answer and
- * the next request, where the service would wait on the client). One item a turn of the event loop, so an
- * answer is not kept waiting; items come out in order, each once, a read failure where its item would have.
+ * Reads `source` up to `depth` items ahead of its consumers, each through `prepare` (the next account
+ * parsed and hashed while the workers wait for the service, not while the service waits on the client).
+ * One item a turn of the event loop, so an answer is not kept waiting; items come out in order, each once.
  */
 export function readAhead<T, P>(source: AsyncIterable<T> | Iterable<T>, depth: number, prepare: (item: T) => P): AsyncIterableIterator<P> {
   const iterator: AsyncIterator<T> | Iterator<T> = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();

@@ -3,9 +3,8 @@ import { dirname } from 'node:path';
 import { csvRecords } from '../export/csv.js';
 
 /**
- * The migration report: one line per item, written as the item settles (CSV or NDJSON, chosen by the
- * file's extension; `.csv` is CSV, anything else NDJSON), and the summary the command prints at the end.
- * Nothing is held but the counts, so the report of a cohort of any size costs the same memory.
+ * The migration report: one line per item, written as it settles, and the summary printed at the end.
+ * Nothing is held but the counts, so a cohort of any size costs the same memory.
  */
 export const OUTCOMES = ['imported', 'staged', 'already imported', 'validated', 'skipped', 'failed'] as const;
 export type ItemOutcome = (typeof OUTCOMES)[number];
@@ -23,9 +22,8 @@ export interface ReportLine {
 }
 
 /**
- * Makes the folder of the report (its journal goes beside it) before the run sends a request, so that
- * `--report out/report.ndjson` works in a folder not made yet. Returns why the path cannot hold the
- * report (a folder, or a folder that cannot be made), for the command to refuse as bad usage; null when it can.
+ * Makes the report's folder (its journal goes beside it) before any request, so `--report out/report.ndjson`
+ * works in a folder not made yet. Returns why the path cannot hold the report (bad usage), or null.
  */
 export function makeReportFolder(file: string): string | null {
   try {
@@ -45,10 +43,7 @@ export interface Summary {
   readonly byStep: Record<string, Partial<Record<ItemOutcome, number>>>;
 }
 
-/**
- * A report file written line by line as items settle: CSV (src/export/csv.ts) when the file's name ends in
- * `.csv`, else NDJSON, its columns fixed up front (the CSV header). Shared by migrate's and verify's reports.
- */
+/** A report file written line by line: CSV when its name ends in `.csv`, else NDJSON. Migrate's and verify's. */
 export class ReportFile<C extends string> {
   private readonly fd: number | null;
   private readonly csv: boolean;

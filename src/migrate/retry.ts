@@ -2,11 +2,10 @@ import { NoAnswer, type ApiAnswer } from './api-client.js';
 import type { TokenSource } from './token-source.js';
 
 /**
- * When to send a request again, by HTTP status only (error codes are data for the report; the statuses are
- * the contract): 429, 5xx (spec 4.12: a vendor's intermittent 500 is "retry as is"), 408, 409 and no answer
- * at all are sent again unchanged, with the same Idempotency-Key, so a lost answer is never applied twice;
- * 401 gets a new token first (twice at most); any other 4xx stands. Waits grow exponentially with full
- * jitter (workers that failed together do not retry together), never below the service's Retry-After.
+ * When to send a request again, by HTTP status only (the statuses are the contract): 408, 409, 429, 5xx
+ * (spec 4.12) and no answer are sent again unchanged with the same Idempotency-Key, so a lost answer is
+ * never applied twice; 401 gets a new token first (twice at most); any other 4xx stands. Waits grow
+ * exponentially with full jitter, never below the service's Retry-After.
  */
 export interface RetryPolicy {
   /** Tries in all, the first included. */

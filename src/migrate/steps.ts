@@ -1,14 +1,13 @@
 import type { ApiClient, Body, WritePath } from './api-client.js';
 import { allAlreadyExisted, failedLine, isDryRunSuccess, isSuccess, line, platformAccountNumber, productUnchanged } from './answers.js';
-import { RECORD_KINDS, isUnreadable, type ReadItem, type RecordKind } from './input.js';
+import { isUnreadable, type ReadItem, type RecordKind, type UnreadableItem } from './input.js';
 import { idempotencyKey, type Journal } from './journal.js';
 import type { ReportLine } from './report.js';
 import type { Sender } from './retry.js';
 
 /**
- * How each kind of item is sent and what its answer means for the report and the journal. One function
- * per step, each returning the item's report line (or null when Ctrl-C interrupted it: it is neither
- * reported nor journaled, and the next run does it).
+ * How each kind of item is sent and what its answer means for the report and the journal: one function per
+ * step, returning the item's report line, or null when Ctrl-C interrupted it (the next run does it).
  */
 export interface StepContext {
   readonly client: ApiClient;
@@ -34,7 +33,7 @@ const PATHS = {
   statements: '/v1/data-import/historical-statements/create/',
 } as const satisfies Record<string, WritePath>;
 
-export const RECORD_PATHS: Record<RecordKind, (typeof PATHS)['notes' | 'transactions' | 'statements']> = { notes: PATHS.notes, transactions: PATHS.transactions, statements: PATHS.statements };
+const RECORD_PATHS: Record<RecordKind, (typeof PATHS)['notes' | 'transactions' | 'statements']> = { notes: PATHS.notes, transactions: PATHS.transactions, statements: PATHS.statements };
 
 /** Outcomes a later run need not redo. Failures are never journaled: a re-run tries them again. */
 const SETTLED = new Set(['imported', 'already imported', 'staged']);
@@ -61,9 +60,8 @@ function fromJournal(ctx: StepContext, step: string, id: string): ReportLine | n
 }
 
 /**
- * Sends a write, its body serialised once: the text sent is the text hashed into the Idempotency-Key.
- * A body the command builds is a value of the document's type for that operation (the compiler checks it);
- * an input item goes as read (`asRead`): the service, not the command, judges a legacy export.
+ * Sends a write, its body serialised once: the text sent is the text hashed into the Idempotency-Key. A
+ * body the command builds has the document's type; an input item goes as read (`asRead`): the service judges it.
  */
 const post = <P extends WritePath>(ctx: StepContext, step: string, id: string, path: P, body: Body<P>, computedKey?: string) => {
   const text = 'json' in body ? body.json : JSON.stringify(body.value);
@@ -74,12 +72,11 @@ const post = <P extends WritePath>(ctx: StepContext, step: string, id: string, p
 /** An input item's body as read: the line's or file's own text when the input kept it, else its value serialised. */
 const asRead = (body: unknown, json?: string): { readonly json: string } => ({ json: json ?? JSON.stringify(body) });
 
-const unreadable = (step: string, item: ReadItem): ReportLine | null =>
-  isUnreadable(item) ? line(step, item.id, 'failed', { error_code: 'unreadable_input', detail: `${item.problem} (${item.source})` }) : null;
+const unreadable = (step: string, item: UnreadableItem): ReportLine =>
+  line(step, item.id, 'failed', { error_code: 'unreadable_input', detail: `${item.problem} (${item.source})` });
 
 export async function migrateProduct(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
-  const bad = unreadable('products', item);
-  if (bad || isUnreadable(item)) return bad;
+  if (isUnreadable(item)) return unreadable('products', item);
   const done = fromJournal(ctx, 'products', item.id);
   if (done) return done;
   const outcome = await post(ctx, 'products', item.id, ctx.dryRun ? PATHS.validateProducts : PATHS.products, asRead([item.body]));
@@ -93,8 +90,7 @@ export async function migrateProduct(ctx: StepContext, item: ReadItem): Promise<
 }
 
 export async function migrateBusiness(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
-  const bad = unreadable('businesses', item);
-  if (bad || isUnreadable(item)) return bad;
+  if (isUnreadable(item)) return unreadable('businesses', item);
   if (ctx.dryRun) return line('businesses', item.id, 'skipped', { detail: 'dry run: the service has no way to validate a business without creating it' });
   const done = fromJournal(ctx, 'businesses', item.id);
   if (done) return done;
@@ -121,8 +117,7 @@ export function prepareAccount(ctx: Pick<StepContext, 'supplier' | 'dryRun'>, it
 
 /** Validate (dry run only: staging applies the same rules), stage, then process one account. */
 export async function migrateAccount(ctx: StepContext, { item, stageKey }: PreparedAccount): Promise<ReportLine | null> {
-  const bad = unreadable('accounts', item);
-  if (bad || isUnreadable(item)) return bad;
+  if (isUnreadable(item)) return unreadable('accounts', item);
   const supplierOf = (item.body as Record<string, unknown>)['import_supplier'];
   if (supplierOf !== ctx.supplier) {
     return line('accounts', item.id, 'failed', { error_code: 'import_supplier_mismatch', detail: `import_supplier is ${JSON.stringify(supplierOf)}, not --supplier ${ctx.supplier} (${item.source})` });
@@ -171,8 +166,7 @@ const withStep = (result: ReportLine, step: string): ReportLine => ({ ...result,
 
 /** Sends one kind of records of one account (notes, transactions or statements). */
 export async function migrateRecords(ctx: StepContext, kind: RecordKind, item: ReadItem): Promise<ReportLine | null> {
-  const bad = unreadable(kind, item);
-  if (bad || isUnreadable(item)) return bad;
+  if (isUnreadable(item)) return unreadable(kind, item);
   const done = fromJournal(ctx, kind, item.id);
   if (done) return done;
   const outcome = await post(ctx, kind, item.id, RECORD_PATHS[kind], asRead(item.body));
@@ -182,5 +176,3 @@ export async function migrateRecords(ctx: StepContext, kind: RecordKind, item: R
   }
   return failedLine(kind, item.id, outcome);
 }
-
-export { RECORD_KINDS };

@@ -1,12 +1,10 @@
 import { NoAnswer, type ApiClient } from './api-client.js';
 
 /**
- * Access tokens for a migration that outlives them: obtained with the API key through the GraphQL
- * `obtainToken` mutation, renewed with the refresh token a few minutes before the access token expires
- * (a migration of a large cohort runs for hours; the token lives 60 minutes), and renewed at once when the
- * service says the token is no longer good (401: its clock may be ahead of ours). When the refresh token
- * itself is refused (expired after 7 days), the API key is used again. One renewal at a time: workers that
- * need a token while one is being obtained wait for it.
+ * Access tokens for a migration that outlives them (hours, for a token of 60 minutes): obtained with the
+ * API key, renewed with the refresh token a few minutes before expiry, and at once on a 401 (the service's
+ * clock may be ahead). A refused refresh token (after 7 days) falls back to the API key. One renewal at a
+ * time: workers needing a token meanwhile wait for it.
  */
 export interface TokenSource {
   /** A token believed valid now. */
@@ -33,9 +31,8 @@ interface Issued {
 }
 
 /**
- * How long a JWT is valid, from its own `iat` and `exp` claims (unverified: the service verifies; the
- * client only plans renewals). A lifetime, not an instant, so that a client whose clock differs from the
- * service's still renews on time: the expiry is counted from when the token arrived, on the client's clock.
+ * How long a JWT is valid, from its `iat` and `exp` claims (unverified: the client only plans renewals). A
+ * lifetime, counted from the token's arrival on the client's clock, so a skewed clock still renews on time.
  */
 export function tokenLifetimeMs(token: string): number | null {
   const payload = token.split('.')[1];

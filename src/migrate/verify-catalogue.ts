@@ -10,10 +10,9 @@ import type { Sender } from './retry.js';
 import { shown, type VerifyReport } from './verify-report.js';
 
 /**
- * The folder's products (products.json) and businesses (businesses/) compared with the service's, one
- * read each (GET products/<code>/, business/<supplier>/<ext>/): a catalogue is small next to the accounts.
- * A product's rates are expected as the service's continuity rule (spec 4.3) leaves them: per band, in
- * valid_from order, each closed at the next one's valid_from, the latest open-ended.
+ * The folder's products and businesses compared with the service's, one read each (a catalogue is small).
+ * A product's rates are expected as the continuity rule (spec 4.3) leaves them: per band, in valid_from
+ * order, each closed at the next one's valid_from, the latest open-ended.
  */
 export interface CatalogueContext {
   readonly client: VerifyClient;

@@ -2,11 +2,9 @@ import { DIGEST_KINDS, recordId, recordLine, type ComparedRecords, type DigestKi
 import { shown, type VerifyReport } from './verify-report.js';
 
 /**
- * One account's records compared in detail (its digests differed): per kind, the records are grouped by
- * id (a transaction's, a statement's, a payment instruction's; notes have none, so they form one group),
- * the records equal on both sides are paired off, and what is left is reported: a record on both sides
- * with other values field by field, one only in the folder as missing, one only in the service (or held
- * twice) as extra.
+ * One account's records compared in detail: per kind, grouped by id (notes have none: one group), the
+ * records equal on both sides paired off, and the rest reported: on both sides field by field, only in the
+ * folder as missing, only in the service (or held twice) as extra.
  */
 type AnyRecord = Record<string, unknown>;
 

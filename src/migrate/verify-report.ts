@@ -1,10 +1,6 @@
 import { ReportFile } from './report.js';
 
-/**
- * The verification's report: one line per difference between the folder and the service, written as it
- * is found (CSV or NDJSON, as migrate's report: ReportFile), naming the item, the field, the source's
- * value and the service's; and the counts per kind of item, which is all that is held.
- */
+/** The verification's report: one line per difference, written as it is found, and the counts per kind (all that is held). */
 export const DIFFERENCES = ['missing', 'extra', 'different'] as const;
 export type Difference = (typeof DIFFERENCES)[number];
 export const VERIFY_KINDS = ['products', 'rates', 'businesses', 'contracts', 'accounts', 'notes', 'transactions', 'statements', 'payment_instructions', 'ledger_balance'] as const;

@@ -15,19 +15,14 @@ export interface Unimported {
   readonly refusal: string | null;
 }
 
-/**
- * A file name as a key whose byte order (SQLite's BINARY, memcmp) is JavaScript's sort order (UTF-16 code
- * units): UTF-16 big-endian. UTF-8 would order characters above U+FFFF differently.
- */
+/** A file name as a key whose byte order (memcmp) is JavaScript's sort order: UTF-16 big-endian (UTF-8 orders above U+FFFF differently). */
 const nameKey = (name: string): Buffer => Buffer.from(name, 'utf16le').swap16();
 const nameOf = (key: Buffer): string => Buffer.from(key).swap16().toString('utf16le');
 
 /**
- * What `verify` keeps per account of the folder, in a scratch SQLite file rather than in the heap, so
- * that the command's memory is a small page cache whatever the supplier's size: the fingerprints of pass
- * 1, the accounts pass 2 finds not imported or differing, their latest refusal codes, and the names of
- * the accounts/ folder's files. Only this run reads the file, and a crash loses nothing worth keeping:
- * no journal, no fsync; its folder is removed on close.
+ * What `verify` keeps per account of the folder (fingerprints, accounts not imported or differing, refusal
+ * codes, the accounts/ folder's names), in a scratch SQLite file rather than the heap, so its memory is a
+ * small page cache whatever the supplier's size. A crash loses nothing worth keeping: no journal, no fsync.
  */
 export class VerifyScratch {
   private pending = 0;
@@ -139,10 +134,7 @@ export class VerifyScratch {
     return this.db.prepare('SELECT ext, state, refusal FROM not_imported ORDER BY seq').iterate() as IterableIterator<Unimported & { readonly state: string }>;
   }
 
-  /**
-   * The names in `dir` ending in `.json`, in JavaScript's sort order (the order migrate sends them in),
-   * without holding them: streamed into the scratch file, read back a page at a time.
-   */
+  /** The names in `dir` ending in `.json`, in migrate's (JavaScript's) sort order, streamed through the scratch file a page at a time. */
   async *sortedJsonNames(dir: string): AsyncGenerator<string> {
     this.write(() => this.statements.clearListing.run());
     for await (const entry of await opendir(dir)) if (entry.name.endsWith('.json')) this.write(() => this.statements.list.run(nameKey(entry.name)));

@@ -5,11 +5,9 @@ import { DIGEST_KINDS, recordDigests, type ComparedRecords, type ComparedStateme
 import { isUnreadable, type MigrationInput } from './input.js';
 
 /**
- * What the migration folder says an account's records are, in the form the records export compares
- * (src/export/account-records-digest.ts): the notes and historical statements of the account's own file
- * (staged with it, stored when it is processed) and of records/<EXT>/, the transactions of
- * records/<EXT>/transactions.json. The folder has no input for payment instructions: the service should
- * hold none that the folder does not, so the source's are always empty.
+ * What the migration folder says an account's records are, in the form the records export compares: the
+ * notes and statements of the account's own file and of records/<EXT>/, the transactions of records/<EXT>/.
+ * The folder has no payment instructions, so the service should hold none.
  */
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -62,10 +60,7 @@ export function sourceAccount(input: MigrationInput, supplier: string, ext: stri
   return { records: { notes, transactions, statements, payment_instructions: [] }, balanceCents };
 }
 
-/**
- * An account's fingerprint: its state, its records' digests and its balance in one short hash, so that
- * the comparison keeps 24 characters per source account (never its records) while the export streams by.
- */
+/** An account's state, record digests and balance in one short hash: 24 characters kept per account while the export streams by. */
 export function fingerprint(state: string, digests: RecordDigests, balanceCents: number): string {
   const parts = [state, ...DIGEST_KINDS.map((kind) => digests[kind]), String(balanceCents)];
   return createHash('sha256').update(parts.join('|')).digest('base64url').slice(0, 24);

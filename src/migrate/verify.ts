@@ -16,15 +16,10 @@ import { VerifyScratch } from './verify-scratch.js';
 /**
  * `import-ledger verify`: compares the folder `migrate` reads with what the service holds for the
  * supplier, over HTTP only (docs/migrate.md "Verify"). The accounts in three passes:
- *
- *  1. the folder's accounts, one at a time: each reduced to a fingerprint (its records' digests and its
- *     balance, src/migrate/verify-source.ts), kept in a scratch file (src/migrate/verify-scratch.ts) with
- *     what the passes below find per account, so that memory does not grow with the supplier;
- *  2. the service's records export (GET account-records/<supplier>/), streamed: each account's line is
- *     matched with its fingerprint (equal: identical, with every record counted), or reported extra, or
+ *  1. the folder's accounts, each reduced to a fingerprint kept in a scratch file, so memory does not grow;
+ *  2. the service's records export, streamed: each line matched with its fingerprint, or reported extra or
  *     not imported (with its latest refusal code); what no line matched is missing;
- *  3. for the accounts whose fingerprints differ only, the folder's account read again and the service's
- *     records of it asked for (one request each), and compared record by record.
+ *  3. the accounts whose fingerprints differ, read again on both sides and compared record by record.
  */
 export interface VerifyResult {
   readonly summary: VerifySummary;
@@ -45,10 +40,7 @@ async function latestRefusals(client: VerifyClient, sender: Sender, supplier: st
   }
 }
 
-/**
- * Records the result on the supplier's stream (POST verifications/): the dashboard shows the last one, the
- * supplier's history every one. The comparison stands whatever the answer: a refusal is said, not fatal.
- */
+/** Records the result on the supplier's stream (POST verifications/); a refusal is said, not fatal: the comparison stands. */
 async function recordResult(client: VerifyClient, sender: Sender, supplier: string, report: VerifyReport, log: (line: string) => void): Promise<void> {
   const body = { value: { import_supplier: supplier, agree: report.differences === 0, summary: report.summary() } };
   const key = `verify-${randomUUID()}`;
