@@ -2,19 +2,12 @@ import { realpath, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 
 /**
- * Where imported documents (notes' document_paths, statements'
- * statement_path) live. Spec 2.1: the full location is the store (the
- * instance's bucket), then the import supplier's document root, then the path.
- * An object-storage implementation follows the same contract: build the key
- * with `documentKey` and ask whether an object exists at it (e.g. a HEAD).
+ * Where imported documents (notes' document_paths, statements' statement_path) live. Spec 2.1: the store
+ * (the instance's bucket), then the supplier's document root, then the path. An object store follows the
+ * same contract: build the key with `documentKey` and ask whether an object exists at it.
  */
 export interface DocumentStore {
-  /**
-   * Whether `path` names a document under the supplier's `root`. False for a
-   * path that would leave the root (`documentKey` returns null): nothing
-   * outside the root is ever looked at. A supplier without a root (null) has
-   * no documents.
-   */
+  /** Whether `path` names a document under `root`: never one outside it (`documentKey` is null); none without a root. */
   exists(root: string | null, path: string): Promise<boolean>;
 }
 
@@ -37,11 +30,7 @@ function rootSegments(root: string | null): string[] | null {
   return trimmed === '' ? [] : safeSegments(trimmed);
 }
 
-/**
- * The store key of a document: `<root>/<path>`, or null when either leaves
- * its place. The root is the operator's setting; the caller's path must be
- * relative, with no empty, `.` or `..` segment.
- */
+/** The store key of a document, `<root>/<path>`, or null when the path is not relative or has an empty, `.` or `..` segment. */
 export function documentKey(root: string | null, path: string): string | null {
   const prefix = rootSegments(root);
   const segments = safeSegments(path);
@@ -57,11 +46,9 @@ function isAbsent(error: unknown): boolean {
 }
 
 /**
- * Documents as regular files in a local directory (env LEDGER_DOCUMENT_STORE,
- * default ./data/documents). A path resolves to `<directory>/<root>/<path>`;
- * symbolic links are followed only when the file they lead to is still inside
- * `<directory>/<root>`. Any other file-system failure than "not there" is
- * thrown (a 500 that writes nothing).
+ * Documents as regular files in a local directory (LEDGER_DOCUMENT_STORE): `<directory>/<root>/<path>`,
+ * symbolic links followed only to a file still inside `<directory>/<root>`. A failure other than "not
+ * there" is thrown (a 500 that writes nothing).
  */
 export class LocalDirectoryDocumentStore implements DocumentStore {
   private readonly directory: string;

@@ -1,7 +1,36 @@
-/** Small helpers shared by the outbound HTTP adapters (network operators, payment vendors). */
+import { z } from 'zod';
 
-/** The body as JSON, or undefined when it is not JSON: a bad body is the caller's to judge, never a throw. */
-export function parseJson(text: string): unknown {
+/** What a GET of the outbound HTTP adapters (network operators, payment vendors) came back with. */
+export type JsonAnswer =
+  /** `body` is the JSON (undefined when it is not JSON: the caller judges a bad body, never a throw); `message` its `message` field. */
+  | { readonly kind: 'answer'; readonly response: Response; readonly body: unknown; readonly message: string | null }
+  /** The caller's signal fired. */
+  | { readonly kind: 'aborted' }
+  | { readonly kind: 'timeout' }
+  /** `cause`: undici's cause code (ECONNREFUSED, ...) or message. */
+  | { readonly kind: 'unreachable'; readonly cause: string };
+
+const messageSchema = z.looseObject({ message: z.string().min(1) });
+
+/** GETs `url` as JSON within `timeoutMs`, connection to end of body. */
+export async function getJson(doFetch: typeof fetch, url: URL, timeoutMs: number, signal?: AbortSignal): Promise<JsonAnswer> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  let text: string;
+  try {
+    response = await doFetch(url, { headers: { accept: 'application/json' }, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    text = await response.text();
+  } catch (error) {
+    if (signal?.aborted) return { kind: 'aborted' };
+    if (timeout.aborted) return { kind: 'timeout' };
+    return { kind: 'unreachable', cause: networkCause(error) };
+  }
+  const body = parseJson(text);
+  const message = messageSchema.safeParse(body);
+  return { kind: 'answer', response, body, message: message.success ? message.data.message : null };
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -9,8 +38,7 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** The most telling reason of a failed fetch: undici's cause code (ECONNREFUSED, ...) or message. */
-export function networkCause(error: unknown): string {
+function networkCause(error: unknown): string {
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
   if (cause && typeof cause.code === 'string') return cause.code;
   if (cause && typeof cause.message === 'string') return cause.message;

@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import type { Clock } from '../application/clock-and-ids.js';
 import type { SupplyType } from '../domain/account-import-process/identifiers.js';
-import { networkCause, parseJson } from './http-helpers.js';
+import { getJson } from './http-helpers.js';
 
 /**
- * The electricity and gas distribution operators, as the populate worker sees
- * them. Contract (docs/supply-points.md): `GET <base>/supply-points/<id>` with
- * `Accept: application/json`;
- * - 200: a JSON object with at least `identifier` and `address` {line1, postcode, city}; kept as given;
- * - 404: the operator does not know the id; the body's `message` is the reason;
- * - 408, 429, 5xx, timeouts and network errors: transient (Retry-After honoured);
- * - any other 4xx: refused, with the body's `message` when there is one.
+ * The distribution operators, as the populate worker sees them (docs/supply-points.md): `GET
+ * <base>/supply-points/<id>`; 200: at least `identifier` and `address` {line1, postcode, city}, kept as
+ * given; 404: unknown id; 408, 429, 5xx, timeouts and network errors: transient (Retry-After honoured);
+ * any other 4xx: refused. The body's `message` is the reason when there is one.
  */
 export type OperatorAnswer =
   | { readonly kind: 'found'; readonly supplyPoint: OperatorSupplyPoint }
@@ -62,8 +59,6 @@ const operatorSupplyPointSchema = z.looseObject({
   address: z.looseObject({ line1: z.string(), postcode: z.string(), city: z.string() }),
 });
 
-const messageSchema = z.looseObject({ message: z.string().min(1) });
-
 /** Retry-After (RFC 9110): delay-seconds or an HTTP date. Null when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now: Date): number | null {
   if (value === null) return null;
@@ -89,24 +84,11 @@ export function createNetworkOperator(supplyType: SupplyType, options: NetworkOp
   const base = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`;
 
   async function fetchSupplyPoint(identifier: string, signal?: AbortSignal): Promise<OperatorAnswer> {
-    const url = new URL(`supply-points/${encodeURIComponent(identifier)}`, base);
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let response: Response;
-    let text: string;
-    try {
-      response = await doFetch(url, { headers: { accept: 'application/json' }, signal: combined });
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted) return { kind: 'aborted' };
-      if (timeout.aborted) {
-        return { kind: 'transient', reason: `The ${name} did not answer within ${options.timeoutMs} ms`, retryAfterMs: null };
-      }
-      return { kind: 'transient', reason: `The ${name} could not be reached (${networkCause(error)})`, retryAfterMs: null };
-    }
-    const body = parseJson(text);
-    const message = messageSchema.safeParse(body);
-    const said = message.success ? `: ${message.data.message}` : '';
+    const answer = await getJson(doFetch, new URL(`supply-points/${encodeURIComponent(identifier)}`, base), options.timeoutMs, signal);
+    if (answer.kind === 'aborted') return { kind: 'aborted' };
+    if (answer.kind === 'timeout') return { kind: 'transient', reason: `The ${name} did not answer within ${options.timeoutMs} ms`, retryAfterMs: null };
+    if (answer.kind === 'unreachable') return { kind: 'transient', reason: `The ${name} could not be reached (${answer.cause})`, retryAfterMs: null };
+    const { response, body, message } = answer;
 
     if (response.status === 200) {
       const parsed = operatorSupplyPointSchema.safeParse(body);
@@ -126,17 +108,17 @@ export function createNetworkOperator(supplyType: SupplyType, options: NetworkOp
     if (response.status === 404) {
       return {
         kind: 'refused',
-        reason: message.success ? message.data.message : `The ${name} does not know supply point ${identifier} (HTTP 404).`,
+        reason: message ?? `The ${name} does not know supply point ${identifier} (HTTP 404).`,
       };
     }
     if (isTransientStatus(response.status)) {
       return {
         kind: 'transient',
-        reason: `The ${name} answered HTTP ${response.status}${said}`,
+        reason: `The ${name} answered HTTP ${response.status}${message ? `: ${message}` : ''}`,
         retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), options.clock()),
       };
     }
-    return { kind: 'refused', reason: message.success ? message.data.message : `The ${name} answered HTTP ${response.status}.` };
+    return { kind: 'refused', reason: message ?? `The ${name} answered HTTP ${response.status}.` };
   }
 
   return { supplyType, unavailableReason: null, fetchSupplyPoint };

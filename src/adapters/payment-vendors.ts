@@ -1,22 +1,17 @@
 import { z } from 'zod';
 import type { VendorAnswer } from '../domain/payment-instruction/commands.js';
-import { networkCause, parseJson } from './http-helpers.js';
+import { getJson } from './http-helpers.js';
 
 /**
- * The payment vendors (Stripe, GoCardless, ...) as the payment-instruction
- * command sees them. Contract (docs/payment-instructions-and-emails.md):
- * `GET <base>/instructions/<reference>` with `Accept: application/json`;
- * - 200: a JSON object with at least `reference` (the one asked for), `type`
- *   and `status`, all strings; kept as given;
- * - 404 or any other 4xx (but 408 and 429): the instruction does not exist or
- *   is invalid; the body's `message` says why;
- * - 408, 429, 5xx, a timeout, a network error, or a 200 that is not such an
- *   object: the vendor is unavailable for now.
+ * The payment vendors as the payment-instruction command sees them (docs/payment-instructions-and-emails.md):
+ * `GET <base>/instructions/<reference>`; 200: at least `reference` (the one asked), `type` and `status`,
+ * kept as given; another 4xx but 408 and 429: no such valid instruction (the body's `message` says why);
+ * 408, 429, 5xx, a timeout, a network error or a 200 of another shape: unavailable for now.
  */
 export interface PaymentVendors {
   /** The configured vendor names, sorted. */
   readonly names: readonly string[];
-  fetchInstruction(vendor: string, reference: string, signal?: AbortSignal): Promise<VendorAnswer>;
+  fetchInstruction(vendor: string, reference: string): Promise<VendorAnswer>;
 }
 
 export interface PaymentVendorOptions {
@@ -30,13 +25,10 @@ export interface PaymentVendorOptions {
 export const DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS = 5_000;
 
 const instructionSchema = z.looseObject({ reference: z.string(), type: z.string(), status: z.string() });
-const messageSchema = z.looseObject({ message: z.string().min(1) });
 
 /**
- * Parses `LEDGER_PAYMENT_VENDORS`: `NAME=URL` pairs separated by commas
- * (`STRIPE=https://stripe.example,GOCARDLESS=http://127.0.0.1:9000/gc`).
- * Names are kept exactly as written; a name given twice, an empty name or a
- * URL that is not http(s) is an error.
+ * Parses `LEDGER_PAYMENT_VENDORS`: `NAME=URL` pairs separated by commas (`STRIPE=https://stripe.example`),
+ * names kept as written; a name given twice, an empty name or a URL that is not http(s) is an error.
  */
 export function parsePaymentVendors(value: string): { ok: true; vendors: Record<string, string> } | { ok: false; problem: string } {
   const vendors: Record<string, string> = {};
@@ -56,24 +48,14 @@ export function createPaymentVendors(options: PaymentVendorOptions): PaymentVend
   const doFetch = options.fetch ?? fetch;
   const bases = new Map(Object.entries(options.baseUrls).map(([name, url]) => [name, url.endsWith('/') ? url : `${url}/`]));
 
-  async function fetchInstruction(vendor: string, reference: string, signal?: AbortSignal): Promise<VendorAnswer> {
+  async function fetchInstruction(vendor: string, reference: string): Promise<VendorAnswer> {
     const base = bases.get(vendor);
     if (base === undefined) return { kind: 'not-configured' };
-    const url = new URL(`instructions/${encodeURIComponent(reference)}`, base);
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let response: Response;
-    let text: string;
-    try {
-      response = await doFetch(url, { headers: { accept: 'application/json' }, signal: combined });
-      text = await response.text();
-    } catch (error) {
-      if (timeout.aborted) return { kind: 'unavailable', reason: `Payment vendor ${vendor} did not answer within ${options.timeoutMs} ms.` };
-      return { kind: 'unavailable', reason: `Payment vendor ${vendor} could not be reached (${networkCause(error)}).` };
-    }
-    const body = parseJson(text);
-    const message = messageSchema.safeParse(body);
-    const status = response.status;
+    const answer = await getJson(doFetch, new URL(`instructions/${encodeURIComponent(reference)}`, base), options.timeoutMs);
+    if (answer.kind === 'unreachable') return { kind: 'unavailable', reason: `Payment vendor ${vendor} could not be reached (${answer.cause}).` };
+    if (answer.kind !== 'answer') return { kind: 'unavailable', reason: `Payment vendor ${vendor} did not answer within ${options.timeoutMs} ms.` };
+    const { body, message } = answer;
+    const status = answer.response.status;
 
     if (status === 200) {
       const parsed = instructionSchema.safeParse(body);
@@ -93,10 +75,9 @@ export function createPaymentVendors(options: PaymentVendorOptions): PaymentVend
         status === 404
           ? `Payment vendor ${vendor} has no instruction with reference ${reference}.`
           : `Payment vendor ${vendor} refused instruction ${reference} (HTTP ${status}).`;
-      return { kind: 'rejected', status, message: message.success ? message.data.message : fallback };
+      return { kind: 'rejected', status, message: message ?? fallback };
     }
-    const said = message.success ? `: ${message.data.message}` : '.';
-    return { kind: 'unavailable', reason: `Payment vendor ${vendor} answered HTTP ${status}${said}` };
+    return { kind: 'unavailable', reason: `Payment vendor ${vendor} answered HTTP ${status}${message ? `: ${message}` : '.'}` };
   }
 
   return { names: [...bases.keys()].sort(), fetchInstruction };

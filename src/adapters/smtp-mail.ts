@@ -41,12 +41,10 @@ interface NodemailerError {
 }
 
 /**
- * What a nodemailer error says about the delivery. Only a failure that
- * certainly left the message undelivered is `refused` (and may be retried):
- * a reply from the server (4xx transient, 5xx permanent), a server that could
- * not be reached or did not greet in time, a failure before the envelope.
- * Anything else (the connection broke or went silent mid-session) may have
- * happened after the server took the message: `unknown`, never retried.
+ * What a nodemailer error says about the delivery. Only a failure that certainly left the message
+ * undelivered is `refused` (retriable): a server reply (4xx transient, 5xx permanent), a server not reached
+ * or not greeting in time, a failure before the envelope. Anything else (the session broke or went silent)
+ * may have come after the server took the message: `unknown`, never retried.
  */
 export function classifySmtpError(error: unknown): MailDelivery {
   const e = (typeof error === 'object' && error !== null ? error : {}) as NodemailerError;

@@ -7,11 +7,7 @@ export { NoAnswer, createNodeHttpTransport, type NodeHttpTransport, type NodeHtt
 /** What carries the requests: a fetch, or a fetch with the Request class it expects (see node-http-transport.ts). */
 export type Transport = typeof fetch | { readonly fetch: (input: Request) => Promise<Response>; readonly Request?: typeof Request };
 
-/**
- * A typed client of the service's HTTP API, from its OpenAPI document
- * (`npm run openapi` regenerates ./api-types.ts): paths, bodies and answers
- * are checked by the compiler. `token` is sent as `Authorization: Token <token>`.
- */
+/** A typed client of the service's HTTP API, from its OpenAPI document (`npm run openapi` regenerates ./api-types.ts). */
 export function createLedgerClient(baseUrl: string, token?: string, transport?: Transport): Client<paths> {
   const carrier = typeof transport === 'function' ? { fetch: transport } : transport;
   return createClient<paths>({

@@ -3,10 +3,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
  * A transport for openapi-fetch on Node's http client with a keep-alive agent, for a client sharing the
- * machine with the service (migrate): WHATWG fetch's Request/Response objects and body streams cost CPU the
- * service would otherwise use. openapi-fetch uses only `new Request(url, init)`, `request.method`,
- * `fetch(request)` and the answer's `status`, `ok`, `headers.get()`, `text()` and `json()`: the two classes
- * below implement just that. Only getting no answer at all rejects (`NoAnswer`); every status is an answer.
+ * machine with the service (migrate): WHATWG fetch's objects and streams cost CPU the service would use.
+ * The two classes below implement just what openapi-fetch uses. Only no answer at all rejects (`NoAnswer`).
  */
 
 /** No answer at all: connection refused or reset, DNS, or the per-request timeout. Always transient. */
@@ -35,7 +33,7 @@ export interface PlainAnswer {
   readonly ok: boolean;
   readonly headers: { get(name: string): string | null };
   text(): Promise<string>;
-  /** The JSON body; a body that is not JSON (a front's plain-text page) is its text, never thrown. */
+  /** The JSON body, or its text when it is not JSON (a front's page): never thrown. */
   json(): Promise<unknown>;
 }
 
@@ -49,15 +47,9 @@ export interface StreamedAnswer {
 }
 
 export interface NodeHttpTransport {
-  /**
-   * Sends one request as it is given, without openapi-fetch's runtime (its Headers objects and option
-   * merging): for a caller that types the request from the document itself (src/migrate/api-client.ts).
-   */
+  /** Sends one request as given, without openapi-fetch's runtime, for a caller typing it from the document itself. */
   readonly send: (request: PlainRequestInit) => Promise<PlainAnswer>;
-  /**
-   * Sends one request and resolves as soon as the answer's head is in, its body left to be read as it
-   * arrives (a streamed export of any length, in the memory of one chunk).
-   */
+  /** Sends one request and resolves once the answer's head is in, its body read as it arrives (an export of any length). */
   readonly stream: (request: PlainRequestInit) => Promise<StreamedAnswer>;
   /** For openapi-fetch's `fetch` option. */
   readonly fetch: (input: Request) => Promise<Response>;
@@ -113,7 +105,6 @@ class PlainResponse implements PlainAnswer {
     return Promise.resolve(this.text_);
   }
 
-  /** The JSON body; a body that is not JSON (a front's plain-text page) is returned as its text, never thrown. */
   json(): Promise<unknown> {
     if (!/json/i.test(this.headers.get('content-type') ?? '')) return Promise.resolve(this.text_);
     try {
