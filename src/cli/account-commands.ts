@@ -1,8 +1,8 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { transferStatuses, type TransferStatus } from '../../events/account-import-process.js';
 import { cancelAccountCreation } from '../application/account-creations.js';
 import { changeTransferStatus, markAccountToSkip } from '../application/account-import-processes.js';
-import { info, operatorActor, withLedger } from './context.js';
+import { info, oneOf, operatorActor, withLedger } from './context.js';
 import { historyCommand } from './history-commands.js';
 
 const settableStatuses = transferStatuses.filter((s) => s !== 'UNKNOWN');
@@ -23,12 +23,7 @@ export function accountCommand(): Command {
     .description('move an imported account\'s transfer status: PENDING -> IN_PROGRESS -> COMPLETED or REJECTED; REJECTED -> IN_PROGRESS')
     .argument('<SUPPLIER>', 'import supplier code')
     .argument('<EXTERNAL_ACCOUNT_NUMBER>', 'the account number in the legacy system')
-    .argument('<STATUS>', settableStatuses.join(', '), (value: string): TransferStatus => {
-      if (!(settableStatuses as readonly string[]).includes(value)) {
-        throw new InvalidArgumentError(`expected one of ${settableStatuses.join(', ')}`);
-      }
-      return value as TransferStatus;
-    })
+    .argument('<STATUS>', settableStatuses.join(', '), oneOf(settableStatuses))
     .action(async (supplier: string, ext: string, status: TransferStatus) => {
       await withLedger((ledger) => changeTransferStatus(ledger, supplier, ext, status, operatorActor()), supplier);
       info(`account ${supplier}/${ext} transfer status is now ${status}`);

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { InvalidArgumentError } from 'commander';
 import type { Actor } from '../application/context.js';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
@@ -15,11 +16,7 @@ export function operatorActor(): Actor {
   return { actor: `operator:${user}`, requestId: null };
 }
 
-/**
- * Opens the ledger the configuration names for one command and closes it afterwards. With `supplier`, a code
- * that names no import supplier (a typo) is refused first: the command would otherwise report its accounts
- * as missing.
- */
+/** Opens the configured ledger for one command, then closes it; a `supplier` that does not exist (a typo) is refused first. */
 export async function withLedger<T>(work: (ledger: Ledger) => Promise<T>, supplier?: string): Promise<T> {
   const ledger = await openLedger(ledgerLocation(loadConfig()));
   try {
@@ -38,9 +35,8 @@ export function out(line = ''): void {
 }
 
 /**
- * `--json` of a listing command: one JSON document, an array of objects with the API's snake_case field
- * names (null where a value is absent), so a script pipes it to `jq` whole. NDJSON is kept for outputs
- * with no bound (`account history --json`, `events tail`), whose help says so.
+ * `--json` of a listing command: one JSON array of objects with the API's snake_case names (null where
+ * absent), for `jq`. Outputs with no bound (`account history --json`, `events tail`) are NDJSON instead.
  */
 export const JSON_OPTION_HELP = 'print one JSON document (an array of objects) instead of a table';
 
@@ -59,6 +55,15 @@ export function table(rows: readonly Record<string, string>[]): string {
   const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(headers), ...rows.map((r) => line(headers.map((h) => r[h] ?? '')))].join('\n');
 }
+
+/** Parses an argument or option that must be one of `values` (once `normalise`d). */
+export const oneOf =
+  <T extends string>(values: readonly T[], normalise = (value: string) => value) =>
+  (value: string): T => {
+    const normalised = normalise(value);
+    if (!(values as readonly string[]).includes(normalised)) throw new InvalidArgumentError(`expected one of ${values.join(', ')}`);
+    return normalised as T;
+  };
 
 /** Bad usage found after parsing (e.g. an unknown projection name): printed, exit 2. */
 export class UsageError extends Error {

@@ -1,9 +1,9 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { customerEmailStatuses, type CustomerEmailStatusName } from '../../projections/customer-emails.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { mailerFromConfig, type MailerProgress } from '../mailer/mailer.js';
-import { info, JSON_OPTION_HELP, operatorActor, out, printJson, table, withLedger } from './context.js';
+import { info, JSON_OPTION_HELP, oneOf, operatorActor, out, printJson, table, withLedger } from './context.js';
 
 function describe(progress: MailerProgress): string {
   const what = `${progress.emailId} to ${progress.to} (attempt ${progress.attempt})`;
@@ -15,14 +15,6 @@ function describe(progress: MailerProgress): string {
     case 'failed':
       return `failed   ${what} [${progress.outcome}]: ${progress.reason}`;
   }
-}
-
-function parseStatus(value: string): CustomerEmailStatusName {
-  const status = value.toUpperCase();
-  if (!(customerEmailStatuses as readonly string[]).includes(status)) {
-    throw new InvalidArgumentError(`expected one of ${customerEmailStatuses.join(', ')}`);
-  }
-  return status as CustomerEmailStatusName;
 }
 
 export function emailCommand(): Command {
@@ -52,7 +44,7 @@ export function emailCommand(): Command {
   emails
     .command('list')
     .description('list the customer emails, oldest first')
-    .option('--status <status>', `only one status: ${customerEmailStatuses.join(', ')}`, parseStatus)
+    .option('--status <status>', `only one status: ${customerEmailStatuses.join(', ')}`, oneOf(customerEmailStatuses, (value) => value.toUpperCase()))
     .option('--supplier <CODE>', 'only the emails of one import supplier')
     .option('--json', JSON_OPTION_HELP, false)
     .action(async (options: { status?: CustomerEmailStatusName; supplier?: string; json: boolean }) => {

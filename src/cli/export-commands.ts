@@ -1,16 +1,11 @@
 import { once } from 'node:events';
 import { createWriteStream, openSync, renameSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { reconciliationFormats, reconciliationParts, type ReconciliationFormat } from '../export/reconciliation-export.js';
 import { keysetChunks } from '../queries/keyset-chunks.js';
-import { info, withLedger } from './context.js';
+import { info, oneOf, withLedger } from './context.js';
 import { progressReporter } from './progress.js';
-
-const format = (value: string): ReconciliationFormat => {
-  if (!(reconciliationFormats as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${reconciliationFormats.join(', ')}`);
-  return value as ReconciliationFormat;
-};
 
 /** Writes with backpressure: waits for the stream to drain when its buffer is full. */
 async function write(stream: Writable, text: string): Promise<void> {
@@ -25,7 +20,7 @@ export function exportCommand(): Command {
       "one record per account of an import supplier (the cut-over check): external account number, state, platform account number, transfer status, first staged at, account created at, counts of notes, transactions and historical statements, ledger balance",
     )
     .argument('<SUPPLIER>', 'import supplier code')
-    .option('--format <format>', `${reconciliationFormats.join(' or ')}`, format, 'csv' as ReconciliationFormat)
+    .option('--format <format>', `${reconciliationFormats.join(' or ')}`, oneOf(reconciliationFormats), 'csv' as ReconciliationFormat)
     .option('--output <file>', 'write to this file (complete or not at all: written beside it, then renamed); default stdout')
     .action(async (supplier: string, opts: { format: ReconciliationFormat; output?: string }) => {
       await withLedger(async (ledger) => {

@@ -2,11 +2,9 @@ import { Command, CommanderError } from 'commander';
 import { ExitWith } from './exit.js';
 
 /**
- * The command line starts fast: only commander is loaded up front. Each top-level command is a
- * registry entry (name, one-line description, and a loader that imports its module); `--help` lists the
- * entries without loading any, and a run loads only the module of the command it names (with the bundle
- * split per module by scripts/build.mjs, that is also the only code read from disk). The registry's
- * descriptions are the commands' own (test/cli/cli-start.test.ts checks they agree).
+ * The command line starts fast: only commander is loaded up front. `--help` lists the registry's entries
+ * without loading any, and a run loads only the module of the command it names (the bundle is split per
+ * module). The descriptions are the commands' own (test/cli/cli-start.test.ts checks they agree).
  */
 interface CommandEntry {
   readonly name: string;

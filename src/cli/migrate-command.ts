@@ -13,16 +13,13 @@ export function serviceUrl(value: string): string {
   }
 }
 
-/**
- * `import-ledger migrate`: the command's definition only (options and help), so that `--help` costs no
- * more than commander; the migration's code (src/migrate/) is imported when the command runs.
- */
 /** `--concurrency N`: a whole number from 1 to 64 (migrate's requests in flight, verify's accounts compared at once). */
 export function concurrency(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
   return Number(value);
 }
 
+/** `import-ledger migrate`: the definition only, so `--help` costs no more than commander; src/migrate/ is imported when it runs. */
 export function migrateCommand(): Command {
   return new Command('migrate')
     .description('migrate a folder into a running service over HTTP (resumable, with progress and a report)')

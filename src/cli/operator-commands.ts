@@ -11,14 +11,7 @@ import {
   setServiceConfig,
 } from '../application/operator.js';
 import { effectiveConfigValue, serviceConfigSettings } from '../domain/service-config/service-config-settings.js';
-import { info, JSON_OPTION_HELP, operatorActor, out, printJson, table, withLedger } from './context.js';
-
-const statusArgument = (value: string): ImportSupplierStatus => {
-  if (!(importSupplierStatuses as readonly string[]).includes(value)) {
-    throw new InvalidArgumentError(`expected one of ${importSupplierStatuses.join(', ')}`);
-  }
-  return value as ImportSupplierStatus;
-};
+import { info, JSON_OPTION_HELP, oneOf, operatorActor, out, printJson, table, withLedger } from './context.js';
 
 /** A table row from a JSON view's row: the same fields, named in capitals. */
 const upperCased = (row: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(row).map(([k, v]) => [k.toUpperCase(), v]));
@@ -48,7 +41,7 @@ export function supplierCommand(): Command {
     .command('set-status')
     .description('change the migration status of an import supplier')
     .argument('<CODE>', 'supplier code')
-    .argument('<STATUS>', `one of ${importSupplierStatuses.join(', ')}`, statusArgument)
+    .argument('<STATUS>', `one of ${importSupplierStatuses.join(', ')}`, oneOf(importSupplierStatuses))
     .action(async (code: string, status: ImportSupplierStatus) => {
       const changed = await withLedger((ledger) => setImportSupplierStatus(ledger, code, status, operatorActor()));
       info(changed ? `import supplier ${code} is now ${status}` : `import supplier ${code} was already ${status}`);
@@ -147,13 +140,6 @@ export function apiKeyCommand(): Command {
   return apiKey;
 }
 
-const configKey = (value: string): ServiceConfigKey => {
-  if (!(serviceConfigKeys as readonly string[]).includes(value)) {
-    throw new InvalidArgumentError(`expected one of ${serviceConfigKeys.join(', ')}`);
-  }
-  return value as ServiceConfigKey;
-};
-
 const configValue = (value: string): number | null => {
   if (value === 'off') return null;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('expected a whole number of at least 1, or off');
@@ -165,7 +151,7 @@ export function configCommand(): Command {
   config
     .command('set')
     .description('change a setting; takes effect on the server\'s next request')
-    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, configKey)
+    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, oneOf(serviceConfigKeys))
     .argument('<VALUE>', 'a whole number, or off (where the setting allows it)', configValue)
     .action(async function (this: Command, key: ServiceConfigKey, value: number | null) {
       if (value === null && !serviceConfigSettings[key].offAllowed) {
@@ -177,7 +163,7 @@ export function configCommand(): Command {
   config
     .command('get')
     .description('show a setting')
-    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, configKey)
+    .argument('<KEY>', `one of ${serviceConfigKeys.join(', ')}`, oneOf(serviceConfigKeys))
     .action(async (key: ServiceConfigKey) => {
       const value = effectiveConfigValue(key, await withLedger((ledger) => ledger.read.configValue(key)));
       out(value === null ? 'off' : String(value));

@@ -1,9 +1,8 @@
 import { constants } from 'node:os';
 import { main } from './main.js';
 
-// A reader that stops early (`| head -1`) closes the pipe, and the next write fails with EPIPE. The command
-// then ends as any Unix filter whose reader is gone: quietly, with the status of a SIGPIPE death (128 + 13),
-// which `set -o pipefail` scripts already expect from `seq | head`. Other write errors stay loud.
+// A reader that stops early (`| head -1`) makes the next write fail with EPIPE: the command then ends as any
+// Unix filter would, quietly, with a SIGPIPE death's status (128 + 13). Other write errors stay loud.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(128 + constants.signals.SIGPIPE);

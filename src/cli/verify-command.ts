@@ -3,10 +3,7 @@ import type { FolderCliOptions } from '../migrate/folder-run.js';
 import { ExitWith } from './exit.js';
 import { concurrency, serviceUrl } from './migrate-command.js';
 
-/**
- * `import-ledger verify`: the command's definition only (options and help), as `migrate`'s; the
- * verification's code (src/migrate/verify.ts) is imported when the command runs.
- */
+/** `import-ledger verify`: the definition only, as `migrate`'s; src/migrate/verify.ts is imported when it runs. */
 export function verifyCommand(): Command {
   return new Command('verify')
     .description('compare a migration folder with what a running service holds for the supplier, over HTTP (with progress and a report)')
