@@ -6,10 +6,7 @@ import { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './adapters/smtp-defa
 /** Request bodies larger than this are refused with 413 (`LEDGER_MAX_BODY_BYTES`). */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-/**
- * Configuration from environment variables, parsed once at the entry point
- * (the only place that reads process.env). Defaults are documented in docs/operations.md "Configuration".
- */
+/** Configuration from environment variables, parsed once at the entry point (docs/operations.md "Configuration"). */
 export const envSchema = z.object({
   LEDGER_DATABASE: z.string().min(1).default('./data/ledger.db'),
   // SQLite: where the service's writes run (`inline`: the event loop; `thread`: a writer thread of their own).

@@ -14,18 +14,9 @@ import type { LedgerStorage } from './store/ledger.js';
 import { observedEventStore, type StoreObserver } from './store/store-observer.js';
 import type { BatchReport } from './store/write-batches.js';
 
-/**
- * The ledger as the service, the CLI and the tests see it, whatever the store
- * behind it: what the application uses (the event store, the read models and
- * the feed, a clock and ids), the Idempotency-Key records, the log reader,
- * projection maintenance, and the service's own bits.
- */
+/** The ledger as the service, the CLI and the tests see it, whatever the store behind it. */
 export interface Ledger extends LedgerContext, Omit<LedgerStorage, 'queries' | 'readGeneration' | 'keepTokenSecret'> {
-  /**
-   * The token signing secret: `fromEnv` when set, else one generated on first
-   * use and kept in the database, so tokens survive restarts and are shared by
-   * every process on the same database.
-   */
+  /** The token signing secret: `fromEnv`, else one generated once and kept in the database, shared by every process on it. */
   tokenSecret(fromEnv: string | undefined): Promise<string>;
 }
 
@@ -56,11 +47,7 @@ export interface OpenLedgerOptions {
 export const writerEntry = (): URL =>
   import.meta.url.endsWith('.ts') ? new URL('./sqlite-writer.ts', import.meta.url) : pathToFileURL(join(packageRoot(), 'dist/sqlite-writer.mjs'));
 
-/**
- * The composition root of the ledger: the one place that knows which adapter
- * runs. The server, the CLI and the tests open the ledger here and see only
- * the ports. Asynchronous: a store may have to connect and migrate.
- */
+/** The composition root: the one place that knows which adapter runs; the server, the CLI and the tests see only the ports. */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
   const sources = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
   const storage = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid, rebuildAnswer }, options);
@@ -69,11 +56,9 @@ export async function openLedger(location: LedgerLocation, options: OpenLedgerOp
 }
 
 /**
- * The ledger over a store's storage: the read models and the feed over its
- * tables and log, and the token secret it keeps. Every store gets the same
- * ones; a store whose reads cost a round trip (`readGeneration`) has the rows
- * every request reads kept in memory behind its read generation, as fresh as
- * reading them again.
+ * The ledger over a store's storage: the same read models, feed and token secret for every store. A store
+ * whose reads cost a round trip (`readGeneration`) has the rows every request reads kept in memory behind
+ * its read generation, as fresh as reading them again.
  */
 export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerContext, 'clock' | 'ids'>): Ledger {
   const { queries, readGeneration, keepTokenSecret, ...ports } = storage;
@@ -90,8 +75,7 @@ export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerConte
 
 async function openAdapter(location: LedgerLocation, common: { clock: Clock; newId: () => string; rebuildAnswer: AnswerRebuilder }, options: OpenLedgerOptions): Promise<LedgerStorage> {
   const { observer } = options;
-  // Each adapter is imported only when it is the one opened: the CLI on SQLite never loads pg, and the
-  // other way round (a quicker start for every command).
+  // Each adapter is imported only when opened, so a command loads one driver (a quicker start).
   if ('postgresUrl' in location) {
     const { openPostgresLedger } = await import('./store/postgres/open-postgres-ledger.js');
     const onBatch = pgBatchListener(options.onBatch, observer);

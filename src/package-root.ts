@@ -4,12 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 let found: string | undefined;
 
-/**
- * The project directory (where package.json, drizzle/ and the worker scripts
- * are), found by walking up from this module on first use (nothing is read
- * at import time): the same answer whether the sources run through tsx
- * (src/package-root.ts) or bundled (dist/import-ledger.mjs).
- */
+/** The project directory (package.json, drizzle/, the worker scripts), found on first use walking up from this module, bundled or not. */
 export function packageRoot(): string {
   if (found !== undefined) return found;
   const from = dirname(fileURLToPath(import.meta.url));

@@ -6,11 +6,7 @@ import type { Ledger } from './ledger.js';
 export const DEMO_SUPPLIER = 'DEMO';
 export const DEMO_TEAM = 'Migrations';
 
-/**
- * First run outside production: a demo supplier, a team and a key scoped to
- * the supplier, so the service can be tried at once. Returns the key (shown
- * once), or null when the log already held events.
- */
+/** First run outside production: a demo supplier, team and key, so the service can be tried at once. Null when the log held events. */
 export async function seedDemoData(ledger: Ledger): Promise<{ key: string; keyId: string } | null> {
   if (!(await ledger.store.isEmpty())) return null;
   const actor: Actor = { actor: 'system:first-run', requestId: null };

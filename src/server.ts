@@ -21,9 +21,9 @@ import { rebuildStaleProjections } from './startup-rebuild.js';
 import { BatchStats } from './store/write-batches.js';
 
 /**
- * Serves HTTP from the first moment (probes answer `starting`), opens the ledger, rebuilds stale
- * projections, seeds demo data on a fresh non-production database, then serves the API until a signal
- * arrives; after SIGTERM it drains for LEDGER_DRAIN_DELAY_MS (docs/operations.md "Probes") and stops.
+ * Serves probes from the first moment (`starting`), opens the ledger, rebuilds stale projections, seeds
+ * demo data on a fresh non-production database, then serves the API until a signal; after SIGTERM it
+ * drains for LEDGER_DRAIN_DELAY_MS (docs/operations.md "Probes") and stops.
  */
 export async function runServer(config: LedgerConfig, logger: Logger): Promise<ServerType> {
   let state: ServiceState = 'starting';
@@ -68,13 +68,11 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   });
   state = 'ready';
   logger.info({ host: config.HOST, port }, `import-ledger listening on http://${config.HOST}:${port}`);
-  // Supply point pre-population runs beside the HTTP service, on the same ledger (docs/supply-points.md).
+  // The background workers run beside the HTTP service on the same ledger; on PostgreSQL, on every instance.
   const populateWorker = populateWorkerFromConfig(ledger, config, logger, { actor: 'system:populate-worker', requestId: null });
   populateWorker.start();
-  // The customer-email outbox is delivered after commit, beside the HTTP service (docs/payment-instructions-and-emails.md).
   const mailer = mailerFromConfig(ledger, config, logger, { actor: 'system:mailer', requestId: null });
   mailer.start();
-  // v2 scheduled account creations run as their windows open, on every instance, each once (docs/v2-accounts.md "The scheduler").
   const scheduler = new AccountCreationScheduler({
     ctx: ledger,
     logger: logger.child({ component: 'scheduler' }),
@@ -103,8 +101,8 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
       return;
     }
     state = 'draining';
-    // SIGTERM (the orchestrator's) drains: /readyz answers 503 while every request is still served, so the
-    // load balancer stops sending before the listener closes. SIGINT (Ctrl-C) stops at once.
+    // SIGTERM drains: /readyz answers 503 while requests are still served, so the load balancer stops
+    // sending before the listener closes. SIGINT (Ctrl-C) stops at once.
     const drainMs = signal === 'SIGTERM' ? config.LEDGER_DRAIN_DELAY_MS : 0;
     logger.info({ signal, drainMs }, drainMs > 0 ? 'draining: /readyz answers 503, requests are still served' : 'shutting down');
     setTimeout(() => {

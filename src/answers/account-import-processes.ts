@@ -22,10 +22,7 @@ export function stageAnswer(staged: { importSupplier: string; externalAccountNum
   };
 }
 
-/**
- * The stage answer from the staging event, which holds the two names the answer repeats: the request is not
- * validated again (the Idempotency-Key middleware rebuilds every keyed answer once to check it, so this one stays cheap).
- */
+/** The stage answer from the staging event alone: the request is not validated again (every keyed answer is rebuilt once). */
 export function stageAnswerFromEvents(events: Events): Answer | null {
   const staged = ofType(events, 'AccountStaged')[0] ?? ofType(events, 'AccountRestaged')[0];
   if (!staged) return null;

@@ -3,11 +3,9 @@ import type { StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
 
 /**
- * What an operation answers, before it is rendered: its status and its JSON
- * body. Each operation has one presenter that builds it, called by its route
- * and by the Idempotency-Key recovery (recoveries.ts), so the answer a retry
- * rebuilds is the very one the route renders. Nothing here knows Hono's
- * context: the recovery runs inside the store's transaction.
+ * What an operation answers, before it is rendered. One presenter per operation builds it for its route
+ * and for the Idempotency-Key recovery (recoveries.ts), so a retry rebuilds the very answer the route
+ * renders. Nothing here knows Hono: the recovery runs inside the store's transaction.
  */
 export interface Answer<B = unknown> {
   readonly status: ContentfulStatusCode;

@@ -14,12 +14,9 @@ export interface ErrorBody {
 }
 
 /**
- * The one place where error codes become HTTP statuses. The codes are the
- * domain's (src/domain/error-codes.ts); the statuses are the answers', so they
- * live here, where `app.onError` and the Idempotency-Key recovery both read them.
- * `satisfies Record<ErrorCode, ...>` makes the compiler check both ways: a
- * code without a status, or a status for a code that does not exist, does not
- * compile, so no code can fall through to a default.
+ * The one place where error codes become HTTP statuses, read by `app.onError` and the Idempotency-Key
+ * recovery. `satisfies Record<ErrorCode, ...>` checks both ways: a code without a status, or a status for
+ * no code, does not compile, so no code falls through to a default.
  */
 const statusByCode = {
   // The request itself.
@@ -114,11 +111,8 @@ const statusByCode = {
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /**
- * The few operations where the platform documents another status for a code
- * than the one it has everywhere else, by request path. payment-instruction/
- * create/ documents only 201, 400 and 500: an account that is not
- * imported is a 400 there, while notes, transactions, statements and the
- * status endpoint keep their documented 404.
+ * The few operations where the platform documents another status for a code, by request path:
+ * payment-instruction/create/ documents only 201, 400 and 500, so an account not imported is a 400 there.
  */
 const statusOverridesByPath: Readonly<Record<string, Partial<Record<ErrorCode, ContentfulStatusCode>>>> = {
   '/v1/data-import/payment-instruction/create/': { account_not_found: 400 },
@@ -126,10 +120,7 @@ const statusOverridesByPath: Readonly<Record<string, Partial<Record<ErrorCode, C
   '/v1/data-import/business-payment-instruction/create/': { account_not_found: 400 },
 };
 
-/**
- * The status a code is answered with (on `path`, when the operation has an
- * override). The code is typed, so there is no fallback: every code has its status.
- */
+/** The status a code is answered with (on `path`, when the operation has an override). */
 export function statusOf(code: ErrorCode, path?: string): ContentfulStatusCode {
   return (path === undefined ? undefined : statusOverridesByPath[path]?.[code]) ?? statusByCode[code];
 }
@@ -138,11 +129,7 @@ export function errorBody(error: DomainError): ErrorBody {
   return { detail: error.detail, code: error.code, errors: error.errors, ...error.extra };
 }
 
-/**
- * Spec 4.10 and 7.4: a ledger rule broken by one transaction is answered with
- * this distinct body instead of spec 7's, naming the first failing
- * transaction; `code` is the stable machine code (docs/account-records.md).
- */
+/** Spec 4.10 and 7.4: a ledger rule broken by a transaction is answered with this body, naming the first failing one. */
 export const transactionImportErrorBodySchema = z.object({
   status: z.literal(TRANSACTION_IMPORT_ERROR),
   error_detail: z.string(),
@@ -154,12 +141,7 @@ export function transactionImportErrorBody(error: TransactionImportError): z.inf
   return { status: TRANSACTION_IMPORT_ERROR, error_detail: error.detail, transaction_data: { ...error.transactionData }, code: error.code };
 }
 
-/**
- * The answer to a DomainError (on `path`, for the operations with a status
- * override): the body of spec section 7, or spec 4.10's for a transaction
- * import error. `app.onError` renders it for everything thrown; the
- * Idempotency-Key recovery rebuilds the dry run's answer with it.
- */
+/** The answer to a DomainError: spec 7's body, or spec 4.10's for a transaction import error; for `app.onError` and the recovery. */
 export function errorAnswer(error: DomainError, path?: string): Answer {
   return {
     status: statusOf(error.code, path),

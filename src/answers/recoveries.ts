@@ -14,14 +14,10 @@ type Recover = (request: unknown, events: Events, reservedAt: string) => Answer 
 export const REBUILT_CONTENT_TYPE = 'application/json';
 
 /**
- * For each POST that appends events: its answer, rebuilt from the request (a
- * retry carries the same body: the fingerprint matched) and the events the
- * first request appended, by the presenter its route renders with. The
- * Idempotency-Key middleware records it with the events, in their transaction,
- * and a retry uses it when the first request's events were committed but its
- * response never was (the process died in between). Every entry is checked
- * against its route by test/hardening/idempotency.test.ts, which simulates that
- * crash for every endpoint of the table.
+ * For each POST that appends events: its answer rebuilt by its route's presenter from the request (a retry
+ * carries the same body) and the events the first request appended. Recorded with the events, it answers a
+ * retry whose first request committed but died before responding (test/hardening/idempotency.test.ts
+ * simulates that crash for every entry).
  */
 export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/account-import-process/create-or-update/': (_request, events) => stageAnswerFromEvents(events),
@@ -39,10 +35,7 @@ export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/verifications/': (_request, events) => verificationAnswerFromEvents(events),
 };
 
-/**
- * The answer a keyed request's events rebuild, as the store records it with them (`AnswerRebuilder`): a
- * response equal to it, byte for byte, needs no completion of its own. Null for a path without a rebuild.
- */
+/** The answer a keyed request's events rebuild, as the store records it (`AnswerRebuilder`); null for a path without one. */
 export function rebuildAnswer(requestPath: string, body: unknown, events: Events, reservedAt: string): { status: number; body: string; contentType: string } | null {
   const rebuilt = recoveries[requestPath]?.(body, events, reservedAt) ?? null;
   return rebuilt === null ? null : { status: rebuilt.status, body: JSON.stringify(rebuilt.body), contentType: REBUILT_CONTENT_TYPE };
