@@ -90,7 +90,10 @@ export async function processAccount(
       accountStreamVersion: prepared.accountStreamVersion,
     };
   });
-  if (request.dryRun) await recordDryRun(ctx, request, run);
+  if (request.dryRun) {
+    const event = dryRunSucceeded({ ...request, operationsTeamName: run.operationsTeamName }, { ...run, now: run.envelope.now.toISOString() });
+    await appendDryRunRecord(ctx, event, run.envelope);
+  }
   return { platformAccountNumber: run.platformAccountNumber, dryRun: request.dryRun };
 }
 
@@ -142,15 +145,6 @@ export async function prepareProcess(
     guards: [supplier.guard, { streamId, expectedVersion: history.length }],
     accountStreamVersion: history.length,
   };
-}
-
-async function recordDryRun(
-  ctx: LedgerContext,
-  request: ProcessAccountRequest,
-  run: { platformAccountNumber: string; operationsTeamName: string; envelope: CommandEnvelope; accountStreamVersion: number },
-): Promise<void> {
-  const event = dryRunSucceeded({ ...request, operationsTeamName: run.operationsTeamName }, { ...run, now: run.envelope.now.toISOString() });
-  await appendDryRunRecord(ctx, event, run.envelope);
 }
 
 /**

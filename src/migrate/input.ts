@@ -4,16 +4,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /**
- * The migration folder (docs/migrate.md "The folder"):
- *
- *   DIR/products.json                    an array of products (spec 4.3), sent in file order
- *   DIR/businesses/*.json                one business each (spec 4.4), or an array of them
- *   DIR/accounts/*.json                  one account each (spec 2.2), or DIR/accounts.ndjson, one a line
- *   DIR/records/<EXT>/notes.json         per account, optional: the bodies of spec 4.9-4.11 (or just
- *   DIR/records/<EXT>/transactions.json  their arrays; the supplier and account number are filled in)
- *   DIR/records/<EXT>/statements.json
- *
- * Accounts are read one at a time (a file, or a line), never the whole cohort at once.
+ * The migration folder (docs/migrate.md "The folder"): products.json, businesses/, accounts/ or
+ * accounts.ndjson, records/<EXT>/. Accounts are read one at a time, never the whole cohort at once.
  */
 
 /** One input item: its id (for the report and the journal), its body, and where it came from. */

@@ -1,8 +1,6 @@
 /**
- * `read` behind a cache: a value younger than `maxAgeMs` is given again, and
- * callers arriving while a read runs share it. So a scrape (or many, from
- * several Prometheus servers) costs at most one read per `maxAgeMs`, whatever
- * the scrape rate. A failed read is not cached: the next call reads again.
+ * `read` behind a cache: a value younger than `maxAgeMs` is given again and callers share a read in flight,
+ * so scrapes cost at most one read per `maxAgeMs`, whatever their rate. A failed read is not cached.
  */
 export function cachedFigures<T>(read: () => Promise<T>, maxAgeMs: number): () => Promise<T> {
   let value: { readonly at: number; readonly figures: T } | null = null;

@@ -9,10 +9,8 @@ export interface MetricsServer {
 }
 
 /**
- * `GET /metrics` on a port and address of its own (LEDGER_METRICS_PORT,
- * LEDGER_METRICS_HOST), never on the API's: the figures name suppliers and the
- * service's insides, which a load balancer in front of the API must not show
- * the world. Anything else is 404.
+ * `GET /metrics` on a port and address of its own, never the API's: the figures name suppliers and the
+ * service's insides, which a load balancer in front of the API must not show the world.
  */
 export async function startMetricsServer(metrics: LedgerMetrics, host: string, port: number, onError: (error: unknown) => void): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
