@@ -12,7 +12,7 @@ import { ledgerLocation, openLedger, type Ledger } from './ledger.js';
 import { LedgerMetrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import type { StoreUpkeep } from './store/ledger.js';
-import { populateWorkerFromConfig } from './populate/worker-from-config.js';
+import { populateWorkerFromConfig } from './populate/worker.js';
 import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
 import { mailerFromConfig } from './mailer/mailer.js';
 import { AccountCreationScheduler } from './scheduler/account-creation-scheduler.js';

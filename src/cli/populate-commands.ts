@@ -3,8 +3,7 @@ import { OPERATOR_URL_ENV } from '../adapters/network-operators.js';
 import { loadConfig } from '../config.js';
 import { SUPPLY_TYPES } from '../domain/account-import-process/identifiers.js';
 import { createLogger } from '../logger.js';
-import { populateWorkerFromConfig } from '../populate/worker-from-config.js';
-import type { PopulateProgress } from '../populate/worker.js';
+import { populateWorkerFromConfig, type PopulateProgress } from '../populate/worker.js';
 import { info, operatorActor, withLedger } from './context.js';
 
 function describe(progress: PopulateProgress): string {

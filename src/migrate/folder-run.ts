@@ -14,7 +14,6 @@ export interface FolderRunOptions {
   readonly concurrency: number;
   readonly reportFile: string | null;
   readonly retry?: RetryPolicy;
-  readonly requestTimeoutMs?: number;
   readonly progressStream?: NodeJS.WritableStream & { isTTY?: boolean };
   readonly progressIntervalMs?: number;
   /** Set by Ctrl-C: no new item is started; those in flight finish (or give up waiting to retry). */
@@ -32,9 +31,9 @@ export class MigrationAborted extends Error {
   }
 }
 
-/** The client and its sender (retries, tokens) once the service gave a first token. */
+/** The client and its sender (retries, tokens) once the service gave a first token; `timeoutMs` for one request. */
 export async function connect(options: FolderRunOptions, timeoutMs: number, onRetry?: () => void): Promise<{ client: VerifyClient; sender: Sender }> {
-  const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs: options.requestTimeoutMs ?? timeoutMs, maxSockets: options.concurrency + 2 });
+  const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs, maxSockets: options.concurrency + 2 });
   const tokens = createTokenSource(client, options.apiKey);
   const sender = createSender(tokens, options.retry ?? DEFAULT_RETRY_POLICY, { stopped: options.stopRequested ?? (() => false), ...(onRetry ? { onRetry } : {}) });
   try {

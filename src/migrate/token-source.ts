@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { NoAnswer, type ApiClient } from './api-client.js';
 
 /**
@@ -13,6 +14,8 @@ export interface TokenSource {
   renew(rejected: string): Promise<string>;
 }
 
+/** Tries to obtain a token before giving up. */
+const TOKEN_ATTEMPTS = 5;
 /** Renew this long before the access token's own expiry. */
 const RENEW_BEFORE_MS = 5 * 60 * 1000;
 
@@ -48,15 +51,13 @@ export function tokenLifetimeMs(token: string): number | null {
 export function createTokenSource(
   client: ApiClient,
   apiKey: string,
-  options: { now?: () => number; attempts?: number; sleep?: (ms: number) => Promise<void> } = {},
+  options: { now?: () => number } = {},
 ): TokenSource {
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let issued: Issued | null = null;
   let pending: Promise<Issued> | null = null;
 
   const ask = async (input: Record<string, string>): Promise<Issued | 'refused'> => {
-    const attempts = options.attempts ?? 5;
     for (let attempt = 1; ; attempt++) {
       try {
         const answer = await client.graphql(MUTATION, { input });
@@ -67,10 +68,10 @@ export function createTokenSource(
         // GraphQL answers a refused key or token with 200 and data null; a 4xx is a refusal too.
         if (answer.status === 200 || (answer.status >= 400 && answer.status < 500 && answer.status !== 429)) return 'refused';
       } catch (error) {
-        if (!(error instanceof NoAnswer) || attempt >= attempts) throw error;
+        if (!(error instanceof NoAnswer) || attempt >= TOKEN_ATTEMPTS) throw error;
       }
-      if (attempt >= attempts) throw new TokenRefused('the token service kept failing');
-      await sleep(Math.min(10_000, 250 * 2 ** attempt) * Math.random());
+      if (attempt >= TOKEN_ATTEMPTS) throw new TokenRefused('the token service kept failing');
+      await setTimeout(Math.min(10_000, 250 * 2 ** attempt) * Math.random());
     }
   };
 

@@ -1,11 +1,15 @@
 import type { SupplyPointPopulateRequestEvent } from '../../events/supply-point-populate.js';
-import type { NetworkOperator, OperatorAnswer } from '../adapters/network-operators.js';
+import type { Logger } from 'pino';
+import { networkOperatorsFromConfig, OPERATOR_URL_ENV, type NetworkOperator, type OperatorAnswer } from '../adapters/network-operators.js';
+import type { Actor } from '../application/context.js';
 import { claimPopulateRequest, recordPopulateOutcome, type PopulateOutcome } from '../application/supply-point-populate.js';
+import type { LedgerConfig } from '../config.js';
 import { SUPPLY_TYPES, type SupplyType } from '../domain/account-import-process/identifiers.js';
 import { DomainError } from '../domain/errors.js';
 import { effectiveConfigValue } from '../domain/service-config/service-config-settings.js';
 import type { PopulateRequestRef } from '../domain/supply-point/populate-request-decider.js';
 import { DEFAULT_RETRY_POLICY, retryDelayMs, type PopulateRetryPolicy } from '../domain/supply-point/retry-policy.js';
+import type { Ledger } from '../ledger.js';
 import type { DuePopulateRequest } from '../queries/supply-point-read-models.js';
 import { InProcessLimits, type SharedLimits } from '../store/shared-limits.js';
 import { BackgroundWorker, claimUnlessTaken, type Next, type WorkerDeps } from '../worker/background-worker.js';
@@ -45,6 +49,25 @@ export interface PopulateWorkerDeps extends WorkerDeps<PopulateWorkerOptions> {
   /** Where the throttles count call starts: the ledger's, shared by every PostgreSQL instance so the rate holds for the cluster. */
   readonly limits?: SharedLimits;
   readonly onProgress?: (progress: PopulateProgress) => void;
+}
+
+/** The populate worker the server and `import-ledger populate run` use: operators and timeouts from the environment. */
+export function populateWorkerFromConfig(
+  ledger: Ledger,
+  config: LedgerConfig,
+  logger: Logger,
+  actor: Actor,
+  onProgress?: (progress: PopulateProgress) => void,
+): PopulateWorker {
+  const operators = networkOperatorsFromConfig(config, ledger.clock);
+  const log = logger.child({ component: 'populate-worker' });
+  for (const supplyType of SUPPLY_TYPES) {
+    if (operators[supplyType].unavailableReason !== null) {
+      log.warn({ supplyType, env: OPERATOR_URL_ENV[supplyType] }, `${OPERATOR_URL_ENV[supplyType]} is not set: ${supplyType} populate requests will error`);
+    }
+  }
+  const options = { leaseMs: leaseForTimeout(config.LEDGER_OPERATOR_TIMEOUT_MS) };
+  return new PopulateWorker({ ctx: ledger, limits: ledger.limits, operators, logger: log, actor, onProgress, options });
 }
 
 const key = (r: { batchId: string; sequence: number }) => `${r.batchId}:${r.sequence}`;
