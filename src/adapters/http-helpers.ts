@@ -4,7 +4,6 @@ import { z } from 'zod';
 export type JsonAnswer =
   /** `body` is the JSON (undefined when it is not JSON: the caller judges a bad body, never a throw); `message` its `message` field. */
   | { readonly kind: 'answer'; readonly response: Response; readonly body: unknown; readonly message: string | null }
-  /** The caller's signal fired. */
   | { readonly kind: 'aborted' }
   | { readonly kind: 'timeout' }
   /** `cause`: undici's cause code (ECONNREFUSED, ...) or message. */

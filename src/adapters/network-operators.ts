@@ -33,7 +33,6 @@ export interface NetworkOperator {
 }
 
 export interface NetworkOperatorOptions {
-  /** Base URL; undefined when not configured. */
   readonly baseUrl: string | undefined;
   /** Per call, connection to end of body. */
   readonly timeoutMs: number;
@@ -124,7 +123,6 @@ export function createNetworkOperator(supplyType: SupplyType, options: NetworkOp
   return { supplyType, unavailableReason: null, fetchSupplyPoint };
 }
 
-/** Both operators from the parsed configuration (src/config.ts). */
 export function networkOperatorsFromConfig(
   config: {
     readonly LEDGER_ELECTRICITY_OPERATOR_URL?: string | undefined;

@@ -9,7 +9,6 @@ import { getJson } from './http-helpers.js';
  * 408, 429, 5xx, a timeout, a network error or a 200 of another shape: unavailable for now.
  */
 export interface PaymentVendors {
-  /** The configured vendor names, sorted. */
   readonly names: readonly string[];
   fetchInstruction(vendor: string, reference: string): Promise<VendorAnswer>;
 }
@@ -83,7 +82,6 @@ export function createPaymentVendors(options: PaymentVendorOptions): PaymentVend
   return { names: [...bases.keys()].sort(), fetchInstruction };
 }
 
-/** The vendors from the parsed configuration (src/config.ts). */
 export function paymentVendorsFromConfig(config: {
   readonly LEDGER_PAYMENT_VENDORS: Readonly<Record<string, string>>;
   readonly LEDGER_PAYMENT_VENDOR_TIMEOUT_MS: number;

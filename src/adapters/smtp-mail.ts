@@ -1,7 +1,6 @@
 import { createTransport } from 'nodemailer';
 import type { MailDelivery } from '../domain/customer-email/decider.js';
 
-/** One message as the outbox recorded it. */
 export interface OutgoingEmail {
   /** The Message-ID header, without angle brackets: derived from the email id, so receivers can spot a copy. */
   readonly messageId: string;

@@ -10,7 +10,6 @@ import { scheduledAnswerFromEvents } from './v2-accounts.js';
 
 type Recover = (request: unknown, events: Events, reservedAt: string) => Answer | null;
 
-/** The content type of a response rebuilt from its events. */
 export const REBUILT_CONTENT_TYPE = 'application/json';
 
 /**

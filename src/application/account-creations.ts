@@ -90,7 +90,6 @@ export async function cancelAccountCreation(ctx: LedgerContext, importSupplier: 
   return event?.type === 'AccountCreationCancelled' ? event.data.taskId : '';
 }
 
-/** A scheduled creation as the scheduler found it due. */
 export interface DueCreation {
   readonly importSupplier: string;
   readonly externalAccountNumber: string;

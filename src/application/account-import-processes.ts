@@ -102,7 +102,6 @@ export interface PreparedProcess {
   readonly streamId: string;
   readonly command: Untimed<ProcessAccount>;
   readonly guards: readonly StreamGuard[];
-  /** The version of the account stream the command was prepared on. */
   readonly accountStreamVersion: number;
 }
 

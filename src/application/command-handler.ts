@@ -43,7 +43,6 @@ export function commandEnvelope(ctx: LedgerContext, actor: Actor, correlationId?
   return { now, write: actor.beforeCommit ? { metadata, beforeCommit: actor.beforeCommit } : { metadata } };
 }
 
-/** A command for `handleMany`, on its stream, with the decider that decides it. */
 export type UntimedStreamCommand = StreamCommand<unknown, LedgerEvent, LedgerEvent, unknown>;
 
 /** One command of a `handleMany` unit, widened to the port's one decider type: each is still decided by its own decider on its own stream. */

@@ -4,7 +4,6 @@ import type { ReadModels } from '../queries/read-models.js';
 import type { BeforeCommit, EventStore } from '../store/event-store.js';
 import type { Clock, IdGenerator } from './clock-and-ids.js';
 
-/** What the application services need: the store, the read models and the feed, a clock and ids. */
 export interface LedgerContext {
   readonly store: EventStore;
   readonly read: ReadModels & FeedReadModels;

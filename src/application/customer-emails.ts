@@ -45,7 +45,6 @@ export async function claimCustomerEmail(
   return { kind: 'claimed', attempt: event.data.attempt };
 }
 
-/** Records what came of attempt `attempt`; returns the event written. */
 export async function recordCustomerEmailDelivery(
   ctx: LedgerContext,
   email: CustomerEmailRef,

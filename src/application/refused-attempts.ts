@@ -7,7 +7,6 @@ import { handle, type Untimed } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 
-/** Which attempt of which account was refused. */
 export interface AttemptRef {
   readonly importSupplier: string;
   readonly externalAccountNumber: string;

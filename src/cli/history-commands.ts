@@ -2,7 +2,6 @@ import { Command, InvalidArgumentError } from 'commander';
 import { accountHistory, accountHistoryAsOf, type HistoryEntry } from '../audit/account-history.js';
 import { out, withLedger } from './context.js';
 
-/** Events read per page. */
 const HISTORY_PAGE = 1_000;
 
 const datetime = (value: string): Date => {
@@ -34,7 +33,6 @@ function summary(entry: HistoryEntry): string {
   }
 }
 
-/** The top-level fields that differ between two staged payloads. */
 function payloadDiff(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   return keys.flatMap((key) => {

@@ -15,9 +15,7 @@ export interface MailerOptions {
   readonly retry: EmailRetryPolicy;
   /** How long a claim holds: longer than one SMTP delivery can take (its timeouts), with a margin. */
   readonly leaseMs: number;
-  /** How often an idle mailer looks at the outbox again. */
   readonly idlePollMs: number;
-  /** Emails read from the outbox per query. */
   readonly batchSize: number;
 }
 

@@ -40,7 +40,6 @@ export function errorFields(answer: ApiAnswer): Pick<ReportLine, 'error_code' | 
 
 export const isSuccess = (answer: ApiAnswer): boolean => answer.status >= 200 && answer.status < 300;
 
-/** A report line for an item. */
 export function line(step: string, id: string, outcome: ItemOutcome, rest: Partial<Omit<ReportLine, 'step' | 'id' | 'outcome'>> = {}): ReportLine {
   return {
     step,

@@ -14,7 +14,6 @@ type LedgerPaths = paths;
 /** The operations the command writes with (every POST of the document). */
 export type WritePath = ClientPathsWithMethod<ReturnType<typeof createLedgerClient>, 'post'>;
 type Operation<P extends keyof LedgerPaths, M extends 'get' | 'post'> = NonNullable<LedgerPaths[P][M]>;
-/** The JSON request body the document gives operation `P`. */
 export type RequestBodyOf<P extends WritePath> = Operation<P, 'post'> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 /** Every JSON answer the document lists for an operation, success or error. */
 type AnswerOf<O> = O extends { responses: infer R } ? { [S in keyof R]: R[S] extends { content: { 'application/json': infer B } } ? B : never }[keyof R] : never;
@@ -78,11 +77,8 @@ export interface VerifyClient extends ApiClient {
   listFailures(supplier: string, query: FailuresQuery, token: string): Promise<ApiAnswer<FailuresAnswer>>;
   /** The supplier's records export: on a 200 the body is its NDJSON text streamed as it arrives; any other answer is read in full. */
   openRecordsExport(supplier: string, token: string): Promise<ApiAnswer<AsyncIterable<Buffer>>>;
-  /** One account's records, as the export compares them. */
   accountRecords(supplier: string, ext: string, token: string): Promise<ApiAnswer<AccountRecordsAnswer>>;
-  /** A product and its rates as stored. */
   readProduct(code: string, token: string): Promise<ApiAnswer<ProductAnswer>>;
-  /** A business of the supplier and its contracts. */
   readBusiness(supplier: string, ext: string, token: string): Promise<ApiAnswer<BusinessAnswer>>;
 }
 

@@ -117,7 +117,6 @@ export class MigrationInput {
     return countNonBlankLines(source.file);
   }
 
-  /** The accounts, one at a time. */
   async *accounts(): AsyncGenerator<ReadItem> {
     const source = this.accountsSource();
     if (!source) return;

@@ -48,7 +48,6 @@ export class Journal {
     return `${step}\u0000${id}`;
   }
 
-  /** What an earlier run settled for this item, if anything. */
   finished(step: string, id: string): JournalEntry | undefined {
     return this.done.get(Journal.key(step, id));
   }

@@ -161,10 +161,8 @@ async function dryRunAccount(ctx: StepContext, id: string, body: unknown, json: 
   return withStep(failedLine('accounts', id, processed), 'process dry run');
 }
 
-/** Prefixes a failed line's detail with the sub-step that failed. */
 const withStep = (result: ReportLine, step: string): ReportLine => ({ ...result, detail: `${step}: ${result.detail ?? ''}` });
 
-/** Sends one kind of records of one account (notes, transactions or statements). */
 export async function migrateRecords(ctx: StepContext, kind: RecordKind, item: ReadItem): Promise<ReportLine | null> {
   if (isUnreadable(item)) return unreadable(kind, item);
   const done = fromJournal(ctx, kind, item.id);

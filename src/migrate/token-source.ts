@@ -8,13 +8,11 @@ import { NoAnswer, type ApiClient } from './api-client.js';
  * time: workers needing a token meanwhile wait for it.
  */
 export interface TokenSource {
-  /** A token believed valid now. */
   current(): Promise<string>;
   /** The service refused `rejected` (401): obtain another, unless a newer one already replaced it. */
   renew(rejected: string): Promise<string>;
 }
 
-/** Tries to obtain a token before giving up. */
 const TOKEN_ATTEMPTS = 5;
 /** Renew this long before the access token's own expiry. */
 const RENEW_BEFORE_MS = 5 * 60 * 1000;

@@ -86,7 +86,6 @@ export class VerifyScratch {
     return this.write(() => this.statements.expect.run(ext, fingerprint)).changes === 1;
   }
 
-  /** The accounts expected and not yet taken. */
   get expectedCount(): number {
     return this.count('expected');
   }

@@ -9,7 +9,6 @@ import { cachedFigures } from './cached-figures.js';
 export interface FigureSources {
   /** The log's last position: every inline projection is there (they commit with the events). */
   readonly logPosition: () => Promise<number>;
-  /** The inline projections' names. */
   readonly projections: readonly string[];
   readonly workQueues: () => Promise<WorkQueueFigures>;
   /** The business figures of at most `limit` import suppliers (their progress counters). */
@@ -21,7 +20,6 @@ export interface LedgerMetricsOptions {
   readonly queueMaxAgeMs?: number;
   /** The business figures are counted at most this often (ms; 30 s). */
   readonly businessMaxAgeMs?: number;
-  /** Whether the service is ready (`ledger_ready`). */
   readonly ready?: () => boolean;
 }
 

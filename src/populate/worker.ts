@@ -23,7 +23,6 @@ export interface PopulateWorkerOptions {
   readonly retry: PopulateRetryPolicy;
   /** How long a claim holds: longer than an operator call can take (its timeout), with a margin. */
   readonly leaseMs: number;
-  /** How often an idle worker looks at the queue again. */
   readonly idlePollMs: number;
   /** Calls in flight at once to one operator (the throttle spaces their starts). */
   readonly maxInFlightPerOperator: number;
@@ -97,7 +96,6 @@ export class PopulateWorker {
     });
   }
 
-  /** Runs in the background until `stop()`, waiting for new requests when the queue is empty. */
   start(): void {
     for (const lane of this.lanes) lane.start();
   }

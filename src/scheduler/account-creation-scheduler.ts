@@ -7,7 +7,6 @@ export interface SchedulerOptions {
   readonly leaseMs: number;
   /** How often an idle scheduler looks at the queue: the most a run starts after its window opened. */
   readonly idlePollMs: number;
-  /** Creations read from the queue per query. */
   readonly batchSize: number;
 }
 

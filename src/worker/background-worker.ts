@@ -4,7 +4,6 @@ import { DomainError } from '../domain/errors.js';
 import { ConcurrencyError } from '../store/event-store.js';
 import { realSleep, type Sleep } from './sleep.js';
 
-/** What each of the ledger's workers is given. */
 export interface WorkerDeps<Options> {
   readonly ctx: LedgerContext;
   readonly logger: Logger;
@@ -19,7 +18,6 @@ export interface WorkerDeps<Options> {
 export type Next = 'again' | 'idle' | 'done' | { readonly until: Promise<unknown> };
 
 export interface BackgroundWorkerOptions {
-  /** Names the worker in its log lines and errors. */
   readonly name: string;
   readonly logger: Logger;
   /** Claims what is due and runs it, or hands it off and says when to look again. */
