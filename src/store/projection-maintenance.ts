@@ -62,18 +62,6 @@ export interface ProjectionMaintenance {
   verify(projections: readonly AnyRowProjection[], options?: RebuildOptions & { maxDifferences?: number }): Promise<VerifyResult>;
 }
 
-/** The summary of a rebuild that started at `started` (performance.now()). */
-export function rebuildSummary(projections: readonly AnyRowProjection[], eventsRead: number, rowsWritten: number, started: number): RebuildSummary {
-  const seconds = (performance.now() - started) / 1000;
-  return {
-    projections: projections.map((p) => p.name),
-    eventsRead,
-    rowsWritten,
-    seconds,
-    eventsPerSecond: Math.round(eventsRead / Math.max(seconds, 1e-9)),
-  };
-}
-
 /** A projection the database holds at a higher version than this build declares. */
 export interface ProjectionAhead {
   readonly name: string;
@@ -106,34 +94,4 @@ export function refuseVersionsAhead(stored: ReadonlyMap<string, number>, project
     return version !== undefined && version > p.version ? [{ name: p.name, stored: version, declared: p.version }] : [];
   });
   if (ahead.length > 0) throw new ProjectionVersionAheadError(ahead);
-}
-
-/**
- * The projections whose recorded version (`stored`) differs from the declared one, or that were never
- * recorded while the log holds events they handle; the others never recorded are recorded as current (kept
- * inline since their table was created). The table is looked at first: the log has no index on the type, so
- * it is searched only for an empty table.
- */
-export async function staleProjections(
-  stored: ReadonlyMap<string, number>,
-  projections: readonly AnyRowProjection[],
-  store: {
-    hasRows(projection: AnyRowProjection): Promise<boolean> | boolean;
-    logHolds(types: readonly string[]): Promise<boolean> | boolean;
-    recordCurrent(projection: AnyRowProjection): Promise<void> | void;
-  },
-): Promise<AnyRowProjection[]> {
-  refuseVersionsAhead(stored, projections);
-  const stale: AnyRowProjection[] = [];
-  for (const projection of projections) {
-    const version = stored.get(projection.name);
-    if (version === projection.version) continue;
-    const unrecorded = version === undefined;
-    if (unrecorded && ((await store.hasRows(projection)) || projection.handles.length === 0 || !(await store.logHolds(projection.handles)))) {
-      await store.recordCurrent(projection);
-    } else {
-      stale.push(projection);
-    }
-  }
-  return stale;
 }

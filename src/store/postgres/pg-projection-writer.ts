@@ -6,7 +6,8 @@ import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation
 import { toPgTable } from './pg-schema.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
-import { tallyChanges, type TallyChange } from '../tallies.js';
+import { evolveRow, touchedKeys, type TableTallyChange } from '../projection-replay.js';
+import type { TallyChange } from '../tallies.js';
 
 /** The primary key columns of a canonical table (a composite key, or the one primary column). */
 export function primaryKeyColumns(projection: AnyRowProjection): string[] {
@@ -194,24 +195,6 @@ export class PgProjectionTable {
 /** Rows a batch read under the writers' lock before deciding, by table and row id (null: no such row). */
 export type Preloaded = ReadonlyMap<PgProjectionTable, ReadonlyMap<string, Row | null>>;
 
-/** The rows (keys by row id, by table) the events touch through the inline projections. */
-export function touchedKeys(tablesOf: (type: string) => readonly PgProjectionTable[], events: readonly StoredLedgerEvent[]): Map<PgProjectionTable, Map<string, Key>> {
-  const keys = new Map<PgProjectionTable, Map<string, Key>>();
-  for (const stored of events) {
-    for (const table of tablesOf(stored.event.type)) {
-      const key = table.projection.keyOf(stored);
-      if (!key) continue;
-      keys.set(table, (keys.get(table) ?? new Map<string, Key>()).set(rowCacheId(table.tableName, key), key));
-    }
-  }
-  return keys;
-}
-
-/** Hands each table the tables of the tallies kept over its rows (among `tables`). */
-export function linkTallies(tables: readonly PgProjectionTable[]): void {
-  for (const table of tables) table.tallies = tables.filter((t) => t.projection.tally?.source === table.projection);
-}
-
 /** A row a batch touches: its key, its state as the batch evolves it, and as it was stored. */
 interface BatchRow {
   readonly table: PgProjectionTable;
@@ -312,15 +295,13 @@ export class BatchProjection {
     const rows = this.rows;
     // Every unit evolved first (each unit's rows kept as they stand after it), the tallies' changes netted.
     const after: Map<string, Row | null>[] = [];
-    const changes: { table: PgProjectionTable; change: TallyChange }[] = [];
+    const changes: TableTallyChange<PgProjectionTable>[] = [];
     for (const unit of this.touches) {
       const state = new Map<string, Row | null>();
       for (const { table, id, stored } of unit) {
         const entry = rows.get(id)!;
-        const before = entry.row;
-        entry.row = table.projection.evolve(entry.row, stored) as Row | null;
+        evolveRow(table, entry, stored, changes);
         state.set(id, entry.row);
-        for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
       }
       after.push(state);
     }
@@ -392,7 +373,7 @@ export function collapsibleTables(
 const sameValue = (a: unknown, b: unknown): boolean => (a ?? null) === (b ?? null);
 
 /** The batch's tally changes, netted per table and row. */
-function nettedTallyChanges(changes: readonly { table: PgProjectionTable; change: TallyChange }[]): Map<PgProjectionTable, TallyChange[]> {
+function nettedTallyChanges(changes: readonly TableTallyChange<PgProjectionTable>[]): Map<PgProjectionTable, TallyChange[]> {
   const byTable = new Map<PgProjectionTable, Map<string, TallyChange>>();
   for (const { table, change } of changes) {
     let entries = byTable.get(table);

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { StoredLedgerEvent } from '../event-store.js';
 import type { Row } from '../projection-rows.js';
 import { holdsNul } from './pg-database.js';
-import { touchedKeys, type PgProjectionTable } from './pg-projection-writer.js';
+import { touchedKeys } from '../projection-replay.js';
+import type { PgProjectionTable } from './pg-projection-writer.js';
 import type { BatchView, WriteUnit } from './pg-write-unit.js';
 
 /** Rows of one table read on a guess, by row id (null: no such row). */

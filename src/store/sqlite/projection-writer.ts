@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
-import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
+import { RowCodec, type Key, type Row } from '../projection-rows.js';
 import { applyTallyChange, tallyChanges } from '../tallies.js';
 
 /** SQLite has no boolean type: booleans are stored as 0 and 1. */
@@ -125,76 +125,5 @@ export class ProjectionTable {
       default:
         return `DELETE FROM ${table} WHERE ${where}`;
     }
-  }
-}
-
-/** Hands each table the tables of the tallies kept over its rows (among `tables`). */
-export function linkTallies(tables: readonly ProjectionTable[]): void {
-  for (const table of tables) table.tallies = tables.filter((t) => t.projection.tally?.source === table.projection);
-}
-
-/**
- * A write-back cache over ProjectionTables for replays: rows stay in memory
- * while events evolve them and are written once per flush, so a replay does
- * one statement per row per batch instead of two per event. Bounded: past
- * `maxRows` the cache is flushed and emptied.
- */
-export class CachedProjectionTables {
-  private readonly rows = new Map<string, { projection: ProjectionTable; key: Key; row: Row | null; dirty: boolean; existed: boolean }>();
-  private readonly byType = new Map<string, ProjectionTable[]>();
-
-  constructor(
-    readonly tables: readonly ProjectionTable[],
-    private readonly maxRows = 20_000,
-  ) {
-    for (const table of tables) {
-      for (const type of table.projection.handles) {
-        this.byType.set(type, [...(this.byType.get(type) ?? []), table]);
-      }
-    }
-  }
-
-  apply(stored: StoredLedgerEvent): void {
-    for (const table of this.byType.get(stored.event.type) ?? []) {
-      const key = table.projection.keyOf(stored);
-      if (!key) continue;
-      const entry = this.entry(table, key);
-      const before = entry.row;
-      entry.row = table.projection.evolve(entry.row, stored) as Row | null;
-      entry.dirty = true;
-      for (const tally of table.tallies) {
-        for (const change of tallyChanges(tally.projection, before, entry.row)) {
-          const counted = this.entry(tally, change.key);
-          counted.row = applyTallyChange(counted.row, change);
-          counted.dirty = true;
-        }
-      }
-    }
-  }
-
-  private entry(table: ProjectionTable, key: Key) {
-    const id = rowCacheId(table.tableName, key);
-    let entry = this.rows.get(id);
-    if (!entry) {
-      const row = table.load(key);
-      entry = { projection: table, key, row, dirty: false, existed: row !== null };
-      this.rows.set(id, entry);
-    }
-    return entry;
-  }
-
-  /** Writes every changed row; must run inside the caller's transaction. */
-  flush(): void {
-    for (const entry of this.rows.values()) {
-      if (!entry.dirty) continue;
-      if (entry.row === null) {
-        if (entry.existed) entry.projection.delete(entry.key);
-      } else {
-        entry.projection.upsert(entry.row);
-      }
-      entry.existed = entry.row !== null;
-      entry.dirty = false;
-    }
-    if (this.rows.size > this.maxRows) this.rows.clear();
   }
 }

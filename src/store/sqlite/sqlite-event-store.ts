@@ -20,7 +20,8 @@ import {
 } from '../event-store.js';
 import { StreamSnapshots } from '../stream-snapshots.js';
 import { GroupCommitRunner } from './group-commit.js';
-import { linkTallies, ProjectionTable } from './projection-writer.js';
+import { linkTallies } from '../projection-replay.js';
+import { ProjectionTable } from './projection-writer.js';
 
 export interface SqliteEventStoreOptions {
   readonly sqlite: Database.Database;
