@@ -69,34 +69,6 @@ export interface ReserveOptions {
 
 export const sameResponse = (a: StoredResponse, b: StoredResponse) => a.status === b.status && a.body === b.body && a.contentType === b.contentType;
 
-/**
- * The answers a held key records with its request's writes (`ReserveOptions.answerFrom`): each unit's is
- * rebuilt from every event recorded so far, and a response equal to the last one needs no completion
- * of its own (`sameResponse`). Each store's reservation keeps one.
- */
-export function answerRecorder(rebuild: AnswerRebuilder, request: IdempotentRequest, reservedAt: string, options: ReserveOptions | undefined) {
-  const from = options?.answerFrom;
-  const events: StoredLedgerEvent[] = [];
-  let last: RecordedAnswer;
-  return {
-    /** The answer to record with `appended`: undefined (leave it as it is) without `answerFrom` or events. */
-    next(appended: readonly StoredLedgerEvent[]): RecordedAnswer {
-      if (!from || appended.length === 0) return undefined;
-      events.push(...appended);
-      if (from.body === undefined) return (last = null);
-      try {
-        return (last = rebuild(request.requestPath, from.body, [...events].sort((a, b) => a.globalPosition - b.globalPosition), reservedAt));
-      } catch {
-        return (last = null);
-      }
-    },
-    /** The answer the latest unit recorded. */
-    last(): RecordedAnswer {
-      return last;
-    },
-  };
-}
-
 /** The key is held by the caller's request: run it, then complete, keep what was recorded, or release. */
 export interface HeldReservation {
   readonly held: true;

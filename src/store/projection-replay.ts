@@ -70,10 +70,11 @@ export class ReplayCache<T extends LinkedTable<T>> {
     private readonly io: ReplayRows<T>,
     private readonly maxRows: number,
   ) {
-    for (const table of tables) for (const type of table.projection.handles) this.byType.set(type, [...(this.byType.get(type) ?? []), table]);
+    for (const table of tables) for (const type of table.projection.handles) listOf(this.byType, type).push(table);
   }
 
-  *apply(events: readonly StoredLedgerEvent[]): Procedure<void> {
+  /** Evolves the rows through `events`; with `flush`, then writes every changed row. */
+  *apply(events: readonly StoredLedgerEvent[], flush: boolean): Procedure<void> {
     const tablesOf = (type: string) => this.byType.get(type) ?? [];
     yield* this.load(touchedKeys(tablesOf, events));
     const changes: TableTallyChange<T>[] = [];
@@ -97,14 +98,14 @@ export class ReplayCache<T extends LinkedTable<T>> {
       entry.row = applyTallyChange(entry.row, change);
       entry.dirty = true;
     }
+    if (flush) yield* this.flush();
   }
 
-  /** Writes every changed row. */
-  *flush(): Procedure<void> {
+  private *flush(): Procedure<void> {
     const upserts = new Map<T, Row[]>();
     for (const entry of this.rows.values()) {
       if (!entry.dirty) continue;
-      if (entry.row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), entry.row]);
+      if (entry.row !== null) listOf(upserts, entry.table).push(entry.row);
       else if (entry.existed) yield* op(this.io.delete(entry.table, entry.key));
       entry.existed = entry.row !== null;
       entry.dirty = false;
@@ -129,4 +130,10 @@ export class ReplayCache<T extends LinkedTable<T>> {
       }
     }
   }
+}
+
+function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) map.set(key, (list = []));
+  return list;
 }

@@ -4,9 +4,9 @@ import type { AnyRowProjection } from '../../../projections/projection.js';
 import { eventColumns, toReplayedEvent, type EventRow } from '../event-codec.js';
 import type { EventLog } from '../event-log.js';
 import { runAwaited } from '../procedure.js';
-import type { RowDifference } from '../projection-maintenance.js';
-import { ProjectionRebuild, type RebuildSession, type Scratch } from '../projection-rebuild.js';
+import { ProjectionRebuild, quote, type RebuildSession, type Scratch, type ScratchPlan } from '../projection-rebuild.js';
 import type { LinkedTable } from '../projection-replay.js';
+import type { Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
 import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
@@ -14,17 +14,6 @@ import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation
 /** How long the swap waits for the writers' lock before it gives way and tries again (the writers keep going). */
 const SWAP_LOCK_TIMEOUT = '2s';
 const SWAP_ATTEMPTS = 10;
-
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
-interface Plan {
-  readonly projection: AnyRowProjection;
-  readonly table: string;
-  readonly scratch: string;
-  /** The primary key constraint's name and the other indexes' definitions, to recreate them at the swap. */
-  readonly primaryKeyName: string;
-  readonly indexes: readonly string[];
-}
 
 /**
  * Rebuild and verify on PostgreSQL, while every instance keeps serving. The replay and the swap run on a
@@ -44,13 +33,8 @@ export class PgProjectionMaintenance extends ProjectionRebuild {
     super(log, options.replayBatch);
   }
 
-  protected async storedVersions(): Promise<ReadonlyMap<string, number>> {
-    const { rows } = await this.pool.query<{ name: string; version: number }>('SELECT name, version FROM projection_versions');
-    return new Map(rows.map((r) => [r.name, r.version]));
-  }
-
-  protected async hasRows(projection: AnyRowProjection): Promise<boolean> {
-    return (await this.pool.query(`SELECT 1 FROM ${quote(getTableName(projection.table))} LIMIT 1`)).rows.length > 0;
+  protected async query(sql: string): Promise<Row[]> {
+    return (await this.pool.query<Row>(sql)).rows;
   }
 
   protected async logHolds(types: readonly string[]): Promise<boolean> {
@@ -62,12 +46,13 @@ export class PgProjectionMaintenance extends ProjectionRebuild {
   }
 
   protected oneAtATime<R>(work: () => Promise<R>): Promise<R> {
-    return this.locked(STARTUP_REBUILD_LOCK, async () => work());
+    return this.locked(STARTUP_REBUILD_LOCK, () => work());
   }
 
   protected withSession<R>(use: <T extends LinkedTable<T>>(session: RebuildSession<T>) => Promise<R>): Promise<R> {
     return this.locked(REBUILD_LOCK, (client) =>
       use({
+        all: async (sql) => (await client.query<Row>(sql)).rows,
         createScratch: (projections) => this.createScratch(client, projections),
         replay: (step) => runAwaited(step),
         underWriteLock: async (procedure, undo) => {
@@ -93,7 +78,11 @@ export class PgProjectionMaintenance extends ProjectionRebuild {
           );
           return rows.map(toReplayedEvent);
         },
-        lastPosition: async () => (await client.query<{ p: number | null }>('SELECT max(global_position) AS p FROM events')).rows[0]!.p,
+        recordRebuilt: async (projection, through) => {
+          await this.recordVersion(client, projection, through);
+          // A replaced table's rows may differ from what the instances keep in memory.
+          if (READ_GENERATION_TABLES.has(getTableName(projection.table))) await bumpReadGeneration(client);
+        },
       }),
     );
   }
@@ -111,7 +100,7 @@ export class PgProjectionMaintenance extends ProjectionRebuild {
   }
 
   private async createScratch(client: pg.Client, projections: readonly AnyRowProjection[]): Promise<Scratch<PgProjectionTable>> {
-    const plans: Plan[] = [];
+    const plans: ScratchPlan[] = [];
     for (const projection of projections) {
       const table = getTableName(projection.table);
       const scratch = `${table}__rebuild`;
@@ -120,44 +109,21 @@ export class PgProjectionMaintenance extends ProjectionRebuild {
         `SELECT indexdef AS definition FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 AND indexname <> $2`,
         [table, pk.rows[0]?.name ?? ''],
       );
-      plans.push({ projection, table, scratch, primaryKeyName: pk.rows[0]?.name ?? `${table}_pkey`, indexes: indexes.rows.map((r) => r.definition) });
+      const primaryKeyName = pk.rows[0]?.name ?? `${table}_pkey`;
+      const restore = [`ALTER TABLE ${quote(table)} RENAME CONSTRAINT ${quote(`${scratch}_pkey`)} TO ${quote(primaryKeyName)}`, ...indexes.rows.map((r) => r.definition)];
+      plans.push({ projection, table, scratch, restore });
       await client.query(`DROP TABLE IF EXISTS ${quote(scratch)}`);
       // Same columns, defaults and primary key; the other indexes are created at the swap (faster inserts meanwhile).
       await client.query(`CREATE TABLE ${quote(scratch)} (LIKE ${quote(table)} INCLUDING DEFAULTS)`);
       await client.query(`ALTER TABLE ${quote(scratch)} ADD CONSTRAINT ${quote(`${scratch}_pkey`)} PRIMARY KEY (${primaryKeyColumns(projection).map(quote).join(', ')})`);
     }
     return {
+      plans,
       tables: plans.map((plan) => new PgProjectionTable(plan.projection, plan.scratch)),
       rows: {
         loadMany: (table, keys) => table.loadMany(client, keys),
         upsertMany: (table, rows) => table.upsertMany(client, rows),
         delete: (table, key) => table.delete(client, key),
-      },
-      swap: async (through) => {
-        let rows = 0;
-        for (const plan of plans) {
-          await client.query(`DROP TABLE ${quote(plan.table)}`);
-          await client.query(`ALTER TABLE ${quote(plan.scratch)} RENAME TO ${quote(plan.table)}`);
-          await client.query(`ALTER TABLE ${quote(plan.table)} RENAME CONSTRAINT ${quote(`${plan.scratch}_pkey`)} TO ${quote(plan.primaryKeyName)}`);
-          for (const index of plan.indexes) await client.query(index);
-          rows += (await client.query<{ n: number }>(`SELECT count(*) AS n FROM ${quote(plan.table)}`)).rows[0]!.n;
-          await this.recordVersion(client, plan.projection, through);
-          // A replaced table's rows may differ from what the instances keep in memory.
-          if (READ_GENERATION_TABLES.has(plan.table)) await bumpReadGeneration(client);
-        }
-        return rows;
-      },
-      differences: async (limit) => {
-        const differences: RowDifference[] = [];
-        for (const plan of plans) {
-          const except = async (a: string, b: string) => (await client.query(`SELECT * FROM ${quote(a)} EXCEPT SELECT * FROM ${quote(b)} LIMIT ${limit}`)).rows;
-          for (const row of await except(plan.table, plan.scratch)) differences.push({ projection: plan.projection.name, side: 'live', row });
-          for (const row of await except(plan.scratch, plan.table)) differences.push({ projection: plan.projection.name, side: 'rebuilt', row });
-        }
-        return differences;
-      },
-      drop: async () => {
-        for (const plan of plans) await client.query(`DROP TABLE IF EXISTS ${quote(plan.scratch)}`);
       },
     };
   }

@@ -4,10 +4,9 @@ import type { AnyRowProjection } from '../../../projections/projection.js';
 import { toReplayedEvent, eventColumns, type EventRow } from '../event-codec.js';
 import type { EventLog } from '../event-log.js';
 import { runNow } from '../procedure.js';
-import type { RowDifference } from '../projection-maintenance.js';
 import { ProjectionRebuild, type RebuildSession, type Scratch } from '../projection-rebuild.js';
 import type { LinkedTable } from '../projection-replay.js';
-import { rowCacheId } from '../projection-rows.js';
+import { rowCacheId, type Row } from '../projection-rows.js';
 import { ProjectionTable } from './projection-writer.js';
 
 /**
@@ -27,13 +26,8 @@ export class SqliteProjectionMaintenance extends ProjectionRebuild {
     super(log, replayBatch);
   }
 
-  protected async storedVersions(): Promise<ReadonlyMap<string, number>> {
-    const rows = this.sqlite.prepare<[], { name: string; version: number }>('SELECT name, version FROM projection_versions').all();
-    return new Map(rows.map((r) => [r.name, r.version]));
-  }
-
-  protected async hasRows(projection: AnyRowProjection): Promise<boolean> {
-    return this.sqlite.prepare(`SELECT 1 FROM "${getTableName(projection.table)}" LIMIT 1`).get() !== undefined;
+  protected async query(sql: string): Promise<Row[]> {
+    return this.all(sql);
   }
 
   protected async logHolds(types: readonly string[]): Promise<boolean> {
@@ -51,6 +45,7 @@ export class SqliteProjectionMaintenance extends ProjectionRebuild {
   protected withSession<R>(use: <T extends LinkedTable<T>>(session: RebuildSession<T>) => Promise<R>): Promise<R> {
     const sqlite = this.sqlite;
     return use({
+      all: (sql) => this.all(sql),
       createScratch: async (projections) => this.createScratch(projections),
       replay: async (step) => sqlite.transaction(() => runNow(step))(),
       underWriteLock: async (procedure) => sqlite.transaction(() => runNow(procedure())).immediate(),
@@ -61,19 +56,26 @@ export class SqliteProjectionMaintenance extends ProjectionRebuild {
           )
           .all(position, ...types)
           .map(toReplayedEvent),
-      lastPosition: () => sqlite.prepare<[], { p: number | null }>('SELECT MAX(global_position) AS p FROM events').get()?.p ?? null,
+      recordRebuilt: (projection, through) => this.recordVersion(projection, through),
     });
+  }
+
+  private all(sql: string): Row[] {
+    const statement = this.sqlite.prepare<[], Row>(sql);
+    if (statement.reader) return statement.all();
+    statement.run();
+    return [];
   }
 
   private createScratch(projections: readonly AnyRowProjection[]): Scratch<ProjectionTable> {
     const sqlite = this.sqlite;
     const plans = projections.map((projection) => {
       const table = getTableName(projection.table);
-      const indexes = sqlite
+      const restore = sqlite
         .prepare<[string], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
         .all(table)
         .map((r) => r.sql);
-      return { projection, table, scratch: `${table}__rebuild`, indexes };
+      return { projection, table, scratch: `${table}__rebuild`, restore };
     });
     sqlite.transaction(() => {
       for (const plan of plans) {
@@ -85,34 +87,12 @@ export class SqliteProjectionMaintenance extends ProjectionRebuild {
       }
     })();
     return {
+      plans,
       tables: plans.map((plan) => new ProjectionTable(sqlite, plan.projection, plan.scratch)),
       rows: {
         loadMany: (table, keys) => new Map(keys.map((key) => [rowCacheId(table.tableName, key), table.load(key)])),
         upsertMany: (table, rows) => rows.forEach((row) => table.upsert(row)),
         delete: (table, key) => table.delete(key),
-      },
-      swap: (through) => {
-        let rows = 0;
-        for (const plan of plans) {
-          sqlite.exec(`DROP TABLE "${plan.table}"`);
-          sqlite.exec(`ALTER TABLE "${plan.scratch}" RENAME TO "${plan.table}"`);
-          for (const index of plan.indexes) sqlite.exec(index);
-          rows += (sqlite.prepare(`SELECT COUNT(*) AS n FROM "${plan.table}"`).get() as { n: number }).n;
-          this.recordVersion(plan.projection, through);
-        }
-        return rows;
-      },
-      differences: (limit) => {
-        const differences: RowDifference[] = [];
-        for (const plan of plans) {
-          const except = (a: string, b: string) => sqlite.prepare(`SELECT * FROM "${a}" EXCEPT SELECT * FROM "${b}" LIMIT ${limit}`).all() as Record<string, unknown>[];
-          for (const row of except(plan.table, plan.scratch)) differences.push({ projection: plan.projection.name, side: 'live', row });
-          for (const row of except(plan.scratch, plan.table)) differences.push({ projection: plan.projection.name, side: 'rebuilt', row });
-        }
-        return differences;
-      },
-      drop: async () => {
-        for (const plan of plans) sqlite.exec(`DROP TABLE IF EXISTS "${plan.scratch}"`);
       },
     };
   }

@@ -1,0 +1,195 @@
+import type { BeforeCommit, StoredLedgerEvent } from './event-store.js';
+import { toIdempotencyRecord, type IdempotencyKeyRaw } from './idempotency-schema.js';
+import {
+  IDEMPOTENCY_LEASE_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  type AnswerRebuilder,
+  type ExistingReservation,
+  type HeldReservation,
+  type IdempotencyRecord,
+  type IdempotencyRecords,
+  type IdempotentRequest,
+  type RecordedAnswer,
+  type ReserveOptions,
+  type StoredResponse,
+} from './idempotency.js';
+import { op, type Op, type Procedure } from './procedure.js';
+
+/** How a store runs one statement on `idempotency_keys` (`?` placeholders). */
+export interface KeyStatements {
+  get(sql: string, params: readonly unknown[]): Op<IdempotencyKeyRaw | undefined>;
+  /** Returns how many rows it changed. */
+  run(sql: string, params: readonly unknown[]): Op<number>;
+}
+
+export const FIND_KEY = 'SELECT * FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?';
+/** The reservation `created_at = ?` if it is still one: nothing recorded with it. */
+const EMPTY_RESERVATION = "key_id = ? AND idempotency_key = ? AND created_at = ? AND status IS NULL AND event_positions = '[]'";
+
+/** A response stored on the key's row (a new row if there is none), where `where` allows it on the row that is there. */
+const completion = (where: string) =>
+  `INSERT INTO idempotency_keys
+     (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at, completed_at)
+   VALUES (?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
+   ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+     status = excluded.status, response_body = excluded.response_body,
+     response_content_type = excluded.response_content_type, completed_at = excluded.completed_at
+   WHERE ${where}`;
+/** The holder's completion: on its row if it still holds it (the first completion wins), or a new row. */
+const COMPLETE_HELD = completion('idempotency_keys.created_at = excluded.created_at AND idempotency_keys.completed_at IS NULL');
+/** A response rebuilt for a record nobody completed: the first one stored wins. */
+const COMPLETE_ANY = completion('idempotency_keys.status IS NULL');
+
+export const expired = (raw: IdempotencyKeyRaw, now: Date) => raw.created_at < new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+
+/** A reservation that recorded nothing (no events, no response), held past its lease. */
+export const pastLease = (raw: IdempotencyKeyRaw, now: Date) => isEmpty(raw) && Date.parse(raw.created_at) < now.getTime() - IDEMPOTENCY_LEASE_MS;
+
+export const isEmpty = (raw: IdempotencyKeyRaw) => raw.status === null && raw.event_positions === '[]';
+
+/** `token`, or an instant just after `previous` if the clock has not passed it: a new holder's token is later than any before it. */
+export const laterToken = (token: string, previous: string) => (token > previous ? token : new Date(Date.parse(previous) + 1).toISOString());
+
+/** The record of a key another request holds before its row is written: what it is about to write. */
+export const inFlightRecord = (request: IdempotentRequest, createdAt: string): IdempotencyRecord => ({ ...request, eventPositions: [], response: null, createdAt });
+
+/** The key's row unless it is past the retention, in which case it is deleted. */
+export function* liveRow(sql: KeyStatements, keyId: string, idempotencyKey: string, now: Date, find = FIND_KEY): Procedure<IdempotencyKeyRaw | null> {
+  const raw = yield* op(sql.get(find, [keyId, idempotencyKey]));
+  if (!raw) return null;
+  if (!expired(raw, now)) return raw;
+  yield* op(sql.run('DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ? AND created_at = ?', [keyId, idempotencyKey, raw.created_at]));
+  return null;
+}
+
+/**
+ * Claims the key in one unit of work of the store: the reservation's token (`created_at`) when no live row is
+ * there or the row is a reservation `abandoned` by its holder (taken over under a later token, so that the
+ * old holder's writes fail their check), otherwise the record there.
+ */
+export function* claimKey(
+  sql: KeyStatements,
+  request: IdempotentRequest,
+  now: Date,
+  abandoned: (raw: IdempotencyKeyRaw) => boolean,
+  find = FIND_KEY,
+): Procedure<{ token: string } | IdempotencyRecord> {
+  const existing = yield* liveRow(sql, request.keyId, request.idempotencyKey, now, find);
+  const token = existing ? laterToken(now.toISOString(), existing.created_at) : now.toISOString();
+  if (!existing) {
+    yield* op(
+      sql.run(
+        `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, created_at) VALUES (?, ?, ?, ?, '[]', ?)`,
+        [request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, token],
+      ),
+    );
+    return { token };
+  }
+  if (!abandoned(existing)) return toIdempotencyRecord(existing);
+  return (yield* takeOver(sql, request, token, existing.created_at)) ? { token } : toIdempotencyRecord(existing);
+}
+
+/** Takes over the empty reservation `previous` under `token`; false if it is no longer one. */
+export function* takeOver(sql: KeyStatements, request: IdempotentRequest, token: string, previous: string): Procedure<boolean> {
+  const params = [request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, previous];
+  return (yield* op(sql.run(`UPDATE idempotency_keys SET fingerprint = ?, request_path = ?, created_at = ? WHERE ${EMPTY_RESERVATION}`, params))) === 1;
+}
+
+/**
+ * The answers a held key records with its request's writes (`ReserveOptions.answerFrom`): each unit's is
+ * rebuilt from every event recorded so far, and a response equal to the last one needs no completion
+ * of its own (`sameResponse`).
+ */
+export function answerRecorder(rebuild: AnswerRebuilder, request: IdempotentRequest, reservedAt: string, options: ReserveOptions | undefined) {
+  const from = options?.answerFrom;
+  const events: StoredLedgerEvent[] = [];
+  let last: RecordedAnswer;
+  return {
+    /** The answer to record with `appended`: undefined (leave it as it is) without `answerFrom` or events. */
+    next(appended: readonly StoredLedgerEvent[]): RecordedAnswer {
+      if (!from || appended.length === 0) return undefined;
+      events.push(...appended);
+      if (from.body === undefined) return (last = null);
+      try {
+        return (last = rebuild(request.requestPath, from.body, [...events].sort((a, b) => a.globalPosition - b.globalPosition), reservedAt));
+      } catch {
+        return (last = null);
+      }
+    },
+    last: (): RecordedAnswer => last,
+  };
+}
+
+/** A store's part in a key its request holds. */
+export interface Hold {
+  /** Records the positions of the events appended with the key, and the answer they rebuild, in their unit of work. */
+  readonly beforeCommit: BeforeCommit;
+  /** Whether the key has a row while nothing is recorded with it, for `release` to delete. */
+  readonly hasRow: boolean;
+  /** Ends the hold in the store's memory (its claim, its lock). */
+  end(): void | Promise<void>;
+}
+
+export type Answers = ReturnType<typeof answerRecorder>;
+
+/**
+ * The Idempotency-Key records both stores keep, the same way: a reservation is a row with neither events nor
+ * a response; its `created_at` (the token) identifies it while it is held, so the events' unit of work and
+ * the completion write on the row only if it is still the reservation they took. A store gives its
+ * statements, how it runs one in a unit of work of its own (`write`), and how it claims a key.
+ */
+export abstract class KeyRecords implements IdempotencyRecords {
+  constructor(
+    protected readonly clock: () => Date,
+    protected readonly rebuild: AnswerRebuilder,
+  ) {}
+
+  protected abstract readonly sql: KeyStatements;
+  /** Runs `procedure` with the store's statements as they are. */
+  protected abstract run<R>(procedure: Procedure<R>): Promise<R>;
+  /** Runs `procedure` with the store's statements, in a unit of work of its own. */
+  protected abstract write<R>(procedure: Procedure<R>): Promise<R>;
+  abstract reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation>;
+  abstract purgeExpired(): Promise<number>;
+
+  async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
+    const raw = await this.run(liveRow(this.sql, keyId, idempotencyKey, this.clock()));
+    return raw ? toIdempotencyRecord(raw) : null;
+  }
+
+  async complete(request: IdempotentRequest, response: StoredResponse): Promise<void> {
+    await this.completeWith(COMPLETE_ANY, request, response);
+  }
+
+  /** The reservation `request` holds under `token`. */
+  protected held(request: IdempotentRequest, token: string, answers: Answers, { beforeCommit, hasRow, end }: Hold): HeldReservation {
+    const ending = async (work: () => Promise<unknown>) => {
+      try {
+        await work();
+      } finally {
+        await end();
+      }
+    };
+    return {
+      held: true,
+      reservedAt: token,
+      beforeCommit,
+      // The first completion wins; it replaces an answer recorded with the events.
+      complete: (response) => ending(() => this.completeWith(COMPLETE_HELD, request, response, token)),
+      recordedAnswer: answers.last,
+      keepRecorded: async () => end(),
+      release: () =>
+        ending(async () => {
+          if (hasRow) await this.write(op(this.sql.run(`DELETE FROM idempotency_keys WHERE ${EMPTY_RESERVATION}`, [request.keyId, request.idempotencyKey, token])));
+        }),
+    };
+  }
+
+  /** Stores `response` by `sql` (a new row is created at `createdAt`, by default now). */
+  private completeWith(sql: string, request: IdempotentRequest, response: StoredResponse, createdAt?: string): Promise<number> {
+    const { keyId, idempotencyKey, fingerprint, requestPath } = request;
+    const now = this.clock().toISOString();
+    const params = [keyId, idempotencyKey, fingerprint, requestPath, response.status, response.body, response.contentType, createdAt ?? now, now];
+    return this.write(op(this.sql.run(sql, params)));
+  }
+}
