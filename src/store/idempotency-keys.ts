@@ -75,18 +75,15 @@ export function* claimKey(
   find = FIND_KEY,
 ): Procedure<{ token: string } | IdempotencyRecord> {
   const existing = yield* liveRow(sql, request.keyId, request.idempotencyKey, now, find);
-  const token = existing ? laterToken(now.toISOString(), existing.created_at) : now.toISOString();
-  if (!existing) {
-    yield* op(
-      sql.run(
-        `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, created_at) VALUES (?, ?, ?, ?, '[]', ?)`,
-        [request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, token],
-      ),
-    );
-    return { token };
+  if (existing && !abandoned(existing)) return toIdempotencyRecord(existing);
+  if (existing) {
+    const token = laterToken(now.toISOString(), existing.created_at);
+    return (yield* takeOver(sql, request, token, existing.created_at)) ? { token } : toIdempotencyRecord(existing);
   }
-  if (!abandoned(existing)) return toIdempotencyRecord(existing);
-  return (yield* takeOver(sql, request, token, existing.created_at)) ? { token } : toIdempotencyRecord(existing);
+  const token = now.toISOString();
+  const reserve = `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, created_at) VALUES (?, ?, ?, ?, '[]', ?)`;
+  yield* op(sql.run(reserve, [request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, token]));
+  return { token };
 }
 
 /** Takes over the empty reservation `previous` under `token`; false if it is no longer one. */

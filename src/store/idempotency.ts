@@ -4,11 +4,7 @@ import type { BeforeCommit, StoredLedgerEvent } from './event-store.js';
 /** How long a key is remembered: the draft asks for at least 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-/**
- * How long a reservation that recorded nothing (no events, no response) holds
- * its key at most: past it, a retry takes the key over even if the store
- * cannot tell that its holder stopped.
- */
+/** How long a reservation that recorded nothing holds its key at most, even if its holder cannot be told stopped. */
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
 
 /** The answer while another request holds the key (409, a retry later may get the stored response). */
@@ -75,20 +71,14 @@ export interface HeldReservation {
   /** When the key was reserved: the record's `createdAt`, as a retry that rebuilds the response reads it. */
   readonly reservedAt: string;
   /**
-   * Pass as `beforeCommit` to every write the request makes: it records the
-   * positions of the events appended with the key, and with `answerFrom` the
-   * answer those events rebuild, inside their unit of work, after checking that the
-   * key is still this request's (it fails the unit with
-   * `idempotency_key_in_progress` if another request took the key over, or, for
-   * a key claimed `with-writes`, got it first in another process).
+   * Pass to every write the request makes: it records the events' positions with the key (and with
+   * `answerFrom` their answer) in their unit of work, and fails the unit with `idempotency_key_in_progress`
+   * if the key is no longer this request's (taken over, or claimed first by another process).
    */
   readonly beforeCommit: BeforeCommit;
-  /**
-   * Stores the request's response: the first completion wins (it replaces an answer recorded with the
-   * events, which is only what a retry would get had the request stored none). Ends the hold.
-   */
+  /** Stores the response, ending the hold: the first completion wins, over an answer recorded with the events. */
   complete(response: StoredResponse): Promise<void>;
-  /** The answer the request's latest write recorded with its events (undefined: none recorded): a response equal to it is kept (`keepRecorded`), another stored (`complete`). */
+  /** The answer the latest write recorded (undefined: none): a response equal to it is kept, another completed. */
   recordedAnswer(): RecordedAnswer;
   /** Ends the hold, writing nothing: the answer recorded with the events is the request's response. */
   keepRecorded(): Promise<void>;
@@ -97,14 +87,11 @@ export interface HeldReservation {
 }
 
 /**
- * How `reserve` claims a key. `store`: the claim is written before the request
- * runs, visible to every process on the database at once, for a request that
- * acts outside the ledger before its events (a payment vendor's call).
- * `with-writes`: the store may hold the claim in this process only and write
- * the key's row with the request's first events, in their unit of work, where a
- * request of another process that got the key first fails the unit; for a
- * request whose only effect is its events, so that a keyed write costs one unit
- * of work, as an unkeyed one does. A store without that way claims in the store.
+ * How `reserve` claims a key. `store`: written before the request runs, visible to every process at once,
+ * for a request that acts outside the ledger before its events (a payment vendor's call). `with-writes`:
+ * the store may hold the claim in this process and write the key's row with the request's first events,
+ * whose unit fails if another process got the key first; a keyed write then costs one unit of work, as an
+ * unkeyed one does.
  */
 export type ClaimMode = 'store' | 'with-writes';
 
@@ -115,24 +102,18 @@ export interface ExistingReservation {
 }
 
 /**
- * Idempotency-Key records (docs/reliability.md), a port: each store keeps
- * them in its own database. The in-flight check is not a process-local set
- * alone: `reserve` claims the key atomically in a unit of work of the store,
- * or (`with-writes`) the unit of work of the request's first events claims it,
- * so it holds for every process on the database; the events a request appends
- * are recorded with its key, and the answer they rebuild, in their own
- * transaction. Operational state, not
- * events: records past the retention are deleted.
+ * Idempotency-Key records (docs/reliability.md), a port each store keeps in its own database. A key is
+ * claimed atomically in a unit of work of the store (or, `with-writes`, of the request's first events), so
+ * the claim holds for every process on the database; the events a request appends, and the answer they
+ * rebuild, are recorded with its key in their own transaction. Records past the retention are deleted.
  */
 export interface IdempotencyRecords {
   /** The key's record; one past the retention is deleted (the key may then be used afresh). */
   find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null>;
   /**
-   * Claims the key for `request`: held when no live record exists (none, one
-   * past the retention, or an empty reservation whose holder is gone: it
-   * stopped, which each store detects its own way, or the lease ran out),
-   * otherwise the record that is there (an empty one while another request of
-   * this process holds the key without a row yet).
+   * Claims the key: held when no live record exists (none, one past the retention, or an empty reservation
+   * whose holder stopped or whose lease ran out), otherwise the record there (an empty one while another
+   * request holds the key without a row yet).
    */
   reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation>;
   /** Stores a response on a record nobody completed (a response rebuilt from its events); the first one wins. */
