@@ -4,15 +4,13 @@ import type { EventLog } from './event-log.js';
 import { op, type Op, type Procedure } from './procedure.js';
 import { refuseVersionsAhead, type ProjectionMaintenance, type RebuildOptions, type RebuildSummary, type RowDifference, type VerifyResult } from './projection-maintenance.js';
 import { linkTallies, ReplayCache, type LinkedTable, type ReplayRows } from './projection-replay.js';
-import type { Row } from './projection-rows.js';
+import { quote, type Row } from './projection-rows.js';
 import { withTallyPartners } from './tallies.js';
 
 /** Events replayed per write of the scratch tables; also the size of the replay's row cache. */
 const DEFAULT_REPLAY_BATCH = 10_000;
 /** Events read (parsed and alive) at a time. */
 const READ_BATCH = 2_000;
-
-export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** A projection's live table and its scratch copy (same columns and primary key), which a rebuild replays the log into. */
 export interface ScratchPlan {

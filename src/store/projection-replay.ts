@@ -132,7 +132,8 @@ export class ReplayCache<T extends LinkedTable<T>> {
   }
 }
 
-function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
+/** The list `map` holds under `key`, a new one if none. */
+export function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
   let list = map.get(key);
   if (!list) map.set(key, (list = []));
   return list;

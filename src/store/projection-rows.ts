@@ -3,6 +3,9 @@ import { getTableColumns, getTableName, type Column, type Table } from 'drizzle-
 export type Row = Record<string, unknown>;
 export type Key = Record<string, unknown>;
 
+/** A table or column name as an SQL identifier (both dialects). */
+export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
 /**
  * The rows of one canonical table as a store reads and writes them: drizzle's
  * column mappings convert values (JSON, booleans), keyed by column name on

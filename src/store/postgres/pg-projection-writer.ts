@@ -5,22 +5,19 @@ import { getTableColumns, is } from 'drizzle-orm';
 import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
 import { toPgTable } from './pg-schema.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
-import { RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
-import { evolveRow, touchedKeys, type TableTallyChange } from '../projection-replay.js';
+import { quote, RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
+import { evolveRow, listOf, touchedKeys, type TableTallyChange } from '../projection-replay.js';
 import type { TallyChange } from '../tallies.js';
 
 /** The primary key columns of a canonical table (a composite key, or the one primary column). */
 export function primaryKeyColumns(projection: AnyRowProjection): string[] {
-  if (!is(projection.table, SQLiteTable)) throw new Error(`projection ${projection.name}: its table is not a canonical (sqlite-core) table`);
-  const config = getTableConfig(projection.table);
+  const config = getTableConfig(canonical(projection));
   const composite = config.primaryKeys[0]?.columns.map((c) => c.name);
   const single = config.columns.filter((c) => c.primary).map((c) => c.name);
   const columns = composite ?? single;
   if (columns.length === 0) throw new Error(`projection ${projection.name}: its table has no primary key`);
   return columns;
 }
-
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Rows (keys) one statement writes (reads) at most: its arrays stay a few megabytes. */
 const ROWS_PER_STATEMENT = 2_000;
@@ -43,10 +40,8 @@ function canonical(projection: AnyRowProjection): SQLiteTable {
 }
 
 /**
- * Reads and writes the rows of one projection on PostgreSQL, asynchronously,
- * inside the caller's transaction (the writer connection under the writers'
- * lock, or a rebuild's connection). The same keyOf/evolve as every store.
- * `tableName` lets a rebuild write into a scratch copy of the table.
+ * Reads and writes the rows of one projection on PostgreSQL, in the caller's transaction (the writer's
+ * under the writers' lock, or a rebuild's). `tableName` lets a rebuild write into a scratch copy.
  */
 export class PgProjectionTable {
   readonly codec: RowCodec;
@@ -74,7 +69,7 @@ export class PgProjectionTable {
     const updates = this.names.filter((n) => !this.keyColumns.includes(n)).map((n) => `${quote(n)} = excluded.${quote(n)}`);
     this.sqlTypes = new Map(Object.values(getTableColumns(toPgTable(canonical(projection)))).map((column) => [column.name, column.getSQLType()]));
     const onConflict = `ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
-    this.upsertArrays = `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${this.names.map((n, i) => `$${i + 1}::${this.sqlTypes.get(n)}[]`).join(', ')}) ${onConflict}`;
+    this.upsertArrays = `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${this.arrays(this.names)}) ${onConflict}`;
     const config = getTableConfig(canonical(projection));
     const propOf = new Map(this.codec.columns.map(([prop, column]) => [column.name, prop]));
     const props = (columns: readonly { name: string }[]) => columns.map((column) => propOf.get(column.name)!);
@@ -86,9 +81,8 @@ export class PgProjectionTable {
   }
 
   /**
-   * Whether PostgreSQL would take `row` in this table as far as one row can be refused on its own (NOT NULL,
-   * each column's type, text without U+0000): a row that is never written must pass it for the batch's
-   * writes to be collapsed (see projectBatch). False for anything it cannot tell.
+   * Whether PostgreSQL would take `row` as far as one row can be refused on its own (NOT NULL, each column's
+   * type, text without U+0000); false for anything it cannot tell (see collapsibleTables).
    */
   acceptsRow(row: Row): boolean {
     for (const [prop, column] of this.codec.columns) {
@@ -113,23 +107,17 @@ export class PgProjectionTable {
     return true;
   }
 
-  /**
-   * The rows of many keys at once (a batch's, a rebuild's): keyed by the rows'
-   * cache ids; a key with no row maps to null. Keys must name exactly the
-   * primary key columns (the rows they name are found by their primary key).
-   */
+  /** The rows of many keys at once, by row cache id (null: no row); keys name exactly the primary key columns. */
   async loadMany(client: pg.ClientBase, keys: readonly Key[]): Promise<Map<string, Row | null>> {
     const found = new Map<string, Row | null>();
     if (keys.length === 0) return found;
     const props = Object.keys(keys[0]!);
     for (const key of keys) found.set(rowCacheId(this.tableName, key), null);
-    // One statement text whatever the number of keys (the keys' columns as arrays), prepared once.
     const names = props.map((prop) => this.codec.column(prop).name);
-    const arrays = names.map((name, i) => `$${i + 1}::${this.sqlTypes.get(name)}[]`);
     const text =
       names.length === 1
-        ? `SELECT * FROM ${quote(this.tableName)} WHERE ${quote(names[0]!)} = ANY(${arrays[0]})`
-        : `SELECT * FROM ${quote(this.tableName)} WHERE (${names.map(quote).join(', ')}) IN (SELECT * FROM unnest(${arrays.join(', ')}))`;
+        ? `SELECT * FROM ${quote(this.tableName)} WHERE ${quote(names[0]!)} = ANY(${this.arrays(names)})`
+        : `SELECT * FROM ${quote(this.tableName)} WHERE (${names.map(quote).join(', ')}) IN (SELECT * FROM unnest(${this.arrays(names)}))`;
     for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
       const values: unknown[][] = props.map(() => []);
       for (const key of keys.slice(i, i + KEYS_PER_STATEMENT)) this.codec.keyValues(key).forEach((value, j) => values[j]!.push(value));
@@ -145,7 +133,6 @@ export class PgProjectionTable {
   }
 
   async upsertMany(client: pg.ClientBase, rows: readonly Row[]): Promise<void> {
-    // One statement text whatever the number of rows (each column as an array), prepared once.
     const text = this.upsertArrays;
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const values: unknown[][] = this.names.map(() => []);
@@ -155,9 +142,8 @@ export class PgProjectionTable {
   }
 
   /**
-   * A tally's rows moved by `changes` (each a key and an amount per count column) in two statements, sent
-   * and returned, not awaited: an upsert that adds the amounts (a new row starts from zero), then the
-   * DELETE of those rows whose every count is back to zero (no row: nothing counted), as `applyTallyChange`.
+   * A tally's rows moved by `changes` as `applyTallyChange` moves them, in two statements sent and returned,
+   * not awaited: an upsert that adds the amounts, then the DELETE of the rows whose every count is back to 0.
    */
   addToTally(client: pg.ClientBase, changes: readonly TallyChange[]): Promise<unknown>[] {
     const spec = this.projection.tally;
@@ -167,11 +153,9 @@ export class PgProjectionTable {
     const keyProps = this.keyColumns.map((name) => this.codec.columns.find(([, column]) => column.name === name)![0]);
     const countColumns = spec.counts.map((prop) => this.codec.column(prop).name);
     const columns = [...this.keyColumns, ...countColumns];
-    const arrays = columns.map((name, i) => `$${i + 1}::${this.sqlTypes.get(name)}[]`);
-    const add = `INSERT INTO ${table} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})
+    const add = `INSERT INTO ${table} (${columns.map(quote).join(', ')}) SELECT * FROM unnest(${this.arrays(columns)})
       ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO UPDATE SET ${countColumns.map((c) => `${quote(c)} = ${table}.${quote(c)} + excluded.${quote(c)}`).join(', ')}`;
-    const keyArrays = this.keyColumns.map((name, i) => `$${i + 1}::${this.sqlTypes.get(name)}[]`);
-    const emptied = `DELETE FROM ${table} WHERE (${this.keyColumns.map(quote).join(', ')}) IN (SELECT * FROM unnest(${keyArrays.join(', ')}))
+    const emptied = `DELETE FROM ${table} WHERE (${this.keyColumns.map(quote).join(', ')}) IN (SELECT * FROM unnest(${this.arrays(this.keyColumns)}))
       AND ${countColumns.map((c) => `${quote(c)} = 0`).join(' AND ')}`;
     const values: unknown[][] = columns.map(() => []);
     for (const change of changes) {
@@ -190,6 +174,11 @@ export class PgProjectionTable {
     const where = props.map((prop, i) => `${quote(this.codec.column(prop).name)} = $${i + 1}`).join(' AND ');
     await client.query({ text: `DELETE FROM ${quote(this.tableName)} WHERE ${where}`, values: this.codec.keyValues(key) });
   }
+
+  /** The parameters `$1, $2, ...` of `columns`, each an array of the column's type (one statement text for any number of rows). */
+  private arrays(columns: readonly string[]): string {
+    return columns.map((name, i) => `$${i + 1}::${this.sqlTypes.get(name)}[]`).join(', ');
+  }
 }
 
 /** Rows a batch read under the writers' lock before deciding, by table and row id (null: no such row). */
@@ -205,15 +194,11 @@ interface BatchRow {
 }
 
 /**
- * The inline projections of a whole group-commit batch's events, in two
- * flights whatever the batch's size: every row the events touch loaded at
- * once (one statement a table), evolved in memory in log order (the same
- * keyOf/evolve, so the same rows as unit by unit), then written unit after
- * unit, each unit's rows as they stand after it (one upsert a table and
- * unit, a DELETE a removed row): so a unique index refuses exactly what it
- * would refuse were the units written one by one (a state the batch passes
- * through is written, not only its last). The writes are sent and returned,
- * not awaited.
+ * The inline projections of a whole group-commit batch's events, in two flights whatever its size: every
+ * row the events touch loaded at once (one statement a table), evolved in memory in log order, then written
+ * unit after unit as they stand after each (one upsert a table and unit, a DELETE a removed row), so a
+ * unique index refuses exactly what it would refuse were the units written one by one. The writes are sent
+ * and returned, not awaited.
  */
 export async function projectBatch(
   client: pg.ClientBase,
@@ -230,8 +215,7 @@ export async function projectBatch(
 
 /**
  * projectBatch in its steps, for a caller under the writers' lock that must not give the event loop away
- * between them when nothing is missing: the rows the batch touches, those not preloaded loaded (`load`,
- * one flight), then every write sent at once (`write`, synchronous).
+ * when nothing is missing: the rows not preloaded loaded (`load`, one flight), then every write sent (`write`).
  */
 export class BatchProjection {
   private readonly touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[][];
@@ -261,9 +245,7 @@ export class BatchProjection {
           const row = had.get(id) ?? null;
           this.rows.set(id, { table, key, row, existed: row !== null, stored: row });
         } else {
-          let list = this.unloaded.get(table);
-          if (!list) this.unloaded.set(table, (list = []));
-          list.push(key);
+          listOf(this.unloaded, table).push(key);
         }
       }
     }
@@ -315,7 +297,7 @@ export class BatchProjection {
       for (const [id, row] of state) {
         const entry = rows.get(id)!;
         if (collapsed.has(entry.table)) continue;
-        if (row !== null) upserts.set(entry.table, [...(upserts.get(entry.table) ?? []), row]);
+        if (row !== null) listOf(upserts, entry.table).push(row);
         else if (existed.get(id)) writes.push(entry.table.delete(client, entry.key));
         existed.set(id, row !== null);
       }
@@ -325,7 +307,7 @@ export class BatchProjection {
     const finals = new Map<PgProjectionTable, Row[]>();
     for (const entry of rows.values()) {
       if (!collapsed.has(entry.table)) continue;
-      if (entry.row !== null) finals.set(entry.table, [...(finals.get(entry.table) ?? []), entry.row]);
+      if (entry.row !== null) listOf(finals, entry.table).push(entry.row);
       else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
     }
     for (const [table, upserted] of finals) writes.push(table.upsertMany(client, upserted));
@@ -337,21 +319,19 @@ export class BatchProjection {
 }
 
 /**
- * The tables of a batch whose rows may be written once, as they stand after the batch, instead of once a
- * unit: PostgreSQL then refuses exactly what it would refuse were the units written one by one (a refusal
- * has the batch redone unit by unit, so refusing more only costs time; refusing less would be wrong). That
- * holds when every state a row passes through that would not be written is one PostgreSQL takes on its
- * own (`acceptsRow`), and, for a table with a unique index besides its key, when no row of it is deleted
- * and every state of each row (the stored one included) has the same values in every unique index: then
- * the set of values those indexes hold only grows by the batch's new rows, the same at the end as at
- * every step, so a clash the units would meet one by one is met by the collapsed write too.
+ * The tables of a batch whose rows may be written once, as they stand after the batch, and still be
+ * refused exactly when the units written one by one would be (a refusal redoes the batch unit by unit, so
+ * refusing more only costs time; refusing less would be wrong). That holds when every state a row passes
+ * through unwritten is one PostgreSQL takes on its own (`acceptsRow`), and, for a table with a unique index
+ * besides its key, when none of its rows is deleted and every state of each (the stored one included) has
+ * the same values in every unique index: those indexes then only gain the batch's new rows, at every step.
  */
 export function collapsibleTables(
   rows: ReadonlyMap<string, { table: PgProjectionTable; row: Row | null; existed: boolean; stored: Row | null }>,
   after: readonly ReadonlyMap<string, Row | null>[],
 ): Set<PgProjectionTable> {
   const states = new Map<string, (Row | null)[]>();
-  for (const state of after) for (const [id, row] of state) states.set(id, [...(states.get(id) ?? []), row]);
+  for (const state of after) for (const [id, row] of state) listOf(states, id).push(row);
   const refused = new Set<PgProjectionTable>();
   for (const [id, passed] of states) {
     const { table, stored } = rows.get(id)!;
