@@ -40,20 +40,17 @@ export interface VerifyResult {
  */
 export interface ProjectionMaintenance {
   /**
-   * The projections whose recorded version differs from the declared one, or
-   * that were never recorded while the log holds events they handle (a
-   * projection added to an existing database). Records the others as current.
-   * Throws `ProjectionVersionAheadError` when the database holds a projection
-   * at a higher version than declared here: this build is older than one that
-   * ran on the database, and rebuilding would undo that one's work.
+   * The projections whose recorded version differs from the declared one, or never recorded while the log
+   * holds events they handle (one added to an existing database); records the others as current. Throws
+   * `ProjectionVersionAheadError` for one recorded at a higher version: a newer build ran on the database,
+   * and rebuilding would undo its work.
    */
   stale(projections: readonly AnyRowProjection[]): Promise<AnyRowProjection[]>;
   rebuild(projections: readonly AnyRowProjection[], options?: RebuildOptions): Promise<RebuildSummary>;
   /**
-   * Rebuilds those of `projections` that are stale, the check and the rebuild
-   * as one step for every process on the database (instances starting
-   * together: one rebuilds, the others then find nothing stale). `onStale`
-   * hears which ones before the rebuild starts. Null when none was stale.
+   * Rebuilds those of `projections` that are stale, the check and the rebuild one step for every process on
+   * the database (of instances starting together one rebuilds, the others find nothing stale). `onStale`
+   * hears which before the rebuild starts; null when none was.
    */
   rebuildStale(
     projections: readonly AnyRowProjection[],

@@ -2,11 +2,7 @@ import { Column, is, sql, type SQL, type Table } from 'drizzle-orm';
 import type { ListQuery, SelectedRow, SelectFields } from './projection-queries.js';
 import type { Row } from './projection-rows.js';
 
-/**
- * The SQL of the ProjectionQueries port, built once for every store with
- * drizzle's dialect-neutral `sql` template; each store renders it in its own
- * dialect and runs it.
- */
+/** The SQL of the ProjectionQueries port, built once for every store with drizzle's dialect-neutral `sql` template. */
 export const oneSql = (table: Table, where: SQL): SQL => sql`SELECT * FROM ${table} WHERE ${where} LIMIT 1`;
 
 export function listSql(table: Table, query: ListQuery): SQL {

@@ -7,10 +7,8 @@ export type Key = Record<string, unknown>;
 export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
- * The rows of one canonical table as a store reads and writes them: drizzle's
- * column mappings convert values (JSON, booleans), keyed by column name on
- * the database side and by property on ours. Every store's projection writer
- * and query runner go through it, so the rows read back are the same on all.
+ * The rows of one canonical table as every store reads and writes them (so they read back the same on
+ * all): drizzle's column mappings convert values, keyed by column name on the database side, by property on ours.
  */
 export class RowCodec {
   readonly tableName: string;
@@ -60,11 +58,7 @@ export class RowCodec {
   }
 }
 
-/**
- * The cache key of a projection row: each key value with its type and length
- * in front, so that no two keys share an id (whatever characters they hold)
- * without the cost of JSON.stringify on every replayed event.
- */
+/** The cache key of a projection row: each key value behind its type and length, so no two keys share one, cheaper than JSON. */
 export function rowCacheId(tableName: string, key: Key): string {
   let id = tableName;
   for (const value of Object.values(key)) {

@@ -1,16 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
-import { RowCodec, type Key, type Row } from '../projection-rows.js';
+import { quote, RowCodec, type Key, type Row } from '../projection-rows.js';
 import { applyTallyChange, tallyChanges } from '../tallies.js';
 
 /** SQLite has no boolean type: booleans are stored as 0 and 1. */
 const sqliteValue = (value: unknown) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
 
 /**
- * Reads and writes the rows of one row projection through prepared
- * statements, synchronously (it runs inside the SQLite unit of work), so the
- * hot paths (every append, every rebuild) build no query per event.
- * `tableName` lets a rebuild write into a scratch copy of the table.
+ * Reads and writes the rows of one projection synchronously, inside the SQLite unit of work, through
+ * statements prepared once. `tableName` lets a rebuild write into a scratch copy of the table.
  */
 export class ProjectionTable {
   private readonly codec: RowCodec;
@@ -43,10 +41,8 @@ export class ProjectionTable {
   }
 
   /**
-   * Writes the columns whose value differs from `before`'s as stored (every column when `before` was not
-   * read by `load`), nothing when none does. An UPDATE rewrites the entry of every index holding a column it
-   * sets, changed or not, so setting every column wrote a page of the primary key's index and of each
-   * secondary index on every update of a row.
+   * Writes only the columns whose value differs from `before` as stored (every column when `load` did not
+   * read it): an UPDATE rewrites the entry of every index holding a column it sets, changed or not.
    */
   update(key: Key, before: Row, row: Row): void {
     const raw = this.stored.get(before);
@@ -109,10 +105,10 @@ export class ProjectionTable {
   }
 
   private sql(kind: string, keyProps: string[], set?: readonly string[]): string {
-    const table = `"${this.tableName}"`;
-    const names = this.codec.columns.map(([, column]) => `"${column.name}"`);
-    const setNames = set ? set.map((prop) => `"${this.codec.column(prop).name}"`) : names;
-    const where = keyProps.map((prop) => `"${this.codec.column(prop).name}" = ?`).join(' AND ');
+    const table = quote(this.tableName);
+    const names = this.codec.columns.map(([, column]) => quote(column.name));
+    const setNames = set ? set.map((prop) => quote(this.codec.column(prop).name)) : names;
+    const where = keyProps.map((prop) => `${quote(this.codec.column(prop).name)} = ?`).join(' AND ');
     switch (kind) {
       case 'select':
         return `SELECT * FROM ${table} WHERE ${where}`;
