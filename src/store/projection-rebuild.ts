@@ -90,8 +90,10 @@ export abstract class ProjectionRebuild implements ProjectionMaintenance {
         yield* replayed.catchUp();
         let rows = 0;
         for (const { projection, table, scratch, restore } of replayed.scratch.plans) {
-          for (const statement of [`DROP TABLE ${quote(table)}`, `ALTER TABLE ${quote(scratch)} RENAME TO ${quote(table)}`, ...restore]) yield* op(session.all(statement));
-          rows += Number((yield* op(session.all(`SELECT count(*) AS n FROM ${quote(table)}`)))[0]!['n']);
+          const swap = [`DROP TABLE ${quote(table)}`, `ALTER TABLE ${quote(scratch)} RENAME TO ${quote(table)}`, ...restore];
+          for (const statement of swap) yield* op(session.all(statement));
+          const [count] = yield* op(session.all(`SELECT count(*) AS n FROM ${quote(table)}`));
+          rows += Number(count!['n']);
           yield* op(session.recordRebuilt(projection, replayed.through()));
         }
         return rows;
