@@ -30,17 +30,14 @@ export interface PostgresLedgerOptions extends PgOptions {
 export const EVENTS_CHANNEL = 'ledger_events';
 
 /**
- * The N-instance adapter: every instance of the service on one PostgreSQL
- * database, migrated at start-up by one instance at a time. Per instance: a
- * writer connection (group commit under the writers' advisory lock), a read
- * pool, a connection holding the Idempotency-Key locks, and short-lived
- * connections for whole-log reads and rebuilds.
+ * The N-instance adapter: every instance of the service on one PostgreSQL database. Per instance: a writer
+ * connection, a read pool, connections holding session locks, and short-lived ones for whole-log reads and rebuilds.
  */
 export async function openPostgresLedger(url: string, options: PostgresLedgerOptions): Promise<LedgerStorage> {
   await migrateLedger(url);
   const { clock, newId } = options;
   const pool = newPool(url, options);
-  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, projections: inlineProjections, inline: inlineProjections });
+  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, inline: inlineProjections });
   const listener = new PgListener(url, EVENTS_CHANNEL, options);
   const log = new PgEventLog(pool, url, options, (wake) => listener.subscribe(wake));
   const idempotency = new PgIdempotencyRecords(pool, url, clock, options.rebuildAnswer, options);

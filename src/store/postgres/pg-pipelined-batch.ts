@@ -1,38 +1,33 @@
 import type pg from 'pg';
 import type { BeforeCommit, StoredLedgerEvent } from '../event-store.js';
+import { settleAll, type Outcome } from '../group-commit-queue.js';
 import type { Row } from '../projection-rows.js';
-import type { BatchReport } from '../write-batches.js';
-import { translateLockTimeout, type BatchTransaction } from './pg-batch-transaction.js';
+import { translateLockTimeout } from './pg-batch-transaction.js';
 import { insertEvents } from './pg-event-rows.js';
 import { BatchProjection, type PgProjectionTable } from './pg-projection-writer.js';
 import { guessedRows, guessRows, type GuessedLoad, type ReadAhead, type SeenVersions } from './pg-row-guess.js';
-import { Deferred, LockedView, readStreams, settleAll, streamsToRead, type Outcome, type Pending, type PgWriteTransaction, type StreamsRead, type WriteUnit } from './pg-write-unit.js';
+import type { UnitByUnitContext } from './pg-unit-by-unit.js';
+import { Deferred, LockedView, readStreams, streamsToRead, type Pending, type PgWriteTransaction, type StreamsRead, type WriteUnit } from './pg-write-unit.js';
 
 /** What the pipelined path needs of the runner. */
-export interface PipelineContext {
-  readonly transaction: BatchTransaction;
-  readonly tablesOf: (type: string) => readonly PgProjectionTable[];
+export interface PipelineContext extends UnitByUnitContext {
   readonly seen: SeenVersions;
   readonly readAhead: ReadAhead;
   readonly maxBatch: number;
-  readonly onBatch?: ((batch: BatchReport) => void) | undefined;
   /** Units queued since the batch began that may join it (at most `room`), taken off the queue. */
   takeQueued(room: number): Pending[];
   /** Where units arriving while the lock is awaited join the batch (null once it is had). */
   joinWith(joining: Joining | null): void;
   /** Whether `client` is still the writer connection (not dropped after it broke). */
   isWriter(client: pg.Client): boolean;
-  /** After a commit, with the log's last position. */
-  committed(client: pg.Client, last: number): void;
 }
 
 /**
- * A batch in three flights under the writers' lock: every stream of every unit read (with the projection
- * rows the units will likely touch, see guessRows), each unit decided in memory in order, the rows the
- * guess missed loaded, and the events, the rows, the hooks' statements and COMMIT sent together. True when
- * the batch is settled (committed, or failed for a reason a redo would not cure: the lock not had, the
- * connection lost); false when it was rolled back because a statement or a hook failed, to be redone unit
- * by unit so that the failing unit fails alone.
+ * A batch in few flights under the writers' lock: the units' streams read with the projection rows they
+ * will likely touch (guessRows), each unit decided in memory in order, the rows the guess missed loaded,
+ * then the events, rows, hooks' statements and COMMIT sent together. True when the batch is settled
+ * (committed, or failed for a reason a redo would not cure: the lock not had, the connection lost); false
+ * when PostgreSQL refused a statement or a hook failed, to be redone unit by unit.
  */
 export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: PipelineContext): Promise<boolean> {
   const units = batch.map((pending) => pending.unit);
@@ -42,7 +37,7 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
   const byUnit: StoredLedgerEvent[][] = [];
   const hooks: { hook: BeforeCommit; appended: readonly StoredLedgerEvent[] }[] = [];
   let preloaded = new Map<PgProjectionTable, Map<string, Row | null>>();
-  // A guessed row's load refused by PostgreSQL (a key it cannot hold) aborts the transaction: then the batch is redone unit by unit.
+  // A guessed row's load PostgreSQL refused aborted the transaction: the batch is redone.
   const failed = { prefetch: false };
   const at = { started: 0, locked: 0, read: 0, decided: 0, loaded: 0 };
   let joined = { waiting: 0, after: 0 };
@@ -54,8 +49,6 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
     const began = ctx.transaction.begin(client);
     const read = readStreams(client, streams, versioned);
     const prefetched = guessRows(client, units, ctx.tablesOf, ctx, failed);
-    // Units that arrive while the lock is awaited (another instance holds it) join the batch at once, their
-    // reads sent behind the lock's statement, so they run once it is granted, in the same flight.
     const joining = new Joining(client, batch, units, new Set(streams), new Set(versioned), prefetched, failed, ctx);
     ctx.joinWith(joining);
     let head: { last: number; xid: string };
@@ -63,7 +56,7 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
       head = await began;
     } finally {
       ctx.joinWith(null);
-      // Read behind the lock's statement whatever its outcome: on a failure they fail with the batch.
+      // Whatever the lock's outcome: on a failure the reads fail with the batch.
       try {
         joining.send();
       } catch {
@@ -72,19 +65,17 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
     }
     at.locked = performance.now();
     xid = head.xid;
-    // The rest of the first flight in one wait (its answers come in together): the event loop and other
-    // requests' work get no turn between its answers while the lock is held.
+    // One wait for the whole first flight: no other work gets a turn between its answers while the lock is held.
     const [streamsRead, moreRead, rows] = await Promise.all([read, joining.reads(), guessedRows(prefetched.splice(0))]);
     preloaded = rows;
     const view = new LockedView(head.last);
     for (const one of [streamsRead, ...moreRead]) view.addRead(one);
     for (const [id, version] of view.versionsRead()) ctx.seen.set(id, version);
     at.read = performance.now();
-    // Units queued before the batch began and not taken into it join too, their streams read in one more flight.
+    // Units queued meanwhile join too, their streams read in one more flight.
     const late = ctx.takeQueued(ctx.maxBatch - batch.length);
     joined = { waiting: joining.size - first, after: late.length };
     if (late.length > 0) {
-      // Theirs from now on: whatever happens next settles them with the batch.
       for (const pending of late) joining.join(pending);
       joining.send();
       const [lateRead] = await Promise.all([joining.reads(), guessedRows(prefetched.splice(0), preloaded)]);
@@ -114,13 +105,13 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
     for (const pending of batch) pending.reject(translateLockTimeout(error));
     return true;
   }
-  // Everything of this attempt goes through `deferred`: any that fails rolls the whole batch back.
+  // Any statement of `deferred` that fails rolls the whole batch back.
   const deferred = new Deferred();
   let missed = 0;
   try {
     if (appended.length > 0) {
       deferred.add(insertEvents(client, appended));
-      // Synchronous from the reads' answers to COMMIT sent when every row was guessed (the common case).
+      // No wait between the reads' answers and COMMIT when every row was guessed (the common case).
       const projection = new BatchProjection(ctx.tablesOf, byUnit, preloaded);
       missed = projection.missing;
       if (missed > 0) await projection.load(client);
@@ -130,8 +121,7 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
     for (const { hook, appended: mine } of hooks) await hook(mine, tx);
     at.loaded = performance.now();
   } catch (error) {
-    // A load or a hook failed before COMMIT was sent: nothing of the batch is kept. A lost connection
-    // fails the batch; anything else has it redone.
+    // Before COMMIT: a lost connection fails the batch, anything else has it redone.
     await ctx.transaction.rollback(client);
     await deferred.settle().catch(() => undefined);
     if (ctx.isWriter(client)) return false;
@@ -162,10 +152,9 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
 }
 
 /**
- * Units joining a pipelined batch after its first flight: each is added to the batch at once (settled with
- * it, whatever happens), and the reads it needs that the batch has not made (its streams, versions and
- * guessed rows) are sent on the writer connection, gathered per turn of the event loop. Sent before the
- * lock's answer is in, they run behind the lock's statement, once it is granted: no flight of their own.
+ * Units joining a pipelined batch after its first flight, settled with it whatever happens: the reads
+ * they need that the batch has not made are sent, gathered per turn of the event loop. Sent while the
+ * lock is awaited, they run behind its statement once it is granted: no flight of their own.
  */
 export class Joining {
   private waiting: WriteUnit<unknown>[] = [];
@@ -193,7 +182,7 @@ export class Joining {
     this.waiting.push(pending.unit);
   }
 
-  /** Sends the waiting units' reads after this turn of the event loop (several units' in one statement each). */
+  /** Sends the waiting units' reads after this turn of the event loop. */
   sendSoon(): void {
     if (this.scheduled) return;
     this.scheduled = true;
@@ -203,7 +192,6 @@ export class Joining {
     });
   }
 
-  /** Sends the waiting units' reads now. */
   send(): void {
     const units = this.waiting.splice(0);
     if (units.length === 0) return;
@@ -211,7 +199,7 @@ export class Joining {
     for (const id of streams) this.streams.add(id);
     for (const id of versioned) this.versioned.add(id);
     this.sent.push(readStreams(this.client, streams, versioned));
-    // After the reads, as in the first flight: a failed guess then surfaces where `failed` is known.
+    // After the reads, as in the first flight.
     this.prefetched.push(...guessRows(this.client, units, this.ctx.tablesOf, this.ctx, this.failed));
   }
 

@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import { DryRunRollback } from '../decide.js';
+import { settleAll, type Outcome } from '../group-commit-queue.js';
 import type { BatchReport } from '../write-batches.js';
 import { translateLockTimeout, extended, type BatchTransaction } from './pg-batch-transaction.js';
 import { insertEvents } from './pg-event-rows.js';
 import { projectBatch, type PgProjectionTable } from './pg-projection-writer.js';
-import { Deferred, LockedView, readStreams, settleAll, streamsToRead, type Outcome, type Pending, type PgWriteTransaction, type WriteUnit } from './pg-write-unit.js';
+import { Deferred, LockedView, readStreams, streamsToRead, type Pending, type PgWriteTransaction, type WriteUnit } from './pg-write-unit.js';
 
-/** What the unit-by-unit path needs of the runner. */
+/** What both ways of running a batch need of the runner. */
 export interface UnitByUnitContext {
   readonly transaction: BatchTransaction;
   readonly tablesOf: (type: string) => readonly PgProjectionTable[];
@@ -16,10 +17,9 @@ export interface UnitByUnitContext {
 }
 
 /**
- * The batch in one transaction, unit after unit, each in its own savepoint: a unit that fails (its
- * decision, a unique index, a hook, a deferred statement) is rolled back to its savepoint alone and the
- * others commit. What a dry run needs (it is rolled back), and what a pipelined batch that PostgreSQL
- * refused is redone with (`redone`), so that the failing unit fails alone.
+ * The batch in one transaction, each unit in its own savepoint: a unit that fails (its decision, a unique
+ * index, a hook, a deferred statement) is rolled back alone and the others commit. For a dry run, and for
+ * a pipelined batch PostgreSQL refused (`redone`).
  */
 export async function commitUnitByUnit(client: pg.Client, batch: readonly Pending[], ctx: UnitByUnitContext, path: 'per-unit' | 'redone'): Promise<void> {
   const outcomes: Outcome[] = [];
@@ -42,7 +42,7 @@ export async function commitUnitByUnit(client: pg.Client, batch: readonly Pendin
       try {
         const [, value] = await Promise.all([savepoint, runUnit(tx, unit, ctx.tablesOf)]);
         const release = client.query(extended('RELEASE SAVEPOINT unit'));
-        release.catch(() => undefined); // a failed deferred statement is the error to report
+        release.catch(() => undefined); // a failed deferred statement is the cause to report
         await deferred.settle();
         await release;
         outcomes.push({ ok: true, value });
@@ -62,7 +62,6 @@ export async function commitUnitByUnit(client: pg.Client, batch: readonly Pendin
     appended = tx.last > head.last;
     last = tx.last;
   } catch (error) {
-    // Before COMMIT: nothing was committed; a broken connection is replaced on the next batch.
     await ctx.transaction.rollback(client);
     for (const pending of batch) pending.reject(translateLockTimeout(error));
     return;
@@ -79,9 +78,9 @@ export async function commitUnitByUnit(client: pg.Client, batch: readonly Pendin
 }
 
 /**
- * One unit inside its savepoint: its streams read under the lock, its decision, its events inserted with
- * their projection rows' loads (the rows' writes deferred to the RELEASE), then its hook. A dry run
- * throws `DryRunRollback` with its value once written and projected, before its hook.
+ * One unit inside its savepoint: its streams read, its decision, its events inserted with their projection
+ * rows (the rows' writes deferred to the RELEASE), then its hook. A dry run throws `DryRunRollback` with
+ * its value before its hook.
  */
 async function runUnit(tx: PgWriteTransaction, unit: WriteUnit<unknown>, tablesOf: (type: string) => readonly PgProjectionTable[]): Promise<unknown> {
   const view = new LockedView(tx.last);
@@ -90,10 +89,8 @@ async function runUnit(tx: PgWriteTransaction, unit: WriteUnit<unknown>, tablesO
   view.startUnit(unit);
   const { value, beforeCommit } = unit.plan(view);
   const { events, appends } = view.endUnit();
-  // The insert goes out with the projection rows' loads (their keys do not depend on it); its error, if
-  // any, is the one to report (a unique violation), the projections' then only say the unit is aborted.
-  // Each append (a command's events) is projected as a unit: a unique index refuses what it would refuse
-  // were the commands written one by one.
+  // The insert's error (a unique violation) is the one to report: the projections' then only say the unit
+  // is aborted. Each append is projected apart, so a unique index refuses what it would command by command.
   const inserted = insertEvents(tx.client, events);
   const projected = projectBatch(tx.client, tablesOf, appends).then((writes) => writes.forEach(tx.defer));
   projected.catch(() => undefined);

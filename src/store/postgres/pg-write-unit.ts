@@ -1,36 +1,25 @@
 import type pg from 'pg';
 import { toStoredEvent, type EventRow } from '../event-codec.js';
 import type { BeforeCommit, StoredLedgerEvent, WriteTransaction } from '../event-store.js';
+import type { Pending as QueuedUnit } from '../group-commit-queue.js';
 import { holdsNul } from './pg-database.js';
 
-/**
- * The transaction a unit of work runs in: the writer connection, under the
- * writers' lock. `last` is the global position of the last event of the log
- * as this transaction sees it: positions are assigned `last + 1, ...`
- * (gapless, in commit order).
- */
+/** The transaction a unit runs in, under the writers' lock; positions are assigned from `last + 1` on. */
 export interface PgWriteTransaction extends WriteTransaction {
   readonly store: 'postgres';
   readonly client: pg.ClientBase;
   last: number;
-  /**
-   * Statements sent and not awaited (projection rows' writes, a hook's checks): the runner awaits them
-   * before the unit's RELEASE or the batch's COMMIT, and a failure among them fails the unit.
-   */
+  /** A statement sent and not awaited: the runner awaits it before the RELEASE or COMMIT, its failure failing the unit. */
   defer(statement: Promise<unknown>): void;
 }
 
-/** The SQLite counterpart is the connection; here the writer client of the batch. */
+/** The PostgreSQL transaction of a `beforeCommit` hook; refuses another store's. */
 export function postgresTransaction(tx: WriteTransaction): PgWriteTransaction {
   if (tx.store !== 'postgres') throw new Error(`a PostgreSQL hook was given a ${tx.store} transaction`);
   return tx as PgWriteTransaction;
 }
 
-/**
- * What a unit sees of the batch: the streams it named, as the log holds them
- * under the lock with the events of the batch's earlier units (and its own)
- * added, and where the next events go.
- */
+/** What a unit sees: the streams it named as the log holds them under the lock, with the batch's earlier appends. */
 export interface BatchView {
   /** The stream's events (only streams the unit named in `streams`). */
   history(streamId: string): readonly StoredLedgerEvent[];
@@ -43,39 +32,22 @@ export interface BatchView {
 }
 
 /**
- * One write, described once: the streams it reads (whole, or only their
- * versions), known before it runs, and a synchronous decision on them that
- * appends through the view. The runner reads, decides, inserts the events,
- * projects them inline and runs `beforeCommit`, pipelined with the rest of
- * the batch or alone in its savepoint (see pg-group-commit.ts).
+ * One write, described once: the streams it reads (whole, or only their versions), known before it runs,
+ * and a synchronous decision on them that appends through the view, whichever way its batch runs.
  */
 export interface WriteUnit<T> {
   readonly streams: readonly string[];
   readonly versions: readonly string[];
   /** Decides on the view, appending through it; throws to fail alone (nothing of it written). */
   plan(view: BatchView): { readonly value: T; readonly beforeCommit?: BeforeCommit | undefined };
-  /** Written, projected, then rolled back (no hook runs): the unit settles with `DryRunRollback` carrying its value. */
+  /** Written, projected, then rolled back (no hook runs): the unit fails with `DryRunRollback` carrying its value. */
   readonly dryRun?: boolean;
 }
 
-/** A unit waiting in the runner's queue, with its caller's promise. */
-export interface Pending {
-  readonly unit: WriteUnit<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
+/** A unit waiting for its batch, with its caller's promise. */
+export type Pending = QueuedUnit<WriteUnit<unknown>>;
 
-export type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly value: unknown };
-
-export function settleAll(batch: readonly Pending[], outcomes: readonly Outcome[]): void {
-  batch.forEach((pending, i) => {
-    const outcome = outcomes[i]!;
-    if (outcome.ok) pending.resolve(outcome.value);
-    else pending.reject(outcome.value);
-  });
-}
-
-/** Deferred statements: their first failure in the order they were sent (later ones only say the transaction was aborted). */
+/** Deferred statements: the first failure in the order they were sent is the cause (later ones only say the transaction was aborted). */
 export class Deferred {
   private readonly statements: Promise<{ ok: true } | { ok: false; error: unknown }>[] = [];
 
@@ -101,14 +73,14 @@ export interface StreamsRead {
   readonly versions: readonly { stream_id: string; v: number }[];
 }
 
-/** The ids of `units`' streams to read whole and to read the version of, without those already asked or PostgreSQL cannot hold (U+0000). */
+/** The ids of `units`' streams to read whole and only the version of, but those already read or PostgreSQL cannot hold (U+0000). */
 export function streamsToRead(units: readonly WriteUnit<unknown>[], read: ReadonlySet<string> = new Set(), versioned: ReadonlySet<string> = new Set()): { streams: string[]; versioned: string[] } {
   const streams = [...new Set(units.flatMap((unit) => unit.streams))].filter((id) => !holdsNul([id]) && !read.has(id));
   const versions = [...new Set(units.flatMap((unit) => unit.versions))].filter((id) => !holdsNul([id]) && !read.has(id) && !streams.includes(id) && !versioned.has(id));
   return { streams, versioned: versions };
 }
 
-/** Sends the two reads (one flight on the writer connection, not awaited one by one); settles when both answered. */
+/** Sends both reads in one flight; settles when both answered. */
 export function readStreams(client: pg.ClientBase, streams: readonly string[], versioned: readonly string[]): Promise<StreamsRead> {
   const read = client.query<EventRow>({ name: 'ledger_batch_streams', text: READ_STREAMS, values: [streams] });
   const versions = client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [versioned] });
@@ -119,7 +91,6 @@ export function readStreams(client: pg.ClientBase, streams: readonly string[], v
 
 /** The streams as read under the lock, with what the batch's units appended so far: what every unit is decided on. */
 export class LockedView implements BatchView {
-  /** Every stream read, whole (empty when it has no events). */
   private readonly histories = new Map<string, StoredLedgerEvent[]>();
   /** The versions of the streams only their versions were asked of. */
   private readonly versions = new Map<string, number>();
@@ -133,14 +104,12 @@ export class LockedView implements BatchView {
     this.lastBeforeUnit = last;
   }
 
-  /** Streams (and versions) read, before any unit was decided. */
   addRead({ streams, events, versions }: StreamsRead): void {
     for (const id of streams) this.histories.set(id, []);
     for (const stored of events) this.histories.get(stored.streamId)?.push(stored);
     for (const { stream_id, v } of versions) this.versions.set(stream_id, v);
   }
 
-  /** The versions read under the lock, stream by stream. */
   *versionsRead(): Iterable<[string, number]> {
     for (const [id, history] of this.histories) yield [id, history.length];
     yield* this.versions;
