@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../event-store.js';
 import { refuseVersionsAhead } from '../projection-maintenance.js';
 import { LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
 
-/** The COMMIT's outcome could not be learnt (the connection died and the transaction's status is unknown): nothing is acknowledged. */
+/** The COMMIT's outcome could not be learnt (the connection died, the transaction's status unknown): nothing is acknowledged. */
 export class CommitOutcomeUnknownError extends StoreUnavailableError {
   constructor(cause: unknown) {
     super('the connection to PostgreSQL was lost during COMMIT and the outcome could not be established', { cause });
@@ -23,10 +23,7 @@ export function translateLockTimeout(error: unknown): unknown {
   return sqlState(error) === '55P03' ? new WriteLockTimeoutError(error) : error;
 }
 
-/**
- * A statement without parameters sent with the extended protocol, as the others are: node-postgres writes
- * a simple query at once, outside the cork that gathers a flight into one write (see pg-database.ts).
- */
+/** A statement without parameters in the extended protocol: node-postgres writes a simple query outside the cork that gathers a flight. */
 export const extended = (text: string): pg.QueryConfig => ({ text, queryMode: 'extended' }) as pg.QueryConfig & { queryMode: 'extended' };
 
 /** How long a lost COMMIT's outcome is waited for while its transaction is still in progress. */
@@ -35,14 +32,11 @@ const SETTLE_MS = 5_000;
 export interface BatchTransactionOptions extends PgOptions {
   /** Notified of the last position at each commit that appended events (the NOTIFY is sent in the transaction). */
   readonly notifyChannel?: string | undefined;
-  /** The inline projections this build writes, with their versions (see PgGroupCommitOptions). */
+  /** The inline projections this build writes: a batch is refused when the database holds a newer version of one. */
   readonly projections: readonly { readonly name: string; readonly version: number }[];
 }
 
-/**
- * The two ends of a batch's transaction, whichever way it runs: BEGIN under the writers' lock, and COMMIT
- * with its outcome established even when the connection is lost meanwhile.
- */
+/** The two ends of a batch's transaction: BEGIN under the writers' lock, and COMMIT with its outcome established even when the connection is lost. */
 export class BatchTransaction {
   constructor(
     private readonly url: string,
@@ -52,10 +46,9 @@ export class BatchTransaction {
   ) {}
 
   /**
-   * BEGIN, the writers' lock and the head of the log, in one flight (the writer connection pipelines): the
-   * lock is its own statement, and what follows it runs once the lock is granted, with a snapshot taken
-   * then (READ COMMITTED), so it sees the previous holder's commit. Statements sent after this call and
-   * before its answer join the flight and also run under the lock.
+   * BEGIN, the writers' lock and the head of the log in one flight. The lock is its own statement of a READ
+   * COMMITTED transaction, so what follows it sees the previous holder's commit; statements sent before its
+   * answer also run under the lock.
    */
   async begin(client: pg.Client): Promise<{ last: number; xid: string }> {
     const projections = this.options.projections;
@@ -77,10 +70,9 @@ export class BatchTransaction {
   }
 
   /**
-   * COMMIT, with the NOTIFY of the last position when the batch appended (sent to listeners at commit, or
-   * not at all): true once committed; false when PostgreSQL rolled the transaction back (a statement of it
-   * had failed: COMMIT then answers ROLLBACK without an error, never to be taken for a commit); else the
-   * error to fail the batch with (the connection lost and the outcome not committed, or unknown).
+   * COMMIT, with the NOTIFY of the last position when the batch appended: true once committed; false when
+   * PostgreSQL rolled it back (a statement had failed: COMMIT then answers ROLLBACK without an error); else
+   * the error to fail the batch with (the connection lost and the outcome not committed, or unknown).
    */
   async commit(client: pg.Client, xid: string, notify: number | null): Promise<true | false | unknown> {
     try {
@@ -103,11 +95,9 @@ export class BatchTransaction {
   }
 
   /**
-   * Whether the transaction committed (asked on a new connection after its own was lost); null when
-   * PostgreSQL cannot tell. While it is still in progress its session runs on (PostgreSQL has not yet read
-   * the COMMIT sent before the connection broke, or not yet seen the connection end): that session is
-   * ended, which lets a COMMIT under way finish (it holds off the signal) and aborts anything else, and
-   * the status is asked again until it is settled (at most `SETTLE_MS`).
+   * Whether the transaction committed, asked on a new connection after its own was lost; null when
+   * PostgreSQL cannot tell. A session still running it is ended, which lets a COMMIT under way finish and
+   * aborts anything else, and the status is asked again until it is settled (at most `SETTLE_MS`).
    */
   private async committed(xid: string, pid: number | null): Promise<boolean | null> {
     const client = await newClient(this.url, this.options);

@@ -23,10 +23,7 @@ export function storedEvents(
 /** Events a statement inserts at most (its arrays stay a few megabytes). */
 const PER_STATEMENT = 2_000;
 
-/**
- * One statement text whatever the number of events (column arrays, unnested), so it is prepared once per
- * connection (a named statement: PostgreSQL parses and plans it once).
- */
+/** One statement text whatever the number of events (column arrays, unnested): prepared once per connection. */
 const INSERT_EVENTS = {
   name: 'ledger_insert_events_1',
   text: `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk)
@@ -34,9 +31,8 @@ const INSERT_EVENTS = {
 };
 
 /**
- * Up to this many events, a statement of rows of plain parameters (one text, prepared once, per row
- * count): no value goes through an array literal, which node-postgres builds by escaping every quote of
- * the event's JSON and PostgreSQL parses back. Larger appends (imports, rebuild tests) take the arrays.
+ * Up to this many events, a statement of plain parameters (prepared once per row count): an array literal
+ * escapes every quote of the event's JSON, which PostgreSQL parses back.
  */
 const MAX_VALUES_ROWS = 64;
 const COLUMNS = 10;
@@ -60,11 +56,7 @@ function eventRow(s: StoredLedgerEvent): unknown[] {
   return [s.globalPosition, s.streamId, s.streamPosition, s.event.type, s.event.version, data, JSON.stringify(s.metadata), s.metadata.eventId, s.recordedAt, bulk];
 }
 
-/**
- * Sends the INSERTs of `stored` (one statement per 2,000 events), not
- * awaited one by one: the returned promise settles when all did. Data,
- * metadata and bulk fields are stored as text: the exact bytes.
- */
+/** Sends the INSERTs of `stored`, not awaited one by one: the returned promise settles when all did. */
 export function insertEvents(client: pg.ClientBase, stored: readonly StoredLedgerEvent[]): Promise<unknown> {
   if (stored.length === 0) return Promise.resolve([]);
   if (stored.length <= MAX_VALUES_ROWS) return client.query({ ...valuesStatement(stored.length), values: stored.flatMap(eventRow) });

@@ -35,13 +35,8 @@ function translated(error: unknown): unknown {
 }
 
 /**
- * The PostgreSQL event store: SQLite's semantics on a database several
- * instances share. Each write is one unit for the writer (see
- * pg-group-commit.ts): the streams it reads and its decision on them. The
- * writer reads them under the writers' advisory lock, inserts the events
- * with positions assigned under it, updates the inline projections and runs
- * `beforeCommit`, in the transaction of its batch. Event data, metadata and
- * bulk fields are stored as text: the exact bytes.
+ * The PostgreSQL event store: SQLite's semantics on a database several instances share. Each write is one
+ * unit for the group commit (pg-group-commit.ts): the streams it reads and its decision on them.
  */
 export class PgEventStore implements EventStore {
   constructor(private readonly options: PgEventStoreOptions) {}

@@ -5,11 +5,9 @@ import { newClient, type PgOptions } from './pg-database.js';
 const RECONNECT_MS = 1_000;
 
 /**
- * A wake-up for this instance's live readers when any instance commits
- * events: one LISTEN connection per instance (LISTEN cannot go through a
- * pool), opened when the first reader subscribes, reopened after a loss. A
- * notification is a hint only (readers always read the log with their own
- * cursor), so one lost while disconnected costs nothing but a poll interval.
+ * A wake-up for this instance's live readers when any instance commits events: one LISTEN connection,
+ * opened when the first reader subscribes, reopened after a loss. A notification is a hint only (readers
+ * read the log themselves), so one lost costs a poll interval.
  */
 export class PgListener {
   private readonly listeners = new Set<() => void>();

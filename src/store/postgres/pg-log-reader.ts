@@ -23,11 +23,8 @@ function readFilter(types: readonly string[] | undefined, streams: readonly stri
 }
 
 /**
- * The PostgreSQL log reader. Every position up to the last committed one is
- * visible (positions are assigned under the writers' lock, in commit order),
- * so a page is one bounded query on the pool; a whole read is one REPEATABLE
- * READ, READ ONLY transaction on a connection of its own (a consistent
- * snapshot that holds nothing back but vacuum), streamed through a cursor.
+ * The PostgreSQL log reader: a page is one bounded query on the pool; a whole read is one REPEATABLE READ,
+ * READ ONLY transaction on a connection of its own, streamed through a cursor.
  */
 export class PgEventLog implements EventLog {
   constructor(

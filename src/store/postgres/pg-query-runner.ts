@@ -7,11 +7,7 @@ import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '..
 import { listSql, oneSql, selectedRowMapper, selectSql } from '../projection-query-sql.js';
 import { rowCodecOf, type Row } from '../projection-rows.js';
 
-/**
- * The read models' queries on PostgreSQL: rendered by drizzle's PostgreSQL
- * dialect, run on the read pool (prepared queries as named statements, so
- * each connection parses them once), rows mapped to the canonical row types.
- */
+/** The read models' queries on PostgreSQL, on the read pool; prepared ones are named statements, parsed once per connection. */
 export class PgQueryRunner implements ProjectionQueries {
   private readonly dialect = new PgDialect();
 

@@ -5,11 +5,7 @@ import { importSuppliers } from '../../../projections/import-suppliers.js';
 import { operationsTeams } from '../../../projections/operations-teams.js';
 import { serviceConfig } from '../../../projections/service-config.js';
 
-/**
- * The tables whose rows each instance keeps in memory behind the read
- * generation (src/queries/generation-cached-reads.ts): whatever changes one of
- * them bumps the generation in the same transaction (drizzle-pg/0007).
- */
+/** The tables whose rows each instance caches behind the read generation: a change to one bumps it in the same transaction. */
 export const READ_GENERATION_TABLES: ReadonlySet<string> = new Set(
   [apiKeys, importSuppliers, operationsTeams, serviceConfig].map((table) => getTableName(table)),
 );

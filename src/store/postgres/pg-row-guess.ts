@@ -10,11 +10,9 @@ import type { BatchView, WriteUnit } from './pg-write-unit.js';
 export type GuessedLoad = Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>;
 
 /**
- * The projection rows `units` will likely touch, read on the writer connection (sent after the lock, so
- * what is read is what the batch decides on): each unit is planned once ahead, on a view of its streams as
- * last known outside the lock (a new account's stream is empty; a guess that misses costs only the flight
- * that loads the rows it missed, as without it). The guess's events are thrown away. A load PostgreSQL
- * refuses sets `failed.prefetch`: it aborted the transaction.
+ * The projection rows `units` will likely touch, read behind the lock: each unit is planned once ahead on
+ * its streams as last known outside the lock, its events thrown away (a guess that misses costs only the
+ * flight that loads what it missed). A load PostgreSQL refuses sets `failed.prefetch`: it aborted the transaction.
  */
 export function guessRows(
   client: pg.ClientBase,
@@ -59,7 +57,7 @@ export async function guessedRows(
   return into;
 }
 
-/** The view a unit is planned on to guess the rows it touches: its streams as known outside the lock, appends taken as they come. */
+/** The view a unit is planned on to guess the rows it touches: its streams as known outside the lock. */
 class GuessView implements BatchView {
   readonly appended: StoredLedgerEvent[] = [];
   last = 0;
@@ -108,10 +106,7 @@ export class SeenVersions {
   }
 }
 
-/**
- * Streams read outside the writers' lock, kept until a guess takes them (at most `capacity` streams of at
- * most `longest` events: a guess is a hint, never worth holding a long stream in memory).
- */
+/** Streams read outside the writers' lock, kept until a guess takes them: a hint, never worth holding a long stream. */
 export class ReadAhead {
   private readonly streams = new Map<string, readonly StoredLedgerEvent[]>();
 

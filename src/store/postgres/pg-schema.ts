@@ -21,19 +21,13 @@ import { idempotencyKeys } from '../idempotency-schema.js';
 import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../schema.js';
 
 /**
- * The PostgreSQL tables, derived from the canonical definitions (written with drizzle's `sqlite-core`
- * builders: drizzle has no dialect-neutral schema) by `toPgTable`, which keeps names, column order,
- * nullability, defaults, keys and indexes. JSON stays text, byte for byte (no jsonb key reordering); integers
- * become `bigint` (SQLite's are 64-bit), the autoincrement position a plain key (the store assigns positions,
- * gapless, under the write lock). Anything it does not map (another column type, foreign keys, checks,
- * generated columns, partial indexes, a name over PostgreSQL's 63 bytes, which it would truncate) throws, so
- * a new construct is translated on purpose. drizzle-kit only sees named exports: one per table below.
+ * The PostgreSQL tables, derived from the canonical (`sqlite-core`: drizzle has no dialect-neutral schema)
+ * definitions by `toPgTable`. JSON stays text, byte for byte; integers become `bigint`; the autoincrement
+ * position a plain key (the store assigns positions under the write lock). Anything it does not map throws,
+ * so a new construct is translated on purpose. drizzle-kit only sees named exports: one per table below.
  */
 
-/**
- * A table derived by `toPgTable`: its columns keep the canonical table's property names (loosely typed: row
- * types come from the canonical table's `$inferSelect`).
- */
+/** A derived table: its columns keep the canonical property names (row types come from the canonical `$inferSelect`). */
 export type DerivedPgTable<T extends SQLiteTable = SQLiteTable> = PgTableWithColumns<{
   name: T['_']['name'];
   schema: undefined;
@@ -120,17 +114,13 @@ export interface PgOnlyIndex<T extends SQLiteTable> {
   readonly columns: readonly (keyof T['_']['columns'] & string)[];
 }
 
-/**
- * Derives the PostgreSQL table from a canonical (SQLite) table definition, with `pgOnlyIndexes` besides its
- * own: an index one store's queries need and the other's do not.
- */
+/** The PostgreSQL table of a canonical one, with `pgOnlyIndexes` (an index only this store's queries need) besides its own. */
 export function toPgTable<T extends SQLiteTable>(table: T, pgOnlyIndexes: readonly PgOnlyIndex<T>[] = []): DerivedPgTable<T> {
   const config = getTableConfig(table);
   const tableName = identifier(config.name, config.name, 'table');
   if (config.foreignKeys.length > 0) throw new Error(`toPgTable: ${tableName} has foreign keys, which are not supported`);
   if (config.checks.length > 0) throw new Error(`toPgTable: ${tableName} has check constraints, which are not supported`);
 
-  // Property name of each canonical column, by SQL name, so the derived table keeps the same keys.
   const keyOf = new Map<string, string>();
   for (const [key, column] of Object.entries(getTableColumns(table))) keyOf.set(column.name, key);
   const key = (column: unknown, what: string): string => {
@@ -151,12 +141,9 @@ export function toPgTable<T extends SQLiteTable>(table: T, pgOnlyIndexes: readon
     columns[key(column, 'column')] = pgColumn(tableName, column, singleColumnKeys === 1);
   }
 
-  // Keys and indexes are read and checked here, not in pgTable's callback, which drizzle only runs later
-  // (getTableConfig, drizzle-kit): a construct it cannot translate must fail when the table is derived.
+  // Checked here, not in pgTable's callback, which drizzle runs only later: what cannot be translated fails now.
   const primaryKeys = config.primaryKeys.map((pk) => ({
-    // SQLite does not name a primary key. drizzle's default name (`${table}_${columns}_pk`) often exceeds
-    // PostgreSQL's 63-byte identifiers (it would be truncated, and differ from drizzle's view), so an unnamed
-    // key gets PostgreSQL's own name, `${table}_pkey`, as a single-column key does.
+    // drizzle's default name for an unnamed key often exceeds 63 bytes: PostgreSQL's own, as a single-column key's.
     name: identifier(tableName, pk.name ?? `${tableName}_pkey`, 'primary key'),
     keys: pk.columns.map((c) => key(c, 'primary key')),
   }));
@@ -204,10 +191,7 @@ export function canonicalTable(projection: Pick<AnyRowProjection, 'name' | 'tabl
 export const pgEvents = toPgTable(events);
 export const pgServiceSecrets = toPgTable(serviceSecrets);
 export const pgProjectionVersions = toPgTable(projectionVersions);
-/**
- * PostgreSQL purges expired keys by `created_at` (one DELETE for all of them); SQLite purges its oldest rows
- * by rowid instead, and has no such index, which cost each keyed write a B-tree page of its commit.
- */
+/** PostgreSQL purges expired keys by `created_at`; SQLite purges by rowid, sparing each keyed write this index's page. */
 export const idempotencyKeysPgOnlyIndexes: readonly PgOnlyIndex<typeof idempotencyKeys>[] = [{ name: 'idempotency_keys_created_at_idx', columns: ['createdAt'] }];
 export const pgIdempotencyKeys = toPgTable(idempotencyKeys, idempotencyKeysPgOnlyIndexes);
 export const pgRateLimitBuckets = toPgTable(rateLimitBuckets);

@@ -2,10 +2,9 @@ import type pg from 'pg';
 import { newClient, type PgOptions } from './pg-database.js';
 
 /**
- * A connection kept open for session-level advisory locks (Idempotency-Key
- * holds, limit slots): its locks live as long as its session, so an instance
- * that dies frees them with it. Opened on first use and again after a loss
- * (`onLost` hears of it: the locks are gone); queries run one at a time.
+ * A connection kept open for session advisory locks (Idempotency-Key holds, limit slots), which an
+ * instance that dies frees with its session. Opened on first use and after a loss (`onLost`: the locks are
+ * gone); queries run one at a time.
  */
 export class PgSessionHolder {
   private client: Promise<pg.Client> | null = null;

@@ -12,13 +12,9 @@ const MAX_SLOTS = 1 << 16;
 const baseOf = (name: string) => (createHash('sha256').update(name).digest().readUInt16BE(0) << 16) | 0;
 
 /**
- * Limits shared by every instance on the database. A slot is a session
- * advisory lock held by this instance on a connection kept for that (a slot
- * of an instance that dies frees itself with its session); the lock ids are
- * tried in one statement, so a full set costs one round trip. A token bucket
- * is a row of `rate_limit_buckets`, refilled and taken in one atomic upsert. A
- * sliding window is a row of `rate_limit_windows`, locked, read, updated by
- * the same pure function as the in-process one, and committed.
+ * Limits shared by every instance on the database. A slot is a session advisory lock (an instance that
+ * dies frees its slots with its session), the ids tried in one statement. A token bucket is a row refilled
+ * and taken in one upsert; a sliding window a row locked and updated by the in-process store's function.
  */
 export class PgSharedLimits implements SharedLimits {
   private readonly holder: PgSessionHolder;

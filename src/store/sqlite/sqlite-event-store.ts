@@ -30,7 +30,7 @@ export interface SqliteEventStoreOptions {
   readonly newId: () => string;
   /** The connection's group-commit runner (shared with the other writers on it, such as the Idempotency-Key records). */
   readonly runner: GroupCommitRunner;
-  /** The deciders' states of long streams, kept between commands (see StreamSnapshots); a default cache when not given. */
+  /** The deciders' states of long streams, kept between commands; a default cache when not given. */
   readonly snapshots?: StreamSnapshots;
 }
 
@@ -41,11 +41,7 @@ interface Reached {
   readonly snapshot: StreamSnapshot<unknown>;
 }
 
-/**
- * The SQLite write transaction a `beforeCommit` hook gets: the connection
- * itself, inside the unit's savepoint. Everything written through it is
- * synchronous.
- */
+/** A `beforeCommit` hook's transaction: the connection itself, inside the unit's savepoint (synchronous). */
 export interface SqliteWriteTransaction extends WriteTransaction {
   readonly store: 'sqlite';
   readonly sqlite: Database.Database;
@@ -57,7 +53,7 @@ export function sqliteTransaction(tx: WriteTransaction): Database.Database {
   return (tx as SqliteWriteTransaction).sqlite;
 }
 
-/** SQLite's unique-constraint violations, as the port's error (the unit was rolled back to its savepoint). */
+/** SQLite's unique-constraint violations as the port's error; anything else as it is. */
 function translated(error: unknown): unknown {
   const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -66,55 +62,38 @@ function translated(error: unknown): unknown {
   return error;
 }
 
-
 /**
- * SQLite event store. better-sqlite3 is synchronous, so each command runs as
- * one synchronous unit of work inside a `BEGIN IMMEDIATE` transaction: no
- * other writer (request or process) can interleave between reading the stream
- * and appending, and no other request on the shared connection ever sees
- * uncommitted writes. Commands arriving together share one transaction and
- * one fsync (group commit, see group-commit.ts), each in its own savepoint.
- * The port is asynchronous; the unit of work inside stays synchronous.
+ * The SQLite event store: each write is one synchronous unit of work of the group commit (group-commit.ts),
+ * inside `BEGIN IMMEDIATE`, so no other writer interleaves between reading a stream and appending, and no
+ * request on the shared connection sees uncommitted writes.
  */
 export class SqliteEventStore implements EventStore {
-  private readonly sqlite: Database.Database;
-  private readonly clock: () => Date;
-  private readonly newId: () => string;
   private readonly projectionsByType = new Map<string, ProjectionTable[]>();
-  private readonly runner: GroupCommitRunner;
   private readonly statements;
   private readonly tx: SqliteWriteTransaction;
   private readonly snapshots: StreamSnapshots;
 
-  constructor(options: SqliteEventStoreOptions) {
+  constructor(private readonly options: SqliteEventStoreOptions) {
+    const { sqlite } = options;
     this.snapshots = options.snapshots ?? new StreamSnapshots();
-    this.sqlite = options.sqlite;
-    this.clock = options.clock;
-    this.newId = options.newId;
-    this.runner = options.runner;
-    this.tx = { store: 'sqlite', sqlite: this.sqlite };
-    const tables = options.projections.map((projection) => new ProjectionTable(this.sqlite, projection));
+    this.tx = { store: 'sqlite', sqlite };
+    const tables = options.projections.map((projection) => new ProjectionTable(sqlite, projection));
     linkTallies(tables);
     for (const table of tables) {
-      const projection = table.projection;
-      for (const type of projection.handles) {
-        const list = this.projectionsByType.get(type) ?? [];
-        list.push(table);
-        this.projectionsByType.set(type, list);
-      }
+      for (const type of table.projection.handles) this.projectionsByType.set(type, [...(this.projectionsByType.get(type) ?? []), table]);
     }
     this.statements = {
-      readStream: this.sqlite.prepare<[string], EventRow>('SELECT * FROM events WHERE stream_id = ? ORDER BY stream_position'),
-      readStreamAfter: this.sqlite.prepare<[string, number], EventRow>(
+      readStream: sqlite.prepare<[string], EventRow>('SELECT * FROM events WHERE stream_id = ? ORDER BY stream_position'),
+      readStreamAfter: sqlite.prepare<[string, number], EventRow>(
         'SELECT * FROM events WHERE stream_id = ? AND stream_position > ? ORDER BY stream_position',
       ),
-      version: this.sqlite.prepare<[string], { v: number | null }>('SELECT MAX(stream_position) AS v FROM events WHERE stream_id = ?'),
-      insert: this.sqlite.prepare(
+      version: sqlite.prepare<[string], { v: number | null }>('SELECT MAX(stream_position) AS v FROM events WHERE stream_id = ?'),
+      insert: sqlite.prepare(
         `INSERT INTO events (stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at, bulk)
          VALUES (@streamId, @streamPosition, @type, @schemaVersion, @data, @metadata, @eventId, @recordedAt, @bulk)`,
       ),
-      readAll: this.sqlite.prepare<[number, number], EventRow>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
-      any: this.sqlite.prepare<[], { one: number }>('SELECT 1 AS one FROM events LIMIT 1'),
+      readAll: sqlite.prepare<[number, number], EventRow>('SELECT * FROM events WHERE global_position > ? ORDER BY global_position LIMIT ?'),
+      any: sqlite.prepare<[], { one: number }>('SELECT 1 AS one FROM events LIMIT 1'),
     };
   }
 
@@ -141,7 +120,7 @@ export class SqliteEventStore implements EventStore {
     options: WriteOptions,
   ): Promise<readonly StoredLedgerEvent[]> {
     try {
-      return await this.runner.run(() => {
+      return await this.options.runner.run(() => {
         const appended = this.appendSync(streamId, expectedVersion, events, options.metadata);
         this.beforeCommit(options.beforeCommit, appended);
         return appended;
@@ -171,15 +150,12 @@ export class SqliteEventStore implements EventStore {
       this.checkGuards(options.guards ?? []);
       const results = commands.map(({ streamId, decider, command }) => this.decideAndAppend(streamId, decider, command, options, reached));
       if (options.dryRun) throw new DryRunRollback(results);
-      this.beforeCommit(
-        options.beforeCommit,
-        results.flatMap((result) => result.events),
-      );
+      this.beforeCommit(options.beforeCommit, results.flatMap((result) => result.events));
       return results;
     };
     let results: HandleResult<Eo, S>[];
     try {
-      results = await this.runner.run(run);
+      results = await this.options.runner.run(run);
     } catch (error) {
       if (error instanceof DryRunRollback) return error.result as HandleResult<Eo, S>[];
       throw translated(error);
@@ -189,7 +165,7 @@ export class SqliteEventStore implements EventStore {
     return results;
   }
 
-  /** Runs the caller's hook inside the unit: synchronously, as everything in a SQLite unit of work. */
+  /** Runs the caller's hook inside the unit, synchronously. */
   private beforeCommit(hook: BeforeCommit | undefined, appended: readonly StoredLedgerEvent[]): void {
     if (!hook) return;
     const result = hook(appended, this.tx);
@@ -200,10 +176,7 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /**
-   * Read the stream (from the last snapshot of it on, when one is kept), fold, decide, append and
-   * project: must run inside a unit of work. The state reached goes to `reached`.
-   */
+  /** Reads the stream (from its snapshot on, when one is kept), decides, appends and projects; the state reached goes to `reached`. */
   private decideAndAppend<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     streamId: string,
     decider: Decider<C, Ei, Eo, S>,
@@ -236,13 +209,12 @@ export class SqliteEventStore implements EventStore {
     return this.statements.version.get(streamId)?.v ?? 0;
   }
 
-  /** Must run inside a transaction. */
   private appendSync(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], metadata: HandleOptions['metadata']): StoredLedgerEvent[] {
     const actual = this.versionSync(streamId);
     if (actual !== expectedVersion) throw new ConcurrencyError(streamId, expectedVersion, actual);
-    const recordedAt = this.clock().toISOString();
+    const recordedAt = this.options.clock().toISOString();
     return events.map((event, index) => {
-      const full: EventMetadata = { eventId: this.newId(), ...metadata };
+      const full: EventMetadata = { eventId: this.options.newId(), ...metadata };
       const streamPosition = expectedVersion + index + 1;
       const info = this.statements.insert.run({
         streamId,
@@ -262,12 +234,8 @@ export class SqliteEventStore implements EventStore {
         metadata: full,
         recordedAt,
       };
-      this.project(stored);
+      for (const table of this.projectionsByType.get(event.type) ?? []) table.apply(stored);
       return stored;
     });
-  }
-
-  private project(stored: StoredLedgerEvent): void {
-    for (const table of this.projectionsByType.get(stored.event.type) ?? []) table.apply(stored);
   }
 }
