@@ -3,11 +3,7 @@ import type { LedgerEvent } from '../../events/registry.js';
 import { fold, type Decider } from '../domain/decider.js';
 import type { HandleResult, StoredLedgerEvent } from './event-store.js';
 
-/**
- * One command decided on its stream's history, as every store's unit of work
- * does it: fold, decide; the store appends `events` at `expectedVersion` and
- * turns what it stored into the handler's result.
- */
+/** One command decided on its stream's history: the store appends `events` at `expectedVersion` and turns what it stored into the result. */
 export interface Decision<Eo extends LedgerEvent, S> {
   readonly expectedVersion: number;
   readonly events: readonly Eo[];
@@ -20,11 +16,7 @@ export interface StreamSnapshot<S> {
   readonly state: S;
 }
 
-/**
- * `history` is the stream's events after `from` (the whole stream without
- * one): a store that kept a snapshot of the stream reads and folds only what
- * was appended since.
- */
+/** `history` is the stream's events after `from` (the whole stream without one): a store with a snapshot folds only what came since. */
 export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
   decider: Decider<C, Ei, Eo, S>,
   history: readonly Pick<StoredLedgerEvent, 'event'>[],
@@ -32,7 +24,6 @@ export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
   from: StreamSnapshot<S> = { version: 0, state: decider.initialState },
 ): Decision<Eo, S> {
   // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the stores make.
-  // One fold over the whole history (linear: see the Decider's `fold`), not an evolve per event.
   const state = fold(
     decider,
     history.map((stored) => stored.event as Ei),
@@ -51,7 +42,7 @@ export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
   };
 }
 
-/** Thrown inside a dry-run unit of work to roll it back while carrying the result out (every store's runner). */
+/** Thrown inside a dry-run unit of work to roll it back while carrying the result out. */
 export class DryRunRollback {
   constructor(readonly result: unknown) {}
 }

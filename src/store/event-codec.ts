@@ -2,11 +2,8 @@ import { eventMetadataSchema, type EventMetadata, type StoredEvent } from '../..
 import { parseLedgerEvent, type LedgerEvent, type LedgerEventType } from '../../events/registry.js';
 
 /**
- * How every store lays an event out (the storage layout, not part of the
- * events' contract): an event's bulk fields, listed here per type, are kept
- * apart from the rest of its data (the SQLite `bulk` column, the last one), so
- * readers that do not need them never load them. Today that is the staged
- * account payload, most of the log's bytes, which no list or status reads.
+ * The storage layout, not the events' contract: an event's bulk fields (the staged account payload, most of
+ * the log's bytes) are kept apart in the `bulk` column, so readers that do not need them never load them.
  */
 export const bulkEventFields: Readonly<Partial<Record<LedgerEventType, readonly string[]>>> = {
   AccountStaged: ['payload'],
@@ -29,11 +26,7 @@ export interface EventRow {
   bulk?: string | null;
 }
 
-/**
- * An event's data as stored: its bulk fields as one JSON object in `bulk`,
- * everything else in `data`. `bulk` is null for types without bulk fields.
- * `mergeEventData` is the inverse.
- */
+/** An event's data as stored: its bulk fields as one JSON object in `bulk` (null without any), the rest in `data`. */
 export function splitEventData(type: string, data: unknown): { data: string; bulk: string | null } {
   const fields = bulkFieldsOf(type);
   if (!fields || typeof data !== 'object' || data === null) return { data: JSON.stringify(data), bulk: null };
@@ -46,12 +39,7 @@ export function splitEventData(type: string, data: unknown): { data: string; bul
   return { data: JSON.stringify(rest), bulk: JSON.stringify(bulk) };
 }
 
-/**
- * The event's data from its stored columns. With `bulk` not selected
- * (undefined), the bulk fields a split row lacks read as `{}`: a projection
- * rebuild or the feed never loads the payloads. Rows written before the split
- * (`bulk` null) hold everything in `data`.
- */
+/** The event's data from its stored columns; with `bulk` not selected (undefined), the bulk fields read as `{}`. */
 export function mergeEventData(type: string, data: string, bulk: string | null | undefined): unknown {
   const parsedBulk = bulk ? (JSON.parse(bulk) as Record<string, unknown>) : bulk === undefined ? undefined : null;
   return mergeParsedEventData(type, JSON.parse(data) as Record<string, unknown>, parsedBulk);
@@ -78,11 +66,7 @@ export function toStoredEvent(row: EventRow): StoredEvent<LedgerEvent> {
   };
 }
 
-/**
- * An event read for a replay: the metadata, which projections do not read, is
- * parsed (and validated) only if it is read. The event is dropped right after
- * it is applied, so nothing holds on to the text for long.
- */
+/** An event read for a replay: the metadata, which projections do not read, is parsed only if it is read. */
 export class ReplayedEvent implements StoredEvent<LedgerEvent> {
   private parsedMetadata: EventMetadata | undefined;
 

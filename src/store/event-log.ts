@@ -12,19 +12,11 @@ export interface LogReadOptions {
   readonly through?: number;
   /** Only events of these types (default: every type). */
   readonly types?: readonly LedgerEventType[];
-  /**
-   * Only events of these streams (default: every stream), still in global
-   * order: an account's history. A page (`limit`) then reads at most `limit`
-   * events of each stream, whatever the length of the log or of the streams.
-   */
+  /** Only events of these streams (default: every stream), still in global order: an account's history. */
   readonly streams?: readonly string[];
   /** At most this many events in all (a page); the read is then one bounded query. */
   readonly limit?: number;
-  /**
-   * Read the events' bulk fields (the staged account payloads, most of the
-   * log's bytes). Default true; false leaves them out of the read, where they
-   * read as `{}` (projection rebuilds that do not need them, the event feed).
-   */
+  /** Read the events' bulk fields (see event-codec.ts); default true, false reads them as `{}`. */
   readonly withBulkFields?: boolean;
   /** About how many events each batch holds. */
   readonly batchSize?: number;
@@ -32,11 +24,7 @@ export interface LogReadOptions {
   readonly count?: boolean;
 }
 
-/**
- * One read of the log: a consistent snapshot taken when it was opened, its
- * events in global order, in batches. Memory stays flat whatever the length
- * of the log: batches are produced as they are consumed.
- */
+/** One read of the log: a consistent snapshot taken when it was opened, in global order, in batches produced as they are consumed. */
 export interface LogSnapshot extends AsyncIterable<readonly StoredLedgerEvent[]> {
   /** The last global position the read covers (the snapshot's end, or `through`). */
   readonly through: number;
@@ -46,30 +34,16 @@ export interface LogSnapshot extends AsyncIterable<readonly StoredLedgerEvent[]>
   close(): Promise<void>;
 }
 
-/**
- * The log reader (a port): what projection rebuilds, verify, the event feed
- * and `events tail` read the log through. Every position up to `lastPosition`
- * is committed and visible: positions are assigned in commit order.
- */
+/** The log reader (a port). Every position up to `lastPosition` is committed and visible: positions are assigned in commit order. */
 export interface EventLog {
   open(options?: LogReadOptions): Promise<LogSnapshot>;
   /** The global position of the last committed event (0 for an empty log). */
   lastPosition(): Promise<number>;
-  /**
-   * Resolves once the log holds an event after `after`, or after `timeoutMs`,
-   * or when `signal` aborts: a wake-up for live readers (SSE), which then
-   * read the log themselves. Woken by commits of any instance (the store's
-   * own signal), with polling as the fallback.
-   */
+  /** Resolves once the log holds an event after `after`, or after `timeoutMs`, or when `signal` aborts: a wake-up for live readers. */
   waitForAppend(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
 }
 
-/**
- * `waitForAppend` for the stores: checks `lastPosition`, then waits for a
- * wake-up from `subscribe` (a commit here or on another instance) or for the
- * poll interval, and checks again, until the log moved past `after`, the
- * time ran out or the signal aborted.
- */
+/** `waitForAppend` for the stores: a wake-up from `subscribe` (a commit of any instance), polling as the fallback. */
 export async function waitForAppend(
   lastPosition: () => Promise<number>,
   subscribe: (wake: () => void) => () => void,
@@ -96,11 +70,7 @@ export async function waitForAppend(
   }
 }
 
-/**
- * A LogSnapshot over a generator of batches, for the stores: `cleanup` (the
- * read's connection, cursor or worker) runs once when the read ends, whether
- * it was read through, broken off or closed.
- */
+/** A LogSnapshot over a generator of batches: `cleanup` runs once when the read ends, read through, broken off or closed. */
 export function logSnapshot(
   through: number,
   total: number | null,
@@ -128,9 +98,8 @@ export function logSnapshot(
 }
 
 /**
- * A page (`limit`) for the stores: one bounded `query` of the rows after `after` through `through` (one per
- * stream with `streams`, a range of the (stream_id, global_position) index each, merged in global order).
- * Every position up to `last`, the last committed one, is visible: positions are assigned in commit order.
+ * A page (`limit`) for the stores: one bounded `query` (one per stream with `streams`, a range of the
+ * (stream_id, global_position) index each, merged in global order), so its cost is bounded by `limit`.
  */
 export async function pageSnapshot(
   options: LogReadOptions,

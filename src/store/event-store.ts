@@ -5,10 +5,8 @@ import type { Decider } from '../domain/decider.js';
 export type StoredLedgerEvent = StoredEvent<LedgerEvent>;
 
 /**
- * The store cannot take the write now (the writers' lock not granted in time,
- * the outcome of a COMMIT unknown, an instance older than the database): the
- * request may be sent again, with its Idempotency-Key, to this or another
- * instance. Answered 503 `store_unavailable`.
+ * The store cannot take the write now (the writers' lock not granted in time, a COMMIT's outcome unknown,
+ * an instance older than the database): the request may be sent again with its Idempotency-Key. Answered 503.
  */
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -29,12 +27,7 @@ export class ConcurrencyError extends Error {
   }
 }
 
-/**
- * A write would have broken a unique index of a read model (a generated
- * value, such as a platform account number, collided with an existing one):
- * nothing of the unit was written. Adapters translate their database's own
- * error into this one; the caller may retry with a fresh value.
- */
+/** A write would have broken a unique index of a read model: nothing of the unit was written; the caller may retry with a fresh value. */
 export class UniqueConstraintError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -48,22 +41,15 @@ export interface StreamGuard {
   readonly expectedVersion: number;
 }
 
-/**
- * The write transaction a `beforeCommit` hook runs in. Opaque outside the
- * store: each adapter hands its own (the SQLite one is synchronous), and only
- * that adapter's own records (the Idempotency-Key store) write through it.
- */
+/** The write transaction a `beforeCommit` hook runs in: opaque outside the adapter that opened it (`store`). */
 export interface WriteTransaction {
-  /** Which adapter opened it: a hook made for another store refuses it. */
   readonly store: string;
 }
 
 /**
- * Runs inside the unit of work of one write, once its events were appended
- * and projected (`appended` may be empty when `decide` decided nothing; never
- * for a dry run): what it writes through `tx` commits or rolls back with the
- * events, and a hook that throws rolls the unit back and fails the write with
- * its error. On the SQLite store it must be synchronous.
+ * Runs inside the unit of work of one write once its events (maybe none) were appended and projected (never
+ * for a dry run): what it writes through `tx` commits or rolls back with them, and a throw fails the write.
+ * On the SQLite store it must be synchronous.
  */
 export type BeforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction) => void | Promise<void>;
 
@@ -92,12 +78,9 @@ export interface HandleResult<Eo extends LedgerEvent, S> {
 }
 
 /**
- * The event store behind the command handlers (the port; adapters under
- * src/store/<dialect>/). The transaction boundary lives here, the deciders
- * stay pure. Every write runs in one unit of work: guards checked, streams
- * read and folded, `decide` called, events appended with contiguous stream
- * positions and gapless global positions in commit order, the inline
- * projections updated, `beforeCommit` run, all committed together or not at
+ * The event store (the port). Every write runs in one unit of work: guards checked, streams read and
+ * folded, `decide` called, events appended with contiguous stream positions and gapless global positions
+ * in commit order, the inline projections updated, `beforeCommit` run, all committed together or not at
  * all; no promise resolves before its unit is durable.
  */
 export interface EventStore {
@@ -105,13 +88,9 @@ export interface EventStore {
   readStream(streamId: string): Promise<readonly StoredLedgerEvent[]>;
   /** Current version of a stream (0 when it has no events). */
   streamVersion(streamId: string): Promise<number>;
-  /** Appends with an expected version (a ConcurrencyError otherwise) and runs the inline projections, in one unit. */
+  /** Appends with an expected version (a ConcurrencyError otherwise), in one unit. */
   appendToStream(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], options: WriteOptions): Promise<readonly StoredLedgerEvent[]>;
-  /**
-   * The command handler: reads the stream, folds it with `evolve`, calls the
-   * pure `decide`, appends the new events and runs the inline projections in
-   * one unit. A DomainError from `decide` leaves nothing written.
-   */
+  /** Reads and folds the stream, calls `decide` and appends its events in one unit; a DomainError leaves nothing written. */
   handle<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     streamId: string,
     decider: Decider<C, Ei, Eo, S>,
@@ -119,13 +98,9 @@ export interface EventStore {
     options: HandleOptions,
   ): Promise<HandleResult<Eo, S>>;
   /**
-   * Several commands, each on its own stream, as one atomic unit: the guards
-   * are checked, then every command in order is handled as `handle` would
-   * (read, fold, decide, append, project). Any error (a DomainError from a
-   * `decide`, a ConcurrencyError) leaves nothing of any of them written. A
-   * stream may appear more than once: each command sees the events of the
-   * commands before it. `dryRun` rolls the whole unit back. Results come in
-   * the order of `commands`.
+   * Several commands as one atomic unit, each handled in order as `handle` would (a stream may appear more
+   * than once: each command sees the events of those before it); any error leaves nothing written. Results
+   * come in the order of `commands`.
    */
   handleMany<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     commands: readonly StreamCommand<C, Ei, Eo, S>[],

@@ -11,12 +11,7 @@ export interface StoreUpkeep {
   stop(): Promise<void>;
 }
 
-/**
- * What a store adapter opens on one database, whatever the store: the ports
- * the composition root (src/ledger.ts) builds the ledger from. No database
- * handle leaves the store, and the store knows nothing of the layers above
- * it: the read models, the feed and the tokens are built on these ports.
- */
+/** What a store adapter opens on one database: the ports the composition root (src/ledger.ts) builds the ledger from. */
 export interface LedgerStorage {
   readonly store: EventStore;
   /** The projection tables, read by the read models (src/queries). */
@@ -29,28 +24,20 @@ export interface LedgerStorage {
   /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
   readonly location: string;
   /**
-   * Where a read costs a round trip (PostgreSQL): a number every change to
-   * the API keys, suppliers, teams or settings moves on, in the change's own
-   * transaction, so the rows every request reads can be kept in memory behind
-   * one trivial read of it. Absent where reading the rows again costs as
-   * little (SQLite, in process).
+   * Where a read costs a round trip (PostgreSQL): a number every change to the API keys, suppliers, teams or
+   * settings moves on in its own transaction, so the rows every request reads can be cached behind it.
    */
   readonly readGeneration?: () => Promise<number>;
   /**
-   * Resolves once every write committed so far is on disk. SQLite syncs its
-   * WAL off the event loop after a batch's COMMIT, so a reader could
-   * otherwise answer with a write a power cut may still take back; the HTTP
-   * app waits for this before it answers. PostgreSQL's commits are durable
-   * before they are visible: it resolves at once.
+   * Resolves once every write committed so far is on disk: SQLite syncs its WAL after COMMIT, so a reader
+   * waits for it before it answers what a power cut could take back. PostgreSQL resolves at once.
    */
   durable(): Promise<void>;
   /** True when the database answers a trivial query. */
   healthCheck(): Promise<boolean>;
   /**
-   * Keeps `candidate` as the token signing secret unless one is kept already,
-   * and resolves to the one kept: the first process to ask wins, so every
-   * process on the database signs with the same secret, across restarts. It
-   * lives in the database, never in the event log.
+   * Keeps `candidate` as the token signing secret unless one is kept already, and resolves to the one kept:
+   * every process on the database signs with the same secret. It never goes into the event log.
    */
   keepTokenSecret(candidate: string): Promise<string>;
   /** Starts the store's background upkeep for a long-running server; stop it before `close`. */

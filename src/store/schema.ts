@@ -1,16 +1,9 @@
 import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
- * The event log: the single source of truth. Rows are only ever inserted.
- * `global_position` orders the whole log; `(stream_id, stream_position)` is
- * contiguous from 1 within a stream.
- *
- * An event's data is stored in two columns: `bulk` holds its bulk fields (the
- * staged account payload, see `bulkEventFields` in event-codec.ts) as one JSON object, and
- * `data` everything else; `bulk` is null for events without bulk fields. Being
- * the last column, `bulk` is never loaded by a reader that does not select it
- * (projection rebuilds, the event feed). Readers merge the two
- * (`toStoredEvent`); an event whose `bulk` is null is read from `data` alone.
+ * The event log: the single source of truth, rows only ever inserted. `global_position` orders the whole
+ * log; `(stream_id, stream_position)` is contiguous from 1 within a stream. `bulk`, the last column, holds
+ * an event's bulk fields (event-codec.ts), never loaded by a reader that does not select it.
  */
 export const events = sqliteTable(
   'events',
@@ -36,22 +29,14 @@ export const events = sqliteTable(
   ],
 );
 
-/**
- * Secrets the service generates for itself (the token signing secret when
- * LEDGER_TOKEN_SECRET is not set). Deliberately not events: the log is
- * readable by auditors and must never hold a secret.
- */
+/** Secrets the service generates for itself: not events, as auditors read the log. */
 export const serviceSecrets = sqliteTable('service_secrets', {
   name: text('name').primaryKey(),
   value: text('value').notNull(),
   createdAt: text('created_at').notNull(),
 });
 
-/**
- * The version of each projection its table was last built with. At start-up
- * a projection whose declared version differs is rebuilt from the log before
- * the server answers; `import-ledger projections rebuild` records it too.
- */
+/** The version each projection's table was last built with: a projection declaring another is rebuilt at start-up. */
 export const projectionVersions = sqliteTable('projection_versions', {
   name: text('name').primaryKey(),
   version: integer('version').notNull(),
@@ -60,11 +45,7 @@ export const projectionVersions = sqliteTable('projection_versions', {
   updatedAt: text('updated_at').notNull(),
 });
 
-/**
- * Token buckets shared by every instance on a PostgreSQL database (the
- * per-key request rate): operational state, not events. The SQLite store
- * keeps its buckets in its one server process and leaves this table empty.
- */
+/** Token buckets shared by every instance on a PostgreSQL database (SQLite keeps them in its one process). */
 export const rateLimitBuckets = sqliteTable('rate_limit_buckets', {
   name: text('name').primaryKey(),
   tokens: real('tokens').notNull(),
@@ -72,12 +53,7 @@ export const rateLimitBuckets = sqliteTable('rate_limit_buckets', {
   updatedAtMs: integer('updated_at_ms').notNull(),
 });
 
-/**
- * Sliding windows of call starts shared by every instance on a PostgreSQL
- * database (the supply point worker's `populate-rate-per-second`, per
- * operator): operational state, not events. The SQLite store keeps its
- * windows in its one server process and leaves this table empty.
- */
+/** Sliding windows of call starts shared by every instance on a PostgreSQL database (SQLite keeps them in its one process). */
 export const rateLimitWindows = sqliteTable('rate_limit_windows', {
   name: text('name').primaryKey(),
   /** The start times still inside the window (ms since the epoch, the service's clock): a JSON array. */

@@ -3,29 +3,15 @@ export interface SlotLease {
   release(): Promise<void>;
 }
 
-/**
- * Limits that hold for every process serving the database (a port): on
- * PostgreSQL across all the instances, on SQLite (one server process per
- * file) in the process.
- */
+/** Limits that hold for every process serving the database (a port): on SQLite, one server process per file, in the process. */
 export interface SharedLimits {
-  /**
-   * One of `limit` slots named `name`, or null when all are taken. With
-   * `limit` null (no limit) the caller still gets a slot where the store can
-   * count them, so that a limit set later counts the requests in flight.
-   */
+  /** One of `limit` slots named `name`, or null when all are taken (`limit` null: a slot still counted where the store can). */
   tryAcquireSlot(name: string, limit: number | null): Promise<SlotLease | null>;
-  /**
-   * A token from the bucket named `name`, refilled at `rate` a second and
-   * holding at most `rate` (bursts of one second's worth): null when one was
-   * taken, else the whole seconds to wait before one can be.
-   */
+  /** A token from the bucket `name`, refilled at `rate` a second, holding at most `rate`: null when taken, else the whole seconds to wait. */
   takeToken(name: string, rate: number): Promise<number | null>;
   /**
-   * A start in the sliding window named `name`: at most `limit` starts in any
-   * `windowMs` (unlike a token bucket it never lets 2 x limit through across a
-   * window edge), and none before the window's pause ends. null when one was
-   * taken, else the milliseconds to wait before asking again.
+   * A start in the sliding window `name`: at most `limit` starts in any `windowMs` (never 2 x limit across a
+   * window edge, unlike a token bucket), none before its pause ends. null when taken, else the ms to wait.
    */
   takeWindowStart(name: string, limit: number, windowMs: number): Promise<number | null>;
   /** Holds every start of window `name` back until `untilMs` (ms since the epoch); a pause only grows. */
@@ -40,11 +26,7 @@ export interface WindowState {
 
 export const EMPTY_WINDOW: WindowState = { startsMs: [], pausedUntilMs: 0 };
 
-/**
- * One attempt to start in a sliding window at `nowMs` (pure: both stores
- * apply it to their own record). With starts t0 <= t1 <= ...,
- * t(i + limit) - t(i) >= windowMs holds for every i.
- */
+/** One attempt to start in a sliding window at `nowMs` (both stores apply it): with starts t0 <= t1 <= ..., t(i + limit) - t(i) >= windowMs. */
 export function takeWindowStart(
   state: WindowState,
   nowMs: number,
@@ -66,16 +48,12 @@ export const pausedWindow = (state: WindowState, untilMs: number): WindowState =
   pausedUntilMs: Math.max(state.pausedUntilMs, untilMs),
 });
 
-/**
- * Token buckets in memory, one per name: `rate` takes a second on average,
- * bursts of up to `rate` (a full bucket holds one second's worth).
- */
+/** Token buckets in memory, one per name (see `takeToken`). */
 export class TokenBuckets {
   private readonly buckets = new Map<string, { tokens: number; atMs: number }>();
 
   constructor(private readonly now: () => Date) {}
 
-  /** null when a token was taken; else the whole seconds to wait before one can be. */
   take(name: string, rate: number): number | null {
     const atMs = this.now().getTime();
     const bucket = this.buckets.get(name) ?? { tokens: rate, atMs };
@@ -91,7 +69,7 @@ export class TokenBuckets {
   }
 }
 
-/** The in-process limits: exact for one process (the SQLite store's deployment). */
+/** The in-process limits: exact for one process (the SQLite store's). */
 export class InProcessLimits implements SharedLimits {
   private readonly inFlight = new Map<string, number>();
   private readonly buckets: TokenBuckets;

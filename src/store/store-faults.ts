@@ -1,24 +1,12 @@
 import { StoreUnavailableError } from './event-store.js';
 
-/**
- * What keeps the database from serving, as the drivers report it:
- * - `unreachable`: PostgreSQL cannot be reached, or the connection a request used was lost (the server
- *   stopped, crashed or is restarting, the backend was terminated, the network failed);
- * - `disk_full`: SQLite could not grow its file (the disk, or `max_page_count`, is full);
- * - `read_only`: SQLite may not write the file (its permissions, or its file system, say read-only);
- * - `io_error`: SQLite could not read or write the file, or open it.
- * Each passes once the fault does: the request may be sent again, with its Idempotency-Key.
- */
+/** What keeps the database from serving, as the drivers report it (see DETAIL); each passes once the fault does. */
 export type StoreFault = 'unreachable' | 'disk_full' | 'read_only' | 'io_error';
 
 /** The error codes Node's sockets give a connection that cannot be made or was cut. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/**
- * PostgreSQL's SQLSTATEs of a server that is not serving: class 08 (connection exception), the
- * backend ended by an administrator (57P01, `pg_terminate_backend` too), by a crash of another backend
- * (57P02), a server starting up or recovering (57P03), no connection slot left (53300).
- */
+/** PostgreSQL's SQLSTATEs of a server not serving (besides class 08): backend terminated, crashed peer, starting up, no slot left. */
 const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
 /** node-postgres's own words for a connection it lost or could not open in time (its errors carry no code). */
@@ -77,11 +65,7 @@ export class StoreFaultError extends StoreUnavailableError {
   }
 }
 
-/**
- * `error` as the store's "unavailable, retry" (a StoreUnavailableError as it is, a driver's fault
- * wrapped), or null when it is something else. `reason` names it for the metrics: the fault, or
- * `busy` (the writers' lock not granted in time, an instance older than the database).
- */
+/** `error` as the store's "unavailable, retry", a driver's fault wrapped, or null; `reason` names it for the metrics. */
 export function storeUnavailable(error: unknown): { error: StoreUnavailableError; reason: StoreFault | 'busy' } | null {
   const fault = storeFaultOf(error);
   if (error instanceof StoreUnavailableError) return { error, reason: fault ?? 'busy' };

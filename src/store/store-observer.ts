@@ -1,12 +1,7 @@
 import { DomainError } from '../domain/errors.js';
 import { ConcurrencyError, type EventStore, type StoredLedgerEvent } from './event-store.js';
 
-/**
- * What a store tells whoever watches it (the service's metrics): a
- * narrow hook the adapters call at one or two places each, so that the
- * writers stay free of any metrics library. Every method must be cheap and
- * must not throw: it runs on the write path.
- */
+/** What a store tells the service's metrics; every method runs on the write path, so must be cheap and must not throw. */
 export interface StoreObserver {
   /** Events a committed write appended (once per write, in append order). */
   onEventsAppended(events: readonly StoredLedgerEvent[]): void;
@@ -20,11 +15,7 @@ export interface StoreObserver {
   onWriteLock(waitMs: number, heldMs: number): void;
 }
 
-/**
- * The event store with its outcomes told to `observer`: appended events by
- * type, decider refusals by code, concurrency conflicts. A decorator over the
- * port, so that neither adapter's unit of work changes for it.
- */
+/** The event store with its outcomes told to `observer`: a decorator, so neither adapter's unit of work changes for it. */
 export function observedEventStore(store: EventStore, observer: StoreObserver): EventStore {
   const watch = async <T>(write: Promise<T>, appended: (result: T) => readonly StoredLedgerEvent[]): Promise<T> => {
     try {

@@ -9,11 +9,7 @@ export interface TallyChange {
   readonly counts: Record<string, number>;
 }
 
-/**
- * What moving a row of a tally's source from `before` to `after` changes in
- * the tally: `after`'s contributions added, `before`'s taken away, netted per
- * tally row (a row both add to and take the same amount from is not touched).
- */
+/** What moving a row of a tally's source from `before` to `after` changes in the tally, netted per tally row. */
 export function tallyChanges(tally: AnyRowProjection, before: Row | null, after: Row | null): TallyChange[] {
   const spec = tally.tally;
   if (!spec || before === after) return [];
@@ -47,17 +43,13 @@ export function applyTallyChange(row: Row | null, change: TallyChange): Row | nu
   return spec.counts.every((column) => next[column] === 0) ? null : next;
 }
 
-/**
- * `projections` with every tally's source and every source's tallies: a
- * tally is rebuilt (or verified) only with its source, since it is moved by
- * the source's rows as the replay evolves them.
- */
-export function withTallyPartners(projections: readonly AnyRowProjection[], all: readonly AnyRowProjection[] = inlineProjections): AnyRowProjection[] {
+/** `projections` with every tally's source and every source's tallies: a tally is moved by its source's rows, so rebuilt with it. */
+export function withTallyPartners(projections: readonly AnyRowProjection[]): AnyRowProjection[] {
   const chosen = [...projections];
   const add = (p: AnyRowProjection) => {
     if (!chosen.includes(p)) chosen.push(p);
   };
   for (const p of projections) if (p.tally) add(p.tally.source);
-  for (const p of all) if (p.tally && chosen.includes(p.tally.source)) add(p);
+  for (const p of inlineProjections) if (p.tally && chosen.includes(p.tally.source)) add(p);
   return chosen;
 }

@@ -1,7 +1,4 @@
-/**
- * How one group-commit batch of a store that reports them (PostgreSQL) ran: how many units, whether
- * pipelined, unit by unit, or pipelined, rolled back and redone unit by unit, and the writers' lock.
- */
+/** How one PostgreSQL group-commit batch ran: its units, its path (`redone`: pipelined, rolled back, redone unit by unit), the writers' lock. */
 export interface BatchReport {
   readonly units: number;
   readonly path: 'pipelined' | 'per-unit' | 'redone';
@@ -9,22 +6,11 @@ export interface BatchReport {
   readonly lockWaitMs: number;
   /** From then to COMMIT answered: the writers' lock held, in ms. */
   readonly lockHeldMs: number;
-  /**
-   * Where a pipelined batch's lock hold went, in ms: the streams read (from the lock had to their rows
-   * decoded, late units' reads included), the units decided (and the guessed rows' answers awaited), the
-   * projection rows evolved (and the missed ones loaded), and the writes with COMMIT.
-   */
+  /** Where a pipelined batch's lock hold went, in ms: streams read, units decided, rows evolved and loaded, writes with COMMIT. */
   readonly phases?: { readonly readMs: number; readonly decideMs: number; readonly loadMs: number; readonly commitMs: number };
-  /**
-   * Of a pipelined batch: the projection rows read with its streams on a guess of what its units touch, and
-   * those it touched that the guess missed (loaded in one more flight under the lock).
-   */
+  /** Of a pipelined batch: the projection rows read on a guess of what its units touch, and those the guess missed. */
   readonly rows?: { readonly guessed: number; readonly missed: number };
-  /**
-   * Of a pipelined batch: its units that joined it while it waited for the lock (their reads sent behind
-   * the lock's statement, no flight of their own), and those queued before it that joined once it was had
-   * (one more flight under the lock).
-   */
+  /** Of a pipelined batch: its units that joined while it waited for the lock, and those that joined once it was had. */
   readonly joined?: { readonly waiting: number; readonly after: number };
 }
 

@@ -20,11 +20,8 @@ export const migrationsFolder = (): string => join(packageRoot(), 'drizzle');
 export const BUSY_TIMEOUT_MS = 5_000;
 
 /**
- * Opens (creating if needed) the SQLite file and applies pending migrations.
- * WAL lets readers proceed while one writer commits, so the operator CLI and
- * the server can share the file; synchronous=FULL makes every acknowledged
- * commit survive a power cut (in WAL mode NORMAL may lose the last commits);
- * temp_store=MEMORY keeps savepoints' statement journals off the disk.
+ * Opens (creating if needed) the SQLite file and applies pending migrations. WAL lets readers proceed while
+ * one writer commits; synchronous=FULL makes every acknowledged commit survive a power cut.
  */
 export function openDatabase(file: string): OpenDatabase {
   const path = file === ':memory:' ? file : resolve(file);
@@ -34,8 +31,7 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  // The savepoints' statement journal in memory: on disk SQLite spills it to a temporary file created,
-  // written and deleted by every batch past 64 KiB of changed pages. No temporary tables are used.
+  // The savepoints' statement journal in memory, not a temporary file per batch (no temporary tables are used).
   sqlite.pragma('temp_store = MEMORY');
   const db = drizzle(sqlite) as LedgerDb;
   migrate(db, { migrationsFolder: migrationsFolder() });

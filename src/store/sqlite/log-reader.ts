@@ -11,22 +11,14 @@ import type { StoredLedgerEvent } from '../event-store.js';
 const POLL_MS = 250;
 
 export interface SqliteEventLogOptions {
-  /**
-   * From this many events in the log on, a whole-log read runs in a worker
-   * thread: SQLite reads and serialises the next batches on the second core
-   * while this thread applies the current one. `inWorker` forces the choice.
-   */
+  /** From this many events in the log on, a whole-log read runs in a worker thread, which reads the next batches meanwhile. */
   readonly workerFromEvents?: number;
-  readonly inWorker?: boolean;
 }
 
 /** Rows the worker serialises per message (one JSON text each). */
 const WORKER_CHUNK = 2_000;
 
-/**
- * The `AND ...` of a read's filters and their values: `+type IN (?, ...)` (the `+` keeps SQLite on the
- * primary key order instead of the type index) and `stream_id IN (?, ...)`.
- */
+/** The `AND ...` of a read's filters and their values (`+type`: SQLite keeps to the primary key's order). */
 function readFilter(types: readonly string[] | undefined, streams: readonly string[] | undefined): { sql: string; values: readonly string[] } {
   let sql = '';
   const values: string[] = [];
@@ -42,10 +34,8 @@ function readFilter(types: readonly string[] | undefined, streams: readonly stri
 }
 
 /**
- * The SQLite log reader. A page (`limit`) is one bounded query on the
- * service's connection. A whole read opens its own read-only connection and
- * snapshot (the service keeps writing meanwhile), inline for small logs and in
- * a worker thread for big ones.
+ * The SQLite log reader: a page (`limit`) is one bounded query on the service's connection; a whole read
+ * has its own read-only connection and snapshot, inline for small logs and in a worker thread for big ones.
  */
 export class SqliteEventLog implements EventLog {
   private readonly last;
@@ -82,8 +72,7 @@ export class SqliteEventLog implements EventLog {
       });
     }
     // A read of a few streams is small, whatever the log's length: no worker for it.
-    const inWorker =
-      this.options.inWorker ?? (options.streams === undefined && (await this.lastPosition()) >= (this.options.workerFromEvents ?? 50_000));
+    const inWorker = options.streams === undefined && (await this.lastPosition()) >= (this.options.workerFromEvents ?? 50_000);
     return inWorker ? openWorkerSnapshot(this.sqlite.name, options) : openInlineSnapshot(this.sqlite.name, options);
   }
 }
@@ -153,11 +142,8 @@ type BatchRow = [number, string, number, string, number, Record<string, unknown>
 const STALL_MS = 60_000;
 
 /**
- * Reads in a worker thread (log-reader.worker.js). The worker posts batches
- * of rows serialised by SQLite as one JSON text through a MessageChannel and
- * counts them in shared memory; this side parses and validates them, and
- * reports each one it consumed, so the worker never runs more than a few
- * batches ahead: memory stays flat.
+ * Reads in a worker thread (log-reader.worker.js), which posts batches of rows serialised by SQLite as one
+ * JSON text; this side reports each batch it consumed, so the worker never runs more than a few ahead.
  */
 async function openWorkerSnapshot(file: string, options: LogReadOptions): Promise<LogSnapshot> {
   const channel = new MessageChannel();

@@ -28,20 +28,13 @@ export interface SqliteLedgerOptions {
   readonly onBatch?: (units: number, commitMs: number) => void;
   /** The answers keyed writes record with their events (src/answers/recoveries.ts). */
   readonly rebuildAnswer: AnswerRebuilder;
-  /**
-   * The writer thread's module (src/sqlite-writer.ts or its bundle): when given, the service's writes run in
-   * that thread (writer-thread.ts), which reads `clock` as it was at each call (or the real clock: `realClock`)
-   * and draws random event ids; a file database only.
-   */
+  /** The writer thread's module (src/sqlite-writer.ts): when given, the service's writes run in that thread (a file database only). */
   readonly writerThread?: URL;
-  /** `clock` is the real one: the writer thread reads its own. */
+  /** `clock` is the real one: the writer thread reads its own rather than the time told at each call. */
   readonly realClock?: boolean;
 }
 
-/**
- * The embedded adapter: one SQLite file (created and migrated if needed),
- * one connection for the service, group commit, a synchronous unit of work.
- */
+/** The embedded adapter: one SQLite file, one connection for the service, group commit, a synchronous unit of work. */
 export async function openSqliteLedger(file: string, options: SqliteLedgerOptions): Promise<LedgerStorage> {
   const database = openDatabase(file);
   if (!options.writerThread) return sqliteLedger(database, options);
@@ -63,11 +56,10 @@ export async function openSqliteLedger(file: string, options: SqliteLedgerOption
 export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOptions, writer?: WriterThread): LedgerStorage {
   const { sqlite } = database;
   const { clock, newId } = options;
-  // A file database syncs its WAL off the event loop (group-commit.ts); ':memory:' has nothing to sync.
   const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
   const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile, onBatch: options.onBatch });
   const local = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId, runner });
-  // With a writer thread, this connection only reads (and runs the operator's rare writes: rebuilds, the token secret).
+  // With a writer thread, this connection only reads and runs the operator's rare writes (rebuilds, the token secret).
   const committer = writer ?? runner;
   const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => committer.onCommitted(wake));
   const secret = {

@@ -8,11 +8,7 @@ import { rowCodecOf, type Row } from '../projection-rows.js';
 /** Statements kept prepared, by SQL text; past this many the cache starts afresh (IN lists vary in length). */
 const MAX_STATEMENTS = 500;
 
-/**
- * The read models' queries on SQLite: rendered by drizzle's SQLite dialect,
- * run through statements prepared once per SQL text on the service's
- * connection, rows mapped to the canonical row types.
- */
+/** The read models' queries on SQLite, through statements prepared once per SQL text on the service's connection. */
 export class SqliteQueryRunner implements ProjectionQueries {
   private readonly dialect = new SQLiteSyncDialect();
   private readonly statements = new Map<string, Database.Statement>();

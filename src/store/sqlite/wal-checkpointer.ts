@@ -9,11 +9,9 @@ export interface WalCheckpointer {
 }
 
 /**
- * Moves WAL checkpoints off the request path: the server's own connection
- * stops checkpointing (wal_autocheckpoint=0) and a worker thread with its own
- * connection runs PASSIVE checkpoints every `intervalMs`, truncating the WAL
- * once it grows past `truncateAboveBytes`. If the worker dies, automatic
- * checkpoints are switched back on so the WAL can never grow without bound.
+ * Moves WAL checkpoints off the request path: the writing connection stops checkpointing and a worker
+ * thread runs PASSIVE ones every `intervalMs`, truncating the WAL past `truncateAboveBytes`. If the worker
+ * dies, automatic checkpoints come back so the WAL never grows without bound.
  */
 export function startWalCheckpointer(
   sqlite: Database.Database,

@@ -37,18 +37,11 @@ import { SqliteIdempotencyRecords } from './idempotency-records.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 
 /**
- * The SQLite writer in a worker thread: the thread owns the write connection and its group-commit runner,
- * and decides, appends, projects and commits there, as the in-thread store does; the event loop of the
- * service only reads bodies, validates, sends each command and answers once its batch is durable, so a
- * batch's work never holds up a read. Reads stay on the service's own connection (WAL lets them run
- * beside the writer).
- *
- * What crosses: a command with its decider's name (`src/domain/deciders.ts`; a function does not cross),
- * the write's metadata, guards and dry-run flag, and for a keyed request the number of its reservation,
- * which the thread holds (its hook records the key and the answer the events rebuild in their unit of
- * work). What comes back: the results, or the error, rebuilt as the same class. A counter in shared memory
- * says whether a committed batch still waits for its sync, so that a reader answers nothing a power cut
- * could take back (`durable`), and a message per durable batch wakes the live readers.
+ * The SQLite writer in a worker thread: the thread owns the write connection and its group commit, so a
+ * batch's work never holds up the service's event loop; reads stay on the service's connection. A command
+ * crosses with its decider's name (a function does not cross), a keyed request with the number of the
+ * reservation the thread holds; errors come back as the same class. A counter in shared memory says whether
+ * a committed batch still waits for its sync (`durable`).
  */
 
 /** What the thread is started with (`workerData`). */
@@ -58,7 +51,7 @@ export interface WriterThreadData {
   readonly reportBatches: boolean;
   /** [batches committed and not yet durable] */
   readonly unsynced: SharedArrayBuffer;
-  /** The service's clock as at its latest call (ms since the epoch), when it is not the real one (tests move theirs). */
+  /** The service's clock as at its latest call (ms since the epoch), when it is not the real one (a test's). */
   readonly clock?: SharedArrayBuffer;
 }
 
@@ -103,7 +96,7 @@ interface WireError {
   readonly streamId?: string;
   readonly expectedVersion?: number;
   readonly actualVersion?: number;
-  /** What caused it (a failed sync's I/O error: the store's fault is told by it). */
+  /** What caused it (a failed sync's I/O error tells the store's fault). */
   readonly cause?: WireError;
 }
 
@@ -252,9 +245,8 @@ export interface WriterThreadOptions {
 const bundles = new Map<string, Promise<URL>>();
 
 /**
- * The thread's module from the sources (tests, `npm run` scripts): bundled once per process with esbuild,
- * packages left to Node, next to them (node_modules/.cache) so that Node finds them. A thread then loads one
- * file, where tsx's loader compiles every module again in each thread it starts.
+ * The thread's module from the sources (tests, `npm run` scripts), bundled once per process with esbuild
+ * under node_modules so that Node finds the packages: tsx would compile every module again in each thread.
  */
 function bundled(entry: URL): Promise<URL> {
   let found = bundles.get(entry.href);
@@ -294,10 +286,7 @@ export class WriterThread {
     worker.on('exit', (code) => this.stop(new StoreUnavailableError(`the SQLite writer thread stopped (exit code ${code})`)));
   }
 
-  /**
-   * Starts the thread on `file` (already migrated by the caller's connection) and resolves once it holds its
-   * connection. `entry` is the thread's module (src/sqlite-writer.ts, or its bundle).
-   */
+  /** Starts the thread on `file` (migrated by the caller) and resolves once it holds its connection. */
   static async start(entry: URL, file: string, options: WriterThreadOptions): Promise<WriterThread> {
     const data: WriterThreadData = {
       file,
@@ -306,7 +295,7 @@ export class WriterThread {
       ...(options.clock ? { clock: new SharedArrayBuffer(8) } : {}),
       ...(options.maxBatch ? { maxBatch: options.maxBatch } : {}),
     };
-    // The time the thread opens at (its Idempotency-Key records tell a reservation left by a stopped process by it).
+    // The time the thread opens at: its Idempotency-Key records tell a reservation a stopped process left by it.
     if (data.clock) new Float64Array(data.clock)[0] = options.clock!().getTime();
     const worker = new Worker(entry.pathname.endsWith('.ts') ? await bundled(entry) : entry, { workerData: data });
     const thread = new WriterThread(worker, data, options);
@@ -333,7 +322,7 @@ export class WriterThread {
     });
   }
 
-  /** Whether the thread still serves writes (a thread that stopped takes the instance out of service: /readyz). */
+  /** Whether the thread still serves writes (one that stopped takes the instance out of service). */
   get running(): boolean {
     return this.stopped === null;
   }
@@ -348,10 +337,7 @@ export class WriterThread {
     this.call({ op: 'autocheckpoint', pages }).catch(() => undefined);
   }
 
-  /**
-   * Resolves at once when no committed batch waits for its sync (the counter), else when the thread says it
-   * is on disk; a batch whose sync failed keeps the counter raised, so the thread's refusal is the answer.
-   */
+  /** At once when no committed batch waits for its sync, else when the thread says it is on disk (or refuses: a failed sync). */
   durable(): Promise<void> {
     if (Atomics.load(this.unsynced, 0) === 0) return Promise.resolve();
     return this.call<void>({ op: 'durable' });
