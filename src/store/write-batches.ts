@@ -1,3 +1,6 @@
+const PHASES = ['readMs', 'decideMs', 'loadMs', 'commitMs'] as const;
+export type BatchPhases = Readonly<Record<(typeof PHASES)[number], number>>;
+
 /** How one PostgreSQL group-commit batch ran: its units, its path (`redone`: pipelined, rolled back, redone unit by unit), the writers' lock. */
 export interface BatchReport {
   readonly units: number;
@@ -7,7 +10,7 @@ export interface BatchReport {
   /** From then to COMMIT answered: the writers' lock held, in ms. */
   readonly lockHeldMs: number;
   /** Where a pipelined batch's lock hold went, in ms: streams read, units decided, rows evolved and loaded, writes with COMMIT. */
-  readonly phases?: { readonly readMs: number; readonly decideMs: number; readonly loadMs: number; readonly commitMs: number };
+  readonly phases?: BatchPhases;
   /** Of a pipelined batch: the projection rows read on a guess of what its units touch, and those the guess missed. */
   readonly rows?: { readonly guessed: number; readonly missed: number };
   /** Of a pipelined batch: its units that joined while it waited for the lock, and those that joined once it was had. */
@@ -32,69 +35,53 @@ export interface BatchSummary {
   readonly rowsGuessed?: number;
   readonly rowsMissed?: number;
   /** Mean of the pipelined batches' phases (see BatchReport), ms a batch. */
-  readonly phases?: { readonly readMs: number; readonly decideMs: number; readonly loadMs: number; readonly commitMs: number };
+  readonly phases?: BatchPhases;
+}
+
+function emptyInterval(since: number) {
+  const paths = { pipelined: 0, redone: 0, 'per-unit': 0 };
+  const phases = { readMs: 0, decideMs: 0, loadMs: 0, commitMs: 0 };
+  return { since, batches: 0, units: 0, waited: 0, held: 0, guessed: 0, missed: 0, phased: 0, paths, phases };
 }
 
 /** Sums the writer's batch reports; `take` returns the interval's summary and starts a new one. */
 export class BatchStats {
-  private since = performance.now();
-  private batches = 0;
-  private units = 0;
-  private paths = { pipelined: 0, redone: 0, 'per-unit': 0 };
-  private waited = 0;
-  private held = 0;
-  private phased = 0;
-  private guessed = 0;
-  private missed = 0;
-  private phases = { readMs: 0, decideMs: 0, loadMs: 0, commitMs: 0 };
+  private sum = emptyInterval(performance.now());
 
   readonly add = (report: BatchReport): void => {
-    this.batches++;
-    this.units += report.units;
-    this.paths[report.path]++;
-    this.waited += report.lockWaitMs;
-    this.held += report.lockHeldMs;
-    if (report.rows) {
-      this.guessed += report.rows.guessed;
-      this.missed += report.rows.missed;
-    }
+    const sum = this.sum;
+    sum.batches++;
+    sum.units += report.units;
+    sum.paths[report.path]++;
+    sum.waited += report.lockWaitMs;
+    sum.held += report.lockHeldMs;
+    sum.guessed += report.rows?.guessed ?? 0;
+    sum.missed += report.rows?.missed ?? 0;
     if (report.phases) {
-      this.phased++;
-      for (const name of ['readMs', 'decideMs', 'loadMs', 'commitMs'] as const) this.phases[name] += report.phases[name];
+      sum.phased++;
+      for (const name of PHASES) sum.phases[name] += report.phases[name];
     }
   };
 
   take(): BatchSummary {
     const now = performance.now();
+    const sum = this.sum;
+    this.sum = emptyInterval(now);
     const round = (n: number) => Math.round(n * 100) / 100;
-    const summary: BatchSummary = {
-      seconds: round((now - this.since) / 1000),
-      batches: this.batches,
-      units: this.units,
-      pipelined: this.paths.pipelined,
-      redone: this.paths.redone,
-      perUnit: this.paths['per-unit'],
-      lockWaitMs: this.batches ? round(this.waited / this.batches) : 0,
-      lockHeldMsPerUnit: this.units ? round(this.held / this.units) : 0,
-      lockHeldShare: round(this.held / Math.max(1, now - this.since)),
-      ...(this.guessed + this.missed > 0 ? { rowsGuessed: this.guessed, rowsMissed: this.missed } : {}),
-      ...(this.phased > 0
-        ? {
-            phases: {
-              readMs: round(this.phases.readMs / this.phased),
-              decideMs: round(this.phases.decideMs / this.phased),
-              loadMs: round(this.phases.loadMs / this.phased),
-              commitMs: round(this.phases.commitMs / this.phased),
-            },
-          }
-        : {}),
+    const phases = { ...sum.phases };
+    for (const name of PHASES) phases[name] = round(sum.phases[name] / sum.phased);
+    return {
+      seconds: round((now - sum.since) / 1000),
+      batches: sum.batches,
+      units: sum.units,
+      pipelined: sum.paths.pipelined,
+      redone: sum.paths.redone,
+      perUnit: sum.paths['per-unit'],
+      lockWaitMs: sum.batches ? round(sum.waited / sum.batches) : 0,
+      lockHeldMsPerUnit: sum.units ? round(sum.held / sum.units) : 0,
+      lockHeldShare: round(sum.held / Math.max(1, now - sum.since)),
+      ...(sum.guessed + sum.missed > 0 ? { rowsGuessed: sum.guessed, rowsMissed: sum.missed } : {}),
+      ...(sum.phased > 0 ? { phases } : {}),
     };
-    this.since = now;
-    this.batches = this.units = this.waited = this.held = 0;
-    this.paths = { pipelined: 0, redone: 0, 'per-unit': 0 };
-    this.phased = 0;
-    this.guessed = this.missed = 0;
-    this.phases = { readMs: 0, decideMs: 0, loadMs: 0, commitMs: 0 };
-    return summary;
   }
 }

@@ -58,7 +58,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   const { clock, newId } = options;
   const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
   const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile, onBatch: options.onBatch });
-  const local = new SqliteEventStore({ sqlite, projections: inlineProjections, clock, newId, runner });
+  const storeOptions = { sqlite, projections: inlineProjections, clock, newId, runner };
   // With a writer thread, this connection only reads and runs the operator's rare writes (rebuilds, the token secret).
   const committer = writer ?? runner;
   const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => committer.onCommitted(wake));
@@ -68,7 +68,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   };
   const ping = sqlite.prepare('SELECT 1');
   return {
-    store: writer ? new ThreadedEventStore(writer, local, deciderName) : local,
+    store: writer ? new ThreadedEventStore(writer, deciderName, storeOptions) : new SqliteEventStore(storeOptions),
     queries: new SqliteQueryRunner(sqlite),
     idempotency: writer ? new ThreadedIdempotencyRecords(writer) : new SqliteIdempotencyRecords(sqlite, runner, clock, options.rebuildAnswer),
     log,

@@ -12,7 +12,6 @@ import {
   StoreUnavailableError,
   UniqueConstraintError,
   type BeforeCommit,
-  type EventStore,
   type HandleOptions,
   type HandleResult,
   type StoredLedgerEvent,
@@ -34,7 +33,7 @@ import { packageRoot } from '../../package-root.js';
 import { openDatabase } from './database.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { SqliteIdempotencyRecords } from './idempotency-records.js';
-import { SqliteEventStore } from './sqlite-event-store.js';
+import { SqliteEventStore, type SqliteEventStoreOptions } from './sqlite-event-store.js';
 
 /**
  * The SQLite writer in a worker thread: the thread owns the write connection and its group commit, so a
@@ -428,48 +427,24 @@ function wireWrite(thread: WriterThread, options: HandleOptions): { write: WireW
   };
 }
 
-/** The event store whose writes run in the thread; its reads are the service's connection's (`reads`). */
-export class ThreadedEventStore implements EventStore {
+/** The event store whose writes run in the thread; its reads are the service's connection's. */
+export class ThreadedEventStore extends SqliteEventStore {
   constructor(
     private readonly thread: WriterThread,
-    private readonly reads: Pick<EventStore, 'readStream' | 'streamVersion' | 'readAll' | 'isEmpty'>,
     private readonly deciderName: (decider: AnyDecider) => string,
-  ) {}
-
-  readStream(streamId: string): Promise<readonly StoredLedgerEvent[]> {
-    return this.reads.readStream(streamId);
+    options: SqliteEventStoreOptions,
+  ) {
+    super(options);
   }
 
-  streamVersion(streamId: string): Promise<number> {
-    return this.reads.streamVersion(streamId);
-  }
-
-  readAll(after: number, limit: number): Promise<readonly StoredLedgerEvent[]> {
-    return this.reads.readAll(after, limit);
-  }
-
-  isEmpty(): Promise<boolean> {
-    return this.reads.isEmpty();
-  }
-
-  async appendToStream(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], options: WriteOptions): Promise<readonly StoredLedgerEvent[]> {
+  override async appendToStream(streamId: string, expectedVersion: number, events: readonly LedgerEvent[], options: WriteOptions): Promise<readonly StoredLedgerEvent[]> {
     const { write, reservation } = wireWrite(this.thread, options);
     const reply = await this.thread.call<{ events: StoredLedgerEvent[]; answer: RecordedAnswer }>({ op: 'append', streamId, expectedVersion, events, write });
     reservation?.noteAnswer(reply.answer);
     return reply.events;
   }
 
-  async handle<C, Ei extends LedgerEvent, Eo extends Ei, S>(
-    streamId: string,
-    decider: StreamCommand<C, Ei, Eo, S>['decider'],
-    command: C,
-    options: HandleOptions,
-  ): Promise<HandleResult<Eo, S>> {
-    const [result] = await this.handleMany([{ streamId, decider, command }], options);
-    return result!;
-  }
-
-  async handleMany<C, Ei extends LedgerEvent, Eo extends Ei, S>(commands: readonly StreamCommand<C, Ei, Eo, S>[], options: HandleOptions): Promise<HandleResult<Eo, S>[]> {
+  override async handleMany<C, Ei extends LedgerEvent, Eo extends Ei, S>(commands: readonly StreamCommand<C, Ei, Eo, S>[], options: HandleOptions): Promise<HandleResult<Eo, S>[]> {
     const { write, reservation } = wireWrite(this.thread, options);
     const wire = commands.map(({ streamId, decider, command }) => ({ streamId, decider: this.deciderName(decider), command }));
     const reply = await this.thread.call<{ results: HandleResult<Eo, S>[]; answer: RecordedAnswer }>({ op: 'handleMany', commands: wire, write });
