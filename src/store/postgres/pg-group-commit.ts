@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import { GroupCommitQueue, pending, type Pending } from '../group-commit-queue.js';
@@ -7,7 +8,7 @@ import { newWriterClient, type PgOptions } from './pg-database.js';
 import { commitPipelined, type Joining, type PipelineContext } from './pg-pipelined-batch.js';
 import { linkTallies } from '../projection-replay.js';
 import { PgProjectionTable } from './pg-projection-writer.js';
-import { ReadAhead, SeenVersions } from './pg-row-guess.js';
+import { ReadAhead } from './pg-row-guess.js';
 import { commitUnitByUnit } from './pg-unit-by-unit.js';
 import type { WriteUnit } from './pg-write-unit.js';
 
@@ -61,8 +62,7 @@ export class PgGroupCommitRunner {
     this.context = {
       transaction: new BatchTransaction(url, { ...options, projections: options.inline ?? [] }, (client) => this.drop(client)),
       tablesOf: (type) => tablesByType.get(type) ?? [],
-      /** Stream versions this writer last saw under the lock (bounded): what guesses are planned on. */
-      seen: new SeenVersions(10_000),
+      seen: new LRUCache({ max: 10_000 }),
       readAhead: this.readAhead,
       maxBatch,
       onBatch: options.onBatch,

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { StoredLedgerEvent } from '../event-store.js';
 import type { Row } from '../projection-rows.js';
@@ -89,37 +90,22 @@ class GuessView implements BatchView {
   }
 }
 
-/** Stream versions, the most recently seen kept (at most `capacity`). */
-export class SeenVersions {
-  private readonly versions = new Map<string, number>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(streamId: string): number | undefined {
-    return this.versions.get(streamId);
-  }
-
-  set(streamId: string, version: number): void {
-    this.versions.delete(streamId);
-    this.versions.set(streamId, version);
-    if (this.versions.size > this.capacity) this.versions.delete(this.versions.keys().next().value!);
-  }
-}
+/** Stream versions this writer last saw under the lock, the most recent kept: what guesses are planned on. */
+export type SeenVersions = LRUCache<string, number>;
 
 /** Streams read outside the writers' lock, kept until a guess takes them: a hint, never worth holding a long stream. */
 export class ReadAhead {
-  private readonly streams = new Map<string, readonly StoredLedgerEvent[]>();
+  private readonly streams: LRUCache<string, readonly StoredLedgerEvent[]>;
 
   constructor(
-    private readonly capacity: number,
+    capacity: number,
     private readonly longest: number,
-  ) {}
+  ) {
+    this.streams = new LRUCache({ max: capacity });
+  }
 
   remember(streamId: string, events: readonly StoredLedgerEvent[]): void {
-    if (events.length > this.longest) return;
-    this.streams.delete(streamId);
-    this.streams.set(streamId, events);
-    if (this.streams.size > this.capacity) this.streams.delete(this.streams.keys().next().value!);
+    if (events.length <= this.longest) this.streams.set(streamId, events);
   }
 
   take(streamId: string): readonly StoredLedgerEvent[] | undefined {
