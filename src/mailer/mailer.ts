@@ -9,7 +9,7 @@ import type { CustomerEmailRef } from '../domain/customer-email/decider.js';
 import { DEFAULT_EMAIL_RETRY_POLICY, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
 import type { LedgerConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
-import { BackgroundWorker, claimUnlessTaken, runEachDueOnce, type Next, type WorkerDeps } from '../worker/background-worker.js';
+import { claimUnlessTaken, PassWorker, runEachDueOnce, type WorkerDeps } from '../worker/background-worker.js';
 
 export interface MailerOptions {
   readonly retry: EmailRetryPolicy;
@@ -71,37 +71,30 @@ export function mailerFromConfig(
  * this mailer recorded, and a claim that ran out without an outcome (the mailer died during the call)
  * ends the email as failed with outcome `unknown` instead of sending it again.
  */
-export class CustomerMailer {
+export class CustomerMailer extends PassWorker {
   private readonly options: MailerOptions;
-  private readonly worker: BackgroundWorker;
   /** Without SMTP: the queue position up to which queued emails have been logged. */
   private loggedUpTo = 0;
 
   constructor(private readonly deps: MailerDeps) {
-    this.options = { ...DEFAULT_MAILER_OPTIONS, ...deps.options };
-    const turn = async (signal: AbortSignal): Promise<Next> => ((await this.pass(signal)) > 0 ? 'again' : 'idle');
-    this.worker = new BackgroundWorker({ name: 'mailer', logger: deps.logger, idlePollMs: this.options.idlePollMs, sleep: deps.sleep, turn });
+    const options = { ...DEFAULT_MAILER_OPTIONS, ...deps.options };
+    super('mailer', deps, options.idlePollMs);
+    this.options = options;
   }
 
-  /** Runs in the background until `stop()`, looking at the outbox every `idlePollMs` when it is idle. */
-  start(): void {
-    if (!this.deps.transport && !this.worker.isRunning) {
+  override start(): void {
+    if (!this.deps.transport && !this.isRunning) {
       this.deps.logger.warn('LEDGER_SMTP_URL is not set: customer emails stay queued (logged here) and are not sent');
     }
-    this.worker.start();
+    super.start();
   }
 
-  /** Stops taking emails; a delivery in flight is finished and recorded first. */
-  stop(): Promise<void> {
-    return this.worker.stop();
-  }
-
-  /** One pass over what is due now, each email at most once (`import-ledger emails send`); without SMTP it only logs them. */
+  /** One pass over what is due now (`import-ledger emails send`); without SMTP it only logs the queued emails. */
   async sendDue(): Promise<{ readonly handled: number }> {
-    return { handled: await this.pass(this.worker.signal) };
+    return { handled: await this.pass(this.signal) };
   }
 
-  private async pass(signal: AbortSignal): Promise<number> {
+  protected async pass(signal: AbortSignal): Promise<number> {
     const { ctx, transport } = this.deps;
     if (!transport) return this.logQueued();
     const read = (limit: number) => ctx.read.dueCustomerEmails(ctx.clock().toISOString(), limit);

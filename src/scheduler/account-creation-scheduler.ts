@@ -1,6 +1,6 @@
 import type { AccountImportStatusRow } from '../../projections/account-import-statuses.js';
 import { claimAccountCreation, runClaimedCreation, type DueCreation, type RunOutcome } from '../application/account-creations.js';
-import { BackgroundWorker, claimUnlessTaken, runEachDueOnce, type Next, type WorkerDeps } from '../worker/background-worker.js';
+import { claimUnlessTaken, PassWorker, runEachDueOnce, type WorkerDeps } from '../worker/background-worker.js';
 
 export interface SchedulerOptions {
   /** How long a claim holds: a run is one local transaction, so seconds are plenty; a dead worker's claim runs out. */
@@ -22,32 +22,22 @@ export interface SchedulerDeps extends WorkerDeps<SchedulerOptions> {
  * scheduler and each creation runs once: a claim is a command decided under the writers' lock, and the
  * run commits only while its claim holds (src/application/account-creations.ts).
  */
-export class AccountCreationScheduler {
+export class AccountCreationScheduler extends PassWorker {
   private readonly options: SchedulerOptions;
-  private readonly worker: BackgroundWorker;
 
   constructor(private readonly deps: SchedulerDeps) {
-    this.options = { ...DEFAULT_SCHEDULER_OPTIONS, ...deps.options };
+    const options = { ...DEFAULT_SCHEDULER_OPTIONS, ...deps.options };
     // A claim left behind by a failed turn runs out, and the creation is taken again.
-    const turn = async (signal: AbortSignal): Promise<Next> => ((await this.pass(signal)) > 0 ? 'again' : 'idle');
-    this.worker = new BackgroundWorker({ name: 'scheduler', logger: deps.logger, idlePollMs: this.options.idlePollMs, sleep: deps.sleep, turn });
+    super('scheduler', deps, options.idlePollMs);
+    this.options = options;
   }
 
-  start(): void {
-    this.worker.start();
-  }
-
-  /** Stops taking creations; a run in flight finishes first. */
-  stop(): Promise<void> {
-    return this.worker.stop();
-  }
-
-  /** One pass over what is due now, each creation at most once; returns how many this scheduler ran. */
+  /** One pass over what is due now; returns how many this scheduler ran. */
   async runDue(): Promise<{ readonly ran: number }> {
-    return { ran: await this.pass(this.worker.signal) };
+    return { ran: await this.pass(this.signal) };
   }
 
-  private pass(signal: AbortSignal): Promise<number> {
+  protected pass(signal: AbortSignal): Promise<number> {
     const { ctx } = this.deps;
     const read = (limit: number) => ctx.read.dueAccountCreations(ctx.clock().toISOString(), limit);
     return runEachDueOnce({ read, keyOf: (row) => row.taskId, run: (row) => this.run(row), batchSize: this.options.batchSize }, signal);

@@ -41,7 +41,7 @@ export class BackgroundWorker {
   private stopping = new AbortController();
   private running: Promise<void> | null = null;
 
-  constructor(private readonly options: BackgroundWorkerOptions) {}
+  constructor(private readonly loop: BackgroundWorkerOptions) {}
 
   /** Aborted by `stop()` until the next start, so a one-off pass run with it ends early on stop too. */
   get signal(): AbortSignal {
@@ -54,13 +54,13 @@ export class BackgroundWorker {
 
   /** Runs in the background until `stop()`; starting a running worker does nothing. */
   start(): void {
-    if (!this.running) void this.run(false);
+    if (!this.running) void this.launch(false);
   }
 
   /** Runs until a turn finds nothing left to do, or until `stop()`. */
   async drain(): Promise<void> {
-    if (this.running) throw new Error(`the ${this.options.name} is already running`);
-    await this.run(true);
+    if (this.running) throw new Error(`the ${this.loop.name} is already running`);
+    await this.launch(true);
   }
 
   /** Takes no new turn; resolves once the turn in hand and the handed-off work have settled. */
@@ -69,14 +69,14 @@ export class BackgroundWorker {
     await this.running;
   }
 
-  private run(drain: boolean): Promise<void> {
+  private launch(drain: boolean): Promise<void> {
     this.stopping = new AbortController();
-    this.running = this.loop(this.stopping.signal, drain).finally(() => (this.running = null));
+    this.running = this.turns(this.stopping.signal, drain).finally(() => (this.running = null));
     return this.running;
   }
 
-  private async loop(signal: AbortSignal, drain: boolean): Promise<void> {
-    const { name, logger, turn, idlePollMs, maxBackoffMs = 30_000, sleep = realSleep } = this.options;
+  private async turns(signal: AbortSignal, drain: boolean): Promise<void> {
+    const { name, logger, turn, idlePollMs, maxBackoffMs = 30_000, sleep = realSleep } = this.loop;
     const stopped = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     let failures = 0;
     try {
@@ -94,9 +94,19 @@ export class BackgroundWorker {
         }
       }
     } finally {
-      await this.options.settle?.();
+      await this.loop.settle?.();
     }
   }
+}
+
+/** A worker whose turn is one pass over what is due (`runEachDueOnce`): again at once while a pass ran something, else idle. */
+export abstract class PassWorker extends BackgroundWorker {
+  constructor(name: string, deps: Pick<WorkerDeps<unknown>, 'logger' | 'sleep'>, idlePollMs: number) {
+    super({ name, logger: deps.logger, idlePollMs, sleep: deps.sleep, turn: async (signal) => ((await this.pass(signal)) > 0 ? 'again' : 'idle') });
+  }
+
+  /** One pass over what is due now, each item at most once; returns how many ran. */
+  protected abstract pass(signal: AbortSignal): Promise<number>;
 }
 
 /** The claim, or null when another worker claimed, finished or changed the work since we read it: losing that race is no error. */
