@@ -262,11 +262,13 @@ async function openFailures(row: SummaryRow): Promise<void> {
   for (const tr of document.querySelectorAll('[data-testid="failures-summary"] tbody tr')) tr.classList.remove('selected');
 }
 
+const reload = () => {
+  if (supplier) void loadCounts().catch(() => undefined);
+};
+
 function scheduleReload(): void {
   window.clearTimeout(reloadTimer);
-  reloadTimer = window.setTimeout(() => {
-    if (supplier) void loadCounts().catch(() => undefined);
-  }, 250);
+  reloadTimer = window.setTimeout(reload, 250);
 }
 
 // ---- The live list: the feed's server-sent events through fetch, resumed with Last-Event-ID.
@@ -346,9 +348,7 @@ function start(): void {
   });
   $('#supplier').addEventListener('change', (event) => void choose((event.target as HTMLSelectElement).value));
   $('#sign-out').addEventListener('click', () => signOut());
-  window.setInterval(() => {
-    if (supplier) void loadCounts().catch(() => undefined);
-  }, 30_000);
+  window.setInterval(reload, 30_000);
   const kept = sessionStorage.getItem(SESSION_KEY);
   if (kept) {
     try {

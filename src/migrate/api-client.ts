@@ -10,10 +10,9 @@ export { NoAnswer } from '../client/index.js';
  * no answer at all (refused, reset, timed out) throws `NoAnswer`.
  */
 
-type LedgerPaths = paths;
 /** The operations the command writes with (every POST of the document). */
 export type WritePath = ClientPathsWithMethod<ReturnType<typeof createLedgerClient>, 'post'>;
-type Operation<P extends keyof LedgerPaths, M extends 'get' | 'post'> = NonNullable<LedgerPaths[P][M]>;
+type Operation<P extends keyof paths, M extends 'get' | 'post'> = NonNullable<paths[P][M]>;
 export type RequestBodyOf<P extends WritePath> = Operation<P, 'post'> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 /** Every JSON answer the document lists for an operation, success or error. */
 type AnswerOf<O> = O extends { responses: infer R } ? { [S in keyof R]: R[S] extends { content: { 'application/json': infer B } } ? B : never }[keyof R] : never;
