@@ -26,9 +26,6 @@ export interface PostgresLedgerOptions extends PgOptions {
   readonly rebuildAnswer: AnswerRebuilder;
 }
 
-/** The channel every commit that appended events notifies (a wake-up only: readers read the log). */
-export const EVENTS_CHANNEL = 'ledger_events';
-
 /**
  * The N-instance adapter: every instance of the service on one PostgreSQL database. Per instance: a writer
  * connection, a read pool, connections holding session locks, and short-lived ones for whole-log reads and rebuilds.
@@ -37,8 +34,8 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   await migrateLedger(url);
   const { clock, newId } = options;
   const pool = newPool(url, options);
-  const runner = new PgGroupCommitRunner(url, { ...options, notifyChannel: EVENTS_CHANNEL, inline: inlineProjections });
-  const listener = new PgListener(url, EVENTS_CHANNEL, options);
+  const runner = new PgGroupCommitRunner(url, { ...options, inline: inlineProjections });
+  const listener = new PgListener(url, options);
   const log = new PgEventLog(pool, url, options, (wake) => listener.subscribe(wake));
   const idempotency = new PgIdempotencyRecords(pool, url, clock, options.rebuildAnswer, options);
   const limits = new PgSharedLimits(pool, url, clock, options);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { StoreUnavailableError } from '../event-store.js';
 import { refuseVersionsAhead } from '../projection-maintenance.js';
-import { LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
+import { EVENTS_CHANNEL, LOCK_CLASS, newClient, sqlState, WRITE_LOCK, type PgOptions } from './pg-database.js';
 
 /** The COMMIT's outcome could not be learnt (the connection died, the transaction's status unknown): nothing is acknowledged. */
 export class CommitOutcomeUnknownError extends StoreUnavailableError {
@@ -30,8 +30,6 @@ export const extended = (text: string): pg.QueryConfig => ({ text, queryMode: 'e
 const SETTLE_MS = 5_000;
 
 export interface BatchTransactionOptions extends PgOptions {
-  /** Notified of the last position at each commit that appended events (the NOTIFY is sent in the transaction). */
-  readonly notifyChannel?: string | undefined;
   /** The inline projections this build writes: a batch is refused when the database holds a newer version of one. */
   readonly projections: readonly { readonly name: string; readonly version: number }[];
 }
@@ -76,8 +74,7 @@ export class BatchTransaction {
    */
   async commit(client: pg.Client, xid: string, notify: number | null): Promise<true | false | unknown> {
     try {
-      const channel = this.options.notifyChannel;
-      const notified = notify !== null && channel ? client.query({ name: 'ledger_notify', text: 'SELECT pg_notify($1, $2)', values: [channel, String(notify)] }) : null;
+      const notified = notify !== null ? client.query({ name: 'ledger_notify', text: 'SELECT pg_notify($1, $2)', values: [EVENTS_CHANNEL, String(notify)] }) : null;
       notified?.catch(() => undefined); // a failed NOTIFY aborts the transaction: the COMMIT answers ROLLBACK
       const committed = await client.query(extended('COMMIT'));
       return committed.command === 'COMMIT';

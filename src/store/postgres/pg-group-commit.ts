@@ -14,8 +14,6 @@ import type { WriteUnit } from './pg-write-unit.js';
 
 export interface PgGroupCommitOptions extends PgOptions {
   readonly maxBatch?: number;
-  /** Notified of the last position at each commit that appended events (the NOTIFY is sent in the transaction). */
-  readonly notifyChannel?: string;
   /** The inline projections every batch writes; a batch is refused when the database holds a newer version of one. */
   readonly inline?: readonly AnyRowProjection[];
   /** Told of every batch that reached COMMIT or was redone: how many units, and how it ran. */

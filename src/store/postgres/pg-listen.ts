@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { newClient, type PgOptions } from './pg-database.js';
+import { EVENTS_CHANNEL, newClient, type PgOptions } from './pg-database.js';
 
 /** How long before a lost LISTEN connection is opened again. */
 const RECONNECT_MS = 1_000;
@@ -17,7 +17,6 @@ export class PgListener {
 
   constructor(
     private readonly url: string,
-    private readonly channel: string,
     private readonly options: PgOptions = {},
   ) {}
 
@@ -49,7 +48,7 @@ export class PgListener {
         };
         client.on('error', lost);
         client.on('end', lost);
-        await client.query(`LISTEN ${this.channel}`);
+        await client.query(`LISTEN ${EVENTS_CHANNEL}`);
         if (this.closed) await client.end();
         else this.client = client;
       } catch {
