@@ -3,7 +3,7 @@ import type { LedgerEvent } from '../../events/registry.js';
 import { fold, type Decider } from '../domain/decider.js';
 import type { HandleResult, StoredLedgerEvent } from './event-store.js';
 
-/** One command decided on its stream's history: the store appends `events` at `expectedVersion` and turns what it stored into the result. */
+/** One command decided on its stream's history: the store appends `events` at `expectedVersion`, then builds the result. */
 export interface Decision<Eo extends LedgerEvent, S> {
   readonly expectedVersion: number;
   readonly events: readonly Eo[];

@@ -27,7 +27,7 @@ export class ConcurrencyError extends Error {
   }
 }
 
-/** A write would have broken a unique index of a read model: nothing of the unit was written; the caller may retry with a fresh value. */
+/** A write would have broken a unique index of a read model: nothing of it was written; a retry may take a fresh value. */
 export class UniqueConstraintError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

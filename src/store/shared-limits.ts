@@ -7,7 +7,7 @@ export interface SlotLease {
 export interface SharedLimits {
   /** One of `limit` slots named `name`, or null when all are taken (`limit` null: a slot still counted where the store can). */
   tryAcquireSlot(name: string, limit: number | null): Promise<SlotLease | null>;
-  /** A token from the bucket `name`, refilled at `rate` a second, holding at most `rate`: null when taken, else the whole seconds to wait. */
+  /** A token from bucket `name` (refilled at `rate` a second, holding `rate`): null when taken, else whole seconds to wait. */
   takeToken(name: string, rate: number): Promise<number | null>;
   /**
    * A start in the sliding window `name`: at most `limit` starts in any `windowMs` (never 2 x limit across a
@@ -26,7 +26,7 @@ export interface WindowState {
 
 export const EMPTY_WINDOW: WindowState = { startsMs: [], pausedUntilMs: 0 };
 
-/** One attempt to start in a sliding window at `nowMs` (both stores apply it): with starts t0 <= t1 <= ..., t(i + limit) - t(i) >= windowMs. */
+/** One attempt to start in a sliding window at `nowMs`: with starts t0 <= t1 <= ..., t(i + limit) - t(i) >= windowMs. */
 export function takeWindowStart(
   state: WindowState,
   nowMs: number,

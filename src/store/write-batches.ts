@@ -1,7 +1,7 @@
 const PHASES = ['readMs', 'decideMs', 'loadMs', 'commitMs'] as const;
 export type BatchPhases = Readonly<Record<(typeof PHASES)[number], number>>;
 
-/** How one PostgreSQL group-commit batch ran: its units, its path (`redone`: pipelined, rolled back, redone unit by unit), the writers' lock. */
+/** How one PostgreSQL batch ran (`redone`: pipelined, rolled back, redone unit by unit) and held the writers' lock. */
 export interface BatchReport {
   readonly units: number;
   readonly path: 'pipelined' | 'per-unit' | 'redone';

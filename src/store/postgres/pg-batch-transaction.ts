@@ -23,7 +23,7 @@ export function translateLockTimeout(error: unknown): unknown {
   return sqlState(error) === '55P03' ? new WriteLockTimeoutError(error) : error;
 }
 
-/** A statement without parameters in the extended protocol: node-postgres writes a simple query outside the cork that gathers a flight. */
+/** A statement without parameters in the extended protocol: a simple query escapes the cork that gathers a flight. */
 export const extended = (text: string): pg.QueryConfig => ({ text, queryMode: 'extended' }) as pg.QueryConfig & { queryMode: 'extended' };
 
 /** How long a lost COMMIT's outcome is waited for while its transaction is still in progress. */
@@ -34,7 +34,7 @@ export interface BatchTransactionOptions extends PgOptions {
   readonly projections: readonly { readonly name: string; readonly version: number }[];
 }
 
-/** The two ends of a batch's transaction: BEGIN under the writers' lock, and COMMIT with its outcome established even when the connection is lost. */
+/** BEGIN under the writers' lock, and COMMIT with its outcome established even when the connection is lost. */
 export class BatchTransaction {
   constructor(
     private readonly url: string,

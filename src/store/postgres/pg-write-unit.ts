@@ -47,7 +47,7 @@ export interface WriteUnit<T> {
 /** A unit waiting for its batch, with its caller's promise. */
 export type Pending = QueuedUnit<WriteUnit<unknown>>;
 
-/** Deferred statements: the first failure in the order they were sent is the cause (later ones only say the transaction was aborted). */
+/** Deferred statements: their first failure in the order they were sent (later ones only say the transaction was aborted). */
 export class Deferred {
   private readonly statements: Promise<{ ok: true } | { ok: false; error: unknown }>[] = [];
 
