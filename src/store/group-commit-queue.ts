@@ -6,10 +6,7 @@ export interface Pending<U> {
 }
 
 /** What one unit of a batch came to: its value, or the error it failed with alone. */
-export interface Outcome {
-  readonly ok: boolean;
-  readonly value: unknown;
-}
+export type Outcome = { readonly ok: boolean; readonly value: unknown };
 
 /** A promise for `unit`, whose pending entry `place` puts where it will run. */
 export function pending<T, U>(unit: U, place: (entry: Pending<U>) => void): Promise<T> {

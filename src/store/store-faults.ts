@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from './event-store.js';
+import { StoreUnavailableError, UniqueConstraintError } from './event-store.js';
 
 /** What keeps the database from serving, as the drivers report it (see DETAIL); each passes once the fault does. */
 export type StoreFault = 'unreachable' | 'disk_full' | 'read_only' | 'io_error';
@@ -70,4 +70,11 @@ export function storeUnavailable(error: unknown): { error: StoreUnavailableError
   const fault = storeFaultOf(error);
   if (error instanceof StoreUnavailableError) return { error, reason: fault ?? 'busy' };
   return fault ? { error: new StoreFaultError(fault, error), reason: fault } : null;
+}
+
+/** A driver's unique-constraint violation (the unit was rolled back) as the port's error; anything else as it is. */
+export function asUniqueConstraintError(error: unknown): unknown {
+  const code = typeof error === 'object' && error !== null ? codeOf(error) : undefined;
+  const unique = code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return unique ? new UniqueConstraintError((error as Error).message, { cause: error }) : error;
 }

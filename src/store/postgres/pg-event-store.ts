@@ -5,7 +5,6 @@ import { decideOnStream, DryRunRollback } from '../decide.js';
 import { toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
-  UniqueConstraintError,
   type EventStore,
   type HandleOptions,
   type HandleResult,
@@ -13,7 +12,8 @@ import {
   type StreamCommand,
   type WriteOptions,
 } from '../event-store.js';
-import { holdsNul, sqlState } from './pg-database.js';
+import { asUniqueConstraintError } from '../store-faults.js';
+import { holdsNul } from './pg-database.js';
 import { storedEvents } from './pg-event-rows.js';
 import type { PgGroupCommitRunner } from './pg-group-commit.js';
 
@@ -27,12 +27,6 @@ export interface PgEventStoreOptions {
 
 const READ_STREAM = 'SELECT * FROM events WHERE stream_id = $1 ORDER BY stream_position';
 const VERSION = 'SELECT coalesce(max(stream_position), 0) AS v FROM events WHERE stream_id = $1';
-
-/** PostgreSQL's unique violations as the port's error; anything else as it is. */
-function translated(error: unknown): unknown {
-  if (sqlState(error) === '23505') return new UniqueConstraintError((error as Error).message, { cause: error });
-  return error;
-}
 
 /**
  * The PostgreSQL event store: SQLite's semantics on a database several instances share. Each write is one
@@ -80,7 +74,7 @@ export class PgEventStore implements EventStore {
         },
       });
     } catch (error) {
-      throw translated(error);
+      throw asUniqueConstraintError(error);
     }
   }
 
@@ -121,7 +115,7 @@ export class PgEventStore implements EventStore {
       });
     } catch (error) {
       if (error instanceof DryRunRollback) return error.result as HandleResult<Eo, S>[];
-      throw translated(error);
+      throw asUniqueConstraintError(error);
     }
   }
 

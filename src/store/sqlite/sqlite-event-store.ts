@@ -16,8 +16,8 @@ import {
   type StreamGuard,
   type WriteOptions,
   type WriteTransaction,
-  UniqueConstraintError,
 } from '../event-store.js';
+import { asUniqueConstraintError } from '../store-faults.js';
 import { StreamSnapshots } from '../stream-snapshots.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { linkTallies } from '../projection-replay.js';
@@ -51,15 +51,6 @@ export interface SqliteWriteTransaction extends WriteTransaction {
 export function sqliteTransaction(tx: WriteTransaction): Database.Database {
   if (tx.store !== 'sqlite') throw new Error(`a SQLite hook was given a ${tx.store} transaction`);
   return (tx as SqliteWriteTransaction).sqlite;
-}
-
-/** SQLite's unique-constraint violations as the port's error; anything else as it is. */
-function translated(error: unknown): unknown {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? (error as { code: unknown }).code : undefined;
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    return new UniqueConstraintError((error as Error).message, { cause: error });
-  }
-  return error;
 }
 
 /**
@@ -126,7 +117,7 @@ export class SqliteEventStore implements EventStore {
         return appended;
       });
     } catch (error) {
-      throw translated(error);
+      throw asUniqueConstraintError(error);
     }
   }
 
@@ -158,7 +149,7 @@ export class SqliteEventStore implements EventStore {
       results = await this.options.runner.run(run);
     } catch (error) {
       if (error instanceof DryRunRollback) return error.result as HandleResult<Eo, S>[];
-      throw translated(error);
+      throw asUniqueConstraintError(error);
     }
     // The runner settles only after the COMMIT: these states hold committed events only.
     for (const { streamId, decider, snapshot } of reached) this.snapshots.remember(streamId, decider, snapshot);
