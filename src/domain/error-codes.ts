@@ -1,3 +1,24 @@
+/** What any request body can break before a rule is looked at: malformed JSON, size, media type, structural limits (src/http/json-limits.ts). */
+export const bodyErrorCodes = [
+  'parse_error',
+  'payload_too_large',
+  'unsupported_media_type',
+  'nesting_too_deep',
+  'array_too_long',
+  'string_too_long',
+  'number_out_of_range',
+  'number_precision_lost',
+  'invalid_unicode',
+] as const;
+
+/** What the Idempotency-Key handling answers on its own (src/http/idempotency.ts). */
+export const idempotencyErrorCodes = [
+  'invalid_idempotency_key',
+  'idempotency_key_in_progress',
+  'idempotency_response_lost',
+  'idempotency_key_reused',
+] as const;
+
 /**
  * Every top-level machine code a `DomainError` can carry (docs/errors.md), so a misspelt code does not
  * compile. The domain owns the list; each edge maps it (src/answers/errors.ts to HTTP statuses with
@@ -8,28 +29,15 @@ export const errorCodes = [
   // The request itself (src/http).
   'not_found',
   'method_not_allowed',
-  'parse_error',
   'validation_error',
   /** A request header or parameter (Last-Event-ID) that is not valid: DRF's field code, used top-level. */
   'invalid',
   'invalid_query_parameter',
-  'payload_too_large',
-  'unsupported_media_type',
   'throttled',
   'concurrency_conflict',
   'internal_error',
-  // Structural limits on JSON bodies (src/http/json-limits.ts).
-  'nesting_too_deep',
-  'array_too_long',
-  'string_too_long',
-  'number_out_of_range',
-  'number_precision_lost',
-  'invalid_unicode',
-  // Idempotency-Key (src/http/idempotency.ts).
-  'invalid_idempotency_key',
-  'idempotency_key_in_progress',
-  'idempotency_response_lost',
-  'idempotency_key_reused',
+  ...bodyErrorCodes,
+  ...idempotencyErrorCodes,
   // Tokens and keys.
   'not_authenticated',
   'authentication_failed',
@@ -109,24 +117,3 @@ export const errorCodes = [
 
 /** A top-level machine code of a `DomainError`. */
 export type ErrorCode = (typeof errorCodes)[number];
-
-/** What any request body can break before a rule is looked at: malformed JSON, size, media type, structural limits. */
-export const bodyErrorCodes = [
-  'parse_error',
-  'payload_too_large',
-  'unsupported_media_type',
-  'nesting_too_deep',
-  'array_too_long',
-  'string_too_long',
-  'number_out_of_range',
-  'number_precision_lost',
-  'invalid_unicode',
-] as const satisfies readonly ErrorCode[];
-
-/** What the Idempotency-Key handling answers on its own. */
-export const idempotencyErrorCodes = [
-  'invalid_idempotency_key',
-  'idempotency_key_in_progress',
-  'idempotency_response_lost',
-  'idempotency_key_reused',
-] as const satisfies readonly ErrorCode[];
