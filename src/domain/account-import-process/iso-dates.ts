@@ -3,27 +3,14 @@ import { z } from 'zod';
 // RFC 3339 profile of ISO 8601: seconds required, optional fraction, `Z` or `±HH:MM`.
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
-/** `YYYY-MM-DD` naming a day that exists (2024-02-29 does, 2025-02-30 not); read digit by digit, as it runs for every date of every payload. */
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** `YYYY-MM-DD` naming a day that exists (2024-02-29 does, 2025-02-30 not). */
 export function isCalendarDate(value: string): boolean {
-  if (value.length !== 10 || value.charCodeAt(4) !== DASH || value.charCodeAt(7) !== DASH) return false;
-  const year = digitsAt(value, 0, 4);
-  const month = digitsAt(value, 5, 7);
-  const day = digitsAt(value, 8, 10);
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  return day <= daysInMonth(year, month);
-}
-
-const DASH = 45;
-
-/** The ASCII digits value[from..to) as a number, or -1 when one is not a digit. */
-function digitsAt(value: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const digit = value.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return -1;
-    n = n * 10 + digit;
-  }
-  return n;
+  const match = DATE.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 /** ISO 8601 date-time with `Z` or a numeric offset, naming a real date and time of day. */
