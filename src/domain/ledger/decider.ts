@@ -15,13 +15,9 @@ import {
 import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { addNotes, emptyNoteBook, ownNoteBook, recordNote, type NoteBook, type OwnedNoteBook } from '../notes/note-book.js';
-import { ledgerTransaction, transactionData } from './ledger-transaction.js';
+import { ledgerTransaction } from './ledger-transaction.js';
 import { laterDate, openPeriodStart } from './statement-period.js';
-import {
-  TRANSACTION_ALREADY_ADDED,
-  TRANSACTION_NOT_IN_OPEN_STATEMENT_PERIOD,
-  TransactionImportError,
-} from './transaction-import-error.js';
+import { TransactionImportError } from './transaction-import-error.js';
 import type { TransactionInput } from './transaction-payload.js';
 
 /** transactions/create/ (spec 4.10): the validated transactions, in request order, and the query options. */
@@ -111,18 +107,18 @@ function decide(command: ImportTransactions, state: LedgerState): (LedgerTransac
     if (state.transactionIds.has(tx.transaction_id)) {
       if (command.checkPreviouslyAdded) return; // TRANSACTION_ALREADY_EXISTS: skipped
       throw new TransactionImportError(
-        TRANSACTION_ALREADY_ADDED,
+        'transaction_already_added',
         `Transaction ${tx.transaction_id} was already added to account ${command.externalAccountNumber}; a transaction is never added twice.`,
-        transactionData(ledgerTransaction(tx)),
+        tx,
         `transactions.${i}.transaction_id`,
       );
     }
     const outside = periodStart !== null && tx.transaction_date < periodStart;
     if (outside && !command.forceAddToCurrentStatement) {
       throw new TransactionImportError(
-        TRANSACTION_NOT_IN_OPEN_STATEMENT_PERIOD,
+        'transaction_not_in_open_statement_period',
         `Unable to create transaction ${tx.transaction_id}: its date ${tx.transaction_date} is not within the open statement period, which starts ${periodStart}.`,
-        transactionData(ledgerTransaction(tx)),
+        tx,
         `transactions.${i}.transaction_date`,
       );
     }
