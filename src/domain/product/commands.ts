@@ -1,4 +1,4 @@
-import type { Band, ProductMarket, ProductParams, UnitType } from '../../../events/product.js';
+import type { Band, ProductCreated, UnitType } from '../../../events/product.js';
 import { decimalString } from './decimal.js';
 import { bandOfRate } from './product-payload-rules.js';
 import type { ProductPayload } from './product-payload.js';
@@ -15,20 +15,8 @@ export interface RateDraft {
   readonly pricePerUnit: string;
 }
 
-/** A product as a products/ request describes it. */
-export interface ProductDraft {
-  readonly code: string;
-  readonly marketName: ProductMarket;
-  readonly fullName: string;
-  readonly displayName: string;
-  readonly description: string | null;
-  readonly notes: string | null;
-  readonly brand: string | null;
-  readonly availableFromDate: string;
-  readonly isHidden: boolean | null;
-  readonly params: ProductParams;
-  readonly rates: readonly RateDraft[];
-}
+/** A product as a products/ request describes it: the attributes ProductCreated records, and its rates. */
+export type ProductDraft = Omit<ProductCreated['data'], 'createdAt'> & { readonly rates: readonly RateDraft[] };
 
 /**
  * Create the product, or for an existing code add its new rates (spec 4.3):

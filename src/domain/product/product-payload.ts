@@ -1,18 +1,10 @@
 import { z } from 'zod';
 import type { core } from 'zod';
-import { bandCategories, productMarkets, providerCalendars, tempClasses, unitTypes } from '../../../events/product.js';
+import { productMarkets } from '../../../events/product.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { choice, requiredText, text, whenClean } from '../account-import-process/payload-fields.js';
-import { decimalDigitsWithin } from '../account-records/money.js';
 import { fieldErrorsFromIssues, type Validation } from '../validation/field-errors.js';
-import {
-  checkDistinctValidFrom,
-  checkElectricityBand,
-  checkGasBand,
-  checkUnitType,
-  minNotAboveMax,
-  type RateInput,
-} from './product-payload-rules.js';
+import { checkDistinctValidFrom, electricityRate, gasRate, notAllowed, rateSchema, type RateInput } from './product-payload-rules.js';
 
 const MAX_NAME = 255;
 const MAX_TEXT = 4096;
@@ -25,70 +17,6 @@ export function productCode() {
     .max(128)
     .regex(/^[A-Z0-9_-]+$/, { message: 'Product codes use only the characters A-Z, 0-9, _ and -.' });
 }
-
-const bound = () => z.number().min(0, { message: 'Ensure this value is greater than or equal to 0.' });
-
-/** Not negative, with at most 10 digits each side of the point, as the platform's decimal fields. */
-const pricePerUnit = () => bound().superRefine(decimalDigitsWithin(10, 10));
-
-/** A field of the other market: refused rather than dropped, since it would silently change the rate's band. */
-function notAllowed(market: string) {
-  return z
-    .unknown()
-    .refine((value) => value === undefined, { message: `Only ${market} products have this field.`, params: { code: 'field_not_allowed' } })
-    .transform((): undefined => undefined)
-    .optional();
-}
-
-const electricityRateParams = z
-  .object({
-    provider_calendar: choice(providerCalendars),
-    temp_class: choice(tempClasses).optional(),
-    min_subscribed_max_power: bound().optional(),
-    max_subscribed_max_power: bound().optional(),
-    consumption_class_id: notAllowed('FRA_GAS'),
-    min_annual_consumption: notAllowed('FRA_GAS'),
-    max_annual_consumption: notAllowed('FRA_GAS'),
-    price_level: notAllowed('FRA_GAS'),
-  })
-  .superRefine(
-    minNotAboveMax('min_subscribed_max_power', 'max_subscribed_max_power'),
-    whenClean(['min_subscribed_max_power'], ['max_subscribed_max_power']),
-  );
-
-const gasRateParams = z
-  .object({
-    consumption_class_id: requiredText(32).optional(),
-    min_annual_consumption: bound().optional(),
-    max_annual_consumption: bound().optional(),
-    price_level: z.int().min(1).max(6).optional(),
-    provider_calendar: notAllowed('FRA_ELECTRICITY'),
-    temp_class: notAllowed('FRA_ELECTRICITY'),
-    min_subscribed_max_power: notAllowed('FRA_ELECTRICITY'),
-    max_subscribed_max_power: notAllowed('FRA_ELECTRICITY'),
-  })
-  .superRefine(
-    minNotAboveMax('min_annual_consumption', 'max_annual_consumption'),
-    whenClean(['min_annual_consumption'], ['max_annual_consumption']),
-  );
-
-function rateSchema<P extends z.ZodType>(params: P) {
-  return z
-    .object({
-      band_category: choice(bandCategories),
-      unit_type: choice(unitTypes),
-      valid_from_date: isoDate(),
-      price_per_unit: pricePerUnit(),
-      params,
-    })
-    .superRefine(checkUnitType, whenClean(['band_category'], ['unit_type']));
-}
-
-const electricityRate = rateSchema(electricityRateParams).superRefine(
-  checkElectricityBand,
-  whenClean(['band_category'], ['params', 'provider_calendar'], ['params', 'temp_class']),
-);
-const gasRate = rateSchema(gasRateParams).superRefine(checkGasBand, whenClean(['band_category'], ['params', 'price_level']));
 
 const flag = () => z.boolean().optional();
 const productFlags = { is_variable: flag(), cost_stacking: flag(), next_product_code: productCode().optional(), is_default: flag() };
