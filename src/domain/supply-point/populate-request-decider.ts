@@ -18,6 +18,13 @@ export interface OperatorAddress {
   readonly city: string;
 }
 
+/** What an attempt learnt, recorded only while it holds the claim. */
+interface AttemptResult {
+  readonly request: PopulateRequestRef;
+  readonly attempt: number;
+  readonly now: string;
+}
+
 export type PopulateRequestCommand =
   | {
       readonly type: 'ClaimPopulateRequest';
@@ -26,38 +33,14 @@ export type PopulateRequestCommand =
       readonly leaseExpiresAt: string;
       readonly maxAttempts: number;
     }
-  | {
+  | (AttemptResult & {
       readonly type: 'RecordSupplyPointFound';
-      readonly request: PopulateRequestRef;
-      readonly attempt: number;
       readonly customerCategory: string;
       readonly address: OperatorAddress;
       readonly details: Readonly<Record<string, unknown>>;
-      readonly now: string;
-    }
-  | {
-      readonly type: 'RecordPopulateAttemptFailed';
-      readonly request: PopulateRequestRef;
-      readonly attempt: number;
-      readonly reason: string;
-      readonly retryAt: string;
-      readonly maxAttempts: number;
-      readonly now: string;
-    }
-  | {
-      readonly type: 'RecordPopulateRequestRefused';
-      readonly request: PopulateRequestRef;
-      readonly attempt: number;
-      readonly reason: string;
-      readonly now: string;
-    }
-  | {
-      readonly type: 'ReleasePopulateRequest';
-      readonly request: PopulateRequestRef;
-      readonly attempt: number;
-      readonly reason: string;
-      readonly now: string;
-    };
+    })
+  | (AttemptResult & { readonly type: 'RecordPopulateAttemptFailed'; readonly reason: string; readonly retryAt: string; readonly maxAttempts: number })
+  | (AttemptResult & { readonly type: 'RecordPopulateRequestRefused' | 'ReleasePopulateRequest'; readonly reason: string });
 
 export type PopulateRequestState =
   /** Not being worked on: never tried, released, or waiting for a retry (`dueAt`). */
@@ -91,9 +74,7 @@ function errored(r: PopulateRequestRef, attempt: number, reason: string, now: st
   return [{ type: 'SupplyPointPopulateRequestErrored', version: 1, data: { ...ref(r), attempt, reason, erroredAt: now } }];
 }
 
-type ClaimPopulateRequest = Extract<PopulateRequestCommand, { type: 'ClaimPopulateRequest' }>;
-
-function claim(command: ClaimPopulateRequest, state: PopulateRequestState): SupplyPointPopulateRequestEvent[] {
+function claim(command: Extract<PopulateRequestCommand, { type: 'ClaimPopulateRequest' }>, state: PopulateRequestState): SupplyPointPopulateRequestEvent[] {
   const r = command.request;
   if (state.status === 'imported' || state.status === 'errored') throw finished(r);
   let attempt: number;
