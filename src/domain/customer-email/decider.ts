@@ -1,4 +1,4 @@
-import type { CustomerEmailEvent } from '../../../events/customer-email.js';
+import type { CustomerEmailEvent, CustomerEmailFailureOutcome } from '../../../events/customer-email.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import { ownedEvolution, type Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
@@ -43,56 +43,31 @@ export type CustomerEmailStatus =
   | { readonly status: 'sent'; readonly attempt: number }
   | { readonly status: 'failed'; readonly attempt: number };
 
-/** The emails of one account, by id. It folds only the outbox events of the account stream. */
+/** The emails of one account, by id. */
 export interface CustomerEmailState {
   readonly emails: ReadonlyMap<string, CustomerEmailStatus>;
 }
 
 const before = (a: string, b: string): boolean => Date.parse(a) < Date.parse(b);
 
-/** The state a fold owns (see `ownedEvolution`): its map is changed in place. */
-interface OwnedCustomerEmailState extends CustomerEmailState {
-  readonly emails: Map<string, CustomerEmailStatus>;
-}
+/** The status each outbox event leaves its email in. */
+const statusAfter: { readonly [T in CustomerEmailEvent['type']]: (data: Extract<CustomerEmailEvent, { type: T }>['data']) => CustomerEmailStatus } = {
+  CustomerWelcomeEmailQueued: () => ({ status: 'queued', attemptsUsed: 0, dueAt: null }),
+  CustomerEmailSendClaimed: (data) => ({ status: 'sending', attempt: data.attempt, leaseExpiresAt: data.leaseExpiresAt }),
+  CustomerEmailSendFailed: (data) => ({ status: 'queued', attemptsUsed: data.attempt, dueAt: data.retryAt }),
+  CustomerEmailSent: (data) => ({ status: 'sent', attempt: data.attempt }),
+  CustomerEmailFailed: (data) => ({ status: 'failed', attempt: data.attempt }),
+};
 
-function withEmail(state: OwnedCustomerEmailState, emailId: string, status: CustomerEmailStatus): OwnedCustomerEmailState {
-  state.emails.set(emailId, status);
-  return state;
-}
-
-function step(state: OwnedCustomerEmailState, event: LedgerEvent): OwnedCustomerEmailState {
-  switch (event.type) {
-    case 'CustomerWelcomeEmailQueued':
-      return withEmail(state, event.data.emailId, { status: 'queued', attemptsUsed: 0, dueAt: null });
-    case 'CustomerEmailSendClaimed':
-      return withEmail(state, event.data.emailId, {
-        status: 'sending',
-        attempt: event.data.attempt,
-        leaseExpiresAt: event.data.leaseExpiresAt,
-      });
-    case 'CustomerEmailSendFailed':
-      return withEmail(state, event.data.emailId, { status: 'queued', attemptsUsed: event.data.attempt, dueAt: event.data.retryAt });
-    case 'CustomerEmailSent':
-      return withEmail(state, event.data.emailId, { status: 'sent', attempt: event.data.attempt });
-    case 'CustomerEmailFailed':
-      return withEmail(state, event.data.emailId, { status: 'failed', attempt: event.data.attempt });
-    default:
-      return state;
-  }
-}
-
-const emailEventTypes = new Set<string>([
-  'CustomerWelcomeEmailQueued',
-  'CustomerEmailSendClaimed',
-  'CustomerEmailSendFailed',
-  'CustomerEmailSent',
-  'CustomerEmailFailed',
-]);
-
-const customerEmailEvolution = ownedEvolution<CustomerEmailState, LedgerEvent, OwnedCustomerEmailState>({
+/** Folds only the outbox events of the account stream, into a map the fold owns (see `ownedEvolution`). */
+const customerEmailEvolution = ownedEvolution<CustomerEmailState, LedgerEvent, { readonly emails: Map<string, CustomerEmailStatus> }>({
   own: (state) => ({ emails: new Map(state.emails) }),
-  step,
-  folds: (event) => emailEventTypes.has(event.type),
+  step: (state, event) => {
+    const { type, data } = event as CustomerEmailEvent;
+    state.emails.set(data.emailId, (statusAfter[type] as (data: CustomerEmailEvent['data']) => CustomerEmailStatus)(data));
+    return state;
+  },
+  folds: (event) => Object.hasOwn(statusAfter, event.type),
 });
 
 const ref = (email: CustomerEmailRef) => ({
@@ -102,9 +77,8 @@ const ref = (email: CustomerEmailRef) => ({
 });
 
 type UnfinishedEmail = Extract<CustomerEmailStatus, { status: 'queued' | 'sending' }>;
-type FailedOutcome = Extract<CustomerEmailEvent, { type: 'CustomerEmailFailed' }>['data']['outcome'];
 
-function failed(email: CustomerEmailRef, attempt: number, outcome: FailedOutcome, reason: string, now: string): CustomerEmailEvent[] {
+function failed(email: CustomerEmailRef, attempt: number, outcome: CustomerEmailFailureOutcome, reason: string, now: string): CustomerEmailEvent[] {
   return [{ type: 'CustomerEmailFailed', version: 1, data: { ...ref(email), attempt, outcome, reason, failedAt: now } }];
 }
 
