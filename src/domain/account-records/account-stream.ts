@@ -43,24 +43,22 @@ function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent): Acco
 
 /**
  * `evolve` and `fold` of a post-import decider (notes, the ledger, statements), which decides on the account
- * stream: the account's own events update `account`; `step` folds the decider's records (`F`, listed
- * exhaustively in `types`) into a state the fold owns (see `ownedEvolution`), so the stream folds in linear
- * time however many records it holds. Any other event leaves the state as it is.
+ * stream: the account's own events update `account`; `steps`, one per record type the decider folds (`F`),
+ * record it in a state the fold owns (see `ownedEvolution`), so the stream folds in linear time however many
+ * records it holds. Any other event leaves the state as it is.
  */
 export function accountRecordsEvolution<S extends { readonly account: AccountFacts }, F extends DomainEvent, D extends S & { account: AccountFacts }>(
-  types: { readonly [K in F['type']]: true },
   own: (state: S) => D,
-  step: (owned: D, event: F) => D,
+  steps: { readonly [K in F['type']]: (owned: D, event: Extract<F, { type: K }>) => void },
 ): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S } {
-  const records = new Set<string>(Object.keys(types));
   return ownedEvolution<S, DomainEvent, D>({
     own,
     step: (owned, event) => {
-      if (!accountFactsTypes.has(event.type)) return step(owned, event as F);
-      owned.account = evolveAccountFacts(owned.account, event as AccountFactsEvent);
+      if (accountFactsTypes.has(event.type)) owned.account = evolveAccountFacts(owned.account, event as AccountFactsEvent);
+      else (steps[event.type as F['type']] as (owned: D, event: DomainEvent) => void)(owned, event);
       return owned;
     },
-    folds: (event) => accountFactsTypes.has(event.type) || records.has(event.type),
+    folds: (event) => accountFactsTypes.has(event.type) || Object.hasOwn(steps, event.type),
   });
 }
 

@@ -12,7 +12,6 @@ import {
   type AccountFacts,
   type AccountRecordCommandBase,
 } from '../account-records/account-stream.js';
-import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { addNotes, emptyNoteBook, ownNoteBook, recordNote, type NoteBook, type OwnedNoteBook } from '../notes/note-book.js';
 import { ledgerTransaction } from './ledger-transaction.js';
@@ -38,8 +37,6 @@ export interface LedgerState {
   readonly notes: NoteBook;
 }
 
-type LedgerRecord = LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated;
-
 /** The state a fold owns and changes in place (see `ownedEvolution`). */
 interface OwnedLedgerState extends LedgerState {
   account: AccountFacts;
@@ -54,22 +51,6 @@ const own = (state: LedgerState): OwnedLedgerState => ({
   latestStatementEnd: state.latestStatementEnd,
   notes: ownNoteBook(state.notes),
 });
-
-function step(state: OwnedLedgerState, event: LedgerRecord): OwnedLedgerState {
-  switch (event.type) {
-    case 'LedgerTransactionAdded':
-      state.transactionIds.add(event.data.transaction.transactionId);
-      return state;
-    case 'HistoricalStatementImported':
-      state.latestStatementEnd = laterDate(state.latestStatementEnd, event.data.billPeriodToDate);
-      return state;
-    case 'AccountNoteCreated':
-      recordNote(state.notes, event);
-      return state;
-    default:
-      return assertNever(event);
-  }
-}
 
 export const transactionsFailedValidation = (errors: readonly FieldError[]) =>
   new DomainError('transactions_failed_validation', 'Transaction data could not be validated.', { errors });
@@ -140,10 +121,12 @@ function decide(command: ImportTransactions, state: LedgerState): (LedgerTransac
 
 export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerTransactionAdded | AccountNoteCreated, LedgerState> = {
   decide,
-  ...accountRecordsEvolution<LedgerState, LedgerRecord, OwnedLedgerState>(
-    { LedgerTransactionAdded: true, HistoricalStatementImported: true, AccountNoteCreated: true },
-    own,
-    step,
-  ),
+  ...accountRecordsEvolution<LedgerState, LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated, OwnedLedgerState>(own, {
+    LedgerTransactionAdded: (state, event) => state.transactionIds.add(event.data.transaction.transactionId),
+    HistoricalStatementImported: (state, event) => {
+      state.latestStatementEnd = laterDate(state.latestStatementEnd, event.data.billPeriodToDate);
+    },
+    AccountNoteCreated: (state, event) => recordNote(state.notes, event),
+  }),
   initialState: { account: initialAccountFacts, transactionIds: new Set(), latestStatementEnd: null, notes: emptyNoteBook },
 };

@@ -33,12 +33,8 @@ interface OwnedNotesState extends NotesState {
 }
 
 const notesEvolution = accountRecordsEvolution<NotesState, AccountNoteCreated, OwnedNotesState>(
-  { AccountNoteCreated: true },
   (state) => ({ account: state.account, book: ownNoteBook(state.book) }),
-  (state, event) => {
-    recordNote(state.book, event);
-    return state;
-  },
+  { AccountNoteCreated: (state, event) => recordNote(state.book, event) },
 );
 
 export const notesFailedValidation = (errors: readonly FieldError[]) =>

@@ -32,12 +32,8 @@ interface OwnedStatementsState extends StatementsState {
 }
 
 const statementsEvolution = accountRecordsEvolution<StatementsState, HistoricalStatementImported, OwnedStatementsState>(
-  { HistoricalStatementImported: true },
   (state) => ({ account: state.account, statementIds: new Set(state.statementIds) }),
-  (state, event) => {
-    state.statementIds.add(event.data.statementId);
-    return state;
-  },
+  { HistoricalStatementImported: (state, event) => state.statementIds.add(event.data.statementId) },
 );
 
 export const historicalStatementsFailedValidation = (errors: readonly FieldError[]) =>
