@@ -1,6 +1,7 @@
 import type { AccountNoteCreated, HistoricalStatementImported } from '../../../events/account-records.js';
 import type { AccountPayload } from '../account-import-process/account-payload.js';
 import { addNotes, emptyNoteBook, noteDraft } from '../notes/note-book.js';
+import { statementImported } from '../statements/decider.js';
 import type { AccountRef } from './account-stream.js';
 
 export type StagedRecordEvent = AccountNoteCreated | HistoricalStatementImported;
@@ -19,23 +20,7 @@ export function stagedPayloadRecords(payload: AccountPayload, account: AccountRe
   for (const statement of payload.statements ?? []) {
     if (seen.has(statement.statement_id)) continue;
     seen.add(statement.statement_id);
-    statements.push({
-      type: 'HistoricalStatementImported',
-      version: 1,
-      data: {
-        importSupplier: account.importSupplier,
-        externalAccountNumber: account.externalAccountNumber,
-        statementId: statement.statement_id,
-        billPeriodFromDate: statement.bill_period_from_date,
-        billPeriodToDate: statement.bill_period_to_date,
-        issuedDate: null,
-        number: null,
-        grossAmountCents: null,
-        statementPath: statement.statement_path,
-        source: 'staged_payload',
-        importedAt: account.now,
-      },
-    });
+    statements.push(statementImported(account, statement, 'staged_payload'));
   }
   return [...notes, ...statements];
 }

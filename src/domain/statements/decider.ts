@@ -1,4 +1,4 @@
-import type { HistoricalStatementImported } from '../../../events/account-records.js';
+import type { HistoricalStatementImported, RecordSource } from '../../../events/account-records.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import {
@@ -7,6 +7,7 @@ import {
   requireImportedAccount,
   type AccountFacts,
   type AccountRecordCommandBase,
+  type AccountRef,
 } from '../account-records/account-stream.js';
 import { pathDoesNotExist } from '../account-records/documents.js';
 import { DomainError, type FieldError } from '../errors.js';
@@ -55,12 +56,17 @@ function decide(command: ImportHistoricalStatements, state: StatementsState): Hi
     }
   });
   if (errors.length > 0) throw historicalStatementsFailedValidation(errors);
-  return command.statements.map((statement) => ({
+  return command.statements.map((statement) => statementImported(command, statement, 'import_request'));
+}
+
+/** The statement as recorded; one of the staged payload has only its period, id and path. */
+export function statementImported(account: AccountRef, statement: StatementInput, source: RecordSource): HistoricalStatementImported {
+  return {
     type: 'HistoricalStatementImported',
     version: 1,
     data: {
-      importSupplier: command.importSupplier,
-      externalAccountNumber: command.externalAccountNumber,
+      importSupplier: account.importSupplier,
+      externalAccountNumber: account.externalAccountNumber,
       statementId: statement.statement_id,
       billPeriodFromDate: statement.bill_period_from_date,
       billPeriodToDate: statement.bill_period_to_date,
@@ -68,10 +74,10 @@ function decide(command: ImportHistoricalStatements, state: StatementsState): Hi
       number: statement.number ?? null,
       grossAmountCents: statement.gross_amount ?? null,
       statementPath: statement.statement_path ?? null,
-      source: 'import_request',
-      importedAt: command.now,
+      source,
+      importedAt: account.now,
     },
-  }));
+  };
 }
 
 export const statementsDecider: Decider<ImportHistoricalStatements, LedgerEvent, HistoricalStatementImported, StatementsState> = {
