@@ -14,24 +14,14 @@ export type ServiceConfigCommand = {
 
 export type ServiceConfigState = ReadonlyMap<ServiceConfigKey, number | null>;
 
+/** SetServiceConfig, the one command. */
 function decide(command: ServiceConfigCommand, state: ServiceConfigState): ServiceConfigEvent[] {
-  switch (command.type) {
-    case 'SetServiceConfig':
-      if (
-        command.value === null
-          ? !serviceConfigSettings[command.key].offAllowed
-          : !Number.isSafeInteger(command.value) || command.value < 1
-      ) {
-        const orOff = serviceConfigSettings[command.key].offAllowed ? ', or off' : ' (it cannot be turned off)';
-        throw new DomainError('invalid_config_value', `${command.key} must be a whole number of at least 1${orOff}.`);
-      }
-      if ((state.get(command.key) ?? null) === command.value) return [];
-      return [
-        { type: 'ServiceConfigChanged', version: 1, data: { key: command.key, value: command.value, changedAt: command.now } },
-      ];
-    default:
-      return assertNever(command.type);
+  const { offAllowed } = serviceConfigSettings[command.key];
+  if (command.value === null ? !offAllowed : !Number.isSafeInteger(command.value) || command.value < 1) {
+    throw new DomainError('invalid_config_value', `${command.key} must be a whole number of at least 1${offAllowed ? ', or off' : ' (it cannot be turned off)'}.`);
   }
+  if ((state.get(command.key) ?? null) === command.value) return [];
+  return [{ type: 'ServiceConfigChanged', version: 1, data: { key: command.key, value: command.value, changedAt: command.now } }];
 }
 
 /** Folded into a map the fold owns (see `ownedEvolution`): one copy per fold, not one per event. */

@@ -22,43 +22,37 @@ export type PopulateBatchState = { readonly exists: false } | { readonly exists:
  * the order given, which their sequence numbers keep for the worker.
  */
 function decide(command: PopulateBatchCommand, state: PopulateBatchState): SupplyPointPopulateBatchEvent[] {
-  switch (command.type) {
-    case 'CreatePopulateBatch': {
-      if (state.exists) throw new DomainError('populate_batch_already_exists', `Batch ${command.batchId} already exists.`);
-      if (!(CUSTOMER_CATEGORIES as readonly string[]).includes(command.customerCategory)) {
-        throw new DomainError('validation_error', 'Invalid input.', {
-          errors: [{ code: 'invalid_choice', attr: 'customer_category', detail: `Not a valid choice: ${command.customerCategory}.` }],
-        });
-      }
-      const errors = populateIdentifierErrors(command.prmIds, command.pceIds);
-      if (errors.length > 0) throw new DomainError('validation_error', 'Invalid input.', { errors });
-      const requests: SupplyPointPopulateRequested[] = [
-        ...command.prmIds.map((identifier) => ({ supplyType: 'ELECTRICITY' as const, identifier })),
-        ...command.pceIds.map((identifier) => ({ supplyType: 'GAS' as const, identifier })),
-      ].map(({ supplyType, identifier }, index) => ({
-        type: 'SupplyPointPopulateRequested',
-        version: 1,
-        data: { batchId: command.batchId, sequence: index + 1, supplyType, identifier, requestedAt: command.now },
-      }));
-      return [
-        {
-          type: 'SupplyPointPopulateBatchCreated',
-          version: 1,
-          data: {
-            batchId: command.batchId,
-            customerCategory: command.customerCategory,
-            importSuppliers: [...command.importSuppliers],
-            prmCount: command.prmIds.length,
-            pceCount: command.pceIds.length,
-            createdAt: command.now,
-          },
-        },
-        ...requests,
-      ];
-    }
-    default:
-      return assertNever(command.type);
+  if (state.exists) throw new DomainError('populate_batch_already_exists', `Batch ${command.batchId} already exists.`);
+  if (!(CUSTOMER_CATEGORIES as readonly string[]).includes(command.customerCategory)) {
+    throw new DomainError('validation_error', 'Invalid input.', {
+      errors: [{ code: 'invalid_choice', attr: 'customer_category', detail: `Not a valid choice: ${command.customerCategory}.` }],
+    });
   }
+  const errors = populateIdentifierErrors(command.prmIds, command.pceIds);
+  if (errors.length > 0) throw new DomainError('validation_error', 'Invalid input.', { errors });
+  const requests: SupplyPointPopulateRequested[] = [
+    ...command.prmIds.map((identifier) => ({ supplyType: 'ELECTRICITY' as const, identifier })),
+    ...command.pceIds.map((identifier) => ({ supplyType: 'GAS' as const, identifier })),
+  ].map(({ supplyType, identifier }, index) => ({
+    type: 'SupplyPointPopulateRequested',
+    version: 1,
+    data: { batchId: command.batchId, sequence: index + 1, supplyType, identifier, requestedAt: command.now },
+  }));
+  return [
+    {
+      type: 'SupplyPointPopulateBatchCreated',
+      version: 1,
+      data: {
+        batchId: command.batchId,
+        customerCategory: command.customerCategory,
+        importSuppliers: [...command.importSuppliers],
+        prmCount: command.prmIds.length,
+        pceCount: command.pceIds.length,
+        createdAt: command.now,
+      },
+    },
+    ...requests,
+  ];
 }
 
 function evolve(state: PopulateBatchState, event: SupplyPointPopulateBatchEvent): PopulateBatchState {
