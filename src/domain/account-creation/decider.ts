@@ -2,7 +2,7 @@ import type { AccountCreationEvent, AccountCreationOutcome } from '../../../even
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
-import type { AccountRef } from '../account-records/account-stream.js';
+import { accountOf, type AccountRef } from '../account-records/account-stream.js';
 import { DomainError } from '../errors.js';
 import { checkScheduleWindow, utcInstant, type ScheduleWindow } from './schedule-window.js';
 
@@ -67,8 +67,7 @@ function schedule(command: Extract<AccountCreationCommand, { type: 'ScheduleAcco
       type: 'AccountCreationScheduled',
       version: 1,
       data: {
-        importSupplier: command.importSupplier,
-        externalAccountNumber: command.externalAccountNumber,
+        ...accountOf(command),
         taskId: command.taskId,
         isDryRun: command.isDryRun,
         operationsTeamName: command.operationsTeamName,
@@ -88,13 +87,11 @@ function live(state: AccountCreationState, taskId: string): Extract<AccountCreat
 type FinishedResult = Pick<Extract<AccountCreationEvent, { type: 'AccountCreationFinished' }>['data'], 'outcome' | 'platformAccountNumber' | 'error'>;
 
 function finished(command: AccountRef & { readonly taskId: string }, result: FinishedResult): AccountCreationEvent[] {
-  const { importSupplier, externalAccountNumber, taskId, now } = command;
-  return [{ type: 'AccountCreationFinished', version: 1, data: { importSupplier, externalAccountNumber, taskId, ...result, finishedAt: now } }];
+  return [{ type: 'AccountCreationFinished', version: 1, data: { ...accountOf(command), taskId: command.taskId, ...result, finishedAt: command.now } }];
 }
 
 function claim(command: Extract<AccountCreationCommand, { type: 'ClaimAccountCreation' }>, state: AccountCreationState): AccountCreationEvent[] {
   const current = live(state, command.taskId);
-  const ref = { importSupplier: command.importSupplier, externalAccountNumber: command.externalAccountNumber, taskId: command.taskId };
   if (current.status === 'claimed' && before(command.now, current.leaseExpiresAt)) {
     throw new DomainError('account_creation_claimed', `Scheduled creation ${command.taskId} is being run by another worker.`);
   }
@@ -107,7 +104,7 @@ function claim(command: Extract<AccountCreationCommand, { type: 'ClaimAccountCre
     const error = { code: 'schedule_window_elapsed', detail: `The schedule window ended at ${windowEnd} before the creation could run.` };
     return finished(command, { outcome: isDryRun ? 'DRY_RUN_ERRORED' : 'ERRORED', platformAccountNumber: null, error });
   }
-  return [{ type: 'AccountCreationClaimed', version: 1, data: { ...ref, claimId: command.claimId, claimedAt: command.now, leaseExpiresAt: command.leaseExpiresAt } }];
+  return [{ type: 'AccountCreationClaimed', version: 1, data: { ...accountOf(command), taskId: command.taskId, claimId: command.claimId, claimedAt: command.now, leaseExpiresAt: command.leaseExpiresAt } }];
 }
 
 function finish(command: Extract<AccountCreationCommand, { type: 'FinishAccountCreation' }>, state: AccountCreationState): AccountCreationEvent[] {
@@ -131,8 +128,7 @@ function cancel(command: Extract<AccountCreationCommand, { type: 'CancelAccountC
       type: 'AccountCreationCancelled',
       version: 1,
       data: {
-        importSupplier: command.importSupplier,
-        externalAccountNumber: command.externalAccountNumber,
+        ...accountOf(command),
         taskId: state.schedule.taskId,
         cancelledAt: command.now,
       },

@@ -7,7 +7,7 @@ import { assertNever } from '../assert-never.js';
 import { welcomeEmailsQueued } from '../customer-email/welcome-emails.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { accountRecordsImported } from '../staged-account-records/records-imported.js';
-import { supplierNotOngoing } from '../account-records/account-stream.js';
+import { accountOf, supplierNotOngoing } from '../account-records/account-stream.js';
 import { stagedPayloadRecords, type StagedRecordEvent } from '../account-records/staged-records.js';
 import { validateAccountPayload } from './account-payload.js';
 import type {
@@ -57,8 +57,7 @@ function stage(command: StageAccount, state: AccountImportProcessState): Events 
   if (state.status === 'skipped') throw markedToSkip(command.externalAccountNumber);
   if (command.supplierStatus !== 'Ongoing') throw supplierNotOngoing(command.importSupplier, command.supplierStatus);
   const data = {
-    importSupplier: command.importSupplier,
-    externalAccountNumber: command.externalAccountNumber,
+    ...accountOf(command),
     payload: command.payload as Record<string, unknown>,
     stagedAt: command.now,
   };
@@ -91,8 +90,7 @@ function processAccount(command: ProcessAccount, state: AccountImportProcessStat
       type: 'AccountProcessed',
       version: 1,
       data: {
-        importSupplier: command.importSupplier,
-        externalAccountNumber: command.externalAccountNumber,
+        ...accountOf(command),
         platformAccountNumber: command.platformAccountNumber,
         operationsTeamName: command.operationsTeamName,
         processedAt: command.now,
@@ -120,7 +118,7 @@ function markToSkip(command: MarkAccountToSkip, state: AccountImportProcessState
     {
       type: 'AccountMarkedToSkip',
       version: 1,
-      data: { importSupplier: command.importSupplier, externalAccountNumber: command.externalAccountNumber, markedAt: command.now },
+      data: { ...accountOf(command), markedAt: command.now },
     },
   ];
 }
@@ -140,8 +138,7 @@ function changeTransferStatus(command: ChangeTransferStatus, state: AccountImpor
       type: 'AccountTransferStatusChanged',
       version: 1,
       data: {
-        importSupplier: command.importSupplier,
-        externalAccountNumber: command.externalAccountNumber,
+        ...accountOf(command),
         from: state.transferStatus,
         to: command.to,
         changedAt: command.now,

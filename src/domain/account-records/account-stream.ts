@@ -13,6 +13,12 @@ export interface AccountRef {
   readonly now: string;
 }
 
+/** The account an event records: the ref without the command's time. */
+export const accountOf = (ref: { readonly importSupplier: string; readonly externalAccountNumber: string }) => ({
+  importSupplier: ref.importSupplier,
+  externalAccountNumber: ref.externalAccountNumber,
+});
+
 /** What every post-import decider needs to know about the account itself. */
 export interface AccountFacts {
   readonly status: 'none' | 'staged' | 'imported';

@@ -1,6 +1,7 @@
 import type { CustomerEmailEvent, CustomerEmailFailureOutcome } from '../../../events/customer-email.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import { ownedEvolution, type Decider } from '../decider.js';
+import { accountOf } from '../account-records/account-stream.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
@@ -70,11 +71,7 @@ const customerEmailEvolution = ownedEvolution<CustomerEmailState, LedgerEvent, {
   folds: (event) => Object.hasOwn(statusAfter, event.type),
 });
 
-const ref = (email: CustomerEmailRef) => ({
-  importSupplier: email.importSupplier,
-  externalAccountNumber: email.externalAccountNumber,
-  emailId: email.emailId,
-});
+const ref = (email: CustomerEmailRef) => ({ ...accountOf(email), emailId: email.emailId });
 
 type UnfinishedEmail = Extract<CustomerEmailStatus, { status: 'queued' | 'sending' }>;
 

@@ -1,7 +1,7 @@
 import type { CustomerWelcomeEmailQueued } from '../../../events/customer-email.js';
 import type { AccountPayload } from '../account-import-process/account-payload.js';
 import type { Customer } from '../account-import-process/account-payload-parts.js';
-import type { AccountRef } from '../account-records/account-stream.js';
+import { accountOf, type AccountRef } from '../account-records/account-stream.js';
 
 /** The account being processed. */
 export interface ProcessedAccountRef extends AccountRef {
@@ -42,8 +42,7 @@ export function welcomeEmailsQueued(account: ProcessedAccountRef, payload: Accou
         type: 'CustomerWelcomeEmailQueued',
         version: 1,
         data: {
-          importSupplier: account.importSupplier,
-          externalAccountNumber: account.externalAccountNumber,
+          ...accountOf(account),
           emailId: welcomeEmailId(account.platformAccountNumber, customerIndex),
           platformAccountNumber: account.platformAccountNumber,
           customerIndex,

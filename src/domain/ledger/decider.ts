@@ -6,6 +6,7 @@ import type {
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import {
+  accountOf,
   accountRecordsEvolution,
   initialAccountFacts,
   requireImportedAccount,
@@ -81,7 +82,6 @@ function decide(command: ImportTransactions, state: LedgerState): (LedgerTransac
   if (errors.length > 0) throw transactionsFailedValidation(errors);
 
   const periodStart = openPeriodStart(state.account.lastBilledToDate, state.latestStatementEnd);
-  const ref = { importSupplier: command.importSupplier, externalAccountNumber: command.externalAccountNumber };
   const added: LedgerTransactionAdded[] = [];
   const moved: TransactionInput[] = [];
   command.transactions.forEach((tx, i) => {
@@ -107,7 +107,7 @@ function decide(command: ImportTransactions, state: LedgerState): (LedgerTransac
     added.push({
       type: 'LedgerTransactionAdded',
       version: 1,
-      data: { ...ref, transaction: ledgerTransaction(tx, outside && periodStart ? { to: periodStart } : null), addedAt: command.now },
+      data: { ...accountOf(command), transaction: ledgerTransaction(tx, outside && periodStart ? { to: periodStart } : null), addedAt: command.now },
     });
   });
   if (moved.length === 0 || periodStart === null) return added;

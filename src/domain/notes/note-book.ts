@@ -1,5 +1,5 @@
 import type { AccountNoteCreated, RecordSource } from '../../../events/account-records.js';
-import type { AccountRef } from '../account-records/account-stream.js';
+import { accountOf, type AccountRef } from '../account-records/account-stream.js';
 import { specDateTime } from '../account-import-process/iso-dates.js';
 import { hasBody, instantOf, type NoteInput } from './note-payload.js';
 
@@ -86,8 +86,7 @@ export function addNotes(book: NoteBook, drafts: readonly NoteDraft[], account: 
       type: 'AccountNoteCreated',
       version: 1,
       data: {
-        importSupplier: account.importSupplier,
-        externalAccountNumber: account.externalAccountNumber,
+        ...accountOf(account),
         sequence: current.count + 1,
         body: draft.body,
         // Spec 2.1 writes datetimes without a fraction: a defaulted created_at drops the clock's milliseconds.

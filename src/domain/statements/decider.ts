@@ -7,6 +7,7 @@ import {
   requireImportedAccount,
   type AccountFacts,
   type AccountRecordCommandBase,
+  accountOf,
   type AccountRef,
 } from '../account-records/account-stream.js';
 import { pathDoesNotExist } from '../account-records/documents.js';
@@ -65,8 +66,7 @@ export function statementImported(account: AccountRef, statement: StatementInput
     type: 'HistoricalStatementImported',
     version: 1,
     data: {
-      importSupplier: account.importSupplier,
-      externalAccountNumber: account.externalAccountNumber,
+      ...accountOf(account),
       statementId: statement.statement_id,
       billPeriodFromDate: statement.bill_period_from_date,
       billPeriodToDate: statement.bill_period_to_date,
