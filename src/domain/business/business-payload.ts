@@ -32,23 +32,16 @@ function checkVersionDates(contract: z.output<typeof contractSchema>, ctx: Ctx):
   });
 }
 
-/** Runs the date rule once valid_from_date and every applicable_at_date are valid, even if a term is broken. */
+/**
+ * Runs the date rule once valid_from_date and every applicable_at_date are valid, even if a term is broken:
+ * no issue on the contract, those fields, the versions list or one of its versions.
+ */
 const whenDatesClean = {
-  when: (payload: core.ParsePayload): boolean => {
-    const value = payload.value as { valid_from_date?: unknown; versions?: unknown } | null;
-    if (typeof value !== 'object' || value === null || typeof value.valid_from_date !== 'string') return false;
-    if (!Array.isArray(value.versions)) return false;
-    if (!value.versions.every((v) => typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>)['applicable_at_date'] === 'string')) {
-      return false;
-    }
-    return !payload.issues.some((issue) => {
-      const path = issue.path ?? [];
-      if (path.length === 0) return true;
-      if (path[0] === 'valid_from_date') return true;
-      if (path[0] !== 'versions') return false;
-      return path.length <= 2 || path[2] === 'applicable_at_date';
-    });
-  },
+  when: (payload: core.ParsePayload): boolean =>
+    !payload.issues.some(
+      ({ path = [] }) =>
+        path.length === 0 || path[0] === 'valid_from_date' || (path[0] === 'versions' && (path.length <= 2 || path[2] === 'applicable_at_date')),
+    ),
 };
 
 export const businessContractSchema = contractSchema.superRefine(checkVersionDates, whenDatesClean);
@@ -67,15 +60,9 @@ const checkDetailKeysUnique = noRepeatedKeys(
   (index) => [index, 'key'],
 );
 
-/** Identifiers are compared once each one is valid; the other contracts' errors are reported alongside. */
+/** Identifiers are compared once the list, each contract and each identifier are valid; the other contracts' errors are reported alongside. */
 export const whenIdentifiersClean = {
-  when: (payload: core.ParsePayload): boolean =>
-    Array.isArray(payload.value) &&
-    payload.value.every((c) => typeof c === 'object' && c !== null && typeof (c as Record<string, unknown>)['identifier'] === 'string') &&
-    !payload.issues.some((issue) => {
-      const path = issue.path ?? [];
-      return path.length <= 1 || path[1] === 'identifier';
-    }),
+  when: (payload: core.ParsePayload): boolean => !payload.issues.some(({ path = [] }) => path.length <= 1 || path[1] === 'identifier'),
 };
 
 export const businessSchema = z.object({

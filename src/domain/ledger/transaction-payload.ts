@@ -8,13 +8,6 @@ import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest,
 import type { Validation } from '../validation/field-errors.js';
 import type { FieldError } from '../errors.js';
 
-/**
- * The financial transaction of spec 2.6, per type (the platform's rules where the spec is silent). Amounts
- * are parsed to integer cents, other decimals kept as their decimal text; unknown fields are dropped.
- */
-
-const ZERO_TRANSACTION_AMOUNT = 'zero_transaction_amount';
-
 const lineItemInputSchema = z
   .object({
     rate_band: requiredText(),
@@ -47,24 +40,18 @@ const common = {
   display_note: z.string().optional(),
 };
 
-type Refinement = [(value: { amount: number }, ctx: core.$RefinementCtx<unknown>) => void, ReturnType<typeof whenClean>];
-
-/** CHARGE, CREDIT and SUPPLY_CHARGE: any non-zero amount (a negative one is a reversal). */
-const nonZero: Refinement = [
-  (tx, ctx) => {
-    if (tx.amount === 0) addDomainIssue(ctx, ZERO_TRANSACTION_AMOUNT, 'The amount must not be zero.', ['amount']);
-  },
-  whenClean(['amount']),
-];
-
-/** PAYMENT and REPAYMENT: money that moved, so strictly positive. */
-const positive: Refinement = [
-  (tx, ctx) => {
-    if (tx.amount === 0) addDomainIssue(ctx, ZERO_TRANSACTION_AMOUNT, 'The amount must not be zero.', ['amount']);
-    else if (tx.amount < 0) addDomainIssue(ctx, 'negative_transaction_amount', 'Payments and repayments must be positive.', ['amount']);
-  },
-  whenClean(['amount']),
-];
+/** Never zero; for PAYMENT and REPAYMENT, money that moved, strictly positive (elsewhere a negative amount is a reversal). */
+function amountRule(positive: boolean) {
+  return [
+    (tx: { amount: number }, ctx: core.$RefinementCtx<unknown>) => {
+      if (tx.amount === 0) addDomainIssue(ctx, 'zero_transaction_amount', 'The amount must not be zero.', ['amount']);
+      else if (positive && tx.amount < 0) addDomainIssue(ctx, 'negative_transaction_amount', 'Payments and repayments must be positive.', ['amount']);
+    },
+    whenClean(['amount']),
+  ] as const;
+}
+const nonZero = amountRule(false);
+const positive = amountRule(true);
 
 const chargeSchema = z.object({ ...common, type: z.literal('CHARGE'), reason: requiredText(), tax_items: z.array(taxItemInputSchema).optional() }).superRefine(...nonZero);
 const creditSchema = z.object({ ...common, type: z.literal('CREDIT'), reason: requiredText() }).superRefine(...nonZero);
@@ -100,7 +87,11 @@ const transactionInputSchema = z
   .pipe(z.discriminatedUnion('type', [chargeSchema, creditSchema, paymentSchema, repaymentSchema, supplyChargeSchema]));
 export type TransactionInput = z.output<typeof transactionInputSchema>;
 
-/** POST transactions/create/ (spec 4.10). */
+/**
+ * POST transactions/create/ (spec 4.10): the financial transaction of spec 2.6, per type (the platform's rules
+ * where the spec is silent). Amounts are parsed to integer cents, other decimals kept as their decimal text;
+ * unknown fields are dropped.
+ */
 export const importTransactionsRequestSchema = withAccountNumberAlias(
   z.object({
     ...accountEnvelopeFields,
