@@ -40,18 +40,15 @@ function decimalDigitsOf(value: number | string): DecimalDigits | null {
   return { negative: negative && (whole !== '0' || fraction !== ''), whole, fraction };
 }
 
-export type CentsParse =
-  | { readonly ok: true; readonly cents: number }
-  | { readonly ok: false; readonly code: 'invalid' | 'max_decimal_places' | 'max_whole_digits'; readonly detail: string };
+type DecimalFailure = { readonly ok: false; readonly code: 'invalid' | 'max_decimal_places' | 'max_whole_digits'; readonly detail: string };
+export type CentsParse = { readonly ok: true; readonly cents: number } | DecimalFailure;
 
 /** The decimal text of a finite number, sign included (`-12.5`, `0.0000001`). */
 export function signedDecimalString(value: number): string {
   return value < 0 ? `-${decimalString(value)}` : decimalString(value);
 }
 
-type DecimalRead =
-  | { readonly ok: true; readonly digits: DecimalDigits }
-  | { readonly ok: false; readonly code: 'invalid' | 'max_decimal_places' | 'max_whole_digits'; readonly detail: string };
+type DecimalRead = { readonly ok: true; readonly digits: DecimalDigits } | DecimalFailure;
 
 /** Reads a number or a decimal string, bounded to `maxWhole` digits before the point and `maxFraction` after it (codes as DRF's DecimalField). */
 function readDecimal(value: number | string, maxWhole: number, maxFraction: number): DecimalRead {

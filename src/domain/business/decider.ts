@@ -4,7 +4,7 @@ import { assertNever } from '../assert-never.js';
 import { DomainError, type FieldError } from '../errors.js';
 import type { BusinessContract } from './business-payload.js';
 import { BUSINESS_CONTRACTS_ATTR, contractIdentifierReferencesOf, contractProductCodeReferences } from './business-references.js';
-import type { AddBusinessContracts, BusinessCommand, CreateBusiness } from './commands.js';
+import type { AddBusinessContracts, BusinessCommand, ContractFacts, CreateBusiness } from './commands.js';
 import { businessEvolution, initialBusinessState, type BusinessKeyAttributes, type BusinessState } from './state.js';
 
 /** Every 400 about the business payload, its rules and what it refers to. */
@@ -34,12 +34,7 @@ export const businessNotFound = (importSupplier: string, externalBusinessIdentif
   new DomainError('business_not_found', `No business ${externalBusinessIdentifier} for import supplier ${importSupplier}.`, extra ? { extra } : {});
 
 /** What the contracts (found at `attr` in the payload) refer to that the facts say does not exist, or is taken. */
-function referenceErrors(
-  facts: { readonly takenContractIdentifiers: readonly string[]; readonly existingProductCodes: readonly string[] },
-  supplier: string,
-  contracts: readonly BusinessContract[],
-  attr: string,
-): FieldError[] {
+function referenceErrors(facts: ContractFacts, supplier: string, contracts: readonly BusinessContract[], attr: string): FieldError[] {
   const taken = new Set(facts.takenContractIdentifiers);
   const products = new Set(facts.existingProductCodes);
   const contractErrors = contractIdentifierReferencesOf(contracts, attr)

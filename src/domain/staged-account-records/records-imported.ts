@@ -37,12 +37,8 @@ function supplyPointRecords(point: SupplyPoint): ImportedSupplyPointRecords | nu
     })),
     consents: { ...(point.consent_data ?? {}) },
   };
-  const empty =
-    records.paymentSchedules.length === 0 &&
-    records.paymentInstructions.length === 0 &&
-    records.agreements.length === 0 &&
-    Object.keys(records.consents).length === 0;
-  return empty ? null : records;
+  const count = records.paymentSchedules.length + records.paymentInstructions.length + records.agreements.length + Object.keys(records.consents).length;
+  return count === 0 ? null : records;
 }
 
 /** The staged payload's records that the account keeps when processed: one AccountRecordsImported, or none. */
