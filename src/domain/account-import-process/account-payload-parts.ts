@@ -2,98 +2,26 @@ import { z } from 'zod';
 import type { core } from 'zod';
 import { isValidSiret } from './identifiers.js';
 import { isoDate, isoDateTime } from './iso-dates.js';
-import { MAX_LINE, addDomainIssue, choice, jsonObject, phoneNumber, requiredText, text, whenClean } from './payload-fields.js';
+import { MAX_LINE, addDomainIssue, choice, jsonObject, phoneNumber, requiredText, text, whenCleanIn, type SchemaForm } from './payload-fields.js';
 
-/** Account-level parts of the account payload (spec 2.2) other than supply addresses. */
-
-export const customerPreferencesSchema = z.object({
-  opted_into_updates: z.boolean(),
-  opted_into_sms: z.boolean(),
-  opted_into_offers: z.boolean(),
-  opted_into_recommended: z.boolean(),
-});
-
-export const customerSchema = z.object({
-  title: text(20).optional(),
-  given_name: requiredText(255),
-  family_name: requiredText(255),
-  email: z.email().max(254).optional(),
-  mobile: phoneNumber().optional(),
-  landline: phoneNumber().optional(),
-  deceased: z.string().optional(),
-  date_of_birth: isoDate().optional(),
-  customer_preferences: customerPreferencesSchema.optional(),
-});
-
-export const businessSchema = z.object({
-  business_type: requiredText(),
-  // Documented on the business-create payload (spec 2.4); accepted here so it is not dropped.
-  company_name: text(255).optional(),
-  siret: z.string().refine(isValidSiret, {
-    message: 'Not a valid SIRET: expected 14 digits passing the Luhn check.',
-    params: { code: 'invalid_siret' },
-  }),
-  business_contract_identifier: requiredText(128).optional(),
-  details: z.array(z.object({ key: requiredText(), value: z.string() })).optional(),
-});
-
+export const ENERGY_CHEQUE_SOURCES = ['PAPER', 'PAPERLESS'] as const;
+export const ENERGY_CHEQUE_STATUSES = ['VALID', 'USED', 'EXPIRED', 'CANCELLED'] as const;
+export const PAYMENT_PREFERENCE_TYPES = ['ACTIVE_EXISTING', 'ACTIVE_NEW', 'PASSIVE'] as const;
+export const PASSIVE_WITH_INSTRUCTION = 'passive_payment_preference_with_instruction_reference_params';
 const START_LATER_THAN_END = 'start_date_later_than_end_date';
 
 /** Reports `to` when it is before `from`; both are valid ISO dates, so strings compare as dates. */
-function datesInOrder<K extends string>(from: K, to: K) {
+function datesInOrder<K extends string>(form: SchemaForm, from: K, to: K) {
   return [
     (value: Record<K, string>, ctx: core.$RefinementCtx<unknown>) => {
       if (value[from] > value[to]) addDomainIssue(ctx, START_LATER_THAN_END, `${to} is before ${from}.`, [to]);
     },
-    whenClean([from], [to]),
+    whenCleanIn(form, [from], [to]),
   ] as const;
 }
 
-export const statementSchema = z
-  .object({
-    bill_period_from_date: isoDate(),
-    bill_period_to_date: isoDate(),
-    statement_path: requiredText(),
-    statement_id: requiredText(),
-  })
-  .superRefine(...datesInOrder('bill_period_from_date', 'bill_period_to_date'));
-
-export const ENERGY_CHEQUE_SOURCES = ['PAPER', 'PAPERLESS'] as const;
-export const ENERGY_CHEQUE_STATUSES = ['VALID', 'USED', 'EXPIRED', 'CANCELLED'] as const;
-
-export const energyChequeSchema = z
-  .object({
-    number: requiredText(),
-    protection_from: isoDate(),
-    protection_to: isoDate(),
-    source: choice(ENERGY_CHEQUE_SOURCES),
-    asp_remittance_ref: z.string().optional(),
-    amount: z.int().min(0),
-    valid_to: isoDate(),
-    status: choice(ENERGY_CHEQUE_STATUSES),
-  })
-  .superRefine(...datesInOrder('protection_from', 'protection_to'));
-
-export const supplementaryLedgerSchema = z.object({
-  ledger_code: choice(['ENERGY_CHEQUE_LEDGER']),
-  energy_cheques: z.array(energyChequeSchema),
-});
-
-export const accountNoteSchema = z
-  .object({
-    created_at: isoDateTime().optional(),
-    body: z.string().optional(),
-    document_paths: z.array(z.object({ document_path: requiredText() })).optional(),
-  })
-  .superRefine((note, ctx) => {
-    const hasBody = note.body !== undefined && note.body.trim() !== '';
-    if (!hasBody && (note.document_paths ?? []).length === 0) {
-      addDomainIssue(ctx, 'note_body_or_document_path_not_found', 'A note needs a body or at least one document path.', []);
-    }
-  }, whenClean(['body'], ['document_paths']));
-
 /** Reports every later element whose `key` repeats an earlier one. */
-function uniqueBy<K extends string>(key: K, code: string) {
+function uniqueBy<K extends string>(form: SchemaForm, key: K, code: string) {
   return [
     (items: readonly Record<K, string>[], ctx: core.$RefinementCtx<unknown>) => {
       const seen = new Set<string>();
@@ -102,61 +30,144 @@ function uniqueBy<K extends string>(key: K, code: string) {
         seen.add(item[key]);
       });
     },
-    whenClean([]),
+    whenCleanIn(form, []),
   ] as const;
 }
 
-export const accountCampaignsSchema = z
-  .array(z.object({ slug: requiredText(), campaign_note: z.string().optional() }))
-  .superRefine(...uniqueBy('slug', 'duplicate_account_campaigns'));
+/** Account-level parts of the account payload (spec 2.2) other than supply addresses, in either form (payload-fields.ts). */
+export function accountPartSchemas(form: SchemaForm) {
+  const customerPreferencesSchema = z.object({
+    opted_into_updates: z.boolean(),
+    opted_into_sms: z.boolean(),
+    opted_into_offers: z.boolean(),
+    opted_into_recommended: z.boolean(),
+  });
 
-export const metadataSchema = z
-  .array(z.object({ key: requiredText(1024), value: jsonObject() }))
-  .superRefine(...uniqueBy('key', 'metadata_has_duplicate_keys'));
+  const customerSchema = z.object({
+    title: text(20).optional(),
+    given_name: requiredText(255),
+    family_name: requiredText(255),
+    email: z.email().max(254).optional(),
+    mobile: phoneNumber().optional(),
+    landline: phoneNumber().optional(),
+    deceased: z.string().optional(),
+    date_of_birth: isoDate().optional(),
+    customer_preferences: customerPreferencesSchema.optional(),
+  });
 
-export const PAYMENT_PREFERENCE_TYPES = ['ACTIVE_EXISTING', 'ACTIVE_NEW', 'PASSIVE'] as const;
+  const businessSchema = z.object({
+    business_type: requiredText(),
+    // Documented on the business-create payload (spec 2.4); accepted here so it is not dropped.
+    company_name: text(255).optional(),
+    siret: z.string().refine(isValidSiret, {
+      message: 'Not a valid SIRET: expected 14 digits passing the Luhn check.',
+      params: { code: 'invalid_siret' },
+    }),
+    business_contract_identifier: requiredText(128).optional(),
+    details: z.array(z.object({ key: requiredText(), value: z.string() })).optional(),
+  });
 
-const instructionReferenceParamsSchema = z.object({
-  vendor_name: requiredText(),
-  vendor_reference: requiredText(MAX_LINE),
-});
+  const statementSchema = z
+    .object({
+      bill_period_from_date: isoDate(),
+      bill_period_to_date: isoDate(),
+      statement_path: requiredText(),
+      statement_id: requiredText(),
+    })
+    .superRefine(...datesInOrder(form, 'bill_period_from_date', 'bill_period_to_date'));
 
-export const PASSIVE_WITH_INSTRUCTION = 'passive_payment_preference_with_instruction_reference_params';
+  const energyChequeSchema = z
+    .object({
+      number: requiredText(),
+      protection_from: isoDate(),
+      protection_to: isoDate(),
+      source: choice(ENERGY_CHEQUE_SOURCES),
+      asp_remittance_ref: z.string().optional(),
+      amount: z.int().min(0),
+      valid_to: isoDate(),
+      status: choice(ENERGY_CHEQUE_STATUSES),
+    })
+    .superRefine(...datesInOrder(form, 'protection_from', 'protection_to'));
 
-const paymentPreferenceUnion = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('ACTIVE_EXISTING'),
-    supply_point_identifier: requiredText(),
-    instruction_reference_params: instructionReferenceParamsSchema,
-  }),
-  z.object({
-    type: z.literal('ACTIVE_NEW'),
-    supply_point_identifier: requiredText(),
-    instruction_reference_params: instructionReferenceParamsSchema,
-  }),
-  z.object({ type: z.literal('PASSIVE'), supply_point_identifier: requiredText() }),
-]);
+  const supplementaryLedgerSchema = z.object({
+    ledger_code: choice(['ENERGY_CHEQUE_LEDGER']),
+    energy_cheques: z.array(energyChequeSchema),
+  });
 
-/**
- * Guarded like contract terms: a bad `type` is reported at `payment_preferences.N.type`.
- * The guard also sees the raw keys, so it is where a PASSIVE preference carrying
- * instruction_reference_params is caught (a passive preference pays by no instruction,
- * so any value there is a caller mistake); the PASSIVE branch itself has no such field.
- */
-export const paymentPreferenceSchema = z
-  .looseObject({ type: choice(PAYMENT_PREFERENCE_TYPES) })
-  .superRefine((preference, ctx) => {
-    if (preference.type === 'PASSIVE' && preference['instruction_reference_params'] !== undefined) {
-      addDomainIssue(
-        ctx,
-        PASSIVE_WITH_INSTRUCTION,
-        'A PASSIVE payment preference must not have instruction_reference_params.',
-        ['instruction_reference_params'],
-      );
-    }
-  }, whenClean(['type']))
-  .pipe(paymentPreferenceUnion);
+  const accountNoteSchema = z
+    .object({
+      created_at: isoDateTime().optional(),
+      body: z.string().optional(),
+      document_paths: z.array(z.object({ document_path: requiredText() })).optional(),
+    })
+    .superRefine((note, ctx) => {
+      const hasBody = note.body !== undefined && note.body.trim() !== '';
+      if (!hasBody && (note.document_paths ?? []).length === 0) {
+        addDomainIssue(ctx, 'note_body_or_document_path_not_found', 'A note needs a body or at least one document path.', []);
+      }
+    }, whenCleanIn(form, ['body'], ['document_paths']));
 
-export type Customer = z.output<typeof customerSchema>;
-export type Business = z.output<typeof businessSchema>;
-export type PaymentPreference = z.output<typeof paymentPreferenceSchema>;
+  const accountCampaignsSchema = z
+    .array(z.object({ slug: requiredText(), campaign_note: z.string().optional() }))
+    .superRefine(...uniqueBy(form, 'slug', 'duplicate_account_campaigns'));
+
+  const metadataSchema = z
+    .array(z.object({ key: requiredText(1024), value: jsonObject(form) }))
+    .superRefine(...uniqueBy(form, 'key', 'metadata_has_duplicate_keys'));
+
+  const instructionReferenceParamsSchema = z.object({
+    vendor_name: requiredText(),
+    vendor_reference: requiredText(MAX_LINE),
+  });
+
+  const paymentPreferenceUnion = z.discriminatedUnion('type', [
+    z.object({
+      type: z.literal('ACTIVE_EXISTING'),
+      supply_point_identifier: requiredText(),
+      instruction_reference_params: instructionReferenceParamsSchema,
+    }),
+    z.object({
+      type: z.literal('ACTIVE_NEW'),
+      supply_point_identifier: requiredText(),
+      instruction_reference_params: instructionReferenceParamsSchema,
+    }),
+    z.object({ type: z.literal('PASSIVE'), supply_point_identifier: requiredText() }),
+  ]);
+
+  /**
+   * Guarded like contract terms: a bad `type` is reported at `payment_preferences.N.type`.
+   * The guard also sees the raw keys, so it is where a PASSIVE preference carrying
+   * instruction_reference_params is caught (a passive preference pays by no instruction,
+   * so any value there is a caller mistake); the PASSIVE branch itself has no such field.
+   */
+  const paymentPreferenceSchema = z
+    .looseObject({ type: choice(PAYMENT_PREFERENCE_TYPES) })
+    .superRefine((preference, ctx) => {
+      if (preference.type === 'PASSIVE' && preference['instruction_reference_params'] !== undefined) {
+        addDomainIssue(
+          ctx,
+          PASSIVE_WITH_INSTRUCTION,
+          'A PASSIVE payment preference must not have instruction_reference_params.',
+          ['instruction_reference_params'],
+        );
+      }
+    }, whenCleanIn(form, ['type']))
+    .pipe(paymentPreferenceUnion);
+
+  return {
+    customerSchema,
+    businessSchema,
+    statementSchema,
+    supplementaryLedgerSchema,
+    accountNoteSchema,
+    accountCampaignsSchema,
+    metadataSchema,
+    paymentPreferenceSchema,
+  };
+}
+
+type Parts = ReturnType<typeof accountPartSchemas>;
+export type Customer = z.output<Parts['customerSchema']>;
+export type Business = z.output<Parts['businessSchema']>;
+export type PaymentPreference = z.output<Parts['paymentPreferenceSchema']>;
+

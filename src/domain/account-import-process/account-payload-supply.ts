@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { core } from 'zod';
 import { CONSENT_NAMES, SUPPLY_TYPES, isValidSupplyPointIdentifier } from './identifiers.js';
 import { isoDate, isoDateTime, nextDay } from './iso-dates.js';
-import { MAX_LINE, addDomainIssue, choice, money, postcode, requiredText, text, whenClean } from './payload-fields.js';
+import { MAX_LINE, addDomainIssue, choice, money, postcode, requiredText, text, whenCleanIn, type SchemaForm } from './payload-fields.js';
 
 /** Payment schedule frequencies we accept (MONTHLY seen; the others are French billing rhythms). */
 export const PAYMENT_SCHEDULE_FREQUENCIES = ['MONTHLY', 'BIMONTHLY', 'QUARTERLY', 'YEARLY'] as const;
@@ -11,34 +11,10 @@ export const PAYMENT_MEANS = ['DD', 'CARD', 'CHEQUE', 'BANK_TRANSFER', 'PAYMENT_
 /** The platform's payment instruction types (platform reference 5.2). */
 export const PAYMENT_INSTRUCTION_TYPES = ['BPAY', 'CARD', 'CUSTOM', 'DIRECT_DEBIT', 'GMO_REFUND', 'PAYMENT_SLIP'] as const;
 
-export const paymentScheduleSchema = z.object({
-  amount: money(),
-  // Days 29-31 do not exist every month, so a schedule may only pick 1-28.
-  day_of_month: z.int().refine((day) => day >= 1 && day <= 28, {
-    message: 'day_of_month must be between 1 and 28.',
-    params: { code: 'invalid_payment_day_for_payment_schedule' },
-  }),
-  frequency: choice(PAYMENT_SCHEDULE_FREQUENCIES),
-  means: choice(PAYMENT_MEANS),
-  start_date: isoDate(),
-});
-
-export const paymentInstructionSchema = z.object({
-  vendor: requiredText(),
-  reference: requiredText(MAX_LINE),
-  type: choice(PAYMENT_INSTRUCTION_TYPES),
-  valid_from: isoDate().optional(),
-});
-
-export const agreementSchema = z.object({
-  tariff_code: requiredText(),
-  agreed_at: isoDateTime().optional(),
-  effective_from: isoDate(),
-  effective_to: isoDate().optional(),
-  addons: z.array(z.object({ band: requiredText() })).optional(),
-});
-
-type Agreement = z.output<typeof agreementSchema>;
+interface Agreement {
+  readonly effective_from: string;
+  readonly effective_to?: string | undefined;
+}
 
 const GAPS_OR_OVERLAPS = 'gaps_or_overlaps_in_agreement_dates';
 
@@ -75,41 +51,71 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export const supplyPointSchema = z
-  .object({
-    identifier: z.string(),
-    supply_type: choice(SUPPLY_TYPES),
-    supply_start_date: isoDate(),
-    billing_frequency: z.int().min(1).optional(),
-    payment_schedules: z.array(paymentScheduleSchema).optional(),
-    payment_instructions: z.array(paymentInstructionSchema).optional(),
-    agreements: z.array(agreementSchema).superRefine(checkAgreementContinuity, whenClean([])).optional(),
-    consent_data: z.record(z.string(), z.boolean()).optional(),
-  })
-  .superRefine((point, ctx) => {
-    if (!isValidSupplyPointIdentifier(point.supply_type, point.identifier)) {
-      const expected = point.supply_type === 'ELECTRICITY' ? '14 digits (PRM)' : '14 digits or GI + 6 digits (PCE)';
-      addDomainIssue(ctx, 'invalid_supply_point_identifier', `Not a valid ${point.supply_type} identifier: expected ${expected}.`, ['identifier']);
-    }
-  }, whenClean(['identifier'], ['supply_type']))
-  .superRefine((point, ctx) => {
-    const allowed = CONSENT_NAMES[point.supply_type];
-    for (const name of Object.keys(point.consent_data ?? {})) {
-      if (!allowed.includes(name)) {
-        addDomainIssue(ctx, 'invalid_consent_name', `Not a consent name for ${point.supply_type}; expected one of ${allowed.join(', ')}.`, ['consent_data', name]);
+/** A supply address of the account payload (spec 2.2) and its supply points, in either form (payload-fields.ts). */
+export function supplyAddressSchemaIn(form: SchemaForm) {
+  const paymentScheduleSchema = z.object({
+    amount: money(),
+    // Days 29-31 do not exist every month, so a schedule may only pick 1-28.
+    day_of_month: z.int().refine((day) => day >= 1 && day <= 28, {
+      message: 'day_of_month must be between 1 and 28.',
+      params: { code: 'invalid_payment_day_for_payment_schedule' },
+    }),
+    frequency: choice(PAYMENT_SCHEDULE_FREQUENCIES),
+    means: choice(PAYMENT_MEANS),
+    start_date: isoDate(),
+  });
+
+  const paymentInstructionSchema = z.object({
+    vendor: requiredText(),
+    reference: requiredText(MAX_LINE),
+    type: choice(PAYMENT_INSTRUCTION_TYPES),
+    valid_from: isoDate().optional(),
+  });
+
+  const agreementSchema = z.object({
+    tariff_code: requiredText(),
+    agreed_at: isoDateTime().optional(),
+    effective_from: isoDate(),
+    effective_to: isoDate().optional(),
+    addons: z.array(z.object({ band: requiredText() })).optional(),
+  });
+
+  const supplyPointSchema = z
+    .object({
+      identifier: z.string(),
+      supply_type: choice(SUPPLY_TYPES),
+      supply_start_date: isoDate(),
+      billing_frequency: z.int().min(1).optional(),
+      payment_schedules: z.array(paymentScheduleSchema).optional(),
+      payment_instructions: z.array(paymentInstructionSchema).optional(),
+      agreements: z.array(agreementSchema).superRefine(checkAgreementContinuity, whenCleanIn(form, [])).optional(),
+      consent_data: z.record(z.string(), z.boolean()).optional(),
+    })
+    .superRefine((point, ctx) => {
+      if (!isValidSupplyPointIdentifier(point.supply_type, point.identifier)) {
+        const expected = point.supply_type === 'ELECTRICITY' ? '14 digits (PRM)' : '14 digits or GI + 6 digits (PCE)';
+        addDomainIssue(ctx, 'invalid_supply_point_identifier', `Not a valid ${point.supply_type} identifier: expected ${expected}.`, ['identifier']);
       }
-    }
-  }, whenClean(['supply_type'], ['consent_data']));
+    }, whenCleanIn(form, ['identifier'], ['supply_type']))
+    .superRefine((point, ctx) => {
+      const allowed = CONSENT_NAMES[point.supply_type];
+      for (const name of Object.keys(point.consent_data ?? {})) {
+        if (!allowed.includes(name)) {
+          addDomainIssue(ctx, 'invalid_consent_name', `Not a consent name for ${point.supply_type}; expected one of ${allowed.join(', ')}.`, ['consent_data', name]);
+        }
+      }
+    }, whenCleanIn(form, ['supply_type'], ['consent_data']));
 
-export const supplyAddressSchema = z.object({
-  supply_address1: requiredText(MAX_LINE),
-  supply_address2: text(MAX_LINE).optional(),
-  supply_address3: text(MAX_LINE).optional(),
-  supply_address4: text(MAX_LINE).optional(),
-  supply_postcode: postcode({ allowEmpty: false }),
-  customer_at_supply_address_from_date: isoDate(),
-  supply_points: z.array(supplyPointSchema).min(1),
-});
+  return z.object({
+    supply_address1: requiredText(MAX_LINE),
+    supply_address2: text(MAX_LINE).optional(),
+    supply_address3: text(MAX_LINE).optional(),
+    supply_address4: text(MAX_LINE).optional(),
+    supply_postcode: postcode({ allowEmpty: false }),
+    customer_at_supply_address_from_date: isoDate(),
+    supply_points: z.array(supplyPointSchema).min(1),
+  });
+}
 
-export type SupplyPoint = z.output<typeof supplyPointSchema>;
-export type SupplyAddress = z.output<typeof supplyAddressSchema>;
+export type SupplyAddress = z.output<ReturnType<typeof supplyAddressSchemaIn>>;
+export type SupplyPoint = SupplyAddress['supply_points'][number];

@@ -1,21 +1,12 @@
 import { z } from 'zod';
 import type { FieldError } from '../errors.js';
 import { fieldErrorsFromIssues } from '../validation/field-errors.js';
-import { contractSchema } from './account-payload-contracts.js';
-import {
-  accountCampaignsSchema,
-  accountNoteSchema,
-  businessSchema,
-  customerSchema,
-  metadataSchema,
-  paymentPreferenceSchema,
-  statementSchema,
-  supplementaryLedgerSchema,
-} from './account-payload-parts.js';
+import { contractSchemas } from './account-payload-contracts.js';
+import { accountPartSchemas } from './account-payload-parts.js';
 import { checkBusinessFields, checkPaymentPreferences, checkSupplyPointIdentifiersUnique } from './account-payload-rules.js';
-import { supplyAddressSchema } from './account-payload-supply.js';
+import { supplyAddressSchemaIn } from './account-payload-supply.js';
 import { isoDate } from './iso-dates.js';
-import { MAX_LINE, choice, postcode, requiredText, text, whenClean } from './payload-fields.js';
+import { MAX_LINE, choice, postcode, requiredText, text, whenCleanIn, type SchemaForm } from './payload-fields.js';
 
 export { contractSchema, contractTermSchema, contractVersionSchema, TERM_TYPES } from './account-payload-contracts.js';
 export type { Contract, ContractTerm } from './account-payload-contracts.js';
@@ -23,38 +14,47 @@ export type { Contract, ContractTerm } from './account-payload-contracts.js';
 export const ACCOUNT_TYPES = ['DOMESTIC', 'BUSINESS'] as const;
 
 /**
- * The account validate/stage payload (spec 2.2). Unknown fields are stripped, never an
- * error (spec 2.1). Field rules live on the nested schemas; the rules relating different
- * parts of the payload are the refinements below.
+ * The account validate/stage payload (spec 2.2), in either form (payload-fields.ts). Unknown
+ * fields are stripped, never an error (spec 2.1). Field rules live on the nested schemas; the
+ * rules relating different parts of the payload are the refinements below.
  */
-export const accountPayloadSchema = z
-  .object({
-    external_account_number: requiredText(128),
-    import_supplier: requiredText(),
-    account_type: choice(ACCOUNT_TYPES).optional(),
-    business: businessSchema.optional(),
-    unknown_occupier: z.boolean().optional(),
-    billing_address1: text(MAX_LINE).optional(),
-    billing_address2: text(MAX_LINE).optional(),
-    billing_address3: text(MAX_LINE).optional(),
-    billing_address4: text(MAX_LINE).optional(),
-    billing_postcode: postcode({ allowEmpty: true }).optional(),
-    sales_channel: z.string().optional(),
-    sales_subchannel: z.string().optional(),
-    last_billed_to_date: isoDate().optional(),
-    customers: z.array(customerSchema).min(1),
-    supply_addresses: z.array(supplyAddressSchema).min(1),
-    statements: z.array(statementSchema).optional(),
-    supplementary_ledgers: z.array(supplementaryLedgerSchema).optional(),
-    notes: z.array(accountNoteSchema).optional(),
-    account_campaigns: accountCampaignsSchema.optional(),
-    metadata: metadataSchema.optional(),
-    account_contracts: z.array(contractSchema).optional(),
-    payment_preferences: z.array(paymentPreferenceSchema).optional(),
-  })
-  .superRefine(checkSupplyPointIdentifiersUnique, whenClean(['supply_addresses']))
-  .superRefine(checkPaymentPreferences, whenClean(['supply_addresses'], ['payment_preferences']))
-  .superRefine(checkBusinessFields, whenClean(['account_type']));
+function accountPayloadSchemaIn(form: SchemaForm) {
+  const parts = accountPartSchemas(form);
+  return z
+    .object({
+      external_account_number: requiredText(128),
+      import_supplier: requiredText(),
+      account_type: choice(ACCOUNT_TYPES).optional(),
+      business: parts.businessSchema.optional(),
+      unknown_occupier: z.boolean().optional(),
+      billing_address1: text(MAX_LINE).optional(),
+      billing_address2: text(MAX_LINE).optional(),
+      billing_address3: text(MAX_LINE).optional(),
+      billing_address4: text(MAX_LINE).optional(),
+      billing_postcode: postcode({ allowEmpty: true }).optional(),
+      sales_channel: z.string().optional(),
+      sales_subchannel: z.string().optional(),
+      last_billed_to_date: isoDate().optional(),
+      customers: z.array(parts.customerSchema).min(1),
+      supply_addresses: z.array(supplyAddressSchemaIn(form)).min(1),
+      statements: z.array(parts.statementSchema).optional(),
+      supplementary_ledgers: z.array(parts.supplementaryLedgerSchema).optional(),
+      notes: z.array(parts.accountNoteSchema).optional(),
+      account_campaigns: parts.accountCampaignsSchema.optional(),
+      metadata: parts.metadataSchema.optional(),
+      account_contracts: z.array(contractSchemas(form).contractSchema).optional(),
+      payment_preferences: z.array(parts.paymentPreferenceSchema).optional(),
+    })
+    .superRefine(checkSupplyPointIdentifiersUnique, whenCleanIn(form, ['supply_addresses']))
+    .superRefine(checkPaymentPreferences, whenCleanIn(form, ['supply_addresses'], ['payment_preferences']))
+    .superRefine(checkBusinessFields, whenCleanIn(form, ['account_type']));
+}
+
+/** The account payload's schema of record: documented, and the one that reports a refused payload's issues. */
+export const accountPayloadSchema = accountPayloadSchemaIn('report');
+
+/** The same rules compiled by zod into one function: what a payload that passes costs. */
+const compiledAcceptForm = z.compile(accountPayloadSchemaIn('accept'), { strict: true });
 
 export type AccountPayload = z.output<typeof accountPayloadSchema>;
 
@@ -62,6 +62,8 @@ export type AccountPayloadValidation = { ok: true; data: AccountPayload } | { ok
 
 /** Parses an account payload; on failure every problem found is returned as a FieldError. */
 export function validateAccountPayload(input: unknown): AccountPayloadValidation {
+  const accepted = compiledAcceptForm.safeParse(input);
+  if (accepted.success) return { ok: true, data: accepted.data };
   const result = accountPayloadSchema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, data: result.data };
   return { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };

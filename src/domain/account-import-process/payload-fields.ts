@@ -62,9 +62,26 @@ export function money() {
     });
 }
 
+/**
+ * The account payload's schemas are built in two forms from one definition. `report` is the schema of
+ * record: the documented one, and the one that reports every issue of a refused payload (its cross-field
+ * refinements run under `whenClean`). `accept` holds the same rules without those gates, and takes any
+ * value where `report` takes any JSON value (a body is JSON already): zod compiles it (z.compile refuses a
+ * custom `when` and a recursive schema like z.json()). A payload `report` accepts runs every refinement in
+ * both forms, so the forms accept the same payloads with the same result.
+ */
+export type SchemaForm = 'report' | 'accept';
+
+/** `whenClean(...fields)` in the `report` form; the `accept` form runs the refinement ungated. */
+export function whenCleanIn(form: SchemaForm, ...fields: readonly (readonly PropertyKey[])[]) {
+  return form === 'report' ? whenClean(...fields) : undefined;
+}
+
 /** An object of arbitrary JSON values (metadata values, contract metadata). */
-export function jsonObject() {
-  return z.record(z.string(), z.json());
+export function jsonObject(form: SchemaForm) {
+  // Typed as JSON in both forms: in the accept form, the values of a parsed body.
+  const value = form === 'report' ? z.json() : (z.unknown() as z.ZodType<core.util.JSONType>);
+  return z.record(z.string(), value);
 }
 
 /** Emits a domain issue at `path` (relative to the refined schema). */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateAccountPayload } from '../../../src/domain/account-import-process/account-payload.js';
+import { accountPayloadSchema, validateAccountPayload } from '../../../src/domain/account-import-process/account-payload.js';
+import { fieldErrorsFromIssues } from '../../../src/domain/validation/field-errors.js';
 import { business, domestic, setAt } from './account-payload-fixtures.js';
 
 const ELEC_IDENTIFIER = 'supply_addresses.0.supply_points.0.identifier';
@@ -72,4 +73,41 @@ describe('validateAccountPayload properties', () => {
       { numRuns: 500 },
     );
   });
+
+  it('answers as the schema of record does (the compiled form included) when parts of an example are replaced', () => {
+    const examples = [domestic(), business()];
+    // Paths of both examples (a business part set on the domestic one), values of any shape and the examples' own.
+    const paths = [...new Set(examples.flatMap((example) => pathsOf(example)))];
+    const parts = examples.flatMap((example) => paths.map((path) => valueAt(example, path)).filter((value) => value !== undefined));
+    const change = fc.tuple(
+      fc.constantFrom(...paths),
+      fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.constantFrom('', ' ', '2025-02-30', '+33612345678', 0, -1, 1.005), fc.constantFrom(...parts)),
+    );
+    fc.assert(
+      fc.property(fc.nat(examples.length - 1), fc.array(change, { minLength: 1, maxLength: 3 }), (which, changes) => {
+        const input = structuredClone(examples[which]!);
+        // Deepest first, so that no change replaces the parent of a later one; a path the example lacks is skipped.
+        const depth = (path: string) => path.split('.').length;
+        for (const [path, value] of changes.sort((a, b) => depth(b[0]) - depth(a[0]))) {
+          if (typeof valueAt(input, path.split('.').slice(0, -1).join('.')) === 'object') setAt(input, path, structuredClone(value));
+        }
+        const record = accountPayloadSchema.safeParse(input, { reportInput: true });
+        const result = validateAccountPayload(input);
+        if (record.success) {
+          expect(result.ok).toBe(true);
+          // The same value, keys in the same order (it is stored as it is answered).
+          if (result.ok) expect(JSON.stringify(result.data)).toBe(JSON.stringify(record.data));
+        } else {
+          expect(result).toEqual({ ok: false, errors: fieldErrorsFromIssues(record.error.issues) });
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
+
+/** The value at a dot path ('' for the whole value), or undefined. */
+function valueAt(value: unknown, path: string): unknown {
+  if (path === '') return value;
+  return path.split('.').reduce<unknown>((node, key) => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined), value);
+}
