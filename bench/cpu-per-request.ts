@@ -1,4 +1,4 @@
-// tsx bench/cpu-per-request.ts [--requests=N] [--profile] [--runs=K]: the service's CPU time per request of
+// tsx bench/cpu-per-request.ts [--requests=N] [--profile] [--runs=K] [--against=DIR]: the service's CPU time per request of
 // stage-account, process and transactions (the bench's payloads, 10 connections, a fixed number of
 // requests each after a warm-up), and the echo reference's under the stage body, with the budget per request
 // the targets leave (30% of the echo's rate for stage, 20% for the others). CPU time is the service process's user + system time (/proc/PID/stat:
@@ -7,7 +7,9 @@
 // `node --cpu-prof` and each phase's samples (cut out of the one profile by time) are summed per function:
 // self time, and total time (the function and what it calls) for the functions that take the most, as
 // shares of the phase's busy (not idle) samples; the profile is kept (for Chrome DevTools) in the
-// printed directory.
+// printed directory. With --against=DIR (another checkout of the project, built), each run measures both
+// services in turn (the order alternating from run to run), without the echo, and the medians of both and
+// their ratio are printed: one same-run comparison, fair to both under whatever else loads the machine.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ const WARMUP = 400;
 const RUNS = arg('runs', 1);
 const profile = process.argv.includes('--profile');
 const bin = join(root, 'dist/import-ledger.mjs');
+const against = process.argv.find((a) => a.startsWith('--against='))?.split('=')[1];
 const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic.json'), 'utf8');
 const accountTemplate = example
   .replace('"LEG-0000001"', '"__EXT__"')
@@ -70,8 +73,8 @@ async function echoPhase(): Promise<Phase> {
   return { name: 'echo (stage body)', requests: result.requests.total, cpuMs: used, seconds: (to - from) / 1000, non2xx: result.non2xx + result.errors, p99: result.latency.p99, from, to };
 }
 
-async function once(runIndex: number): Promise<Phase[]> {
-  const echo = await echoPhase();
+/** The service's phases: stage-account, process and transactions (10), on a fresh database. */
+async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: string; stopAt: number }> {
   const work = mkdtempSync(join(tmpdir(), 'import-ledger-cpu-'));
   const database = join(work, 'ledger.db');
   const env = { LEDGER_DATABASE: database, NODE_ENV: 'production', LOG_LEVEL: 'warn' };
@@ -114,6 +117,12 @@ async function once(runIndex: number): Promise<Phase[]> {
   await measure('transactions (10)', '/v1/data-import/transactions/create/', (i) => transactionsBody(i, REQUESTS), (i) => transactionsBody(i + 1_000_000, REQUESTS));
   const stopAt = performance.now();
   await stop(service);
+  return { phases, work, stopAt };
+}
+
+async function once(runIndex: number): Promise<Phase[]> {
+  const echo = await echoPhase();
+  const { phases, work, stopAt } = await servicePhases(bin);
   for (const p of [echo, ...phases]) {
     process.stdout.write(
       `run ${runIndex}  ${p.name.padEnd(18)} ${(p.cpuMs / p.requests).toFixed(2).padStart(6)} ms CPU/request  ` +
@@ -183,7 +192,39 @@ function printProfiles(work: string, phases: Phase[], stopAt: number) {
   }
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Both services in every run, the order alternating; per phase, each one's CPU per request and their ratio. */
+async function compare(otherRoot: string) {
+  const builds = [
+    { name: 'this', bin },
+    { name: otherRoot, bin: join(otherRoot, 'dist/import-ledger.mjs') },
+  ];
+  const cpu = new Map<string, number[]>();
+  for (let r = 1; r <= RUNS; r++) {
+    for (const build of r % 2 === 1 ? builds : [...builds].reverse()) {
+      const { phases, work } = await servicePhases(build.bin);
+      rmSync(work, { recursive: true, force: true });
+      for (const p of phases) {
+        const key = `${p.name}\t${build.name}`;
+        cpu.set(key, [...(cpu.get(key) ?? []), p.cpuMs / p.requests]);
+        process.stdout.write(`run ${r}  ${build.name.padEnd(20)} ${p.name.padEnd(18)} ${(p.cpuMs / p.requests).toFixed(3)} ms CPU/request${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}\n`);
+      }
+    }
+  }
+  process.stdout.write(`\nmedian over ${RUNS} runs, ms CPU/request (this / ${otherRoot}):\n`);
+  for (const name of ['stage-account', 'process', 'transactions (10)']) {
+    const mine = median(cpu.get(`${name}\tthis`)!);
+    const theirs = median(cpu.get(`${name}\t${otherRoot}`)!);
+    process.stdout.write(`  ${name.padEnd(18)} ${mine.toFixed(3)} / ${theirs.toFixed(3)}  ${(((mine / theirs) - 1) * 100).toFixed(1)}%\n`);
+  }
+}
+
 await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
+if (against) {
+  await compare(against);
+  process.exit(0);
+}
 const all: Phase[][] = [];
 for (let r = 1; r <= RUNS; r++) all.push(await once(r));
 if (RUNS > 1) {
