@@ -57,12 +57,14 @@ function decimalForm(text: string): { digits: string; point: number } | null {
   return digits.length === 0 ? null : { digits, point };
 }
 
-/** The first problem with one number literal, or null. */
-function numberProblem(literal: string, attr: string): DomainError | null {
+/** The first problem with one number literal, or null; `attr` is asked only for a problem. */
+function numberProblem(literal: string, attr: () => string): DomainError | null {
   const value = Number(literal);
   if (!Number.isFinite(value)) {
-    return problem('number_out_of_range', `The number ${literal.slice(0, 40)} is out of range.`, attr);
+    return problem('number_out_of_range', `The number ${literal.slice(0, 40)} is out of range.`, attr());
   }
+  // Most numbers are sent as JavaScript writes them back: the same text is the same value.
+  if (String(value) === literal) return null;
   const sent = decimalForm(literal);
   const read = decimalForm(String(value));
   const same = sent === null || read === null ? sent === read : sent.digits === read.digits && sent.point === read.point;
@@ -70,7 +72,7 @@ function numberProblem(literal: string, attr: string): DomainError | null {
     return problem(
       'number_precision_lost',
       `The number ${literal.slice(0, 40)} cannot be represented exactly; send at most 15 significant digits.`,
-      attr,
+      attr(),
     );
   }
   return null;
@@ -79,11 +81,15 @@ function numberProblem(literal: string, attr: string): DomainError | null {
 /** 0-9 e E + - . */
 const isNumberChar = (c: number) => (c >= 0x30 && c <= 0x39) || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d || c === 0x2e;
 
+const SURROGATE = /[\ud800-\udfff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** What is wrong with a decoded string's characters, if anything (U+0000 can only come from an escape). */
-function unicodeProblem(decoded: string, escaped: boolean): string | null {
-  if (LONE_SURROGATE.test(decoded)) return 'an unpaired UTF-16 surrogate';
+/**
+ * What is wrong with a decoded string's characters, if anything. U+0000 and a surrogate the text
+ * does not hold can only come from an escape.
+ */
+function unicodeProblem(decoded: string, escaped: boolean, textHasSurrogates: boolean): string | null {
+  if ((escaped || textHasSurrogates) && LONE_SURROGATE.test(decoded)) return 'an unpaired UTF-16 surrogate';
   if (escaped && decoded.includes('\u0000')) return 'the character U+0000, which cannot be stored';
   return null;
 }
@@ -95,6 +101,9 @@ function unicodeProblem(decoded: string, escaped: boolean): string | null {
 export function jsonLimitProblem(text: string): DomainError | null {
   const stack: Frame[] = [];
   let expectKey = false;
+  // Most bodies hold neither an escape nor a surrogate: their strings need no decoding and no surrogate check.
+  const textHasEscapes = text.includes('\\');
+  const textHasSurrogates = SURROGATE.test(text);
   const beginValue = (): DomainError | null => {
     const top = stack[stack.length - 1];
     if (top?.kind === 'array') {
@@ -116,9 +125,9 @@ export function jsonLimitProblem(text: string): DomainError | null {
         while (text.charCodeAt(i - 1 - backslashes) === 0x5c /* \ */) backslashes++;
         if (backslashes % 2 === 0) break;
       }
-      const raw = text.slice(start, i + 1);
-      const escaped = raw.includes('\\');
-      const decoded = escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+      const raw = textHasEscapes ? text.slice(start, i + 1) : '';
+      const escaped = textHasEscapes && raw.includes('\\');
+      const decoded = escaped ? (JSON.parse(raw) as string) : text.slice(start + 1, i);
       if (decoded.length > MAX_JSON_STRING_LENGTH) {
         if (!expectKey) beginValue();
         const what = expectKey ? 'Keys' : 'Strings';
@@ -128,12 +137,12 @@ export function jsonLimitProblem(text: string): DomainError | null {
         const top = stack[stack.length - 1];
         if (top?.kind === 'object') top.key = decoded;
         expectKey = false;
-        const unicode = unicodeProblem(decoded, escaped);
+        const unicode = unicodeProblem(decoded, escaped, textHasSurrogates);
         if (unicode) return problem('invalid_unicode', `A key holds ${unicode}.`, pathOf(stack));
       } else {
         const failure = beginValue();
         if (failure) return failure;
-        const unicode = unicodeProblem(decoded, escaped);
+        const unicode = unicodeProblem(decoded, escaped, textHasSurrogates);
         if (unicode) return problem('invalid_unicode', `A string holds ${unicode}.`, pathOf(stack));
       }
     } else if (ch === 0x7b /* { */ || ch === 0x5b /* [ */) {
@@ -152,7 +161,7 @@ export function jsonLimitProblem(text: string): DomainError | null {
     } else if (ch === 0x2d /* - */ || (ch >= 0x30 && ch <= 0x39)) {
       const start = i;
       while (i + 1 < text.length && isNumberChar(text.charCodeAt(i + 1))) i++;
-      const failure = beginValue() ?? numberProblem(text.slice(start, i + 1), pathOf(stack));
+      const failure = beginValue() ?? numberProblem(text.slice(start, i + 1), () => pathOf(stack));
       if (failure) return failure;
     } else if (ch === 0x74 /* t */ || ch === 0x66 /* f */ || ch === 0x6e /* n */) {
       const failure = beginValue();
