@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: true });
   // First, so that it times the whole answer and sees every status, an error's too.
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
-  app.use('*', requestContext(deps.logger, deps.ids.uuid));
+  app.use('*', ...requestContext(deps.logger, deps.ids.uuid));
   app.use('*', methodNotAllowed(app));
   // On PostgreSQL a request's cached reads share one check of the read generation (src/queries/request-scope.ts).
   if (wantsRequestScope(deps.read)) app.use('*', (_c, next) => requestScope.run({}, next));

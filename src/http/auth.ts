@@ -29,7 +29,8 @@ export function tokenAuth(ctx: LedgerContext, tokenSecret: string) {
     // A scope of its own for each later check: the request's scope holds the read generation seen when it
     // arrived, and a check made minutes later must see a revocation committed since, on any instance.
     c.set('recheckCredential', () => requestScope.run({}, () => authenticate(token)));
-    c.set('logger', c.get('logger').child({ keyId: c.get('principal').keyId }));
+    // The request's own logger (request-context.ts) takes the key: cheaper than a child of a child.
+    c.get('logger').setBindings({ keyId: c.get('principal').keyId });
     await next();
   });
 }

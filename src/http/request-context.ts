@@ -1,6 +1,6 @@
+import type { MiddlewareHandler } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { requestId } from 'hono/request-id';
-import { every } from 'hono/combine';
 import type { Logger } from 'pino';
 import type { AppEnv } from './env.js';
 import { parseTraceparent } from './trace-context.js';
@@ -16,7 +16,7 @@ export const MAX_REQUEST_ID_LENGTH = 128;
  * completes (at error for a 5xx, but a starting instance's probes). Both reach the metadata of the events
  * the request writes.
  */
-export function requestContext(logger: Logger, newId: () => string) {
+export function requestContext(logger: Logger, newId: () => string): MiddlewareHandler<AppEnv>[] {
   const log = createMiddleware<AppEnv>(async (c, next) => {
     const started = performance.now();
     const traceparent = parseTraceparent(c.req.header('traceparent'));
@@ -29,5 +29,5 @@ export function requestContext(logger: Logger, newId: () => string) {
     if (status >= 500 && !c.get('expectedUnavailable')) c.get('logger').error(fields, 'request failed');
     else c.get('logger').info(fields, 'request completed');
   });
-  return every(requestId({ limitLength: MAX_REQUEST_ID_LENGTH, generator: () => newId() }), log);
+  return [requestId({ limitLength: MAX_REQUEST_ID_LENGTH, generator: () => newId() }), log];
 }

@@ -18,7 +18,7 @@ const STARTING = 'The service is starting (migrations, projection rebuilds); ret
 export function createStartingApp(deps: { readonly logger: Logger; readonly newId: () => string; readonly metrics?: HttpMetrics }): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: true });
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
-  app.use('*', requestContext(deps.logger, deps.newId));
+  app.use('*', ...requestContext(deps.logger, deps.newId));
   const probe = (c: Context<AppEnv>) => {
     c.set('expectedUnavailable', true);
     c.header('Retry-After', '1');
