@@ -16,8 +16,6 @@ export interface AppEnv {
      * or the token expires. Throws `authentication_failed` as the first check would.
      */
     recheckCredential: () => Promise<Principal>;
-    /** The request body as read by json-body.ts, before it is decoded and parsed. */
-    jsonBodyBytes: Uint8Array;
     /**
      * Set by a probe whose 503 is the expected answer of an instance still starting: the request's log
      * line is then at info, as an orchestrator polls it many times before the instance is ready.

@@ -3,7 +3,6 @@ import { Readable } from 'node:stream';
 import { MIMEType } from 'node:util';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { every } from 'hono/combine';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
 import { jsonLimitProblem } from './json-limits.js';
@@ -28,7 +27,6 @@ function contentTypeProblem(contentType: string): string | null {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const BODY_BYTES = 'jsonBodyBytes' as const;
 
 /** The Node request behind a request served by @hono/node-server (absent under `app.request()` in tests). */
 function nodeIncoming(c: Context<AppEnv>): IncomingMessage | undefined {
@@ -96,50 +94,40 @@ async function readWebStream(body: ReadableStream<Uint8Array>, maxBytes: number)
  * answered by `app.onError`.
  */
 export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse: true }) {
-  const requireJson = createMiddleware<AppEnv>(async (c, next) => {
+  const tooLarge = () => new DomainError('payload_too_large', `Request body is larger than ${maxBytes} bytes.`);
+  return createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const type = c.req.header('content-type') ?? '';
-    const problem = contentTypeProblem(type);
-    if (problem !== null) throw new DomainError('unsupported_media_type', problem);
-    await next();
-  });
-  const limit = createMiddleware<AppEnv>(async (c, next) => {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
-    const tooLarge = () => new DomainError('payload_too_large', `Request body is larger than ${maxBytes} bytes.`);
+    const typeProblem = contentTypeProblem(type);
+    if (typeProblem !== null) throw new DomainError('unsupported_media_type', typeProblem);
+
     const declared = c.req.header('content-length');
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge();
     // Counted as it arrives whatever Content-Length says: chunked bodies, and a header that understates the body.
+    let bytes: Uint8Array | null | undefined;
     const incoming = nodeIncoming(c);
     if (incoming && options.parse) {
       // Served by @hono/node-server: read the Node stream itself, so no WHATWG Request and stream are built per request.
-      const bytes = await readIncoming(incoming, maxBytes);
+      bytes = await readIncoming(incoming, maxBytes);
       if (bytes === null) throw tooLarge();
-      c.set(BODY_BYTES, bytes);
-      return next();
+    } else if (c.req.raw.body) {
+      bytes = await readWebStream(c.req.raw.body, maxBytes);
+      if (bytes === null) throw tooLarge();
+      if (!options.parse) c.req.raw = new Request(c.req.raw, { body: bytes });
     }
-    const body = c.req.raw.body;
-    if (!body) return next();
-    const bytes = await readWebStream(body, maxBytes);
-    if (bytes === null) throw tooLarge();
-    if (options.parse) c.set(BODY_BYTES, bytes);
-    else c.req.raw = new Request(c.req.raw, { body: bytes });
-    await next();
-  });
-  const parse = createMiddleware<AppEnv>(async (c, next) => {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+
     let text: string;
     let value: unknown;
     try {
-      const bytes = c.get(BODY_BYTES);
       // A handler that parses the body itself (GraphQL) reads the raw request: check a copy, leave it unread.
-      text = bytes ? utf8.decode(bytes) : options.parse ? await c.req.text() : await c.req.raw.clone().text();
+      text = !options.parse ? await c.req.raw.clone().text() : bytes ? utf8.decode(bytes) : await c.req.text();
       value = JSON.parse(text);
     } catch {
       throw new DomainError('parse_error', 'JSON parse error: the request body is not valid JSON.');
     }
     // Limits on the parsed structure, before any schema sees it (json-limits.ts).
-    const problem = jsonLimitProblem(text);
-    if (problem) throw problem;
+    const limitProblem = jsonLimitProblem(text);
+    if (limitProblem) throw limitProblem;
     if (options.parse) {
       // Parsed once: the routes' c.req.json(), their validators and Idempotency-Key's c.req.text() read these.
       // (Hono keeps promises in its body cache, although its type names the values.)
@@ -147,12 +135,10 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
       const parsed = Promise.resolve(value);
       cache['text'] = Promise.resolve(text);
       cache['json'] = parsed;
-      // Hono's c.req.json() (4.13) ignores the 'json' entry and parses the cached text again, on every call
-      // (stage called it twice: the body was parsed three times). This request's json() answers the value
-      // parsed above, one object for every reader, as Hono's own cache used to: no reader mutates it.
+      // Hono's c.req.json() (4.13) ignores the 'json' entry and parses the cached text again on every call.
+      // This request's json() answers the value parsed above, one object for every reader: no reader mutates it.
       Object.defineProperty(c.req, 'json', { value: () => parsed, configurable: true });
     }
     await next();
   });
-  return every(requireJson, limit, parse);
 }
