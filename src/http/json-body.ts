@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { MIMEType } from 'node:util';
 import type { Context } from 'hono';
-import { LRUCache } from 'lru-cache';
 import { createMiddleware } from 'hono/factory';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
@@ -14,7 +13,7 @@ const JSON_ESSENCE = /^application\/(?:[\w.+-]+\+)?json$/;
  * Why a Content-Type is refused, or null for JSON (application/json or a +json type) in UTF-8,
  * the only encoding JSON bodies are read in (RFC 8259).
  */
-function parseContentType(contentType: string): string | null {
+function contentTypeProblem(contentType: string): string | null {
   let type: MIMEType | null = null;
   try {
     type = new MIMEType(contentType);
@@ -26,23 +25,6 @@ function parseContentType(contentType: string): string | null {
   if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return null;
   return `Unsupported charset "${charset}": send application/json in UTF-8.`;
 }
-
-/**
- * parseContentType, remembered per header: callers send the same few values request after request.
- * Only short values are kept, and the least recently used goes first, so the memo's memory is bounded.
- */
-function contentTypeProblem(contentType: string): string | null {
-  if (contentType.length > MEMO_MAX_LENGTH) return parseContentType(contentType);
-  let known = contentTypes.get(contentType);
-  if (known === undefined) {
-    known = { problem: parseContentType(contentType) };
-    contentTypes.set(contentType, known);
-  }
-  return known.problem;
-}
-
-const MEMO_MAX_LENGTH = 128;
-const contentTypes = new LRUCache<string, { problem: string | null }>({ max: 64 });
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
