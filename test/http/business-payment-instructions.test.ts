@@ -5,7 +5,7 @@ import { processAccount, stageAccount } from '../../src/application/account-impo
 import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { createBusinessPaymentInstructionResponseSchema } from '../../src/answers/payment-instructions.js';
-import { businessPaymentInstructionErrorBodySchema } from '../../src/http/routes/business-payment-instructions.js';
+import { businessPaymentInstructionErrorBodySchema } from '../../src/http/routes/payment-instructions.js';
 import { ACCOUNT_EXAMPLE_CONTRACT as BUSINESS_CONTRACT, createBusinessWithContract } from '../support/business.js';
 import { instructionBody, startFakeVendor, type FakeVendor } from '../support/fake-vendor.js';
 import { accessToken, expectErrorBody } from '../support/http.js';

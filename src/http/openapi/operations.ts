@@ -40,19 +40,20 @@ import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
 import { businessReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { recordVerificationRequestSchema } from '../routes/verifications.js';
 import { recordVerificationResponseSchema } from '../../answers/verifications.js';
-import { createBusinessRequestSchema } from '../routes/businesses.js';
+import { createBusinessContractsRequestSchema, createBusinessRequestSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
-import { createHistoricalStatementsRequestSchema } from '../routes/historical-statements.js';
-import { createNotesRequestSchema } from '../routes/notes.js';
-import { createPaymentInstructionRequestSchema, paymentInstructionErrorBodySchema } from '../routes/payment-instructions.js';
-import { productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
-import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema } from '../routes/supply-point-populate.js';
-import { createTransactionsRequestSchema, transactionQueryParameters } from '../routes/transactions.js';
-import { createBusinessContractsRequestSchema } from '../routes/business-contracts.js';
 import {
   businessPaymentInstructionErrorBodySchema,
   createBusinessPaymentInstructionRequestSchema,
-} from '../routes/business-payment-instructions.js';
+  createPaymentInstructionRequestSchema,
+  paymentInstructionErrorBodySchema,
+} from '../routes/payment-instructions.js';
+import { productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
+import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema } from '../routes/supply-point-populate.js';
+import { transactionQueryParameters } from '../routes/account-records.js';
+import { importTransactionsRequestSchema } from '../../domain/ledger/transaction-payload.js';
+import { importNotesRequestSchema } from '../../domain/notes/note-payload.js';
+import { importHistoricalStatementsRequestSchema } from '../../domain/statements/statement-payload.js';
 import { accountImportStatusResponseSchema, taskParamsSchema } from '../routes/v2-accounts.js';
 import { accountPayloadSchema } from '../../domain/account-import-process/account-payload.js';
 import { AUTHENTICATED_ERRORS, scoped, WRITE_ERRORS, type Responses, type Schemas } from './common.js';
@@ -286,7 +287,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   {
     method: 'post', path: `${V1}/notes/create/`, operationId: 'createNotes', tags: ['After import'],
     summary: "Add notes to an imported account", description: `Spec 4.9. A note already added is not added twice. ${WRITE}`,
-    request: jsonRequest(createNotesRequestSchema, 'The notes.'),
+    request: jsonRequest(importNotesRequestSchema, 'The notes.'),
     responses: { 201: jsonAnswer(createNotesResponseSchema, 'One result per note.') },
     errors: scoped(...WRITE_ERRORS, 'notes_failed_validation', 'account_not_found', 'import_supplier_not_found', 'import_supplier_migration_not_ongoing'),
     examples: ['notes.json'],
@@ -294,7 +295,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   {
     method: 'post', path: `${V1}/transactions/create/`, operationId: 'createTransactions', tags: ['After import'],
     summary: 'Add financial transactions to an imported account', description: `Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. ${WRITE}`,
-    request: jsonRequest(createTransactionsRequestSchema, 'The transactions.'),
+    request: jsonRequest(importTransactionsRequestSchema, 'The transactions.'),
     query: transactionsQuery,
     responses: { 201: jsonAnswer(createTransactionsResponseSchema, 'One result per transaction.') },
     errors: scoped(...WRITE_ERRORS, 'transactions_failed_validation', 'invalid_query_parameter', 'account_not_found', 'import_supplier_not_found', 'import_supplier_migration_not_ongoing'),
@@ -304,7 +305,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   {
     method: 'post', path: `${V1}/historical-statements/create/`, operationId: 'createHistoricalStatements', tags: ['After import'],
     summary: 'Add historical statements to an imported account', description: `Spec 4.11. ${WRITE}`,
-    request: jsonRequest(createHistoricalStatementsRequestSchema, 'The statements.'),
+    request: jsonRequest(importHistoricalStatementsRequestSchema, 'The statements.'),
     responses: { 201: jsonAnswer(createHistoricalStatementsResponseSchema, 'Added.') },
     errors: scoped(...WRITE_ERRORS, 'historical_statements_failed_validation', 'account_not_found', 'import_supplier_not_found', 'import_supplier_migration_not_ongoing'),
     examples: ['historical-statements.json'],
