@@ -126,7 +126,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const dataImportApi = () => {
     const sub = new Hono<AppEnv>({ strict: true });
     sub.use('*', auth, rateLimit, jsonBody(deps.maxBodyBytes));
-    // Idempotency-Key on every POST: the stored response is written with the request's events (docs/reliability.md).
     sub.use('*', idempotency(deps.idempotency, deps.store));
     return sub;
   };

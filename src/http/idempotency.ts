@@ -39,22 +39,16 @@ const CLAIMED_BEFORE_RUNNING: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The
- * Idempotency-Key HTTP Header Field"; docs/reliability.md). Runs after
- * authentication (keys are per API key) and after the body was read and
+ * Idempotency-Key on every POST under /v1/data-import/ (IETF draft "The Idempotency-Key HTTP Header
+ * Field"; docs/reliability.md), after authentication (keys are per API key) and after the body was
  * checked (the fingerprint covers method, path, query and body).
  *
- * The key is claimed before the request runs (for a request whose only effect
- * is its events, in this process until those events claim it in the store:
- * `ClaimMode`); every write the request makes records the key with its events
- * in their transaction (the `beforeCommit` hook the request's actor carries),
- * with the answer those events rebuild (src/answers/recoveries.ts). When the
- * response rendered is that answer, as it is for every successful write,
- * nothing more is written: a keyed write commits once, with its events, like
- * an unkeyed one. Any other response is stored once rendered. A request that
- * finds the key held gets the stored answer, 409 while the first is still
- * running, 422 if it is another request, or the response rebuilt from the
- * events when the first died between committing them and storing its answer.
+ * The key is claimed before the request runs (`ClaimMode`); every write the request makes records it
+ * with its events, in their transaction, with the answer those events rebuild (src/answers/recoveries.ts),
+ * so a keyed write commits once, like an unkeyed one, and only a response other than that answer is
+ * stored afterwards. A request that finds the key held gets the stored answer, 409 while the first is
+ * still running, 422 for another request, or the answer rebuilt from the events when the first died
+ * between committing them and storing its answer.
  */
 export function idempotency(records: IdempotencyRecords, store: EventStore) {
   let completions = 0;
@@ -124,7 +118,6 @@ async function parsedBody(c: Context<AppEnv>): Promise<unknown> {
     return undefined;
   }
 }
-
 
 function replay(c: Context<AppEnv>, status: number, body: string, contentType: string | null): Response {
   c.header('Idempotent-Replayed', 'true');

@@ -83,15 +83,11 @@ async function readWebStream(body: ReadableStream<Uint8Array>, maxBytes: number)
 }
 
 /**
- * For requests with a body: 415 unless the content type is JSON in UTF-8, 413 past
- * `maxBytes` (counted on the stream, so chunked bodies and bodies with a wrong
- * Content-Length are caught too), 400 parse_error for malformed JSON, 400 for
- * a body past the structural limits of json-limits.ts. The body text is
- * parsed once and cached for the route's `c.req.json()`, its validator and
- * `c.req.text()`; bytes that are not UTF-8 are a parse_error. `parse: false`
- * checks a copy and leaves the request's body unread, for handlers that read
- * the raw request themselves (GraphQL). Each refusal is a thrown DomainError,
- * answered by `app.onError`.
+ * For requests with a body, each refusal thrown for `app.onError`: 415 unless the content type is JSON
+ * in UTF-8, 413 past `maxBytes` (counted on the stream: chunked bodies and a wrong Content-Length are
+ * caught too), 400 `parse_error` for malformed JSON or bytes that are not UTF-8, 400 past the structural
+ * limits of json-limits.ts. The body is parsed once, for every reader. `parse: false` checks a copy and
+ * leaves the body unread, for a handler that reads the raw request itself (GraphQL).
  */
 export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse: true }) {
   const tooLarge = () => new DomainError('payload_too_large', `Request body is larger than ${maxBytes} bytes.`);
@@ -103,7 +99,6 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
 
     const declared = c.req.header('content-length');
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge();
-    // Counted as it arrives whatever Content-Length says: chunked bodies, and a header that understates the body.
     let bytes: Uint8Array | null | undefined;
     const incoming = nodeIncoming(c);
     if (incoming && options.parse) {
@@ -119,13 +114,11 @@ export function jsonBody(maxBytes: number, options: { parse: boolean } = { parse
     let text: string;
     let value: unknown;
     try {
-      // A handler that parses the body itself (GraphQL) reads the raw request: check a copy, leave it unread.
       text = !options.parse ? await c.req.raw.clone().text() : bytes ? utf8.decode(bytes) : await c.req.text();
       value = JSON.parse(text);
     } catch {
       throw new DomainError('parse_error', 'JSON parse error: the request body is not valid JSON.');
     }
-    // Limits on the parsed structure, before any schema sees it (json-limits.ts).
     const limitProblem = jsonLimitProblem(text);
     if (limitProblem) throw limitProblem;
     if (options.parse) {

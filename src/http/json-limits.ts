@@ -2,29 +2,18 @@ import type { ErrorCode } from '../domain/error-codes.js';
 import { DomainError, NON_FIELD_ERRORS } from '../domain/errors.js';
 
 /**
- * Structural limits on every JSON request body, checked on the raw text right
- * after it parsed and before any schema sees it (docs/reliability.md):
- *
- * - nesting deeper than MAX_JSON_DEPTH: 400 `nesting_too_deep` (schema
- *   validation and error reporting recurse; a bounded depth keeps them safe);
- * - an array of more than MAX_JSON_ARRAY_ITEMS: 400 `array_too_long` (the
- *   endpoints' own limits are lower; this bounds the work of reporting errors);
- * - a number a double cannot hold: 400 `number_out_of_range` when it is not
- *   finite (`1e400`), `number_precision_lost` when it would read as another
- *   value (`9007199254740993`, `0.1000000000000000001`, `1e-400`): the service
+ * Structural limits on every JSON request body, checked on its text once it parsed, before any schema
+ * sees it (docs/reliability.md). Each is a 400:
+ * - `nesting_too_deep` past MAX_JSON_DEPTH: validation and error reporting recurse;
+ * - `array_too_long` past MAX_JSON_ARRAY_ITEMS: it bounds the work of reporting errors;
+ * - `number_out_of_range` for a number that is not finite (`1e400`), `number_precision_lost` for one that
+ *   would read as another value (`9007199254740993`, `0.1000000000000000001`, `1e-400`): the service
  *   never stores a value other than the one sent;
- * - a string or key longer than MAX_JSON_STRING_LENGTH characters: 400
- *   `string_too_long` (fields have their own, lower `max_length` where the
- *   platform has one; free text such as a note's body is bounded here);
- * - a string or key holding a lone UTF-16 surrogate (`"\ud800"`): 400
- *   `invalid_unicode` (SQLite would store it as U+FFFD, so two different
- *   identifiers could end up as the same one);
- * - a string or key holding U+0000 (`"\u0000"`, the only way JSON can carry
- *   it): 400 `invalid_unicode` (PostgreSQL's text refuses it, and every store
- *   must answer the same).
+ * - `string_too_long` for a string or key past MAX_JSON_STRING_LENGTH (free text has no lower bound);
+ * - `invalid_unicode` for a lone UTF-16 surrogate (SQLite would store U+FFFD: two identifiers could
+ *   become one) or U+0000 (PostgreSQL's text refuses it, and every store answers the same).
  *
- * Duplicate keys are allowed, the last one wins (JSON.parse), and that one
- * value is what every later step (scope check, validation, storage) reads.
+ * Duplicate keys are allowed: the last one wins (JSON.parse), and every later step reads that value.
  */
 export const MAX_JSON_DEPTH = 64;
 export const MAX_JSON_ARRAY_ITEMS = 10_000;
