@@ -212,11 +212,14 @@ async function compare(otherRoot: string) {
       }
     }
   }
-  process.stdout.write(`\nmedian over ${RUNS} runs, ms CPU/request (this / ${otherRoot}):\n`);
+  // The ratio within each run as well: the two services of one run met about the same load from the rest of the machine.
+  process.stdout.write(`\nmedian over ${RUNS} runs, ms CPU/request (this / ${otherRoot}), and the median of the runs' ratios:\n`);
   for (const name of ['stage-account', 'process', 'transactions (10)']) {
-    const mine = median(cpu.get(`${name}\tthis`)!);
-    const theirs = median(cpu.get(`${name}\t${otherRoot}`)!);
-    process.stdout.write(`  ${name.padEnd(18)} ${mine.toFixed(3)} / ${theirs.toFixed(3)}  ${(((mine / theirs) - 1) * 100).toFixed(1)}%\n`);
+    const mine = cpu.get(`${name}\tthis`)!;
+    const theirs = cpu.get(`${name}\t${otherRoot}`)!;
+    const percent = (ratio: number) => `${((ratio - 1) * 100).toFixed(1)}%`;
+    const ratios = mine.map((value, i) => value / theirs[i]!);
+    process.stdout.write(`  ${name.padEnd(18)} ${median(mine).toFixed(3)} / ${median(theirs).toFixed(3)}  ${percent(median(mine) / median(theirs))}; per run ${percent(median(ratios))}\n`);
   }
 }
 
