@@ -53,14 +53,20 @@ function accountPayloadSchemaIn(form: SchemaForm) {
 /** The account payload's schema of record: documented, and the one that reports a refused payload's issues. */
 export const accountPayloadSchema = accountPayloadSchemaIn('report');
 
-/** The same rules compiled by zod into one function: what a payload that passes costs. */
+/**
+ * The same rules compiled by zod into one function: what a payload that passes costs. `strict`: a rule
+ * zod cannot compile fails at load, instead of leaving every payload on the slower path unnoticed.
+ */
 const compiledAcceptForm = z.compile(accountPayloadSchemaIn('accept'), { strict: true });
 
 export type AccountPayload = z.output<typeof accountPayloadSchema>;
 
 export type AccountPayloadValidation = { ok: true; data: AccountPayload } | { ok: false; errors: FieldError[] };
 
-/** Parses an account payload; on failure every problem found is returned as a FieldError. */
+/**
+ * Parses an account payload (a parsed JSON value: a request body, a stored payload); on failure every
+ * problem found is returned as a FieldError.
+ */
 export function validateAccountPayload(input: unknown): AccountPayloadValidation {
   const accepted = compiledAcceptForm.safeParse(input);
   if (accepted.success) return { ok: true, data: accepted.data };
