@@ -41,13 +41,11 @@ const statementsOn = (client: pg.Pool | pg.ClientBase) =>
   }) satisfies KeyStatements;
 
 /**
- * Idempotency-Key records on PostgreSQL. Which requests are still running is known exactly, across
- * instances: while a request holds its key, its instance holds a session advisory lock for it on a
- * connection kept for that (the holder). If the instance dies, its session ends and its locks go with it,
- * so a reservation whose lock is free was left by a stopped instance and a retry takes it over at once.
- * Within one instance the held keys are tracked in memory as well (a session may take its own lock again).
- * Every claim is made in the database, `with-writes` too: the lock, taken before the request runs, is what
- * tells a running holder from a stopped one.
+ * Idempotency-Key records on PostgreSQL. While a request holds its key, its instance holds a session
+ * advisory lock for it on a connection kept for that (the holder); a stopped instance's session ends with
+ * its locks, so a reservation whose lock is free is taken over at once. An instance also tracks its held
+ * keys in memory (a session may take its own lock again). Every claim is made in the database before the
+ * request runs, `with-writes` too: the lock is what tells a running holder from a stopped one.
  */
 export class PgIdempotencyRecords extends KeyRecords {
   protected readonly sql: ReturnType<typeof statementsOn>;
@@ -159,11 +157,9 @@ export class PgIdempotencyRecords extends KeyRecords {
   }
 
   /**
-   * Runs `work` in a transaction whose COMMIT does not wait for the WAL flush (synchronous_commit off for it
-   * alone): the claim's. While the request runs, the key is held by the advisory lock, and the row is visible
-   * to every session once committed; lost in a crash of the server, it is harmless (the locks go too, and the
-   * request had written nothing yet). The request's events commit later, synchronously, and their flush covers
-   * the claim's commit record, which precedes them in the WAL.
+   * The claim's transaction, whose COMMIT does not wait for the WAL flush (synchronous_commit off for it
+   * alone): the advisory lock holds the key meanwhile, a claim lost in a server crash goes with the locks
+   * before the request wrote anything, and the request's events, committed synchronously, flush it with them.
    */
   private async inTransaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
