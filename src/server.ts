@@ -8,10 +8,9 @@ import { LocalDirectoryDocumentStore } from './adapters/document-store.js';
 import { inlineProjections } from '../projections/index.js';
 import { createApp, type ServiceState } from './http/app.js';
 import { createStartingApp } from './http/starting-app.js';
-import { ledgerLocation, openLedger, type Ledger } from './ledger.js';
+import { ledgerLocation, openLedger } from './ledger.js';
 import { LedgerMetrics } from './observability/metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
-import type { StoreUpkeep } from './store/ledger.js';
 import { populateWorkerFromConfig } from './populate/worker.js';
 import { paymentVendorsFromConfig } from './adapters/payment-vendors.js';
 import { mailerFromConfig } from './mailer/mailer.js';
@@ -38,16 +37,12 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   logger.info({ host: config.HOST, port }, 'starting: /healthz and /readyz answer 503 until the ledger is ready');
-  let started: Started;
-  try {
-    started = await startLedger(config, logger, metrics);
-  } catch (error) {
+  const { ledger, tokenSecret, statsTimer, upkeep } = await startLedger(config, logger, metrics).catch(async (error: unknown) => {
     if ('closeAllConnections' in server) server.closeAllConnections();
     server.close();
     await metricsServer?.close();
     throw error;
-  }
-  const { ledger, tokenSecret, statsTimer, upkeep } = started;
+  });
   const app = createApp({
     ...ledger,
     logger,
@@ -116,15 +111,8 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   return server;
 }
 
-interface Started {
-  readonly ledger: Ledger;
-  readonly tokenSecret: string;
-  readonly statsTimer: NodeJS.Timeout | null;
-  readonly upkeep: StoreUpkeep;
-}
-
 /** Everything before the API can answer: open (and migrate) the ledger, rebuild stale projections, seed demo data. */
-async function startLedger(config: LedgerConfig, logger: Logger, metrics: LedgerMetrics | null): Promise<Started> {
+async function startLedger(config: LedgerConfig, logger: Logger, metrics: LedgerMetrics | null) {
   // On PostgreSQL, at debug level: every 5 s, how the writer batched and how long it held the writers' lock.
   const batchStats = logger.isLevelEnabled('debug') && config.LEDGER_DATABASE_URL ? new BatchStats() : null;
   const ledger = await openLedger(ledgerLocation(config), {
