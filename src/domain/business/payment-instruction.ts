@@ -2,16 +2,14 @@ import type { BusinessEvent, BusinessPaymentInstructionCreated } from '../../../
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
-import { DomainError, type FieldError } from '../errors.js';
-import { foundDetails, type VendorAnswer } from '../payment-instruction/commands.js';
+import { DomainError, type DomainErrorOptions, type FieldError } from '../errors.js';
+import { foundDetails, type VendorFacts } from '../payment-instruction/commands.js';
 import { businessNotFound } from './decider.js';
 
 /**
- * Payment instructions of a business (business-payment-instruction/create/), decided over the business's
+ * A payment instruction of a business (business-payment-instruction/create/), decided over the business's
  * stream and checked with the payment vendor as an account's are (spec 4.12): the vendor's answer is a fact.
  */
-
-/** The caller's request, already parsed. */
 export interface BusinessPaymentInstructionRequest {
   readonly importSupplier: string;
   readonly externalBusinessIdentifier: string;
@@ -23,15 +21,10 @@ export interface BusinessPaymentInstructionRequest {
   readonly accounts: readonly string[];
 }
 
-export interface CreateBusinessPaymentInstruction extends BusinessPaymentInstructionRequest {
+export interface CreateBusinessPaymentInstruction extends BusinessPaymentInstructionRequest, VendorFacts {
   readonly type: 'CreateBusinessPaymentInstruction';
-  /** Fact: the supplier's status (guarded by the supplier stream version); null when the supplier is unknown. */
-  readonly supplierStatus: ImportSupplierStatus | null;
   /** Fact: the platform account number of each named account imported in the supplier (it stays imported). */
   readonly importedAccounts: ReadonlyMap<string, string>;
-  /** Fact: the vendor's answer for `reference`. */
-  readonly vendorAnswer: VendorAnswer;
-  readonly now: string;
 }
 
 export type BusinessPaymentInstructionState =
@@ -62,12 +55,7 @@ function errorExtra(request: BusinessPaymentInstructionRequest, errorDetail: str
   };
 }
 
-function refusal(
-  code: DomainError['code'],
-  request: BusinessPaymentInstructionRequest,
-  detail: string,
-  options: { attr?: string; errors?: readonly FieldError[] } = {},
-): DomainError {
+function refusal(code: DomainError['code'], request: BusinessPaymentInstructionRequest, detail: string, options: DomainErrorOptions = {}): DomainError {
   return new DomainError(code, detail, { ...options, extra: errorExtra(request, detail) });
 }
 

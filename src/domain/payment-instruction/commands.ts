@@ -40,13 +40,16 @@ export interface PaymentInstructionRequest {
   readonly instructionType: string;
 }
 
-/** Record a vendor-verified payment instruction on an imported account. */
-export interface CreatePaymentInstruction extends PaymentInstructionRequest {
-  readonly type: 'CreatePaymentInstruction';
-  /** Fact: the supplier's status (guarded by the supplier stream version); null when the supplier is unknown. */
+/** The facts an account's or a business's payment instruction is decided on. */
+export interface VendorFacts {
+  /** The supplier's status (guarded by the supplier stream version); null when the supplier is unknown. */
   readonly supplierStatus: ImportSupplierStatus | null;
-  /** Fact: the vendor's answer for `reference`. */
+  /** The vendor's answer for `reference`. */
   readonly vendorAnswer: VendorAnswer;
-  /** ISO timestamp from the injected clock. */
   readonly now: string;
+}
+
+/** Record a vendor-verified payment instruction on an imported account. */
+export interface CreatePaymentInstruction extends PaymentInstructionRequest, VendorFacts {
+  readonly type: 'CreatePaymentInstruction';
 }
