@@ -13,24 +13,27 @@ const x = accountLedgerTransactions;
 const s = accountHistoricalStatements;
 const p = paymentInstructions;
 
-const noteFields = { externalAccountNumber: n.externalAccountNumber, body: n.body } satisfies SelectFields;
-const transactionFields = { externalAccountNumber: x.externalAccountNumber, transactionId: x.transactionId, amountCents: x.amountCents, type: x.type } satisfies SelectFields;
-const statementFields = {
-  externalAccountNumber: s.externalAccountNumber,
-  statementId: s.statementId,
-  billPeriodFromDate: s.billPeriodFromDate,
-  billPeriodToDate: s.billPeriodToDate,
-  grossAmountCents: s.grossAmountCents,
-} satisfies SelectFields;
-const instructionFields = { externalAccountNumber: p.externalAccountNumber, reference: p.reference, vendor: p.vendor, type: p.type } satisfies SelectFields;
+/** Per kind of record: its table and the fields the export compares, each row naming its account. */
+const kinds = {
+  notes: { table: n, fields: { externalAccountNumber: n.externalAccountNumber, body: n.body } },
+  transactions: { table: x, fields: { externalAccountNumber: x.externalAccountNumber, transactionId: x.transactionId, amountCents: x.amountCents, type: x.type } },
+  statements: {
+    table: s,
+    fields: {
+      externalAccountNumber: s.externalAccountNumber,
+      statementId: s.statementId,
+      billPeriodFromDate: s.billPeriodFromDate,
+      billPeriodToDate: s.billPeriodToDate,
+      grossAmountCents: s.grossAmountCents,
+    },
+  },
+  paymentInstructions: { table: p, fields: { externalAccountNumber: p.externalAccountNumber, reference: p.reference, vendor: p.vendor, type: p.type } },
+} satisfies Record<string, { table: typeof n | typeof x | typeof s | typeof p; fields: SelectFields }>;
+type Kind = keyof typeof kinds;
+const kindNames = Object.keys(kinds) as Kind[];
 
 /** The records of a run of accounts, each row naming its account: what the records export groups per account. */
-export interface AccountRecordRows {
-  readonly notes: SelectedRow<typeof noteFields>[];
-  readonly transactions: SelectedRow<typeof transactionFields>[];
-  readonly statements: SelectedRow<typeof statementFields>[];
-  readonly paymentInstructions: SelectedRow<typeof instructionFields>[];
-}
+export type AccountRecordRows = { readonly [K in Kind]: SelectedRow<(typeof kinds)[K]['fields']>[] };
 
 export interface AccountRecordsExportReadModels {
   /**
@@ -44,44 +47,29 @@ export interface AccountRecordsExportReadModels {
 }
 
 export function createAccountRecordsExportReadModels(q: ProjectionQueries): AccountRecordsExportReadModels {
-  const fromJoined = (table: typeof n | typeof x | typeof s | typeof p, where: SQL) => {
+  const fromJoined = (table: (typeof kinds)[Kind]['table'], where: SQL) => {
     const sourceSent = table === n ? sql` AND ${ne(n.source, 'transaction_import')}` : sql``;
     return sql`FROM ${table} JOIN ${t} ON ${sameAccount(table)} WHERE ${where}${sourceSent}`;
   };
-  const inRange = {
-    notes: preparedByShape(q, noteFields, (where) => fromJoined(n, where)),
-    transactions: preparedByShape(q, transactionFields, (where) => fromJoined(x, where)),
-    statements: preparedByShape(q, statementFields, (where) => fromJoined(s, where)),
-    paymentInstructions: preparedByShape(q, instructionFields, (where) => fromJoined(p, where)),
-  };
   const oneAccount = and(eq(t.importSupplier, sql.placeholder('supplier')), eq(t.externalAccountNumber, sql.placeholder('ext')))!;
-  const ofAccount = {
-    notes: q.prepareSelect(noteFields, fromJoined(n, oneAccount)),
-    transactions: q.prepareSelect(transactionFields, fromJoined(x, oneAccount)),
-    statements: q.prepareSelect(statementFields, fromJoined(s, oneAccount)),
-    paymentInstructions: q.prepareSelect(instructionFields, fromJoined(p, oneAccount)),
+  const reads = kindNames.map((kind) => {
+    const { table, fields } = kinds[kind];
+    return {
+      inRange: preparedByShape(q, fields as SelectFields, (where) => fromJoined(table, where)),
+      ofAccount: q.prepareSelect(fields as SelectFields, fromJoined(table, oneAccount)),
+    };
+  });
+  // One read per kind, side by side, gathered under the kinds' names.
+  const gather = async (read: (r: (typeof reads)[number]) => Promise<unknown[]>) => {
+    const rows = await Promise.all(reads.map(read));
+    return Object.fromEntries(kindNames.map((kind, i) => [kind, rows[i]])) as AccountRecordRows;
   };
   return {
-    async accountRecordsInRange(importSupplier, range) {
+    accountRecordsInRange(importSupplier, range) {
       const shape = { state: false, after: range.after !== null, through: range.through !== null };
       const params = keysetParams(importSupplier, null, range);
-      const [notes, transactions, statements, instructions] = await Promise.all([
-        inRange.notes(shape)(params),
-        inRange.transactions(shape)(params),
-        inRange.statements(shape)(params),
-        inRange.paymentInstructions(shape)(params),
-      ]);
-      return { notes, transactions, statements, paymentInstructions: instructions };
+      return gather((r) => r.inRange(shape)(params));
     },
-    async accountRecordsOf(importSupplier, externalAccountNumber) {
-      const params = { supplier: importSupplier, ext: externalAccountNumber };
-      const [notes, transactions, statements, instructions] = await Promise.all([
-        ofAccount.notes(params),
-        ofAccount.transactions(params),
-        ofAccount.statements(params),
-        ofAccount.paymentInstructions(params),
-      ]);
-      return { notes, transactions, statements, paymentInstructions: instructions };
-    },
+    accountRecordsOf: (importSupplier, externalAccountNumber) => gather((r) => r.ofAccount({ supplier: importSupplier, ext: externalAccountNumber })),
   };
 }
