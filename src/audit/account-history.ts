@@ -68,6 +68,26 @@ async function requireAccount(ctx: LedgerContext, importSupplier: string, extern
   }
 }
 
+/**
+ * One page of the streams' events after `page.after`, of those `kept`: read `limit + 1` at a time (one read
+ * when every event is kept). Recording times follow positions but for clock differences between instances,
+ * so every event is checked rather than stopping at the first one not kept.
+ */
+async function historyPage(
+  ctx: LedgerContext,
+  streams: readonly string[],
+  page: { after: number; limit: number },
+  kept: (stored: StoredEvent<LedgerEvent>) => boolean,
+): Promise<HistoryPage> {
+  const events: StoredEvent<LedgerEvent>[] = [];
+  for await (const stored of eventsAfter(ctx, streams, page.after, page.limit + 1, true)) {
+    if (!kept(stored)) continue;
+    if (events.length === page.limit) return { events: events.map(historyEntry), next_after: events[events.length - 1]!.globalPosition };
+    events.push(stored);
+  }
+  return { events: events.map(historyEntry), next_after: null };
+}
+
 /** One page of the account's events in global order, after `after`: one bounded read of the log, however long its streams. */
 export async function accountHistory(
   ctx: LedgerContext,
@@ -76,9 +96,7 @@ export async function accountHistory(
   page: { after: number; limit: number },
 ): Promise<HistoryPage> {
   await requireAccount(ctx, importSupplier, externalAccountNumber);
-  const events = await ctx.read.streamEventsPage(accountStreams(importSupplier, externalAccountNumber), page.after, page.limit + 1);
-  const slice = events.slice(0, page.limit);
-  return { events: slice.map(historyEntry), next_after: events.length > page.limit ? slice[slice.length - 1]!.globalPosition : null };
+  return historyPage(ctx, accountStreams(importSupplier, externalAccountNumber), page, () => true);
 }
 
 /**
@@ -106,22 +124,5 @@ export async function accountHistoryAsOf(
     folder.withPayload(payload as Record<string, unknown> | null);
   }
 
-  // The page: the events recorded by then, after `page.after`. Recording times follow positions but for clock
-  // differences between instances, so every event is checked rather than stopping at the first later one.
-  const events: StoredEvent<LedgerEvent>[] = [];
-  let more = false;
-  for await (const stored of eventsAfter(ctx, streams, page.after, page.limit + 1, true)) {
-    if (!recordedBy(stored)) continue;
-    if (events.length === page.limit) {
-      more = true;
-      break;
-    }
-    events.push(stored);
-  }
-  return {
-    as_of: asOf.toISOString(),
-    state: folder.view(),
-    events: events.map(historyEntry),
-    next_after: more ? events[events.length - 1]!.globalPosition : null,
-  };
+  return { as_of: asOf.toISOString(), state: folder.view(), ...(await historyPage(ctx, streams, page, recordedBy)) };
 }
