@@ -46,11 +46,5 @@ function recordsDigest<K extends DigestKind>(kind: K, records: readonly RecordOf
 
 export type RecordDigests = Readonly<Record<DigestKind, string>>;
 
-export function recordDigests(records: ComparedRecords): RecordDigests {
-  return {
-    notes: recordsDigest('notes', records.notes),
-    transactions: recordsDigest('transactions', records.transactions),
-    statements: recordsDigest('statements', records.statements),
-    payment_instructions: recordsDigest('payment_instructions', records.payment_instructions),
-  };
-}
+export const recordDigests = (records: ComparedRecords): RecordDigests =>
+  Object.fromEntries(DIGEST_KINDS.map((kind) => [kind, recordsDigest(kind, records[kind])])) as RecordDigests;

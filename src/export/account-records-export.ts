@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AccountRecordRows } from '../queries/account-records-export-read-models.js';
 import type { KeysetRange, ListPosition, ReconciliationRow } from '../queries/account-list-read-models.js';
-import { comparedRecordsSchema, recordDigests, type ComparedRecords } from './account-records-digest.js';
+import { comparedRecordsSchema, DIGEST_KINDS, recordDigests, type ComparedRecords } from './account-records-digest.js';
 import { stateNames } from './reconciliation-export.js';
 
 /**
@@ -24,12 +24,14 @@ export const accountRecordsLineSchema = z.object({
 export type AccountRecordsLine = z.infer<typeof accountRecordsLineSchema>;
 export const accountRecordsOneSchema = accountRecordsLineSchema.required({ records: true });
 
+const noRecords = (): ComparedRecords => ({ notes: [], transactions: [], statements: [], payment_instructions: [] });
+
 /** The rows of a run of accounts grouped per account, in the form both sides compare. */
 export function groupRecords(rows: AccountRecordRows): Map<string, ComparedRecords> {
   const grouped = new Map<string, ComparedRecords>();
   const of = (ext: string) => {
     let records = grouped.get(ext);
-    if (!records) grouped.set(ext, (records = { notes: [], transactions: [], statements: [], payment_instructions: [] }));
+    if (!records) grouped.set(ext, (records = noRecords()));
     return records;
   };
   for (const r of rows.notes) of(r.externalAccountNumber).notes.push({ body: r.body });
@@ -46,12 +48,9 @@ export function groupRecords(rows: AccountRecordRows): Map<string, ComparedRecor
   return grouped;
 }
 
-const NONE: ComparedRecords = { notes: [], transactions: [], statements: [], payment_instructions: [] };
-
-/** One account's line. */
 export function accountRecordsLine(
   account: Pick<ReconciliationRow, 'externalAccountNumber' | 'state' | 'platformAccountNumber' | 'balanceCents'>,
-  records: ComparedRecords = NONE,
+  records: ComparedRecords = noRecords(),
   withRecords = false,
 ): AccountRecordsLine {
   return {
@@ -59,7 +58,7 @@ export function accountRecordsLine(
     state: stateNames[account.state],
     platform_account_number: account.platformAccountNumber,
     ledger_balance_cents: Number(account.balanceCents),
-    counts: { notes: records.notes.length, transactions: records.transactions.length, statements: records.statements.length, payment_instructions: records.payment_instructions.length },
+    counts: Object.fromEntries(DIGEST_KINDS.map((kind) => [kind, records[kind].length])) as AccountRecordsLine['counts'],
     digests: recordDigests(records),
     ...(withRecords ? { records: { ...records } } : {}),
   };
