@@ -1,4 +1,4 @@
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { accountHistoricalStatements } from '../../projections/account-historical-statements.js';
 import { accountImportProcesses, type ImportProcessState } from '../../projections/account-import-processes.js';
 import { accountLedgers } from '../../projections/account-ledgers.js';
@@ -35,8 +35,8 @@ type AccountColumns = { importSupplier: AnySQLiteColumn; externalAccountNumber: 
 export const sameAccount = (table: AccountColumns) =>
   sql`${table.importSupplier} = ${t.importSupplier} AND ${table.externalAccountNumber} = ${t.externalAccountNumber}`;
 
-/** A table's rows of one account (its primary key's prefix). */
-export const ofAccount = (table: AccountColumns, importSupplier: string, externalAccountNumber: string): SQL =>
+/** A table's rows of one account (its primary key's prefix); the values may be placeholders. */
+export const ofAccount = (table: AccountColumns, importSupplier: string | SQLWrapper, externalAccountNumber: string | SQLWrapper): SQL =>
   and(eq(table.importSupplier, importSupplier), eq(table.externalAccountNumber, externalAccountNumber))!;
 
 const reconciliationFields = {
@@ -68,75 +68,60 @@ export interface AccountListReadModels {
   countAccountImportProcesses(importSupplier: string): Promise<number>;
 }
 
+type Shape = { readonly state: boolean; readonly after: boolean; readonly through: boolean };
+
 /** The WHERE of a keyset read: the supplier, the state when given, the range's ends when given (placeholders). */
-export function keysetWhere(options: { state: boolean; after: boolean; through: boolean }): SQL {
+function keysetWhere(shape: Shape): SQL {
   const position = sql`(${t.firstStagedAt}, ${t.externalAccountNumber})`;
   const conditions: SQL[] = [eq(t.importSupplier, sql.placeholder('supplier'))];
-  if (options.state) conditions.push(eq(t.state, sql.placeholder('state')));
-  if (options.after) conditions.push(sql`${position} > (${sql.placeholder('afterAt')}, ${sql.placeholder('afterExt')})`);
-  if (options.through) conditions.push(sql`${position} <= (${sql.placeholder('throughAt')}, ${sql.placeholder('throughExt')})`);
+  if (shape.state) conditions.push(eq(t.state, sql.placeholder('state')));
+  if (shape.after) conditions.push(sql`${position} > (${sql.placeholder('afterAt')}, ${sql.placeholder('afterExt')})`);
+  if (shape.through) conditions.push(sql`${position} <= (${sql.placeholder('throughAt')}, ${sql.placeholder('throughExt')})`);
   return and(...conditions)!;
 }
 
-export const orderBy = sql`ORDER BY ${t.firstStagedAt}, ${t.externalAccountNumber}`;
+const orderBy = sql`ORDER BY ${t.firstStagedAt}, ${t.externalAccountNumber}`;
 
-/** The values of a keyset read's placeholders. */
-export function keysetParams(importSupplier: string, state: ImportProcessState | null, range: KeysetRange): Record<string, unknown> {
-  return {
-    supplier: importSupplier,
-    ...(state === null ? {} : { state }),
-    ...(range.after ? { afterAt: range.after.firstStagedAt, afterExt: range.after.externalAccountNumber } : {}),
-    ...(range.through ? { throughAt: range.through.firstStagedAt, throughExt: range.through.externalAccountNumber } : {}),
-  };
-}
-
-/** One prepared statement per shape of read (state or not, each end or not), made on first use. */
-export function preparedByShape<F extends SelectFields>(q: ProjectionQueries, fields: F, rest: (where: SQL) => SQL) {
+/**
+ * A keyset read of the supplier's accounts (`rest` is its statement after the fields, given the WHERE):
+ * one prepared statement per shape of read (state or not, each end or not), made on first use. `extra`
+ * holds the values of `rest`'s own placeholders.
+ */
+export function keysetRead<F extends SelectFields>(q: ProjectionQueries, fields: F, rest: (where: SQL) => SQL) {
   const prepared = new Map<string, (params: Record<string, unknown>) => Promise<SelectedRow<F>[]>>();
-  return (shape: { state: boolean; after: boolean; through: boolean }) => {
+  return (importSupplier: string, state: ImportProcessState | null, range: KeysetRange, extra: Record<string, unknown> = {}) => {
+    const shape: Shape = { state: state !== null, after: range.after !== null, through: range.through !== null };
     const id = `${shape.state}/${shape.after}/${shape.through}`;
     let statement = prepared.get(id);
-    if (!statement) {
-      statement = q.prepareSelect(fields, rest(keysetWhere(shape)));
-      prepared.set(id, statement);
-    }
-    return statement;
+    if (!statement) prepared.set(id, (statement = q.prepareSelect(fields, rest(keysetWhere(shape)))));
+    return statement({
+      supplier: importSupplier,
+      ...(state === null ? {} : { state }),
+      ...(range.after ? { afterAt: range.after.firstStagedAt, afterExt: range.after.externalAccountNumber } : {}),
+      ...(range.through ? { throughAt: range.through.firstStagedAt, throughExt: range.through.externalAccountNumber } : {}),
+      ...extra,
+    });
   };
 }
 
 export function createAccountListReadModels(q: ProjectionQueries): AccountListReadModels {
-  const listChunk = preparedByShape(q, listFields, (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT ${sql.placeholder('limit')}`);
-  const reconciliation = preparedByShape(
+  const listChunk = keysetRead(q, listFields, (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT ${sql.placeholder('limit')}`);
+  const reconciliation = keysetRead(
     q,
     reconciliationFields,
     (where) => sql`FROM ${t} LEFT JOIN ${accountLedgers} ON ${sameAccount(accountLedgers)} WHERE ${where} ${orderBy} LIMIT ${sql.placeholder('limit')}`,
   );
   // The page's last account and the one after it, if any: a walk along the index, no row read.
-  const pageEnd = preparedByShape(
-    q,
-    positionFields,
-    (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT 2 OFFSET ${sql.placeholder('skip')}`,
-  );
+  const pageEnd = keysetRead(q, positionFields, (where) => sql`FROM ${t} WHERE ${where} ${orderBy} LIMIT 2 OFFSET ${sql.placeholder('skip')}`);
   const count = q.prepareSelect({ n: sql<number>`count(*)` }, sql`FROM ${t} WHERE ${eq(t.importSupplier, sql.placeholder('supplier'))}`);
 
   return {
-    accountListChunk: (importSupplier, state, range, limit) =>
-      listChunk({ state: state !== null, after: range.after !== null, through: range.through !== null })({
-        ...keysetParams(importSupplier, state, range),
-        limit,
-      }),
+    accountListChunk: (importSupplier, state, range, limit) => listChunk(importSupplier, state, range, { limit }),
     async accountListPageEnd(importSupplier, state, after, limit) {
-      const rows = await pageEnd({ state: state !== null, after: after !== null, through: false })({
-        ...keysetParams(importSupplier, state, { after, through: null }),
-        skip: limit - 1,
-      });
+      const rows = await pageEnd(importSupplier, state, { after, through: null }, { skip: limit - 1 });
       return rows.length === 2 ? rows[0]! : null;
     },
-    reconciliationChunk: (importSupplier, range, limit) =>
-      reconciliation({ state: false, after: range.after !== null, through: range.through !== null })({
-        ...keysetParams(importSupplier, null, range),
-        limit,
-      }),
+    reconciliationChunk: (importSupplier, range, limit) => reconciliation(importSupplier, null, range, { limit }),
     countAccountImportProcesses: async (importSupplier) => Number((await count({ supplier: importSupplier }))[0]?.n ?? 0),
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { accountImportProcesses, type AccountImportProcessRow } from '../../projections/account-import-processes.js';
 import { apiKeys, type ApiKeyRow } from '../../projections/api-keys.js';
 import { importSuppliers, type ImportSupplierRow } from '../../projections/import-suppliers.js';
@@ -6,6 +6,7 @@ import { operationsTeams } from '../../projections/operations-teams.js';
 import { serviceConfig } from '../../projections/service-config.js';
 import type { ServiceConfigKey } from '../../events/service-config.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
+import { ofAccount } from './account-list-read-models.js';
 
 /** Queries over the walking-skeleton projections: suppliers, teams, API keys, account import processes, config. */
 export interface AccountReadModels {
@@ -28,10 +29,7 @@ export function createAccountReadModels(q: ProjectionQueries): AccountReadModels
   const keyByHash = q.prepareOne(apiKeys, eq(apiKeys.keyHash, sql.placeholder('keyHash')));
   const processByKey = q.prepareOne(
     accountImportProcesses,
-    and(
-      eq(accountImportProcesses.importSupplier, sql.placeholder('importSupplier')),
-      eq(accountImportProcesses.externalAccountNumber, sql.placeholder('externalAccountNumber')),
-    )!,
+    ofAccount(accountImportProcesses, sql.placeholder('importSupplier'), sql.placeholder('externalAccountNumber')),
   );
   const configByKey = q.prepareOne(serviceConfig, eq(serviceConfig.key, sql.placeholder('key')));
   return {

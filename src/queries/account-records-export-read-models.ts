@@ -1,11 +1,11 @@
-import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { ne, sql, type SQL } from 'drizzle-orm';
 import { accountHistoricalStatements } from '../../projections/account-historical-statements.js';
 import { accountImportProcesses } from '../../projections/account-import-processes.js';
 import { accountLedgerTransactions } from '../../projections/account-ledger-transactions.js';
 import { accountNotes } from '../../projections/account-notes.js';
 import { paymentInstructions } from '../../projections/payment-instructions.js';
 import type { ProjectionQueries, SelectedRow, SelectFields } from '../store/projection-queries.js';
-import { keysetParams, preparedByShape, sameAccount, type KeysetRange } from './account-list-read-models.js';
+import { keysetRead, ofAccount, sameAccount, type KeysetRange } from './account-list-read-models.js';
 
 const t = accountImportProcesses;
 const n = accountNotes;
@@ -51,11 +51,11 @@ export function createAccountRecordsExportReadModels(q: ProjectionQueries): Acco
     const sourceSent = table === n ? sql` AND ${ne(n.source, 'transaction_import')}` : sql``;
     return sql`FROM ${table} JOIN ${t} ON ${sameAccount(table)} WHERE ${where}${sourceSent}`;
   };
-  const oneAccount = and(eq(t.importSupplier, sql.placeholder('supplier')), eq(t.externalAccountNumber, sql.placeholder('ext')))!;
+  const oneAccount = ofAccount(t, sql.placeholder('supplier'), sql.placeholder('ext'));
   const reads = kindNames.map((kind) => {
     const { table, fields } = kinds[kind];
     return {
-      inRange: preparedByShape(q, fields as SelectFields, (where) => fromJoined(table, where)),
+      inRange: keysetRead(q, fields as SelectFields, (where) => fromJoined(table, where)),
       ofAccount: q.prepareSelect(fields as SelectFields, fromJoined(table, oneAccount)),
     };
   });
@@ -65,11 +65,7 @@ export function createAccountRecordsExportReadModels(q: ProjectionQueries): Acco
     return Object.fromEntries(kindNames.map((kind, i) => [kind, rows[i]])) as AccountRecordRows;
   };
   return {
-    accountRecordsInRange(importSupplier, range) {
-      const shape = { state: false, after: range.after !== null, through: range.through !== null };
-      const params = keysetParams(importSupplier, null, range);
-      return gather((r) => r.inRange(shape)(params));
-    },
+    accountRecordsInRange: (importSupplier, range) => gather((r) => r.inRange(importSupplier, null, range)),
     accountRecordsOf: (importSupplier, externalAccountNumber) => gather((r) => r.ofAccount({ supplier: importSupplier, ext: externalAccountNumber })),
   };
 }
