@@ -1,7 +1,7 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { businessContracts } from '../../projections/business-contracts.js';
 import { businesses, type BusinessRow } from '../../projections/businesses.js';
-import { products } from '../../projections/products.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
 
 /** A business contract with the business that holds it. */
@@ -11,7 +11,7 @@ export interface BusinessContractLink {
   readonly platformBusinessId: number;
 }
 
-/** Queries over the businesses and business_contracts projections (and product codes, for the contract terms). */
+/** Queries over the businesses and business_contracts projections. */
 export interface BusinessReadModels {
   findBusiness(importSupplier: string, externalBusinessIdentifier: string): Promise<BusinessRow | null>;
   /** The contract of a business of `importSupplier` with this identifier, or null. */
@@ -20,15 +20,17 @@ export interface BusinessReadModels {
   listBusinessContracts(importSupplier: string, externalBusinessIdentifier: string): Promise<{ contractIdentifier: string; validFromDate: string | null }[]>;
   /** Which of `identifiers` already belong to a business of `importSupplier`. */
   takenContractIdentifiers(importSupplier: string, identifiers: readonly string[]): Promise<string[]>;
-  /** Which of `codes` are existing products (read from the products projection). */
-  existingProductCodes(codes: readonly string[]): Promise<string[]>;
 }
+
+/** A table's rows of one business (its primary key's prefix). */
+export const ofBusiness = (table: { importSupplier: AnySQLiteColumn; externalBusinessIdentifier: AnySQLiteColumn }, importSupplier: string, identifier: string): SQL =>
+  and(eq(table.importSupplier, importSupplier), eq(table.externalBusinessIdentifier, identifier))!;
 
 export function createBusinessReadModels(q: ProjectionQueries): BusinessReadModels {
   const c = businessContracts;
   return {
     findBusiness: (importSupplier, externalBusinessIdentifier) =>
-      q.one(businesses, and(eq(businesses.importSupplier, importSupplier), eq(businesses.externalBusinessIdentifier, externalBusinessIdentifier))!),
+      q.one(businesses, ofBusiness(businesses, importSupplier, externalBusinessIdentifier)),
     async findBusinessContract(importSupplier, contractIdentifier) {
       const [link] = await q.select(
         { contractIdentifier: c.contractIdentifier, externalBusinessIdentifier: c.externalBusinessIdentifier, platformBusinessId: businesses.platformBusinessId },
@@ -41,7 +43,7 @@ export function createBusinessReadModels(q: ProjectionQueries): BusinessReadMode
     listBusinessContracts: (importSupplier, externalBusinessIdentifier) =>
       q.select(
         { contractIdentifier: c.contractIdentifier, validFromDate: c.validFromDate },
-        sql`FROM ${c} WHERE ${and(eq(c.importSupplier, importSupplier), eq(c.externalBusinessIdentifier, externalBusinessIdentifier))} ORDER BY ${c.contractIdentifier}`,
+        sql`FROM ${c} WHERE ${ofBusiness(c, importSupplier, externalBusinessIdentifier)} ORDER BY ${c.contractIdentifier}`,
       ),
     takenContractIdentifiers: (importSupplier, identifiers) =>
       inChunks(identifiers, async (chunk) =>
@@ -49,9 +51,6 @@ export function createBusinessReadModels(q: ProjectionQueries): BusinessReadMode
           (row) => row.identifier,
         ),
       ),
-    // Only the codes: the products' rate timelines are not needed here.
-    existingProductCodes: (codes) =>
-      inChunks(codes, async (chunk) => (await q.select({ code: products.code }, sql`FROM ${products} WHERE ${inArray(products.code, chunk)}`)).map((row) => row.code)),
   };
 }
 

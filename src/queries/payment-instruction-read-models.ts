@@ -1,8 +1,9 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { asc } from 'drizzle-orm';
 import { businessPaymentInstructions, type BusinessPaymentInstructionRow } from '../../projections/business-payment-instructions.js';
 import { paymentInstructions, type PaymentInstructionRow } from '../../projections/payment-instructions.js';
 import type { ProjectionQueries } from '../store/projection-queries.js';
 import { ofAccount } from './account-list-read-models.js';
+import { ofBusiness } from './business-read-models.js';
 
 /** Queries over the payment instructions projection. */
 export interface PaymentInstructionReadModels {
@@ -14,16 +15,11 @@ export interface PaymentInstructionReadModels {
 
 export function createPaymentInstructionReadModels(q: ProjectionQueries): PaymentInstructionReadModels {
   const p = paymentInstructions;
+  const b = businessPaymentInstructions;
   return {
     listPaymentInstructions: (importSupplier, externalAccountNumber) =>
       q.list(p, { where: ofAccount(p, importSupplier, externalAccountNumber), orderBy: [asc(p.createdAt), asc(p.reference)] }),
     listBusinessPaymentInstructions: (importSupplier, externalBusinessIdentifier) =>
-      q.list(businessPaymentInstructions, {
-        where: and(
-          eq(businessPaymentInstructions.importSupplier, importSupplier),
-          eq(businessPaymentInstructions.externalBusinessIdentifier, externalBusinessIdentifier),
-        ),
-        orderBy: [asc(businessPaymentInstructions.createdAt), asc(businessPaymentInstructions.reference)],
-      }),
+      q.list(b, { where: ofBusiness(b, importSupplier, externalBusinessIdentifier), orderBy: [asc(b.createdAt), asc(b.reference)] }),
   };
 }

@@ -9,6 +9,8 @@ export interface ProductReadModels {
   findProducts(codes: readonly string[]): Promise<Map<string, ProductRow>>;
   /** The market of each product among `codes` that exists (no rates read: what account checks need). */
   productMarkets(codes: readonly string[]): Promise<Map<string, ProductRow['marketName']>>;
+  /** Which of `codes` are existing products. */
+  existingProductCodes(codes: readonly string[]): Promise<string[]>;
 }
 
 /** Most product codes one market lookup asks for. */
@@ -34,6 +36,23 @@ export function createProductReadModels(q: ProjectionQueries): ProductReadModels
   // A product's market is fixed when it is created (no event changes it, none removes a product): once
   // seen, it is known for good, on every instance. Only codes not seen yet are asked of the database.
   const knownMarkets = new Map<string, ProductRow['marketName']>();
+  const productMarkets = async (codes: readonly string[]) => {
+    const found = new Map<string, ProductRow['marketName']>();
+    const distinct: string[] = [];
+    for (const code of new Set(codes)) {
+      const market = knownMarkets.get(code);
+      if (market) found.set(code, market);
+      else distinct.push(code);
+    }
+    for (let i = 0; i < distinct.length; i += MARKET_CODES) {
+      for (const row of await marketsOf(distinct.slice(i, i + MARKET_CODES))) {
+        found.set(row.code, row.marketName);
+        if (knownMarkets.size >= KNOWN_MARKETS) knownMarkets.clear();
+        knownMarkets.set(row.code, row.marketName);
+      }
+    }
+    return found;
+  };
   return {
     findProduct: (code) => byCode({ code }),
     async findProducts(codes) {
@@ -44,22 +63,7 @@ export function createProductReadModels(q: ProjectionQueries): ProductReadModels
       }
       return found;
     },
-    async productMarkets(codes) {
-      const found = new Map<string, ProductRow['marketName']>();
-      const distinct: string[] = [];
-      for (const code of new Set(codes)) {
-        const market = knownMarkets.get(code);
-        if (market) found.set(code, market);
-        else distinct.push(code);
-      }
-      for (let i = 0; i < distinct.length; i += MARKET_CODES) {
-        for (const row of await marketsOf(distinct.slice(i, i + MARKET_CODES))) {
-          found.set(row.code, row.marketName);
-          if (knownMarkets.size >= KNOWN_MARKETS) knownMarkets.clear();
-          knownMarkets.set(row.code, row.marketName);
-        }
-      }
-      return found;
-    },
+    existingProductCodes: async (codes) => [...(await productMarkets(codes)).keys()],
+    productMarkets,
   };
 }
