@@ -28,76 +28,45 @@ interface Mapped {
 
 type Mappers = { readonly [T in LedgerEventType]?: (event: Extract<LedgerEvent, { type: T }>) => Mapped };
 
-const account = (data: { importSupplier: string; externalAccountNumber: string }) => ({
-  scope: { supplier: data.importSupplier },
-  externalAccountNumber: data.externalAccountNumber,
-});
+type AccountData = { importSupplier: string; externalAccountNumber: string };
+
+/** The mapper of an account's event: seen by its supplier, naming the account. */
+const onAccount =
+  <D extends AccountData>(type: string, data: (d: D) => Record<string, unknown> = () => ({})) =>
+  (e: { data: D }): Mapped => ({ type, scope: { supplier: e.data.importSupplier }, externalAccountNumber: e.data.externalAccountNumber, data: data(e.data) });
 
 const mappers: Mappers = {
-  AccountStaged: (e) => ({ type: 'import_process.staged', ...account(e.data), data: {} }),
-  AccountRestaged: (e) => ({ type: 'import_process.restaged', ...account(e.data), data: {} }),
-  AccountProcessed: (e) => ({
-    type: 'import_process.imported',
-    ...account(e.data),
-    data: { platform_account_number: e.data.platformAccountNumber, operations_team_name: e.data.operationsTeamName },
-  }),
-  AccountProcessDryRunSucceeded: (e) => ({
-    type: 'import_process.dry_run_succeeded',
-    ...account(e.data),
-    data: { platform_account_number: e.data.platformAccountNumber, operations_team_name: e.data.operationsTeamName },
-  }),
-  TransactionsDryRunSucceeded: (e) => ({
-    type: 'transactions.dry_run_succeeded',
-    ...account(e.data),
-    data: { transaction_ids: e.data.added.map((transaction) => transaction.transactionId) },
-  }),
-  AccountCreationScheduled: (e) => ({
-    type: 'import_process.creation_scheduled',
-    ...account(e.data),
-    data: { is_dry_run: e.data.isDryRun, schedule_window_start: e.data.windowStart, schedule_window_end: e.data.windowEnd },
-  }),
-  AccountCreationFinished: (e) => ({
-    type: 'import_process.creation_finished',
-    ...account(e.data),
-    data: { status: e.data.outcome, error_code: e.data.error?.code ?? null },
-  }),
-  AccountCreationCancelled: (e) => ({ type: 'import_process.creation_cancelled', ...account(e.data), data: {} }),
-  AccountImportAttemptRefused: (e) => ({
-    type: 'import_process.attempt_refused',
-    ...account(e.data),
-    data: { operation: e.data.operation, dry_run: e.data.dryRun, code: e.data.code },
-  }),
-  AccountMarkedToSkip: (e) => ({ type: 'import_process.marked_to_skip', ...account(e.data), data: {} }),
-  AccountTransferStatusChanged: (e) => ({
-    type: 'transfer_status.changed',
-    ...account(e.data),
-    data: { from: e.data.from, to: e.data.to },
-  }),
-  AccountNoteCreated: (e) => ({
-    type: 'note.created',
-    ...account(e.data),
-    data: { created_at: e.data.createdAt, is_pinned: e.data.isPinned, source: e.data.source },
-  }),
-  LedgerTransactionAdded: (e) => ({
-    type: 'transaction.added',
-    ...account(e.data),
-    data: {
-      transaction_id: e.data.transaction.transactionId,
-      type: e.data.transaction.type,
-      transaction_date: e.data.transaction.transactionDate,
-      amount: formatCents(e.data.transaction.amountCents),
-    },
-  }),
-  HistoricalStatementImported: (e) => ({
-    type: 'historical_statement.imported',
-    ...account(e.data),
-    data: { statement_id: e.data.statementId, bill_period_from_date: e.data.billPeriodFromDate, bill_period_to_date: e.data.billPeriodToDate },
-  }),
-  PaymentInstructionCreated: (e) => ({
-    type: 'payment_instruction.created',
-    ...account(e.data),
-    data: { vendor: e.data.vendor, reference: e.data.reference, type: e.data.type },
-  }),
+  AccountStaged: onAccount('import_process.staged'),
+  AccountRestaged: onAccount('import_process.restaged'),
+  AccountProcessed: onAccount('import_process.imported', (d) => ({ platform_account_number: d.platformAccountNumber, operations_team_name: d.operationsTeamName })),
+  AccountProcessDryRunSucceeded: onAccount('import_process.dry_run_succeeded', (d) => ({
+    platform_account_number: d.platformAccountNumber,
+    operations_team_name: d.operationsTeamName,
+  })),
+  TransactionsDryRunSucceeded: onAccount('transactions.dry_run_succeeded', (d) => ({ transaction_ids: d.added.map((transaction) => transaction.transactionId) })),
+  AccountCreationScheduled: onAccount('import_process.creation_scheduled', (d) => ({
+    is_dry_run: d.isDryRun,
+    schedule_window_start: d.windowStart,
+    schedule_window_end: d.windowEnd,
+  })),
+  AccountCreationFinished: onAccount('import_process.creation_finished', (d) => ({ status: d.outcome, error_code: d.error?.code ?? null })),
+  AccountCreationCancelled: onAccount('import_process.creation_cancelled'),
+  AccountImportAttemptRefused: onAccount('import_process.attempt_refused', (d) => ({ operation: d.operation, dry_run: d.dryRun, code: d.code })),
+  AccountMarkedToSkip: onAccount('import_process.marked_to_skip'),
+  AccountTransferStatusChanged: onAccount('transfer_status.changed', (d) => ({ from: d.from, to: d.to })),
+  AccountNoteCreated: onAccount('note.created', (d) => ({ created_at: d.createdAt, is_pinned: d.isPinned, source: d.source })),
+  LedgerTransactionAdded: onAccount('transaction.added', ({ transaction }) => ({
+    transaction_id: transaction.transactionId,
+    type: transaction.type,
+    transaction_date: transaction.transactionDate,
+    amount: formatCents(transaction.amountCents),
+  })),
+  HistoricalStatementImported: onAccount('historical_statement.imported', (d) => ({
+    statement_id: d.statementId,
+    bill_period_from_date: d.billPeriodFromDate,
+    bill_period_to_date: d.billPeriodToDate,
+  })),
+  PaymentInstructionCreated: onAccount('payment_instruction.created', (d) => ({ vendor: d.vendor, reference: d.reference, type: d.type })),
   ImportSupplierStatusChanged: (e) => ({
     type: 'import_supplier.status_changed',
     scope: { supplier: e.data.code },
