@@ -35,6 +35,15 @@ const onAccount =
   <D extends AccountData>(type: string, data: (d: D) => Record<string, unknown> = () => ({})) =>
   (e: { data: D }): Mapped => ({ type, scope: { supplier: e.data.importSupplier }, externalAccountNumber: e.data.externalAccountNumber, data: data(e.data) });
 
+/** The mapper of a business's event: seen by its supplier, naming the business first. */
+const onBusiness =
+  <D extends { importSupplier: string; externalBusinessIdentifier: string }>(type: string, data: (d: D) => Record<string, unknown> = () => ({})) =>
+  (e: { data: D }): Mapped => ({
+    type,
+    scope: { supplier: e.data.importSupplier },
+    data: { external_business_identifier: e.data.externalBusinessIdentifier, ...data(e.data) },
+  });
+
 const mappers: Mappers = {
   AccountStaged: onAccount('import_process.staged'),
   AccountRestaged: onAccount('import_process.restaged'),
@@ -72,27 +81,14 @@ const mappers: Mappers = {
     scope: { supplier: e.data.code },
     data: { from: e.data.from, to: e.data.to },
   }),
-  BusinessCreated: (e) => ({
-    type: 'business.created',
-    scope: { supplier: e.data.importSupplier },
-    data: { external_business_identifier: e.data.externalBusinessIdentifier },
-  }),
-  BusinessContractAdded: (e) => ({
-    type: 'business.contract_added',
-    scope: { supplier: e.data.importSupplier },
-    data: { external_business_identifier: e.data.externalBusinessIdentifier, identifier: e.data.identifier },
-  }),
-  BusinessPaymentInstructionCreated: (e) => ({
-    type: 'business.payment_instruction_created',
-    scope: { supplier: e.data.importSupplier },
-    data: {
-      external_business_identifier: e.data.externalBusinessIdentifier,
-      vendor: e.data.vendor,
-      reference: e.data.reference,
-      type: e.data.type,
-      external_account_numbers: e.data.accounts.map((account) => account.externalAccountNumber),
-    },
-  }),
+  BusinessCreated: onBusiness('business.created'),
+  BusinessContractAdded: onBusiness('business.contract_added', (d) => ({ identifier: d.identifier })),
+  BusinessPaymentInstructionCreated: onBusiness('business.payment_instruction_created', (d) => ({
+    vendor: d.vendor,
+    reference: d.reference,
+    type: d.type,
+    external_account_numbers: d.accounts.map((account) => account.externalAccountNumber),
+  })),
   ProductCreated: (e) => ({ type: 'product.created', scope: { everyone: true }, data: { code: e.data.code, market_name: e.data.marketName } }),
   RatesAdded: (e) => ({ type: 'product.rates_added', scope: { everyone: true }, data: { code: e.data.code, rates_added: e.data.rates.length } }),
   SupplyPointImported: (e) => ({
