@@ -40,7 +40,6 @@ export type AccountImportProcessRow = typeof accountImportProcesses.$inferSelect
 
 export const accountImportProcessesProjection = defineProjection(accountImportProcesses)({
   name: 'account_import_processes',
-  // 2: business contract link columns.
   version: 2,
   keyOf: ({ event }) => accountKey(event.data),
   evolve: {

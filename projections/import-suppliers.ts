@@ -23,7 +23,6 @@ export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
 
 export const importSuppliersProjection = defineProjection(importSuppliers)({
   name: 'import_suppliers',
-  // 2: the default operations team. 3: the last verification.
   version: 3,
   keyOf: ({ event }) => ({ code: event.data.code }),
   evolve: {

@@ -21,7 +21,6 @@ export interface SupplierFigures {
   readonly importSupplier: string;
   /** Seen and neither imported nor skipped, as the progress endpoint counts them. */
   readonly pending: number;
-  /** Imported. */
   readonly imported: number;
   /** Not imported, whose latest stage or process attempt was refused (a part of `pending`). */
   readonly failing: number;
