@@ -103,7 +103,6 @@ const mappers: Mappers = {
   }),
 };
 
-/** The domain event types that appear in the feed. */
 export const feedEventTypes = Object.keys(mappers) as LedgerEventType[];
 
 /** The integration event of a stored event with its visibility scope, or null when it is not part of the catalogue. */

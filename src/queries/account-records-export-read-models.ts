@@ -59,7 +59,6 @@ export function createAccountRecordsExportReadModels(q: ProjectionQueries): Acco
       ofAccount: q.prepareSelect(fields as SelectFields, fromJoined(table, oneAccount)),
     };
   });
-  // One read per kind, side by side, gathered under the kinds' names.
   const gather = async (read: (r: (typeof reads)[number]) => Promise<unknown[]>) => {
     const rows = await Promise.all(reads.map(read));
     return Object.fromEntries(kindNames.map((kind, i) => [kind, rows[i]])) as AccountRecordRows;

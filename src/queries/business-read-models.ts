@@ -11,7 +11,6 @@ export interface BusinessContractLink {
   readonly platformBusinessId: number;
 }
 
-/** Queries over the businesses and business_contracts projections. */
 export interface BusinessReadModels {
   findBusiness(importSupplier: string, externalBusinessIdentifier: string): Promise<BusinessRow | null>;
   /** The contract of a business of `importSupplier` with this identifier, or null. */

@@ -19,7 +19,6 @@ export interface CustomerEmailFilter {
   readonly limit?: number;
 }
 
-/** Queries over the customer-email outbox projection. */
 export interface CustomerEmailReadModels {
   /** Emails due at `now` (queued and retry time come, or sending and claim run out), oldest first. */
   dueCustomerEmails(now: string, limit: number): Promise<CustomerEmailRow[]>;

@@ -5,7 +5,6 @@ import type { ProjectionQueries } from '../store/projection-queries.js';
 import { ofAccount } from './account-list-read-models.js';
 import { ofBusiness } from './business-read-models.js';
 
-/** Queries over the payment instructions projection. */
 export interface PaymentInstructionReadModels {
   /** The account's vendor-verified payment instructions, oldest first. */
   listPaymentInstructions(importSupplier: string, externalAccountNumber: string): Promise<PaymentInstructionRow[]>;

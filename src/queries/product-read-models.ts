@@ -9,7 +9,6 @@ export interface ProductReadModels {
   findProducts(codes: readonly string[]): Promise<Map<string, ProductRow>>;
   /** The market of each product among `codes` that exists (no rates read: what account checks need). */
   productMarkets(codes: readonly string[]): Promise<Map<string, ProductRow['marketName']>>;
-  /** Which of `codes` are existing products. */
   existingProductCodes(codes: readonly string[]): Promise<string[]>;
 }
 
