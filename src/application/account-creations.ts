@@ -2,26 +2,17 @@ import { accountCreationStreamId, type AccountCreationOutcome } from '../../even
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
 import { accountProcessDryRunStreamId } from '../../events/account-process-dry-run.js';
 import { refusedAttemptStreamId } from '../../events/import-attempt.js';
-import type { LedgerEvent } from '../../events/registry.js';
 import { accountCreationDecider } from '../domain/account-creation/decider.js';
 import { checkScheduleWindow, type ScheduleWindow } from '../domain/account-creation/schedule-window.js';
 import type { AccountPayload } from '../domain/account-import-process/account-payload.js';
 import { accountImportProcessDecider } from '../domain/account-import-process/decider.js';
-import type { Decider } from '../domain/decider.js';
 import { DomainError } from '../domain/errors.js';
 import { refusedAttemptDecider } from '../domain/import-attempt/decider.js';
 import { dryRunSucceeded, prepareProcess, supplierFact, type PreparedProcess } from './account-import-processes.js';
-import { handle, handleMany, on, type CommandEnvelope, type UntimedStreamCommand } from './command-handler.js';
+import { handle, handleMany, on, recordDecider, type CommandEnvelope, type UntimedStreamCommand } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { isRefusal, refusalCommand } from './refused-attempts.js';
 import { withRetry } from './retry.js';
-
-/** Appends the events it is given: for an audit stream written in the same unit as a decided command. */
-const recordDecider: Decider<{ readonly events: readonly LedgerEvent[]; readonly now: string }, LedgerEvent, LedgerEvent, null> = {
-  decide: ({ events }) => events,
-  evolve: () => null,
-  initialState: null,
-};
 
 export interface ScheduleAccountCreationRequest {
   readonly payload: AccountPayload;

@@ -9,7 +9,7 @@ import { accountFailedValidation, accountImportProcessDecider } from '../domain/
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { fold } from '../domain/decider.js';
 import { checkAccountReferences, findNamedBusinessContract } from './account-references.js';
-import { handle, type CommandEnvelope, type Untimed } from './command-handler.js';
+import { handle, recordDecider, type CommandEnvelope, type Untimed } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 import type { StreamGuard } from '../store/event-store.js';
@@ -92,7 +92,7 @@ export async function processAccount(
   });
   if (request.dryRun) {
     const event = dryRunSucceeded({ ...request, operationsTeamName: run.operationsTeamName }, { ...run, now: run.envelope.now.toISOString() });
-    await appendDryRunRecord(ctx, event, run.envelope);
+    await appendDryRunRecord(ctx, actor, event, run.envelope);
   }
   return { platformAccountNumber: run.platformAccountNumber, dryRun: request.dryRun };
 }
@@ -153,11 +153,12 @@ export async function prepareProcess(
  */
 export async function appendDryRunRecord(
   ctx: LedgerContext,
+  actor: Actor,
   event: AccountProcessDryRunSucceeded | TransactionsDryRunSucceeded,
   envelope: CommandEnvelope,
 ): Promise<void> {
   const streamId = accountProcessDryRunStreamId(event.data.importSupplier, event.data.externalAccountNumber);
-  await withRetry(async () => ctx.store.appendToStream(streamId, await ctx.store.streamVersion(streamId), [event], envelope.write));
+  await withRetry(() => handle(ctx, actor, recordDecider, streamId, { events: [event] }, { envelope }));
 }
 
 /** The record of a successful dry run (its audit stream: `accountProcessDryRunStreamId`). */

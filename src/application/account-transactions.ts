@@ -62,7 +62,7 @@ export async function importTransactions(
         ranAt: run.envelope.now.toISOString(),
       },
     };
-    await appendDryRunRecord(ctx, record, run.envelope);
+    await appendDryRunRecord(ctx, actor, record, run.envelope);
   }
   return transactionResults(request.transactions, run.added);
 }
