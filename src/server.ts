@@ -96,8 +96,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
       return;
     }
     state = 'draining';
-    // SIGTERM drains: /readyz answers 503 while requests are still served, so the load balancer stops
-    // sending before the listener closes. SIGINT (Ctrl-C) stops at once.
+    // SIGTERM drains: /readyz answers 503 while requests are still served, so the load balancer stops first.
     const drainMs = signal === 'SIGTERM' ? config.LEDGER_DRAIN_DELAY_MS : 0;
     logger.info({ signal, drainMs }, drainMs > 0 ? 'draining: /readyz answers 503, requests are still served' : 'shutting down');
     setTimeout(() => {

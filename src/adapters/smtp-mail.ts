@@ -65,8 +65,7 @@ export function createSmtpTransport(options: SmtpOptions): MailTransport {
       url: options.url,
       connectionTimeout: options.timeoutMs,
       greetingTimeout: options.timeoutMs,
-      // Longer than the greeting timeout, so a server that never greets is reported as such
-      // (nothing handed over, safe to retry) rather than as a silent socket (outcome unknown).
+      // Longer than the greeting timeout, so a server that never greets (safe to retry) is told from a silent session.
       socketTimeout: 2 * options.timeoutMs,
       dnsTimeout: options.timeoutMs,
     },

@@ -87,8 +87,7 @@ export function createAuthenticator(ctx: LedgerContext, secret: string, maxEntri
   const verified = new Map<string, { keyId: string; exp: number }>();
   return async (token: string): Promise<Principal> => {
     if (isApiKeyCredential(token)) return principalForApiKey(ctx, token);
-    // Keyed by the token's SHA-256, so the lookup never compares a caller's string with a valid token's
-    // characters (which could leak a prefix through timing); the signature check is WebCrypto's, constant-time.
+    // Keyed by the token's hash, so a lookup never compares a caller's string with a valid token (a timing leak).
     const cacheKey = createHash('sha256').update(token, 'utf8').digest('base64');
     let claims = verified.get(cacheKey);
     if (!claims) {

@@ -31,8 +31,7 @@ export function populateCommand(): Command {
     )
     .action(async () => {
       const config = loadConfig();
-      // Progress lines say what happens; the worker's own logs (store trouble) go to stderr as JSON, errors only
-      // unless LOG_LEVEL asks for debug or trace.
+      // Progress lines say what happens; the worker's own logs go to stderr, errors only unless LOG_LEVEL asks for more.
       const logger = createLogger(['debug', 'trace'].includes(config.LOG_LEVEL) ? config.LOG_LEVEL : 'error', false);
       for (const supplyType of SUPPLY_TYPES) {
         const variable = OPERATOR_URL_ENV[supplyType];

@@ -115,7 +115,6 @@ export function createApiClient(options: ApiClientOptions): VerifyClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   return {
     async post(path, body, { token, idempotencyKey }) {
-      // The body is serialised once (hashed for the Idempotency-Key by the caller from the same text).
       const text = 'json' in body ? body.json : JSON.stringify(body.value);
       const headers: Record<string, string> = { 'content-type': 'application/json', ...auth(token) };
       if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;

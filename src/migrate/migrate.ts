@@ -88,9 +88,8 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
     else log('businesses: no businesses/ folder, step skipped');
 
     if (input.accountsSource()) {
-      // Read (and hashed) ahead of the workers: see read-ahead.ts. The lines of accounts.ndjson are counted
-      // (for the progress total) while the first accounts are sent, not before: a pass over the file grows
-      // with it, and for a million accounts would hold back the first request for seconds.
+      // Read and hashed ahead of the workers (read-ahead.ts); the progress total is counted while the first
+      // accounts are sent, since a pass over a million accounts would hold back the first request for seconds.
       const accounts = readAhead(input.accounts(), 2 * options.concurrency, (item) => prepareAccount(ctx, item));
       await runStep('accounts', input.countAccounts(), accounts, options.concurrency, async (account) => {
         const result = await migrateAccount(ctx, account);
