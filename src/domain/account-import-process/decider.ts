@@ -127,24 +127,13 @@ function changeTransferStatus(command: ChangeTransferStatus, state: AccountImpor
   if (state.status !== 'imported') {
     throw new DomainError('account_not_imported', `Account ${command.externalAccountNumber} has not been imported: its transfer status is UNKNOWN.`);
   }
-  if (!transferStatusTransitions[state.transferStatus].includes(command.to)) {
-    throw new DomainError(
-      'invalid_transfer_status_transition',
-      `Transfer status cannot move from ${state.transferStatus} to ${command.to}; allowed: ${transferStatusTransitions[state.transferStatus].join(', ') || 'none'}.`,
-    );
+  const allowed = transferStatusTransitions[state.transferStatus];
+  if (!allowed.includes(command.to)) {
+    const detail = `Transfer status cannot move from ${state.transferStatus} to ${command.to}; allowed: ${allowed.join(', ') || 'none'}.`;
+    throw new DomainError('invalid_transfer_status_transition', detail);
   }
-  return [
-    {
-      type: 'AccountTransferStatusChanged',
-      version: 1,
-      data: {
-        ...accountOf(command),
-        from: state.transferStatus,
-        to: command.to,
-        changedAt: command.now,
-      },
-    },
-  ];
+  const data = { ...accountOf(command), from: state.transferStatus, to: command.to, changedAt: command.now };
+  return [{ type: 'AccountTransferStatusChanged', version: 1, data }];
 }
 
 function decide(command: AccountImportProcessCommand, state: AccountImportProcessState): Events {
