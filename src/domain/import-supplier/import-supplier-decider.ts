@@ -1,47 +1,32 @@
-import type { ImportSupplierEvent, ImportSupplierStatus } from '../../../events/import-supplier.js';
+import type {
+  ImportSupplierConfigChanged,
+  ImportSupplierCreated,
+  ImportSupplierEvent,
+  ImportSupplierStatus,
+  ImportSupplierVerified,
+} from '../../../events/import-supplier.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
+/** The settings a config change names; an absent one stays as it is. */
+type ConfigChange = Omit<ImportSupplierConfigChanged['data'], 'code' | 'changedAt'>;
+
 export type ImportSupplierCommand =
-  | {
-      readonly type: 'CreateImportSupplier';
-      readonly code: string;
-      readonly status: ImportSupplierStatus;
-      readonly sendEmails: boolean;
-      readonly documentRoot: string | null;
-      readonly now: string;
-    }
+  | (Omit<ImportSupplierCreated['data'], 'createdAt'> & { readonly type: 'CreateImportSupplier'; readonly now: string })
   | { readonly type: 'ChangeImportSupplierStatus'; readonly code: string; readonly to: ImportSupplierStatus; readonly now: string }
-  | {
+  | (ConfigChange & {
       readonly type: 'ChangeImportSupplierConfig';
       readonly code: string;
-      readonly sendEmails?: boolean;
-      readonly documentRoot?: string | null;
-      /** The v2 default operations team (null: none). */
-      readonly defaultOperationsTeamName?: string | null;
       /** Fact: whether `defaultOperationsTeamName` names an existing team (read when it is given). */
       readonly defaultOperationsTeamExists?: boolean;
       readonly now: string;
-    }
-  | {
-      readonly type: 'RecordVerification';
-      readonly code: string;
-      readonly agree: boolean;
-      readonly summary: Readonly<Record<string, { identical: number; missing: number; extra: number; different: number }>>;
-      readonly now: string;
-    };
+    })
+  | (Omit<ImportSupplierVerified['data'], 'verifiedAt'> & { readonly type: 'RecordVerification'; readonly now: string });
 
 export type ImportSupplierState =
   | { readonly exists: false }
-  | {
-      readonly exists: true;
-      readonly code: string;
-      readonly status: ImportSupplierStatus;
-      readonly sendEmails: boolean;
-      readonly documentRoot: string | null;
-      readonly defaultOperationsTeamName: string | null;
-    };
+  | (Omit<ImportSupplierCreated['data'], 'createdAt'> & { readonly exists: true; readonly defaultOperationsTeamName: string | null });
 
 /** Supplier codes appear in paths and stream ids: keep them to a safe alphabet. */
 export const IMPORT_SUPPLIER_CODE_PATTERN = /^[A-Z0-9_-]{1,64}$/;
@@ -78,28 +63,16 @@ function decide(command: ImportSupplierCommand, state: ImportSupplierState): Imp
       ];
     case 'ChangeImportSupplierConfig': {
       if (!state.exists) throw notFound(command.code);
-      const sendEmails = command.sendEmails !== undefined && command.sendEmails !== state.sendEmails ? command.sendEmails : undefined;
-      const documentRoot =
-        command.documentRoot !== undefined && command.documentRoot !== state.documentRoot ? command.documentRoot : undefined;
       const team = command.defaultOperationsTeamName;
       if (typeof team === 'string' && command.defaultOperationsTeamExists !== true) {
         throw new DomainError('operations_team_name_does_not_exist', `Operations team ${team} does not exist.`, { attr: 'operations_team_name' });
       }
-      const defaultOperationsTeamName = team !== undefined && team !== state.defaultOperationsTeamName ? team : undefined;
-      if (sendEmails === undefined && documentRoot === undefined && defaultOperationsTeamName === undefined) return [];
-      return [
-        {
-          type: 'ImportSupplierConfigChanged',
-          version: 1,
-          data: {
-            code: command.code,
-            ...(sendEmails !== undefined ? { sendEmails } : {}),
-            ...(documentRoot !== undefined ? { documentRoot } : {}),
-            ...(defaultOperationsTeamName !== undefined ? { defaultOperationsTeamName } : {}),
-            changedAt: command.now,
-          },
-        },
-      ];
+      const changes: ConfigChange = {};
+      if (command.sendEmails !== undefined && command.sendEmails !== state.sendEmails) changes.sendEmails = command.sendEmails;
+      if (command.documentRoot !== undefined && command.documentRoot !== state.documentRoot) changes.documentRoot = command.documentRoot;
+      if (team !== undefined && team !== state.defaultOperationsTeamName) changes.defaultOperationsTeamName = team;
+      if (Object.keys(changes).length === 0) return [];
+      return [{ type: 'ImportSupplierConfigChanged', version: 1, data: { code: command.code, ...changes, changedAt: command.now } }];
     }
     case 'RecordVerification':
       if (!state.exists) throw notFound(command.code);
