@@ -1,4 +1,8 @@
-import type { AccountCreationEvent, AccountCreationOutcome } from '../../../events/account-creation.js';
+import type {
+  AccountCreationEvent,
+  AccountCreationFinished,
+  AccountCreationScheduled,
+} from '../../../events/account-creation.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
@@ -16,23 +20,13 @@ export type AccountCreationCommand =
       readonly window: ScheduleWindow;
     })
   | (AccountRef & { readonly type: 'ClaimAccountCreation'; readonly taskId: string; readonly claimId: string; readonly leaseExpiresAt: string })
-  | (AccountRef & {
-      readonly type: 'FinishAccountCreation';
-      readonly taskId: string;
-      readonly claimId: string;
-      readonly outcome: AccountCreationOutcome;
-      readonly platformAccountNumber: string | null;
-      readonly error: { readonly code: string; readonly detail: string } | null;
-    })
+  | (AccountRef & FinishedResult & { readonly type: 'FinishAccountCreation'; readonly taskId: string; readonly claimId: string })
   | (AccountRef & { readonly type: 'CancelAccountCreation' });
 
-interface Schedule {
-  readonly taskId: string;
-  readonly isDryRun: boolean;
-  readonly operationsTeamName: string;
-  readonly windowStart: string | null;
-  readonly windowEnd: string | null;
-}
+/** What a finished run records. */
+type FinishedResult = Pick<AccountCreationFinished['data'], 'outcome' | 'platformAccountNumber' | 'error'>;
+
+type Schedule = Omit<AccountCreationScheduled['data'], 'importSupplier' | 'externalAccountNumber' | 'scheduledAt'>;
 
 /** The latest schedule of the account: none, waiting for its window, claimed by a worker, or over. */
 export type AccountCreationState =
@@ -83,8 +77,6 @@ function live(state: AccountCreationState, taskId: string): Extract<AccountCreat
   if ((state.status === 'pending' || state.status === 'claimed') && state.schedule.taskId === taskId) return state;
   throw new DomainError('account_creation_not_scheduled', `Scheduled creation ${taskId} is no longer waiting to run.`);
 }
-
-type FinishedResult = Pick<Extract<AccountCreationEvent, { type: 'AccountCreationFinished' }>['data'], 'outcome' | 'platformAccountNumber' | 'error'>;
 
 function finished(command: AccountRef & { readonly taskId: string }, result: FinishedResult): AccountCreationEvent[] {
   return [{ type: 'AccountCreationFinished', version: 1, data: { ...accountOf(command), taskId: command.taskId, ...result, finishedAt: command.now } }];

@@ -6,11 +6,7 @@ import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
 /** Which email a command is about (its account stream and id). */
-export interface CustomerEmailRef {
-  readonly importSupplier: string;
-  readonly externalAccountNumber: string;
-  readonly emailId: string;
-}
+export type CustomerEmailRef = Pick<CustomerEmailEvent['data'], 'importSupplier' | 'externalAccountNumber' | 'emailId'>;
 
 /** What came of handing one email to the SMTP server, as the mail adapter tells it. */
 export type MailDelivery =

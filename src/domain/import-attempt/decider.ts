@@ -1,22 +1,13 @@
-import type { AccountImportAttemptRefused, ImportAttemptOperation } from '../../../events/import-attempt.js';
+import type { AccountImportAttemptRefused } from '../../../events/import-attempt.js';
 import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 
-/** Record that a stage or process of the account was refused (never throws: recording a refusal is not refused). */
-export interface RecordRefusedAttempt {
-  readonly type: 'RecordRefusedAttempt';
-  readonly importSupplier: string;
-  readonly externalAccountNumber: string;
-  readonly operation: ImportAttemptOperation;
-  readonly dryRun: boolean;
-  readonly code: string;
-  readonly detail: string;
-  /** The error items' codes and paths only: their details may quote the payload. */
-  readonly errors: readonly { readonly code: string; readonly attr: string | null }[];
-  /** Fact: the version of the account's import-process stream the attempt was refused on. */
-  readonly accountStreamVersion: number;
-  readonly now: string;
-}
+/**
+ * Record that a stage or process of the account was refused (never throws: recording a refusal is not
+ * refused): its `errors` are the items' codes and paths only, since their details may quote the payload;
+ * `accountStreamVersion` is a fact, the version of the account's import-process stream it was refused on.
+ */
+export type RecordRefusedAttempt = Omit<AccountImportAttemptRefused['data'], 'refusedAt'> & { readonly type: 'RecordRefusedAttempt'; readonly now: string };
 
 /** What makes two refusals "the same": everything but the time and the wording. */
 export interface RefusedAttemptState {

@@ -1,22 +1,12 @@
-import type { SupplyPointPopulateRequestEvent } from '../../../events/supply-point-populate.js';
+import type { SupplyPointImported, SupplyPointPopulateRequested, SupplyPointPopulateRequestEvent } from '../../../events/supply-point-populate.js';
 import type { Decider } from '../decider.js';
-import type { SupplyType } from '../account-import-process/identifiers.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError } from '../errors.js';
 
 /** The request a command is about, as recorded when the batch was created (a looked-up fact). */
-export interface PopulateRequestRef {
-  readonly batchId: string;
-  readonly sequence: number;
-  readonly supplyType: SupplyType;
-  readonly identifier: string;
-}
+export type PopulateRequestRef = Omit<SupplyPointPopulateRequested['data'], 'requestedAt'>;
 
-export interface OperatorAddress {
-  readonly line1: string;
-  readonly postcode: string;
-  readonly city: string;
-}
+export type OperatorAddress = SupplyPointImported['data']['address'];
 
 /** What an attempt learnt, recorded only while it holds the claim. */
 interface AttemptResult {
