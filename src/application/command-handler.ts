@@ -36,13 +36,6 @@ export function commandMetadata(ctx: LedgerContext, actor: Actor, correlationId:
   };
 }
 
-/** The envelope of a new write: the clock's time, the actor's metadata, and the request's hook when it has one. */
-export function commandEnvelope(ctx: LedgerContext, actor: Actor, correlationId?: string): CommandEnvelope {
-  const now = ctx.clock();
-  const metadata = commandMetadata(ctx, actor, correlationId);
-  return { now, write: actor.beforeCommit ? { metadata, beforeCommit: actor.beforeCommit } : { metadata } };
-}
-
 export type UntimedStreamCommand = StreamCommand<unknown, LedgerEvent, LedgerEvent, unknown>;
 
 /** Appends the events it is given: an audit record decided elsewhere (a dry run's), written through the one handler. */
@@ -61,8 +54,12 @@ export function on<C extends { readonly now: string }, Ei extends LedgerEvent, E
   return { streamId, decider, command } as unknown as UntimedStreamCommand;
 }
 
+/** The envelope of the write this one completes, else a new one: the clock's time, the actor's metadata, and the request's hook when it has one. */
 function envelopeFor(ctx: LedgerContext, actor: Actor, options: HandleCommandOptions): CommandEnvelope {
-  return options.envelope ?? commandEnvelope(ctx, actor, options.correlationId);
+  if (options.envelope) return options.envelope;
+  const now = ctx.clock();
+  const metadata = commandMetadata(ctx, actor, options.correlationId);
+  return { now, write: actor.beforeCommit ? { metadata, beforeCommit: actor.beforeCommit } : { metadata } };
 }
 
 function storeOptions(envelope: CommandEnvelope, options: HandleCommandOptions) {
