@@ -64,21 +64,17 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   state = 'ready';
   logger.info({ host: config.HOST, port }, `import-ledger listening on http://${config.HOST}:${port}`);
   // The background workers run beside the HTTP service on the same ledger; on PostgreSQL, on every instance.
-  const populateWorker = populateWorkerFromConfig(ledger, config, logger, { actor: 'system:populate-worker', requestId: null });
-  populateWorker.start();
-  const mailer = mailerFromConfig(ledger, config, logger, { actor: 'system:mailer', requestId: null });
-  mailer.start();
-  const scheduler = new AccountCreationScheduler({
-    ctx: ledger,
-    logger: logger.child({ component: 'scheduler' }),
-    actor: { actor: 'system:scheduler', requestId: null },
-  });
-  scheduler.start();
+  const workers = [
+    populateWorkerFromConfig(ledger, config, logger, { actor: 'system:populate-worker', requestId: null }),
+    mailerFromConfig(ledger, config, logger, { actor: 'system:mailer', requestId: null }),
+    new AccountCreationScheduler({ ctx: ledger, logger: logger.child({ component: 'scheduler' }), actor: { actor: 'system:scheduler', requestId: null } }),
+  ];
+  for (const worker of workers) worker.start();
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    const workerStopped = Promise.all([populateWorker.stop(), mailer.stop(), scheduler.stop()]);
+    const workerStopped = Promise.all(workers.map((worker) => worker.stop()));
     server.close(() => {
       void workerStopped.finally(async () => {
         if (statsTimer) clearInterval(statsTimer);
