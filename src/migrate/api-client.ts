@@ -1,4 +1,5 @@
 import type { ClientPathsWithMethod } from 'openapi-fetch';
+import { parseRetryAfter as retryAfterMs } from '../adapters/network-operators.js';
 import { createLedgerClient, createNodeHttpTransport, type PlainAnswer, type paths } from '../client/index.js';
 
 export { NoAnswer } from '../client/index.js';
@@ -81,13 +82,8 @@ export interface VerifyClient extends ApiClient {
   readBusiness(supplier: string, ext: string, token: string): Promise<ApiAnswer<BusinessAnswer>>;
 }
 
-/** Parses a Retry-After value: delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
-}
+/** The adapters' Retry-After reading, against this machine's clock (`now` in milliseconds). */
+export const parseRetryAfter = (value: string | null, now = Date.now()): number | null => retryAfterMs(value, new Date(now));
 
 /** An answer's body as openapi-fetch reads it: none for a 204 or an empty body, else its JSON (or its text, when it is not JSON). */
 async function bodyOf(response: PlainAnswer): Promise<unknown> {
