@@ -68,12 +68,6 @@ export async function obtainToken(
   };
 }
 
-/** Checks an access token and that its key still exists and is not revoked (read fresh on every request). */
-export async function authenticate(ctx: LedgerContext, secret: string, token: string): Promise<Principal> {
-  const claims = await verifyToken(ctx, secret, token, 'access');
-  return activeKey(ctx, claims.keyId);
-}
-
 /** Whether the credential of `Token <credential>` is an API key: a JWT has dots, an API key (base64url) none, whatever its prefix. */
 export const isApiKeyCredential = (credential: string): boolean => !credential.includes('.');
 
