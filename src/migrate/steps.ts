@@ -1,6 +1,6 @@
 import type { ApiClient, Body, WritePath } from './api-client.js';
 import { allAlreadyExisted, failedLine, isDryRunSuccess, isSuccess, line, platformAccountNumber, productUnchanged } from './answers.js';
-import { isUnreadable, type ReadItem, type RecordKind, type UnreadableItem } from './input.js';
+import { isUnreadable, type InputItem, type ReadItem, type RecordKind, type UnreadableItem } from './input.js';
 import { idempotencyKey, type Journal } from './journal.js';
 import type { ReportLine } from './report.js';
 import type { Sender } from './retry.js';
@@ -75,31 +75,34 @@ const asRead = (body: unknown, json?: string): { readonly json: string } => ({ j
 const unreadable = (step: string, item: UnreadableItem): ReportLine =>
   line(step, item.id, 'failed', { error_code: 'unreadable_input', detail: `${item.problem} (${item.source})` });
 
+/** A product, a business or one kind of records: journaled, sent once, and imported unless the answer says it already was. */
+async function sendItem<P extends WritePath>(
+  ctx: StepContext,
+  step: string,
+  item: InputItem,
+  path: P,
+  body: Body<P>,
+  unchanged: (body: unknown) => boolean = () => false,
+): Promise<ReportLine | null> {
+  const done = fromJournal(ctx, step, item.id);
+  if (done) return done;
+  const outcome = await post(ctx, step, item.id, path, body);
+  if (outcome.kind === 'interrupted') return null;
+  if (outcome.kind !== 'answer' || !isSuccess(outcome.answer)) return failedLine(step, item.id, outcome);
+  const status = outcome.answer.status;
+  if (ctx.dryRun) return line(step, item.id, 'validated', { http_status: status });
+  return settle(ctx, line(step, item.id, outcome.answer.replayed || unchanged(outcome.answer.body) ? 'already imported' : 'imported', { http_status: status }));
+}
+
 export async function migrateProduct(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
   if (isUnreadable(item)) return unreadable('products', item);
-  const done = fromJournal(ctx, 'products', item.id);
-  if (done) return done;
-  const outcome = await post(ctx, 'products', item.id, ctx.dryRun ? PATHS.validateProducts : PATHS.products, asRead([item.body]));
-  if (outcome.kind === 'interrupted') return null;
-  if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
-    const status = outcome.answer.status;
-    if (ctx.dryRun) return line('products', item.id, 'validated', { http_status: status });
-    return settle(ctx, line('products', item.id, outcome.answer.replayed || productUnchanged(outcome.answer.body) ? 'already imported' : 'imported', { http_status: status }));
-  }
-  return failedLine('products', item.id, outcome);
+  return sendItem(ctx, 'products', item, ctx.dryRun ? PATHS.validateProducts : PATHS.products, asRead([item.body]), productUnchanged);
 }
 
 export async function migrateBusiness(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
   if (isUnreadable(item)) return unreadable('businesses', item);
   if (ctx.dryRun) return line('businesses', item.id, 'skipped', { detail: 'dry run: the service has no way to validate a business without creating it' });
-  const done = fromJournal(ctx, 'businesses', item.id);
-  if (done) return done;
-  const outcome = await post(ctx, 'businesses', item.id, PATHS.business, asRead(item.body));
-  if (outcome.kind === 'interrupted') return null;
-  if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
-    return settle(ctx, line('businesses', item.id, outcome.answer.replayed ? 'already imported' : 'imported', { http_status: outcome.answer.status }));
-  }
-  return failedLine('businesses', item.id, outcome);
+  return sendItem(ctx, 'businesses', item, PATHS.business, asRead(item.body));
 }
 
 /** An account as read ahead of the workers (`readAhead`): its staging's Idempotency-Key already computed. */
@@ -141,8 +144,8 @@ export async function migrateAccount(ctx: StepContext, { item, stageKey }: Prepa
   if (processed.kind === 'interrupted') return null;
   if (processed.kind === 'answer') {
     const number = platformAccountNumber(processed.answer.body);
-    if (isSuccess(processed.answer) && number) return settle(ctx, line('accounts', item.id, processed.answer.replayed ? 'already imported' : 'imported', { platform_account_number: number, http_status: processed.answer.status }));
-    if (!isSuccess(processed.answer) && number) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: number, http_status: processed.answer.status }));
+    const fresh = isSuccess(processed.answer) && !processed.answer.replayed;
+    if (number) return settle(ctx, line('accounts', item.id, fresh ? 'imported' : 'already imported', { platform_account_number: number, http_status: processed.answer.status }));
   }
   return withStep(failedLine('accounts', item.id, processed), 'process');
 }
@@ -165,12 +168,5 @@ const withStep = (result: ReportLine, step: string): ReportLine => ({ ...result,
 
 export async function migrateRecords(ctx: StepContext, kind: RecordKind, item: ReadItem): Promise<ReportLine | null> {
   if (isUnreadable(item)) return unreadable(kind, item);
-  const done = fromJournal(ctx, kind, item.id);
-  if (done) return done;
-  const outcome = await post(ctx, kind, item.id, RECORD_PATHS[kind], asRead(item.body));
-  if (outcome.kind === 'interrupted') return null;
-  if (outcome.kind === 'answer' && isSuccess(outcome.answer)) {
-    return settle(ctx, line(kind, item.id, outcome.answer.replayed || allAlreadyExisted(outcome.answer.body) ? 'already imported' : 'imported', { http_status: outcome.answer.status }));
-  }
-  return failedLine(kind, item.id, outcome);
+  return sendItem(ctx, kind, item, RECORD_PATHS[kind], asRead(item.body), allAlreadyExisted);
 }
