@@ -98,24 +98,10 @@ export class LedgerMetrics {
       registers,
     });
     this.batchUnits = new Histogram({ name: 'ledger_store_batch_units', help: 'Units of work (commands) per group-commit batch.', buckets: BATCH_BUCKETS, registers });
-    this.batchCommit = new Histogram({
-      name: 'ledger_store_batch_commit_seconds',
-      help: 'Per group-commit batch, from BEGIN until it is durable (SQLite: WAL synced; PostgreSQL: COMMIT answered).',
-      buckets: COMMIT_BUCKETS,
-      registers,
-    });
-    this.lockWait = new Histogram({
-      name: 'ledger_pg_write_lock_wait_seconds',
-      help: "PostgreSQL: per batch, the wait for the cluster's writers' advisory lock.",
-      buckets: COMMIT_BUCKETS,
-      registers,
-    });
-    this.lockHeld = new Histogram({
-      name: 'ledger_pg_write_lock_held_seconds',
-      help: "PostgreSQL: per batch, how long it held the cluster's writers' advisory lock (until COMMIT answered).",
-      buckets: COMMIT_BUCKETS,
-      registers,
-    });
+    const commitHistogram = (name: string, help: string) => new Histogram({ name, help, buckets: COMMIT_BUCKETS, registers });
+    this.batchCommit = commitHistogram('ledger_store_batch_commit_seconds', 'Per group-commit batch, from BEGIN until it is durable (SQLite: WAL synced; PostgreSQL: COMMIT answered).');
+    this.lockWait = commitHistogram('ledger_pg_write_lock_wait_seconds', "PostgreSQL: per batch, the wait for the cluster's writers' advisory lock.");
+    this.lockHeld = commitHistogram('ledger_pg_write_lock_held_seconds', "PostgreSQL: per batch, how long it held the cluster's writers' advisory lock (until COMMIT answered).");
 
     this.workQueues = cachedFigures(async () => (this.sources ? this.sources.workQueues() : null), options.queueMaxAgeMs ?? 5_000);
     this.suppliers = cachedFigures(async () => (this.sources ? this.sources.supplierFigures(MAX_SUPPLIERS) : null), options.businessMaxAgeMs ?? 30_000);
