@@ -1,7 +1,4 @@
-import {
-  accountImportProcessStreamId,
-  type TransferStatus,
-} from '../../events/account-import-process.js';
+import { accountImportProcessStreamId, type TransferStatus } from '../../events/account-import-process.js';
 import { accountProcessDryRunStreamId, type AccountProcessDryRunSucceeded, type TransactionsDryRunSucceeded } from '../../events/account-process-dry-run.js';
 import { importSupplierStreamId } from '../../events/import-supplier.js';
 import { validateAccountPayload, type AccountPayload } from '../domain/account-import-process/account-payload.js';
