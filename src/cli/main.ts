@@ -44,26 +44,22 @@ const prepare = (command: Command): Command => {
   return command;
 };
 
-/** The program with every command loaded (for tests and tools that walk the whole tree). */
-export async function buildProgram(): Promise<Command> {
+/** The program with the commands `loaded` picks loaded, the others as stubs that only list themselves in help. */
+async function programWith(loaded: (name: string) => boolean): Promise<Command> {
   const program = new Command('import-ledger').description(DESCRIPTION).showHelpAfterError().exitOverride();
-  for (const entry of commandRegistry) program.addCommand(prepare(await entry.load()));
-  return program;
-}
-
-/** The program for one run: the named command loaded, the others as stubs that only list themselves in help. */
-async function programFor(argv: readonly string[]): Promise<Command> {
-  const program = new Command('import-ledger').description(DESCRIPTION).showHelpAfterError().exitOverride();
-  const named = argv.find((arg) => !arg.startsWith('-'));
   for (const entry of commandRegistry) {
-    program.addCommand(entry.name === named ? prepare(await entry.load()) : prepare(new Command(entry.name).description(entry.description)));
+    program.addCommand(prepare(loaded(entry.name) ? await entry.load() : new Command(entry.name).description(entry.description)));
   }
   return program;
 }
 
+/** The program with every command loaded (for tests and tools that walk the whole tree). */
+export const buildProgram = (): Promise<Command> => programWith(() => true);
+
 export async function main(argv: readonly string[]): Promise<number> {
   try {
-    await (await programFor(argv)).parseAsync([...argv], { from: 'user' });
+    const named = argv.find((arg) => !arg.startsWith('-'));
+    await (await programWith((name) => name === named)).parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     if (error instanceof ExitWith) return error.code;
