@@ -23,8 +23,6 @@ export interface RowProjection<TRow extends Record<string, unknown>, T extends L
   readonly version: number;
   readonly table: Table;
   readonly handles: readonly T[];
-  /** True when `evolve` reads an event's bulk fields (the staged account payload), which a rebuild otherwise leaves out. */
-  readonly readsElidedFields?: boolean;
   /** Set on a tally (`defineTally`): its rows are sums over another projection's rows, moved with them. */
   readonly tally?: TallySpec;
   keyOf(stored: StoredEvent<EventOf<T>>): Partial<TRow> | null;
@@ -47,7 +45,6 @@ export function defineProjection<TTable extends Table>(table: TTable) {
   return <const Types extends LedgerEventType>(projection: {
     readonly name: string;
     readonly version: number;
-    readonly readsElidedFields?: boolean;
     keyOf(stored: StoredEvent<EventOf<Types>>): Partial<Row> | null;
     readonly evolve: { readonly [K in Types]: (row: Row | null, stored: StoredEvent<EventOf<K>>) => Row | null };
   }): RowProjection<Row, Types> => {

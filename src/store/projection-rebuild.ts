@@ -37,7 +37,8 @@ export interface RebuildSession<T extends LinkedTable<T>> {
   replay(step: Procedure<void>): Promise<void>;
   /** Runs `procedure` in one transaction that holds every writer off; a try that gave way calls `undo` before the next. */
   underWriteLock<R>(procedure: () => Procedure<R>, undo: () => void): Promise<R>;
-  eventsAfter(position: number, types: readonly string[], withBulkFields: boolean): Op<StoredLedgerEvent[]>;
+  /** The events of `types` after `position`, without their bulk fields: no projection reads them. */
+  eventsAfter(position: number, types: readonly string[]): Op<StoredLedgerEvent[]>;
   /** Records `projection` as rebuilt through `through`, in the swap's transaction. */
   recordRebuilt(projection: AnyRowProjection, through: number): Op<void>;
 }
@@ -156,8 +157,7 @@ export abstract class ProjectionRebuild implements ProjectionMaintenance {
     linkTallies(scratch.tables);
     const cache = new ReplayCache(scratch.tables, scratch.rows, this.replayBatch);
     const types = [...new Set(projections.flatMap((p) => p.handles))];
-    const withBulkFields = projections.some((p) => p.readsElidedFields);
-    const snapshot = await this.log.open({ types, withBulkFields, count: true, batchSize: Math.min(READ_BATCH, this.replayBatch) });
+    const snapshot = await this.log.open({ types, withBulkFields: false, count: true, batchSize: Math.min(READ_BATCH, this.replayBatch) });
     const eventsTotal = snapshot.total ?? 0;
     let through = snapshot.through;
     let eventsRead = 0;
@@ -183,7 +183,7 @@ export abstract class ProjectionRebuild implements ProjectionMaintenance {
       catchUp: function* (): Procedure<void> {
         saved = { through, eventsRead };
         if (types.length === 0) return;
-        const later = yield* op(session.eventsAfter(through, types, withBulkFields));
+        const later = yield* op(session.eventsAfter(through, types));
         yield* cache.apply(later, true);
         const [last] = yield* op(session.all('SELECT max(global_position) AS p FROM events'));
         through = Number(last?.['p'] ?? through);

@@ -71,9 +71,9 @@ export class PgProjectionMaintenance extends ProjectionRebuild {
             }
           }
         },
-        eventsAfter: async (position, types, withBulkFields) => {
+        eventsAfter: async (position, types) => {
           const { rows } = await client.query<EventRow>(
-            `SELECT ${eventColumns(withBulkFields)} FROM events WHERE global_position > $1 AND type = ANY($2) ORDER BY global_position`,
+            `SELECT ${eventColumns(false)} FROM events WHERE global_position > $1 AND type = ANY($2) ORDER BY global_position`,
             [position, types],
           );
           return rows.map(toReplayedEvent);

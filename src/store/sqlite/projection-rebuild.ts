@@ -49,10 +49,10 @@ export class SqliteProjectionMaintenance extends ProjectionRebuild {
       createScratch: async (projections) => this.createScratch(projections),
       replay: async (step) => sqlite.transaction(() => runNow(step))(),
       underWriteLock: async (procedure) => sqlite.transaction(() => runNow(procedure())).immediate(),
-      eventsAfter: (position, types, withBulkFields) =>
+      eventsAfter: (position, types) =>
         sqlite
           .prepare<unknown[], EventRow>(
-            `SELECT ${eventColumns(withBulkFields)} FROM events WHERE global_position > ? AND +type IN (${types.map(() => '?').join(', ')}) ORDER BY global_position`,
+            `SELECT ${eventColumns(false)} FROM events WHERE global_position > ? AND +type IN (${types.map(() => '?').join(', ')}) ORDER BY global_position`,
           )
           .all(position, ...types)
           .map(toReplayedEvent),
