@@ -1,8 +1,9 @@
 import type { CommandMetadata, StoredEvent } from '../../events/envelope.js';
 import type { LedgerEvent } from '../../events/registry.js';
+import type { StoredLedgerEvent } from '../../projections/projection.js';
 import type { Decider } from '../domain/decider.js';
 
-export type StoredLedgerEvent = StoredEvent<LedgerEvent>;
+export type { StoredLedgerEvent };
 
 /**
  * The store cannot take the write now (the writers' lock not granted in time, a COMMIT's outcome unknown,

@@ -12,11 +12,9 @@ export const idempotencyKeys = sqliteTable(
   {
     keyId: text('key_id').notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
-    /** SHA-256 of method, path, query and body: a retry must send the same request. */
     fingerprint: text('fingerprint').notNull(),
-    /** The route path, to answer from the events if the response was never stored. */
     requestPath: text('request_path').notNull(),
-    /** JSON array of the global positions of the events the request appended. */
+    /** `IdempotencyRecord.eventPositions` as a JSON array. */
     eventPositions: text('event_positions').notNull(),
     status: integer('status'),
     responseBody: text('response_body'),

@@ -84,7 +84,6 @@ export class ProjectionVersionAheadError extends StoreUnavailableError {
   }
 }
 
-/** Throws ProjectionVersionAheadError when `stored` (name -> version) holds one of `projections` at a higher version. */
 export function refuseVersionsAhead(stored: ReadonlyMap<string, number>, projections: readonly Pick<AnyRowProjection, 'name' | 'version'>[]): void {
   const ahead = projections.flatMap((p) => {
     const version = stored.get(p.name);
