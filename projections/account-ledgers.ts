@@ -25,7 +25,8 @@ export const accountLedgersProjection = defineProjection(accountLedgers)({
   keyOf: ({ event }) => accountKey(event.data),
   evolve: {
     LedgerTransactionAdded: (row, { event }) => ({
-      ...accountKey(event.data),
+      importSupplier: event.data.importSupplier,
+      externalAccountNumber: event.data.externalAccountNumber,
       balanceCents: (row?.balanceCents ?? 0) + balanceEffectCents(event.data.transaction.type, event.data.transaction.amountCents),
       transactionCount: (row?.transactionCount ?? 0) + 1,
       updatedAt: event.data.addedAt,
