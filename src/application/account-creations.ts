@@ -9,7 +9,8 @@ import { accountImportProcessDecider } from '../domain/account-import-process/de
 import { DomainError } from '../domain/errors.js';
 import { refusedAttemptDecider } from '../domain/import-attempt/decider.js';
 import { dryRunSucceeded, prepareProcess, supplierFact, type PreparedProcess } from './account-import-processes.js';
-import { handle, handleMany, on, recordDecider, type CommandEnvelope, type UntimedStreamCommand } from './command-handler.js';
+import { recordDecider } from '../domain/import-attempt/decider.js';
+import { handle, handleMany, on, type CommandEnvelope, type UntimedStreamCommand } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { isRefusal, refusalCommand } from './refused-attempts.js';
 import { withRetry } from './retry.js';

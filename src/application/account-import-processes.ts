@@ -6,7 +6,8 @@ import { accountFailedValidation, accountImportProcessDecider } from '../domain/
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { fold } from '../domain/decider.js';
 import { checkAccountReferences, findNamedBusinessContract } from './account-references.js';
-import { handle, recordDecider, type CommandEnvelope, type Untimed } from './command-handler.js';
+import { recordDecider } from '../domain/import-attempt/decider.js';
+import { handle, type CommandEnvelope, type Untimed } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 import { withRetry } from './retry.js';
 import type { StreamGuard } from '../store/event-store.js';

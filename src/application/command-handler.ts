@@ -38,13 +38,6 @@ export function commandMetadata(ctx: LedgerContext, actor: Actor, correlationId:
 
 export type UntimedStreamCommand = StreamCommand<unknown, LedgerEvent, LedgerEvent, unknown>;
 
-/** Appends the events it is given: an audit record decided elsewhere (a dry run's), written through the one handler. */
-export const recordDecider: Decider<{ readonly events: readonly LedgerEvent[]; readonly now: string }, LedgerEvent, LedgerEvent, null> = {
-  decide: ({ events }) => events,
-  evolve: () => null,
-  initialState: null,
-};
-
 /** One command of a `handleMany` unit, widened to the port's one decider type: each is still decided by its own decider on its own stream. */
 export function on<C extends { readonly now: string }, Ei extends LedgerEvent, Eo extends Ei, S>(
   streamId: string,

@@ -5,7 +5,7 @@ import { businessDecider } from './business/decider.js';
 import { businessPaymentInstructionDecider } from './business/payment-instruction.js';
 import { customerEmailDecider } from './customer-email/decider.js';
 import type { AnyDecider } from './decider.js';
-import { refusedAttemptDecider } from './import-attempt/decider.js';
+import { recordDecider, refusedAttemptDecider } from './import-attempt/decider.js';
 import { importSupplierDecider } from './import-supplier/import-supplier-decider.js';
 import { ledgerDecider } from './ledger/decider.js';
 import { notesDecider } from './notes/decider.js';
@@ -29,6 +29,7 @@ export const decidersByName: Readonly<Record<string, AnyDecider>> = {
   businessPaymentInstruction: businessPaymentInstructionDecider,
   customerEmail: customerEmailDecider,
   refusedAttempt: refusedAttemptDecider,
+  record: recordDecider,
   importSupplier: importSupplierDecider,
   ledger: ledgerDecider,
   notes: notesDecider,

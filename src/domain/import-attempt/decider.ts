@@ -47,3 +47,10 @@ export const refusedAttemptDecider: Decider<RecordRefusedAttempt, LedgerEvent, A
   evolve,
   initialState: { lastFingerprint: null },
 };
+
+/** Appends the events it is given: an audit record decided elsewhere (a dry run's), written through the one handler. */
+export const recordDecider: Decider<{ readonly events: readonly LedgerEvent[]; readonly now: string }, LedgerEvent, LedgerEvent, null> = {
+  decide: ({ events }) => events,
+  evolve: () => null,
+  initialState: null,
+};

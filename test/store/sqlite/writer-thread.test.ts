@@ -1,7 +1,9 @@
+import { readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import { randomIds } from '../../../src/application/clock-and-ids.js';
 import type { AnyDecider } from '../../../src/domain/decider.js';
+import { decidersByName } from '../../../src/domain/deciders.js';
 import { importSupplierDecider } from '../../../src/domain/import-supplier/import-supplier-decider.js';
 import { StoreUnavailableError } from '../../../src/store/event-store.js';
 import type { LedgerStorage } from '../../../src/store/ledger.js';
@@ -46,6 +48,24 @@ describe('the SQLite writer thread', () => {
       storage.store.handle(importSupplierStreamId('C'), importSupplierDecider, createSupplier('C'), { metadata, beforeCommit: () => undefined }),
     ).rejects.toThrow(/Idempotency-Key reservation/);
     expect(await storage.store.isEmpty()).toBe(true);
+  });
+
+  it('names every decider the domain and the application export, so each can be handled by the thread', async () => {
+    const registered = new Set(Object.values(decidersByName));
+    const missing: string[] = [];
+    for (const folder of ['domain', 'application']) {
+      const root = new URL(`../../../src/${folder}/`, import.meta.url);
+      const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+      for (const file of files) {
+        const exported = (await import(new URL(file, root).href)) as Record<string, unknown>;
+        for (const [name, value] of Object.entries(exported)) {
+          const candidate = value as Partial<AnyDecider> | null;
+          const isDecider = typeof candidate?.decide === 'function' && typeof candidate.evolve === 'function' && 'initialState' in candidate;
+          if (isDecider && !registered.has(value as AnyDecider)) missing.push(`${folder}/${file}: ${name}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('once the thread has stopped, a write is refused as store_unavailable (a 503 the client retries), not a crash', async () => {
