@@ -12,9 +12,9 @@ import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
 /**
  * A change made with the CLI while the server runs is visible to the
  * server's next request (no stale cache). The app stays open on the file
- * while the real bin writes to it from another process.
+ * while the real bin writes to it from another process, with either SQLite writer.
  */
-describe('the CLI and a running app on the same database', () => {
+describe.each(['inline', 'thread'])('the CLI and a running app on the same database, writer %s', (writer) => {
   let db: { file: string; cleanup: () => void };
   let ledger: Ledger;
   let app: ReturnType<typeof createApp>;
@@ -23,7 +23,7 @@ describe('the CLI and a running app on the same database', () => {
 
   beforeEach(async () => {
     db = tempDatabaseFile();
-    ledger = await openLedger({ sqliteFile: db.file });
+    ledger = await openLedger({ sqliteFile: db.file }, { writerThread: writer === 'thread' });
     await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
     await createOperationsTeam(ledger, TEAM, operator);
     await createExampleProducts(ledger); // the products the example's agreements name
