@@ -36,6 +36,7 @@ import {
   pendingAccountImportProcessesResponseSchema,
 } from '../routes/account-status.js';
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
+import { reconciliationFormats } from '../../export/reconciliation-export.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
 import { businessReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { recordVerificationRequestSchema } from '../routes/verifications.js';
@@ -112,9 +113,18 @@ const transactionsQuery = z.object({
 /** A JSON body or answer: its schema and what it is. */
 type Json = [schema: z.ZodType, description: string];
 
-/** What an operation says of itself; its kind (`read`, `check`, `write`) says the rest. `errors`: its codes besides its kind's. */
-type Own = Pick<OperationDoc, 'summary' | 'description' | 'query' | 'errorBodies' | 'examples'> & { readonly errors?: readonly ErrorCode[] };
-type Kind = Pick<OperationDoc, 'method' | 'request' | 'responses' | 'errors'>;
+/** What an operation says of itself; its method, its kind's error codes and the write guarantees follow from it. */
+type Own = Pick<OperationDoc, 'summary' | 'description' | 'query' | 'errorBodies' | 'examples'> & {
+  /** The body of a POST, which can break what every body can and carries what every write does (`WRITE_ERRORS`); a GET has none. */
+  readonly request?: Json;
+  readonly ok?: Json | OpenAPIV3_1.ResponseObject;
+  /** The 201 answer of a write, which gives the guarantees of every write. */
+  readonly created?: Json;
+  /** Any valid token may call it (the key's own suppliers, the shared catalogue); else a key not scoped to the supplier named is 403. */
+  readonly anyKey?: true;
+  /** Its codes besides those that follow from the rest; with query parameters, `invalid_query_parameter` follows. */
+  readonly errors?: readonly ErrorCode[];
+};
 
 /** A streamed answer: text in one of `media` types, not one JSON value. */
 const streamed = (description: string, ...media: string[]): OpenAPIV3_1.ResponseObject => ({
@@ -125,121 +135,103 @@ const streamed = (description: string, ...media: string[]): OpenAPIV3_1.Response
 /** The description of every operation under `/v1/data-import/`, its schemas converted by `schemas`. */
 export function operationDocs(schemas: Schemas): OperationDoc[] {
   const answer = ([schema, description]: Json) => schemas.answer(schema, description);
-  /** Any operation: one with query parameters can also answer `invalid_query_parameter`. */
-  const operation = (path: string, operationId: string, tag: string, { errors = [], ...own }: Own, kind: Kind): OperationDoc => ({
+  const operation = (path: string, operationId: string, tag: string, { request, ok, created, anyKey, errors = [], ...own }: Own): OperationDoc => ({
+    ...own,
+    method: request ? 'post' : 'get',
     path,
     operationId,
     tags: [tag],
-    ...own,
-    ...kind,
-    errors: [...kind.errors, ...(own.query ? (['invalid_query_parameter'] as const) : []), ...errors],
+    description: created ? `${own.description} ${WRITE}` : own.description,
+    ...(request ? { request: schemas.request(...request) } : {}),
+    responses: { ...(created ? { 201: answer(created) } : {}), ...(ok ? { 200: Array.isArray(ok) ? answer(ok) : ok } : {}) },
+    errors: [
+      ...(anyKey ? AUTHENTICATED_ERRORS : scoped(...(request ? WRITE_ERRORS : []))),
+      ...(own.query ? ['invalid_query_parameter' as const] : []),
+      ...errors,
+    ],
   });
-  /** A GET answered 200, for a supplier the key is scoped to unless `anyKey` (the key's own suppliers, the shared catalogue). */
-  const read = (path: string, id: string, tag: string, { ok, anyKey, ...own }: Own & { ok: Json | OpenAPIV3_1.ResponseObject; anyKey?: true }) =>
-    operation(path, id, tag, own, {
-      method: 'get',
-      responses: { 200: Array.isArray(ok) ? answer(ok) : ok },
-      errors: anyKey ? AUTHENTICATED_ERRORS : scoped(),
-    });
-  /** A POST that checks its body and stores nothing: 200. */
-  const check = (path: string, id: string, tag: string, { request, ok, ...own }: Own & { request: Json; ok: Json }) =>
-    operation(path, id, tag, own, {
-      method: 'post',
-      request: schemas.request(...request),
-      responses: { 200: answer(ok) },
-      errors: scoped(...WRITE_ERRORS),
-    });
-  /** A write: 201 (and 200 where it replaces what it wrote before), with the guarantees of every write. */
-  type Write = Own & { request: Json; created: Json; replaced?: Json };
-  const write = (path: string, id: string, tag: string, { request, created, replaced, ...own }: Write) =>
-    operation(path, id, tag, { ...own, description: `${own.description} ${WRITE}` }, {
-      method: 'post',
-      request: schemas.request(...request),
-      responses: { 201: answer(created), ...(replaced ? { 200: answer(replaced) } : {}) },
-      errors: scoped(...WRITE_ERRORS),
-    });
   /**
    * A payment instruction, checked with the payment vendor first: its refusals (400) and failures (500)
    * carry the platform's four fields besides spec 7's.
    */
-  const vendorChecked = (path: string, id: string, tag: string, { errorBody, ...own }: Write & { errorBody: z.ZodType }) =>
-    write(path, id, tag, {
+  const vendorChecked = (path: string, id: string, tag: string, { errorBody, ...own }: Own & { errorBody: z.ZodType }) =>
+    operation(path, id, tag, {
       ...own,
       description: `${own.description} A 500 \`payment_vendor_unavailable\` may be retried as is; a 400 must not.`,
       errors: [...(own.errors ?? []), 'invalid_vendor', 'payment_instruction_rejected', 'payment_vendor_unavailable'],
       errorBodies: { 400: schemas.json(errorBody, 'output'), 500: schemas.json(errorBody, 'output') },
     });
   return [
-  check(`${V1}/validate-account/`, 'validateAccount', 'Accounts', {
+  operation(`${V1}/validate-account/`, 'validateAccount', 'Accounts', {
     summary: 'Validate an account', description: `Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. ${ORDER}`,
     request: [validateAccountRequestSchema, 'The account (spec 2.2).'],
     ok: [validateAccountResponseSchema, 'Valid: the data as it would be stored (unknown fields dropped).'],
     errors: ['account_failed_validation'], examples: ['account-domestic.json', 'account-business.json'],
   }),
-  write(`${V1}/account-import-process/create-or-update/`, 'stageAccount', 'Accounts', {
+  operation(`${V1}/account-import-process/create-or-update/`, 'stageAccount', 'Accounts', {
     summary: 'Stage an account', description: `Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. ${ORDER}`,
     request: [stageAccountRequestSchema, 'The account (spec 2.2).'],
-    created: [stageAccountResponseSchema, 'Staged for the first time.'], replaced: [stageAccountResponseSchema, 'Staged data replaced.'],
+    created: [stageAccountResponseSchema, 'Staged for the first time.'], ok: [stageAccountResponseSchema, 'Staged data replaced.'],
     errors: ['account_failed_validation', ...STAGEABLE], examples: ['account-domestic.json', 'account-business.json'],
   }),
-  write(`${V1}/account-import-process/process/`, 'processAccount', 'Accounts', {
+  operation(`${V1}/account-import-process/process/`, 'processAccount', 'Accounts', {
     summary: 'Process a staged account', description: `Creates the platform account from the staged data (spec 4.8). With \`dry_run: true\` everything is decided and rolled back (400 \`dry_run_rollback\` when it would succeed). Before any check, the request takes one of the instance's processing slots (429 \`throttled\` with \`Retry-After\` when none is free). ${ORDER}`,
     request: [processAccountRequestSchema, 'Which staged account, and the operations team.'], created: [processAccountResponseSchema, 'Imported.'],
     errors: ['validation_error', 'account_failed_validation', ...STAGEABLE, ...TEAM, 'dry_run_rollback', 'import_process_does_not_exist'],
     examples: ['process.json'],
   }),
-  read(`${V1}/account-transfer-status/:supplier/:ext/`, 'accountTransferStatus', 'Accounts', {
+  operation(`${V1}/account-transfer-status/:supplier/:ext/`, 'accountTransferStatus', 'Accounts', {
     summary: "An account's transfer status", description: 'Spec 4.13: `UNKNOWN` until the account is imported.',
     ok: [accountTransferStatusResponseSchema, 'The status.'], errors: ['account_not_found'],
   }),
   ...(['all', 'pending', 'imported'] as const).map((which) =>
-    read(`${V1}/${which}-account-import-processes/:supplier/`, `${which}AccountImportProcesses`, 'Accounts', {
+    operation(`${V1}/${which}-account-import-processes/:supplier/`, `${which}AccountImportProcesses`, 'Accounts', {
       summary: `${which[0]!.toUpperCase()}${which.slice(1)} accounts of a supplier`,
       description: `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to 1000) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`,
       query: listQuery, ok: [LIST_SCHEMAS[which], 'The accounts, oldest first.'],
     }),
   ),
-  read(`${V1}/import-suppliers/`, 'importSuppliers', 'Progress', {
+  operation(`${V1}/import-suppliers/`, 'importSuppliers', 'Progress', {
     summary: "The key's suppliers", description: 'The import suppliers the caller\'s key is scoped to, with their migration status (beyond the spec).',
     ok: [importSuppliersResponseSchema, 'The suppliers, by code.'], anyKey: true,
   }),
-  read(`${V1}/import-progress/:supplier/`, 'importProgress', 'Progress', {
+  operation(`${V1}/import-progress/:supplier/`, 'importProgress', 'Progress', {
     summary: "A supplier's migration progress",
     description: 'Accounts per state (`failing`: not imported, latest stage or process refused; a part of `pending`), imported accounts per transfer status, imports per minute over the last hour, and when the migration started and last moved; `feed_position` is the event feed\'s position when it was read (follow `GET events/` from there for what comes next). Read from counters kept inline (one row), whatever the number of accounts.',
     ok: [importProgressResponseSchema, 'The progress.'],
   }),
-  read(`${V1}/import-failures/:supplier/`, 'importFailures', 'Progress', {
+  operation(`${V1}/import-failures/:supplier/`, 'importFailures', 'Progress', {
     summary: "A supplier's failing accounts",
     description: `Each failing account with its latest refusal (step, top-level code, error items' codes and paths, when), newest first. \`?code=\` keeps those whose refusal has that code (top-level or an item's). \`?limit=\` (1 to ${MAX_FAILURES_LIMIT}, default ${DEFAULT_FAILURES_LIMIT}) and \`?after=\` page it; the next page's address comes in the \`Link\` header. An account leaves the list when a later attempt succeeds.`,
     query: importFailuresQuerySchema, ok: [importFailuresResponseSchema, 'The failing accounts, newest failure first.'],
   }),
-  read(`${V1}/import-failures/:supplier/summary/`, 'importFailureSummary', 'Progress', {
+  operation(`${V1}/import-failures/:supplier/summary/`, 'importFailureSummary', 'Progress', {
     summary: "What a supplier's failing accounts fail on",
     description: `Per error code and \`attr\` path (null: none), the number of failing accounts whose latest refusal has it, most first (a refusal without items counts under its top-level code). At most \`?limit=\` rows (1 to ${MAX_FAILURES_LIMIT}, default ${DEFAULT_FAILURES_LIMIT}).`,
     query: importFailureSummaryQuerySchema, ok: [importFailureSummaryResponseSchema, 'The counts, largest first.'],
   }),
-  read(`${V1}/reconciliation/:supplier/`, 'reconciliationExport', 'Accounts', {
+  operation(`${V1}/reconciliation/:supplier/`, 'reconciliationExport', 'Accounts', {
     summary: 'The cut-over check', description: 'One record per account of the supplier, streamed: CSV with `?format=csv` or `Accept: text/csv`, NDJSON otherwise.',
-    query: z.object({ format: z.enum(['csv', 'ndjson']).optional() }), ok: streamed('One line per account.', 'text/csv', 'application/x-ndjson'),
+    query: z.object({ format: z.enum(reconciliationFormats).optional() }), ok: streamed('One line per account.', 'text/csv', 'application/x-ndjson'),
   }),
-  read(`${V1}/account-records/:supplier/`, 'accountRecordsExport', 'Accounts', {
+  operation(`${V1}/account-records/:supplier/`, 'accountRecordsExport', 'Accounts', {
     summary: 'The records export', description: 'One NDJSON line per account of the supplier, streamed in the lists\' order: its state, ledger balance in cents, and per kind of record (notes, transactions, historical statements, payment instructions) a count and an order-independent digest (SHA-256 of the records\' sorted lines); `?include=records` adds the records. What `import-ledger verify` compares a migration folder with (docs/migrate.md).',
     query: accountRecordsQuerySchema,
     ok: streamed('One line per account (the shape of `accountRecordsOne`, `records` only with `?include=records`).', 'application/x-ndjson'),
   }),
-  read(`${V1}/account-record/:supplier/:ext/`, 'accountRecordsOne', 'Accounts', {
+  operation(`${V1}/account-record/:supplier/:ext/`, 'accountRecordsOne', 'Accounts', {
     summary: "An account's records, as verify compares them", description: 'The line of the records export for one account, with its records.',
     ok: [accountRecordsOneSchema, 'The account and its records.'], errors: ['account_not_found'],
   }),
-  read(`${V1}/products/:code/`, 'readProduct', 'Products', {
+  operation(`${V1}/products/:code/`, 'readProduct', 'Products', {
     summary: 'A product and its rates', description: 'The product as stored: each rate with its band key, its period (`valid_to` as the continuity rule closed it, null while the latest of its band) and its price. The shared catalogue: any valid token reads it.',
     ok: [productReadResponseSchema, 'The product.'], anyKey: true, errors: ['not_found'],
   }),
-  read(`${V1}/business/:supplier/:ext/`, 'readBusiness', 'Businesses', {
+  operation(`${V1}/business/:supplier/:ext/`, 'readBusiness', 'Businesses', {
     summary: 'A business and its contracts', description: 'The business as stored, with its contracts\' identifiers.',
     ok: [businessReadResponseSchema, 'The business.'], errors: ['business_not_found'],
   }),
-  read(`${V1}/account-history/:supplier/:ext/`, 'accountHistory', 'Audit', {
+  operation(`${V1}/account-history/:supplier/:ext/`, 'accountHistory', 'Audit', {
     summary: "An account's history", description: 'A page of the events of the account\'s streams, oldest first; with `as_of`, its state at that instant and the events recorded by then.',
     query: accountHistoryQuerySchema,
     ok: {
@@ -248,7 +240,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     },
     errors: ['account_not_found'],
   }),
-  read(`${V1}/events/`, 'eventsFeed', 'Audit', {
+  operation(`${V1}/events/`, 'eventsFeed', 'Audit', {
     summary: 'The integration event feed', description: 'The events of the caller\'s suppliers after a position, as JSON pages or (with `Accept: text/event-stream`) a live SSE stream resumable with `Last-Event-ID`. The stream checks its credential again at least every 5 s and on every new event: once the key is revoked or the token expires it ends with a final `event: error` whose data is the 401 `authentication_failed` error body, and the reconnect is answered 401.',
     query: eventsFeedQuerySchema,
     ok: {
@@ -257,43 +249,43 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     },
     errors: ['invalid'],
   }),
-  write(`${V1}/business/`, 'createBusiness', 'Businesses', {
+  operation(`${V1}/business/`, 'createBusiness', 'Businesses', {
     summary: 'Create a business', description: 'A business with its contracts (spec 2.4, 4.4).',
     request: [createBusinessRequestSchema, 'The business (spec 2.4).'],
     created: [createBusinessResponseSchema, 'Created, or already created with the same key attributes (spec 2.4).'],
     errors: ['business_failed_validation', 'business_already_exists', 'import_supplier_not_found'], examples: ['business.json'],
   }),
-  check(`${V1}/validate-products/`, 'validateProducts', 'Products', {
+  operation(`${V1}/validate-products/`, 'validateProducts', 'Products', {
     summary: 'Validate products', description: 'Checks products (spec 2.5) without storing anything.',
     request: [productsRequestSchema, 'The products (spec 2.5).'], ok: [validateProductsResponseSchema, 'Valid: the products as they would be stored.'],
     errors: PRODUCT_ERRORS, examples: ['products.json'],
   }),
-  write(`${V1}/products/`, 'createProducts', 'Products', {
+  operation(`${V1}/products/`, 'createProducts', 'Products', {
     summary: 'Create products, or add rates', description: 'Creates products, or appends rates to existing ones (spec 4.3).',
     request: [productsRequestSchema, 'The products (spec 2.5).'], created: [createProductsResponseSchema, 'Created or updated.'],
     errors: PRODUCT_ERRORS, examples: ['products.json', 'product-rate-update.json'],
   }),
-  write(`${V1}/supply-point/populate/`, 'populateSupplyPoints', 'Supply points', {
+  operation(`${V1}/supply-point/populate/`, 'populateSupplyPoints', 'Supply points', {
     summary: 'Pre-populate supply points', description: 'Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once).',
     request: [populateSupplyPointsRequestSchema, 'The ids to fetch.'], created: [populateSupplyPointsResponseSchema, 'The batch, recorded.'],
     errors: ['validation_error', 'import_supplier_not_found'], examples: ['supply-point-populate.json'],
   }),
-  read(`${V1}/supply-point/populate/:batchId/`, 'populateBatchStatus', 'Supply points', {
+  operation(`${V1}/supply-point/populate/:batchId/`, 'populateBatchStatus', 'Supply points', {
     summary: "A populate batch's status", description: 'What was fetched, what waits, what failed and why.',
     ok: [populateBatchStatusResponseSchema, 'The batch.'], errors: ['populate_batch_not_found'],
   }),
-  write(`${V1}/notes/create/`, 'createNotes', 'After import', {
+  operation(`${V1}/notes/create/`, 'createNotes', 'After import', {
     summary: 'Add notes to an imported account', description: 'Spec 4.9. A note already added is not added twice.',
     request: [importNotesRequestSchema, 'The notes.'], created: [createNotesResponseSchema, 'One result per note.'],
     errors: ['notes_failed_validation', 'account_not_found', ...MIGRATING], examples: ['notes.json'],
   }),
-  write(`${V1}/transactions/create/`, 'createTransactions', 'After import', {
+  operation(`${V1}/transactions/create/`, 'createTransactions', 'After import', {
     summary: 'Add financial transactions to an imported account', description: 'Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body.',
     request: [importTransactionsRequestSchema, 'The transactions.'], created: [createTransactionsResponseSchema, 'One result per transaction.'],
     query: transactionsQuery, errors: ['transactions_failed_validation', 'account_not_found', ...MIGRATING],
     errorBodies: { 400: schemas.json(transactionImportErrorBodySchema, 'output') }, examples: ['transactions.json'],
   }),
-  write(`${V1}/historical-statements/create/`, 'createHistoricalStatements', 'After import', {
+  operation(`${V1}/historical-statements/create/`, 'createHistoricalStatements', 'After import', {
     summary: 'Add historical statements to an imported account', description: 'Spec 4.11.',
     request: [importHistoricalStatementsRequestSchema, 'The statements.'], created: [createHistoricalStatementsResponseSchema, 'Added.'],
     errors: ['historical_statements_failed_validation', 'account_not_found', ...MIGRATING], examples: ['historical-statements.json'],
@@ -304,12 +296,12 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     errors: ['validation_error', 'account_not_found', 'import_supplier_migration_not_ongoing'],
     errorBody: paymentInstructionErrorBodySchema, examples: ['payment-instruction.json'],
   }),
-  write(`${V1}/verifications/`, 'recordVerification', 'Audit', {
+  operation(`${V1}/verifications/`, 'recordVerification', 'Audit', {
     summary: 'Record a verification', description: "What `import-ledger verify` found (whether the folder and the service agree, counts per kind of item), recorded on the supplier's stream: the last one is `last_verification` of the import progress (the dashboard), every one is in the supplier's history.",
     request: [recordVerificationRequestSchema, 'The verification.'], created: [recordVerificationResponseSchema, 'Recorded.'],
     errors: ['validation_error', 'import_supplier_not_found'],
   }),
-  write(`${V1}/business-contracts/create/`, 'createBusinessContracts', 'Businesses', {
+  operation(`${V1}/business-contracts/create/`, 'createBusinessContracts', 'Businesses', {
     summary: 'Add contracts to a business', description: "Contracts added to an existing business (the platform's French tenants); accounts can then link to them.",
     request: [createBusinessContractsRequestSchema, 'The business and its new contracts.'], created: [createBusinessContractsResponseSchema, 'Added.'],
     errors: ['business_failed_validation', 'business_not_found', ...MIGRATING],
@@ -320,12 +312,12 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     created: [createBusinessPaymentInstructionResponseSchema, 'Added (or already added with this reference).'],
     errors: ['validation_error', 'business_not_found', 'account_not_found', ...MIGRATING], errorBody: businessPaymentInstructionErrorBodySchema,
   }),
-  check(`${V2}/accounts/validate/`, 'v2ValidateAccount', 'Accounts (v2)', {
+  operation(`${V2}/accounts/validate/`, 'v2ValidateAccount', 'Accounts (v2)', {
     summary: 'Validate an account (v2)', description: `The account under \`payload\`; 200 \`{}\` when valid. ${ORDER}`,
     request: [z.object({ payload: accountPayloadSchema }), 'The account (spec 2.2) under `payload`.'], ok: [z.object({}), 'Valid.'],
     errors: ['validation_error', 'account_failed_validation'],
   }),
-  write(`${V2}/accounts/`, 'v2ScheduleAccountCreation', 'Accounts (v2)', {
+  operation(`${V2}/accounts/`, 'v2ScheduleAccountCreation', 'Accounts (v2)', {
     summary: 'Stage an account and schedule its creation (v2)', description: "Stages the account and schedules its creation inside `task_params`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default.",
     request: [z.object({ payload: accountPayloadSchema, task_params: taskParamsSchema }), 'The account under `payload`, and when to create it.'],
     created: [z.object({}), 'Staged and scheduled.'],
@@ -334,7 +326,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
       'schedule_window_start_in_past', 'schedule_window_end_too_far_in_future', 'schedule_window_start__after_end',
     ],
   }),
-  read(`${V2}/accounts/:supplier/:ext/`, 'v2AccountImportStatus', 'Accounts (v2)', {
+  operation(`${V2}/accounts/:supplier/:ext/`, 'v2AccountImportStatus', 'Accounts (v2)', {
     summary: "An account's import status (v2)", description: 'The platform\'s statuses, the latest event and the latest error; v1-staged accounts too.',
     ok: [accountImportStatusResponseSchema, 'The status.'], errors: ['not_found'],
   }),
