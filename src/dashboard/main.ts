@@ -103,16 +103,20 @@ async function refresh(): Promise<boolean> {
   }
 }
 
-/** A GET of the API with the token; one refresh and retry on a 401. */
-async function api<T>(path: string): Promise<T> {
+/** A GET of the API with the token (the JSON pages and the event stream alike); one refresh and retry on a 401. */
+async function authorized(path: string, init: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     if (!session) throw new Error('not signed in');
-    const res = await fetch(`${API}${path}`, { headers: { authorization: `Token ${session.token}` } });
-    if (res.status === 401 && attempt === 0 && (await refresh())) continue;
-    const body = (await res.json()) as T & { detail?: string };
-    if (!res.ok) throw new Error(body.detail ?? `The service answered ${res.status}.`);
-    return body;
+    const res = await fetch(`${API}${path}`, { ...init, headers: { ...init.headers, authorization: `Token ${session.token}` } });
+    if (res.status !== 401 || attempt > 0 || !(await refresh())) return res;
   }
+}
+
+async function api<T>(path: string): Promise<T> {
+  const res = await authorized(path);
+  const body = (await res.json()) as T & { detail?: string };
+  if (!res.ok) throw new Error(body.detail ?? `The service answered ${res.status}.`);
+  return body;
 }
 
 // ---- The board of one supplier.
@@ -304,10 +308,8 @@ function follow(code: string, from: number): void {
   void (async () => {
     while (!controller.signal.aborted && session) {
       try {
-        const headers: Record<string, string> = { authorization: `Token ${session.token}`, accept: 'text/event-stream' };
-        if (resumed) headers['last-event-id'] = String(last);
-        const res = await fetch(`${API}/events/?after=${last}`, { headers, signal: controller.signal });
-        if (res.status === 401 && !(await refresh())) return;
+        const headers = { accept: 'text/event-stream', ...(resumed ? { 'last-event-id': String(last) } : {}) };
+        const res = await authorized(`/events/?after=${last}`, { headers, signal: controller.signal });
         if (!res.ok || !res.body) throw new Error(`feed answered ${res.status}`);
         text('#live-state', 'Live: connected.');
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
