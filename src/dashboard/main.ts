@@ -38,11 +38,11 @@ const $ = <T extends HTMLElement>(selector: string): T => {
 const text = (selector: string, value: string) => {
   $(selector).textContent = value;
 };
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, content?: string | Node[], className?: string): HTMLElementTagNameMap[K] => {
-  const node = document.createElement(tag);
+/** An element with its text or children, and its properties (`className`, `value`, `dateTime`...). */
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, content?: string | Node[], props: Partial<HTMLElementTagNameMap[K]> = {}) => {
+  const node = Object.assign(document.createElement(tag), props);
   if (typeof content === 'string') node.textContent = content;
   else if (content) node.append(...content);
-  if (className) node.className = className;
   return node;
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,11 +140,7 @@ function signOut(message = ''): void {
 async function showSuppliers(): Promise<void> {
   const suppliers = await api<Ok<'importSuppliers'>>('/import-suppliers/');
   const select = $<HTMLSelectElement>('#supplier');
-  select.replaceChildren(...suppliers.map((s) => {
-    const option = el('option', `${s.import_supplier} (${s.status})`);
-    option.value = s.import_supplier;
-    return option;
-  }));
+  select.replaceChildren(...suppliers.map((s) => el('option', `${s.import_supplier} (${s.status})`, { value: s.import_supplier })));
   $('#login').hidden = true;
   $('#supplier-picker').hidden = false;
   if (suppliers.length > 0) await choose(suppliers[0]!.import_supplier);
@@ -229,15 +225,15 @@ function drawChart(perMinute: Progress['imports_per_minute']): void {
 function showSummary(rows: SummaryRow[]): void {
   const body = $<HTMLTableSectionElement>('[data-testid="failures-summary"] tbody');
   if (rows.length === 0) {
-    body.replaceChildren(el('tr', [Object.assign(el('td', 'No failing accounts.', 'muted'), { colSpan: 3 })]));
+    body.replaceChildren(el('tr', [el('td', 'No failing accounts.', { className: 'muted', colSpan: 3 })]));
     return;
   }
   body.replaceChildren(
     ...rows.map((row) => {
-      const open = el('button', row.code, 'link');
-      open.type = 'button';
+      const open = el('button', row.code, { className: 'link', type: 'button' });
       open.setAttribute('aria-label', `Show the accounts failing on ${row.code}${row.attr ? ` at ${row.attr}` : ''}`);
-      const tr = el('tr', [el('td', [open]), el('td', [el('code', row.attr ?? '—')]), el('td', String(row.accounts), 'n')], 'open');
+      const cells = [el('td', [open]), el('td', [el('code', row.attr ?? '—')]), el('td', String(row.accounts), { className: 'n' })];
+      const tr = el('tr', cells, { className: 'open' });
       if (selected && selected.code === row.code && selected.attr === row.attr) tr.classList.add('selected');
       tr.addEventListener('click', () => void openFailures(row));
       return tr;
@@ -279,8 +275,7 @@ function scheduleReload(): void {
 
 function showEvent(event: FeedEvent): void {
   const list = $<HTMLOListElement>('[data-testid="live-events"]');
-  const time = el('time', new Date(event.occurred_at).toLocaleTimeString());
-  time.dateTime = event.occurred_at;
+  const time = el('time', new Date(event.occurred_at).toLocaleTimeString(), { dateTime: event.occurred_at });
   list.prepend(el('li', [time, el('code', event.type), el('span', event.external_account_number ?? '')]));
   while (list.children.length > LIVE_MAX) list.lastElementChild!.remove();
 }
