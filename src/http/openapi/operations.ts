@@ -29,12 +29,7 @@ import {
   importSuppliersResponseSchema,
   MAX_FAILURES_LIMIT,
 } from '../routes/import-progress.js';
-import {
-  accountTransferStatusResponseSchema,
-  allAccountImportProcessesResponseSchema,
-  importedAccountImportProcessesResponseSchema,
-  pendingAccountImportProcessesResponseSchema,
-} from '../routes/account-status.js';
+import { accountImportProcessListResponseSchema, accountTransferStatusResponseSchema } from '../routes/account-status.js';
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
 import { reconciliationFormats } from '../../export/reconciliation-export.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
@@ -92,13 +87,6 @@ const STAGEABLE = ['account_import_process_already_imported', 'account_marked_to
 /** The account's team: named in the request, else the supplier's default, and known. */
 const TEAM = ['operations_team_should_be_provided', 'operations_team_name_does_not_exist'] as const satisfies readonly ErrorCode[];
 const PRODUCT_ERRORS = ['product_failed_validation', 'no_matching_rate', 'rate_not_continuous'] as const satisfies readonly ErrorCode[];
-
-/** Each list's own exported schema (today the same item shape), so none of them is exported unused. */
-const LIST_SCHEMAS = {
-  all: allAccountImportProcessesResponseSchema,
-  pending: pendingAccountImportProcessesResponseSchema,
-  imported: importedAccountImportProcessesResponseSchema,
-} as const;
 
 const listQuery = z.object({ limit: z.string().optional(), after: z.string().optional() });
 
@@ -188,7 +176,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     operation(`${V1}/${which}-account-import-processes/:supplier/`, `${which}AccountImportProcesses`, 'Accounts', {
       summary: `${which[0]!.toUpperCase()}${which.slice(1)} accounts of a supplier`,
       description: `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to 1000) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`,
-      query: listQuery, ok: [LIST_SCHEMAS[which], 'The accounts, oldest first.'],
+      query: listQuery, ok: [accountImportProcessListResponseSchema, 'The accounts, oldest first.'],
     }),
   ),
   operation(`${V1}/import-suppliers/`, 'importSuppliers', 'Progress', {

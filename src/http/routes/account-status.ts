@@ -24,9 +24,7 @@ export const importProcessListItemSchema = z.object({
   platform_account_number: z.string().nullable(),
   account_created_at: z.string().nullable(),
 });
-export const allAccountImportProcessesResponseSchema = z.array(importProcessListItemSchema);
-export const pendingAccountImportProcessesResponseSchema = z.array(importProcessListItemSchema);
-export const importedAccountImportProcessesResponseSchema = z.array(importProcessListItemSchema);
+export const accountImportProcessListResponseSchema = z.array(importProcessListItemSchema);
 
 function listItem(row: AccountListRow): z.infer<typeof importProcessListItemSchema> {
   return {
