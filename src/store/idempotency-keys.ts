@@ -1,4 +1,4 @@
-import type { BeforeCommit, StoredLedgerEvent } from './event-store.js';
+import type { StoredLedgerEvent, WriteTransaction } from './event-store.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from './idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -40,7 +40,10 @@ const COMPLETE_HELD = completion('idempotency_keys.created_at = excluded.created
 /** A response rebuilt for a record nobody completed: the first one stored wins. */
 const COMPLETE_ANY = completion('idempotency_keys.status IS NULL');
 
-export const expired = (raw: IdempotencyKeyRaw, now: Date) => raw.created_at < new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+/** The instant before which a record is past the retention. */
+const retentionCutoff = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+
+export const expired = (raw: IdempotencyKeyRaw, now: Date) => raw.created_at < retentionCutoff(now);
 
 /** A reservation that recorded nothing (no events, no response), held past its lease. */
 export const pastLease = (raw: IdempotencyKeyRaw, now: Date) => isEmpty(raw) && Date.parse(raw.created_at) < now.getTime() - IDEMPOTENCY_LEASE_MS;
@@ -63,77 +66,59 @@ export function* liveRow(sql: KeyStatements, keyId: string, idempotencyKey: stri
 }
 
 /**
- * Claims the key in one unit of work of the store: the reservation's token (`created_at`) when no live row is
- * there or the row is a reservation `abandoned` by its holder (taken over under a later token, so that the
- * old holder's writes fail their check), otherwise the record there.
+ * The key's live record, unless it is a reservation `abandoned` by its holder: that one is taken over under
+ * a later token (so that the old holder's writes fail their check), which is returned; null if no live row.
  */
+export function* takeOverAbandoned(
+  sql: KeyStatements,
+  request: IdempotentRequest,
+  now: Date,
+  abandoned: (raw: IdempotencyKeyRaw, now: Date) => boolean,
+  find = FIND_KEY,
+): Procedure<{ token: string } | IdempotencyRecord | null> {
+  const existing = yield* liveRow(sql, request.keyId, request.idempotencyKey, now, find);
+  if (!existing || !abandoned(existing, now)) return existing && toIdempotencyRecord(existing);
+  const token = laterToken(now.toISOString(), existing.created_at);
+  const params = [request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, existing.created_at];
+  const taken = yield* op(sql.run(`UPDATE idempotency_keys SET fingerprint = ?, request_path = ?, created_at = ? WHERE ${EMPTY_RESERVATION}`, params));
+  return taken === 1 ? { token } : toIdempotencyRecord(existing);
+}
+
+/** Claims the key in one unit of work of the store: a new reservation's token when no live row is there (see `takeOverAbandoned`). */
 export function* claimKey(
   sql: KeyStatements,
   request: IdempotentRequest,
   now: Date,
-  abandoned: (raw: IdempotencyKeyRaw) => boolean,
+  abandoned: (raw: IdempotencyKeyRaw, now: Date) => boolean,
   find = FIND_KEY,
 ): Procedure<{ token: string } | IdempotencyRecord> {
-  const existing = yield* liveRow(sql, request.keyId, request.idempotencyKey, now, find);
-  if (existing && !abandoned(existing)) return toIdempotencyRecord(existing);
-  if (existing) {
-    const token = laterToken(now.toISOString(), existing.created_at);
-    return (yield* takeOver(sql, request, token, existing.created_at)) ? { token } : toIdempotencyRecord(existing);
-  }
+  const found = yield* takeOverAbandoned(sql, request, now, abandoned, find);
+  if (found) return found;
   const token = now.toISOString();
   const reserve = `INSERT INTO idempotency_keys (key_id, idempotency_key, fingerprint, request_path, event_positions, created_at) VALUES (?, ?, ?, ?, '[]', ?)`;
   yield* op(sql.run(reserve, [request.keyId, request.idempotencyKey, request.fingerprint, request.requestPath, token]));
   return { token };
 }
 
-/** Takes over the empty reservation `previous` under `token`; false if it is no longer one. */
-export function* takeOver(sql: KeyStatements, request: IdempotentRequest, token: string, previous: string): Procedure<boolean> {
-  const params = [request.fingerprint, request.requestPath, token, request.keyId, request.idempotencyKey, previous];
-  return (yield* op(sql.run(`UPDATE idempotency_keys SET fingerprint = ?, request_path = ?, created_at = ? WHERE ${EMPTY_RESERVATION}`, params))) === 1;
-}
-
-/**
- * The answers a held key records with its request's writes (`ReserveOptions.answerFrom`): each unit's is
- * rebuilt from every event recorded so far, and a response equal to the last one needs no completion
- * of its own (`sameResponse`).
- */
-export function answerRecorder(rebuild: AnswerRebuilder, request: IdempotentRequest, reservedAt: string, options: ReserveOptions | undefined) {
-  const from = options?.answerFrom;
-  const events: StoredLedgerEvent[] = [];
-  let last: RecordedAnswer;
-  return {
-    /** The answer to record with `appended`: undefined (leave it as it is) without `answerFrom` or events. */
-    next(appended: readonly StoredLedgerEvent[]): RecordedAnswer {
-      if (!from || appended.length === 0) return undefined;
-      events.push(...appended);
-      if (from.body === undefined) return (last = null);
-      try {
-        return (last = rebuild(request.requestPath, from.body, [...events].sort((a, b) => a.globalPosition - b.globalPosition), reservedAt));
-      } catch {
-        return (last = null);
-      }
-    },
-    last: (): RecordedAnswer => last,
-  };
-}
-
 /** A store's part in a key its request holds. */
 export interface Hold {
-  /** Records the positions of the events appended with the key, and the answer they rebuild, in their unit of work. */
-  readonly beforeCommit: BeforeCommit;
+  /**
+   * Records, in their unit of work `tx`, the global positions of the events appended with the key (none: `tx`
+   * is only checked) and the answer they rebuild; the unit fails if the key is no longer the request's.
+   */
+  record(tx: WriteTransaction, positions: readonly number[], answer: RecordedAnswer): void;
   /** Whether the key has a row while nothing is recorded with it, for `release` to delete. */
   readonly hasRow: boolean;
   /** Ends the hold in the store's memory (its claim, its lock). */
   end(): void | Promise<void>;
 }
 
-export type Answers = ReturnType<typeof answerRecorder>;
-
 /**
  * The Idempotency-Key records both stores keep, the same way: a reservation is a row with neither events nor
  * a response; its `created_at` (the token) identifies it while it is held, so the events' unit of work and
  * the completion write on the row only if it is still the reservation they took. A store gives its
- * statements, how it runs one in a unit of work of its own (`write`), and how it claims a key.
+ * statements, how it runs them (in a unit of work of its own: `write`), how it claims a key and records
+ * a held key's events, and which expired rows a purge deletes.
  */
 export abstract class KeyRecords implements IdempotencyRecords {
   constructor(
@@ -142,12 +127,16 @@ export abstract class KeyRecords implements IdempotencyRecords {
   ) {}
 
   protected abstract readonly sql: KeyStatements;
+  /** Deletes rows created before its one parameter, the retention's cutoff. */
+  protected abstract readonly purge: string;
   /** Runs `procedure` with the store's statements as they are. */
   protected abstract run<R>(procedure: Procedure<R>): Promise<R>;
-  /** Runs `procedure` with the store's statements, in a unit of work of its own. */
-  protected abstract write<R>(procedure: Procedure<R>): Promise<R>;
   abstract reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation>;
-  abstract purgeExpired(): Promise<number>;
+
+  /** Runs `procedure` with the store's statements, in a unit of work of its own. */
+  protected write<R>(procedure: Procedure<R>): Promise<R> {
+    return this.run(procedure);
+  }
 
   async find(keyId: string, idempotencyKey: string): Promise<IdempotencyRecord | null> {
     const raw = await this.run(liveRow(this.sql, keyId, idempotencyKey, this.clock()));
@@ -158,8 +147,28 @@ export abstract class KeyRecords implements IdempotencyRecords {
     await this.completeWith(COMPLETE_ANY, request, response);
   }
 
-  /** The reservation `request` holds under `token`. */
-  protected held(request: IdempotentRequest, token: string, answers: Answers, { beforeCommit, hasRow, end }: Hold): HeldReservation {
+  purgeExpired(): Promise<number> {
+    return this.write(op(this.sql.run(this.purge, [retentionCutoff(this.clock())])));
+  }
+
+  /**
+   * The reservation `request` holds under `token`. With `answerFrom`, each write records the answer rebuilt
+   * from every event recorded so far; a response equal to the last one needs no completion (`sameResponse`).
+   */
+  protected held(request: IdempotentRequest, token: string, options: ReserveOptions | undefined, { record, hasRow, end }: Hold): HeldReservation {
+    const from = options?.answerFrom;
+    const events: StoredLedgerEvent[] = [];
+    let last: RecordedAnswer;
+    const answerWith = (appended: readonly StoredLedgerEvent[]): RecordedAnswer => {
+      if (!from || appended.length === 0) return undefined;
+      events.push(...appended);
+      if (from.body === undefined) return (last = null);
+      try {
+        return (last = this.rebuild(request.requestPath, from.body, [...events].sort((a, b) => a.globalPosition - b.globalPosition), token));
+      } catch {
+        return (last = null);
+      }
+    };
     const ending = async (work: () => Promise<unknown>) => {
       try {
         await work();
@@ -170,10 +179,10 @@ export abstract class KeyRecords implements IdempotencyRecords {
     return {
       held: true,
       reservedAt: token,
-      beforeCommit,
+      beforeCommit: (appended, tx) => record(tx, appended.map((stored) => stored.globalPosition), answerWith(appended)),
       // The first completion wins; it replaces an answer recorded with the events.
       complete: (response) => ending(() => this.completeWith(COMPLETE_HELD, request, response, token)),
-      recordedAnswer: answers.last,
+      recordedAnswer: () => last,
       keepRecorded: async () => end(),
       release: () =>
         ending(async () => {

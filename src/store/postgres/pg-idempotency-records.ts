@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { StoredLedgerEvent, WriteTransaction } from '../event-store.js';
-import { answerRecorder, claimKey, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, liveRow, pastLease, takeOver, type KeyStatements } from '../idempotency-keys.js';
-import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
+import type { WriteTransaction } from '../event-store.js';
+import { claimKey, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, pastLease, takeOverAbandoned, type KeyStatements } from '../idempotency-keys.js';
+import type { IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
-  IDEMPOTENCY_RETENTION_MS,
   keyInProgress,
   type AnswerRebuilder,
   type ExistingReservation,
   type HeldReservation,
   type IdempotentRequest,
+  type RecordedAnswer,
   type ReserveOptions,
 } from '../idempotency.js';
 import { runAwaited, type Procedure } from '../procedure.js';
@@ -49,6 +49,7 @@ const statementsOn = (client: pg.Pool | pg.ClientBase) =>
  */
 export class PgIdempotencyRecords extends KeyRecords {
   protected readonly sql: ReturnType<typeof statementsOn>;
+  protected readonly purge = 'DELETE FROM idempotency_keys WHERE created_at < ?';
   private readonly holder: PgSessionHolder;
   private readonly heldHere = new Set<number>();
 
@@ -66,10 +67,6 @@ export class PgIdempotencyRecords extends KeyRecords {
   }
 
   protected run<R>(procedure: Procedure<R>): Promise<R> {
-    return runAwaited(procedure);
-  }
-
-  protected write<R>(procedure: Procedure<R>): Promise<R> {
     return runAwaited(procedure);
   }
 
@@ -97,11 +94,6 @@ export class PgIdempotencyRecords extends KeyRecords {
     }
   }
 
-  async purgeExpired(): Promise<number> {
-    const before = new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
-    return this.sql.run('DELETE FROM idempotency_keys WHERE created_at < ?', [before]);
-  }
-
   async close(): Promise<void> {
     await this.holder.close();
   }
@@ -113,19 +105,15 @@ export class PgIdempotencyRecords extends KeyRecords {
    */
   private async inFlight(request: IdempotentRequest, options: ReserveOptions | undefined): Promise<HeldReservation | ExistingReservation> {
     const now = this.clock();
-    const raw = await runAwaited(liveRow(this.sql, request.keyId, request.idempotencyKey, now));
-    if (raw && pastLease(raw, now) && (await runAwaited(takeOver(this.sql, request, now.toISOString(), raw.created_at)))) {
-      return this.hold(request, now.toISOString(), null, options);
-    }
-    return { held: false, record: raw ? toIdempotencyRecord(raw) : inFlightRecord(request, now.toISOString()) };
+    const found = await runAwaited(takeOverAbandoned(this.sql, request, now, pastLease));
+    if (found && 'token' in found) return this.hold(request, found.token, null, options);
+    return { held: false, record: found ?? inFlightRecord(request, now.toISOString()) };
   }
 
   private hold(request: IdempotentRequest, token: string, lock: number | null, options: ReserveOptions | undefined): HeldReservation {
-    const answers = answerRecorder(this.rebuild, request, token, options);
-    const beforeCommit = (appended: readonly StoredLedgerEvent[], tx: WriteTransaction) => {
+    const record = (tx: WriteTransaction, positions: readonly number[], answer: RecordedAnswer) => {
       const { client, defer } = postgresTransaction(tx);
-      if (appended.length === 0) return;
-      const answer = answers.next(appended);
+      if (positions.length === 0) return;
       // One statement, sent and not awaited (the writer's batch goes out in one flight): the positions appended
       // to the row's JSON array, and their answer, if the row is still this request's reservation; if it is
       // not (another request took the key over), the statement fails, and the unit with it.
@@ -138,7 +126,7 @@ export class PgIdempotencyRecords extends KeyRecords {
            RETURNING 1)
          SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`,
         [
-          appended.map((stored) => stored.globalPosition).join(','),
+          positions.join(','),
           request.keyId,
           request.idempotencyKey,
           token,
@@ -147,8 +135,8 @@ export class PgIdempotencyRecords extends KeyRecords {
       );
       defer(recorded.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
     };
-    return this.held(request, token, answers, {
-      beforeCommit,
+    return this.held(request, token, options, {
+      record,
       hasRow: true,
       end: async () => {
         if (lock !== null) await this.unlock(lock);

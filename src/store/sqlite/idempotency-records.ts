@@ -1,8 +1,17 @@
 import type Database from 'better-sqlite3';
-import type { StoredLedgerEvent, WriteTransaction } from '../event-store.js';
-import { answerRecorder, claimKey, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, type Answers, type KeyStatements } from '../idempotency-keys.js';
+import type { WriteTransaction } from '../event-store.js';
+import { claimKey, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, type KeyStatements } from '../idempotency-keys.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
-import { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS, keyInProgress, type AnswerRebuilder, type ExistingReservation, type HeldReservation, type IdempotentRequest, type ReserveOptions } from '../idempotency.js';
+import {
+  IDEMPOTENCY_LEASE_MS,
+  keyInProgress,
+  type AnswerRebuilder,
+  type ExistingReservation,
+  type HeldReservation,
+  type IdempotentRequest,
+  type RecordedAnswer,
+  type ReserveOptions,
+} from '../idempotency.js';
 import { runNow, type Procedure } from '../procedure.js';
 import type { GroupCommitRunner } from './group-commit.js';
 import { sqliteTransaction } from './sqlite-event-store.js';
@@ -35,6 +44,12 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     get: (sql: string, params: readonly unknown[]) => this.prepared(sql).get(...params) as IdempotencyKeyRaw | undefined,
     run: (sql: string, params: readonly unknown[]) => this.prepared(sql).run(...params).changes,
   } satisfies KeyStatements;
+  /**
+   * The expired rows among the oldest `PURGE_WINDOW` (rowid order: the order rows are written in), so each
+   * purge reads that many rows, not the table. A row whose key was taken over later only waits for the rows
+   * before it; `find` ignores an expired row whether or not it was purged yet.
+   */
+  protected readonly purge = `DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys ORDER BY rowid LIMIT ${PURGE_WINDOW}) AND created_at < ?`;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -50,7 +65,7 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     return runNow(procedure);
   }
 
-  protected write<R>(procedure: Procedure<R>): Promise<R> {
+  protected override write<R>(procedure: Procedure<R>): Promise<R> {
     return this.runner.run(() => runNow(procedure));
   }
 
@@ -58,23 +73,9 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     const inFlight = this.heldWithWrites(request);
     if (inFlight) return inFlight;
     if (options?.claim === 'with-writes') return this.claimWithWrites(request, options);
-    const claimed = await this.runner.runCommitted(() => {
-      const now = this.clock();
-      return runNow(claimKey(this.sql, request, now, (raw) => this.abandoned(raw, now)));
-    });
+    const claimed = await this.runner.runCommitted(() => runNow(claimKey(this.sql, request, this.clock(), this.abandoned)));
     if (!('token' in claimed)) return { held: false, record: claimed };
     return this.hold(request, claimed.token, false, options);
-  }
-
-  /**
-   * The expired rows among the oldest `PURGE_WINDOW` (rowid order: the order rows are written in), so each
-   * purge reads that many rows, not the table. A row whose key was taken over later only waits for the rows
-   * before it; `find` ignores an expired row whether or not it was purged yet.
-   */
-  async purgeExpired(): Promise<number> {
-    const before = new Date(this.clock().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
-    const purge = 'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys ORDER BY rowid LIMIT ?) AND created_at < ?';
-    return this.runner.run(() => this.sql.run(purge, [PURGE_WINDOW, before]));
   }
 
   /**
@@ -82,9 +83,7 @@ export class SqliteIdempotencyRecords extends KeyRecords {
    * by a process that stopped, so the client's retry runs at once; past the lease, any reservation is taken
    * over. Should the holder still write, its unit of work finds the key is no longer its own and fails.
    */
-  private abandoned(raw: IdempotencyKeyRaw, now: Date): boolean {
-    return (isEmpty(raw) && raw.created_at < this.openedAt) || pastLease(raw, now);
-  }
+  private readonly abandoned = (raw: IdempotencyKeyRaw, now: Date): boolean => (isEmpty(raw) && raw.created_at < this.openedAt) || pastLease(raw, now);
 
   /** The key's row unless it is past the retention (left for the purge). */
   private current(request: IdempotentRequest): IdempotencyKeyRaw | null {
@@ -120,10 +119,9 @@ export class SqliteIdempotencyRecords extends KeyRecords {
   }
 
   private hold(request: IdempotentRequest, token: string, withWrites: boolean, options: ReserveOptions | undefined): HeldReservation {
-    const answers = answerRecorder(this.rebuild, request, token, options);
     const slot = claimSlot(request);
-    return this.held(request, token, answers, {
-      beforeCommit: this.recorder(request, token, withWrites, answers),
+    return this.held(request, token, options, {
+      record: this.recorder(request, token, withWrites),
       // A key claimed with its writes has no row unless events were recorded with it: nothing to give back.
       hasRow: !withWrites,
       end: () => {
@@ -132,17 +130,16 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     });
   }
 
-  /** The hold's `beforeCommit`: the positions and answer of its events written on its row, if the row is still its own. */
-  private recorder(request: IdempotentRequest, token: string, withWrites: boolean, answers: Answers) {
+  /** The hold's `record`: the positions and answer of its events written on its row, if the row is still its own. */
+  private recorder(request: IdempotentRequest, token: string, withWrites: boolean) {
     const { keyId, idempotencyKey, fingerprint, requestPath } = request;
     // Whether the row is this request's: a store claim's from the start; a claim with its writes' once its first
     // events inserted it (not told by the token alone: two processes may claim a key in the same millisecond).
     let rowWritten = !withWrites;
-    return (appended: readonly StoredLedgerEvent[], tx: WriteTransaction): void => {
+    return (tx: WriteTransaction, appended: readonly number[], answer: RecordedAnswer): void => {
       sqliteTransaction(tx);
       if (appended.length === 0) return;
-      const answer = answers.next(appended);
-      const positions = JSON.stringify(appended.map((stored) => stored.globalPosition));
+      const positions = JSON.stringify(appended);
       const stored = [answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null];
       if (rowWritten) {
         // Another request may have taken the key over past the lease: then the token differs.
