@@ -24,7 +24,6 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] })],
 );
-export type IdempotencyKeyRow = typeof idempotencyKeys.$inferSelect;
 
 /** A row of `idempotency_keys` as the drivers return it (column names). */
 export interface IdempotencyKeyRaw {

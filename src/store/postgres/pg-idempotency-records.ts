@@ -72,15 +72,8 @@ export class PgIdempotencyRecords extends KeyRecords {
 
   async reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
     const lock = lockId(request);
-    if (this.heldHere.has(lock)) return this.inFlight(request, options);
-    this.heldHere.add(lock);
-    let locked = false;
+    if (!(await this.lock(lock))) return this.inFlight(request, options);
     try {
-      locked = (await this.holder.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [IDEMPOTENCY_LOCK_CLASS, lock])).rows[0]!.ok;
-      if (!locked) {
-        this.heldHere.delete(lock);
-        return await this.inFlight(request, options);
-      }
       // Its lock was free: a reservation there was left by a holder that stopped, and is taken over.
       const now = this.clock();
       const claimed = await this.inTransaction((client) => runAwaited(claimKey(statementsOn(client), request, now, isEmpty, `${FIND_KEY} FOR UPDATE`)));
@@ -88,8 +81,7 @@ export class PgIdempotencyRecords extends KeyRecords {
       await this.unlock(lock);
       return { held: false, record: claimed };
     } catch (error) {
-      if (locked) await this.unlock(lock).catch(() => undefined);
-      else this.heldHere.delete(lock);
+      await this.unlock(lock);
       throw error;
     }
   }
@@ -163,6 +155,19 @@ export class PgIdempotencyRecords extends KeyRecords {
       throw error;
     } finally {
       client.release(broken);
+    }
+  }
+
+  /** Takes the key's lock for this instance: false if a request here, or another instance, holds it. */
+  private async lock(lock: number): Promise<boolean> {
+    if (this.heldHere.has(lock)) return false;
+    this.heldHere.add(lock);
+    let locked = false;
+    try {
+      locked = (await this.holder.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [IDEMPOTENCY_LOCK_CLASS, lock])).rows[0]!.ok;
+      return locked;
+    } finally {
+      if (!locked) this.heldHere.delete(lock);
     }
   }
 

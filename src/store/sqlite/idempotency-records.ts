@@ -69,38 +69,24 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     return this.runner.run(() => runNow(procedure));
   }
 
+  /**
+   * A key a request of this process holds `with-writes` (within the lease) is answered with its record, or
+   * what the request is about to write. For a claim `with-writes`, the row as it is read now decides only
+   * whether the request runs (a live one is answered from, an expired one left for the purge); the events'
+   * unit of work checks again, atomically.
+   */
   async reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
-    const inFlight = this.heldWithWrites(request);
-    if (inFlight) return inFlight;
-    if (options?.claim === 'with-writes') return this.claimWithWrites(request, options);
-    const claimed = await this.runner.runCommitted(() => runNow(claimKey(this.sql, request, this.clock(), this.abandoned)));
-    if (!('token' in claimed)) return { held: false, record: claimed };
-    return this.hold(request, claimed.token, false, options);
-  }
-
-  /**
-   * Nothing recorded, and its holder gone: a reservation made before this process opened the file was left
-   * by a process that stopped, so the client's retry runs at once; past the lease, any reservation is taken
-   * over. Should the holder still write, its unit of work finds the key is no longer its own and fails.
-   */
-  private readonly abandoned = (raw: IdempotencyKeyRaw, now: Date): boolean => (isEmpty(raw) && raw.created_at < this.openedAt) || pastLease(raw, now);
-
-  /** The key's row unless it is past the retention (left for the purge). */
-  private current(request: IdempotentRequest): IdempotencyKeyRaw | null {
-    const raw = this.sql.get(FIND_KEY, [request.keyId, request.idempotencyKey]);
-    return raw && !expired(raw, this.clock()) ? raw : null;
-  }
-
-  /**
-   * A claim held in this process until the request's first events write the row: the row as it is read now
-   * decides only whether the request runs (a live one is answered from); the events' unit of work checks
-   * again, atomically, and fails if a request of another process wrote the row meanwhile.
-   */
-  private claimWithWrites(request: IdempotentRequest, options: ReserveOptions): HeldReservation | ExistingReservation {
     const slot = claimSlot(request);
     const now = this.clock();
     const mine = this.claims.get(slot);
-    const existing = this.current(request);
+    const heldHere = mine !== undefined && mine.at >= now.getTime() - IDEMPOTENCY_LEASE_MS;
+    if (!heldHere && options?.claim !== 'with-writes') {
+      const claimed = await this.runner.runCommitted(() => runNow(claimKey(this.sql, request, this.clock(), this.abandoned)));
+      return 'token' in claimed ? this.hold(request, claimed.token, false, options) : { held: false, record: claimed };
+    }
+    const raw = this.sql.get(FIND_KEY, [request.keyId, request.idempotencyKey]);
+    const existing = raw && !expired(raw, now) ? raw : null;
+    if (heldHere) return { held: false, record: existing ? toIdempotencyRecord(existing) : inFlightRecord(request, mine.token) };
     if (existing && !this.abandoned(existing, now)) return { held: false, record: toIdempotencyRecord(existing) };
     // Later than anything this key held before, whatever the clock says: an old holder's writes must fail its check.
     let token = now.toISOString();
@@ -110,13 +96,12 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     return this.hold(request, token, true, options);
   }
 
-  /** A request of this process holds the key with its writes (within the lease): the record, or what it is about to write. */
-  private heldWithWrites(request: IdempotentRequest): ExistingReservation | null {
-    const mine = this.claims.get(claimSlot(request));
-    if (!mine || mine.at < this.clock().getTime() - IDEMPOTENCY_LEASE_MS) return null;
-    const existing = this.current(request);
-    return { held: false, record: existing ? toIdempotencyRecord(existing) : inFlightRecord(request, mine.token) };
-  }
+  /**
+   * Nothing recorded, and its holder gone: a reservation made before this process opened the file was left
+   * by a process that stopped, so the client's retry runs at once; past the lease, any reservation is taken
+   * over. Should the holder still write, its unit of work finds the key is no longer its own and fails.
+   */
+  private readonly abandoned = (raw: IdempotencyKeyRaw, now: Date): boolean => (isEmpty(raw) && raw.created_at < this.openedAt) || pastLease(raw, now);
 
   private hold(request: IdempotentRequest, token: string, withWrites: boolean, options: ReserveOptions | undefined): HeldReservation {
     const slot = claimSlot(request);
