@@ -43,6 +43,27 @@ const COMPLETE_ANY = completion('idempotency_keys.status IS NULL');
 /** The instant before which a record is past the retention. */
 const retentionCutoff = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
 
+/**
+ * A held key's events recorded on its row: their positions (the same comma-separated list twice) appended to
+ * its JSON array, and their answer if given, while it is still the reservation `created_at = ?` (nobody took
+ * the key over, nobody completed it).
+ */
+const recordEvents = (withAnswer: boolean) => `UPDATE idempotency_keys
+    SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || ? || ']' ELSE rtrim(event_positions, ']') || ',' || ? || ']' END${withAnswer ? ', status = ?, response_body = ?, response_content_type = ?' : ''}
+  WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND completed_at IS NULL`;
+const RECORD_EVENTS = recordEvents(false);
+const RECORD_EVENTS_AND_ANSWER = recordEvents(true);
+
+/** An answer's columns (status, body, content type), null where there is none. */
+export const answerColumns = (answer: RecordedAnswer) => [answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null];
+
+/** The statement, and its parameters, that records `positions` and `answer` (undefined: left as it is) on the row `request` holds under `token`. */
+export function recording(request: IdempotentRequest, token: string, positions: readonly number[], answer: RecordedAnswer): [string, unknown[]] {
+  const list = positions.join(',');
+  const stored = answer === undefined ? [] : answerColumns(answer);
+  return [answer === undefined ? RECORD_EVENTS : RECORD_EVENTS_AND_ANSWER, [list, list, ...stored, request.keyId, request.idempotencyKey, token]];
+}
+
 export const expired = (raw: IdempotencyKeyRaw, now: Date) => raw.created_at < retentionCutoff(now);
 
 /** A reservation that recorded nothing (no events, no response), held past its lease. */

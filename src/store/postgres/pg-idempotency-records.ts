@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { WriteTransaction } from '../event-store.js';
-import { claimKey, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, pastLease, takeOverAbandoned, type KeyStatements } from '../idempotency-keys.js';
+import { claimKey, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, pastLease, recording, takeOverAbandoned, type KeyStatements } from '../idempotency-keys.js';
 import type { IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   keyInProgress,
@@ -106,25 +106,11 @@ export class PgIdempotencyRecords extends KeyRecords {
     const record = (tx: WriteTransaction, positions: readonly number[], answer: RecordedAnswer) => {
       const { client, defer } = postgresTransaction(tx);
       if (positions.length === 0) return;
-      // One statement, sent and not awaited (the writer's batch goes out in one flight): the positions appended
-      // to the row's JSON array, and their answer, if the row is still this request's reservation; if it is
-      // not (another request took the key over), the statement fails, and the unit with it.
-      const setAnswer = answer === undefined ? '' : ', status = $5, response_body = $6, response_content_type = $7';
-      const recorded = client.query(
-        `WITH recorded AS (
-           UPDATE idempotency_keys
-              SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || $1 || ']' ELSE left(event_positions, -1) || ',' || $1 || ']' END${setAnswer}
-            WHERE key_id = $2 AND idempotency_key = $3 AND created_at = $4 AND completed_at IS NULL
-           RETURNING 1)
-         SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`,
-        [
-          positions.join(','),
-          request.keyId,
-          request.idempotencyKey,
-          token,
-          ...(answer === undefined ? [] : [answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null]),
-        ],
-      );
+      // One statement, sent and not awaited (the writer's batch goes out in one flight): if the row is no longer
+      // this request's reservation (another request took the key over), it fails, and the unit with it.
+      const [update, params] = recording(request, token, positions, answer);
+      const refused = `WITH recorded AS (${update} RETURNING 1) SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`;
+      const recorded = client.query(numbered(refused), params);
       defer(recorded.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
     };
     return this.held(request, token, options, {

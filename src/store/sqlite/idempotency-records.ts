@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { WriteTransaction } from '../event-store.js';
-import { claimKey, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, type KeyStatements } from '../idempotency-keys.js';
+import { answerColumns, claimKey, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, recording, type KeyStatements } from '../idempotency-keys.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -124,18 +124,16 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     return (tx: WriteTransaction, appended: readonly number[], answer: RecordedAnswer): void => {
       sqliteTransaction(tx);
       if (appended.length === 0) return;
-      const positions = JSON.stringify(appended);
-      const stored = [answer?.status ?? null, answer?.body ?? null, answer?.contentType ?? null];
       if (rowWritten) {
         // Another request may have taken the key over past the lease: then the token differs.
-        if (this.sql.run(RECORD_POSITIONS, [positions, keyId, idempotencyKey, token]) === 0) throw keyInProgress();
-        if (answer !== undefined) this.sql.run(RECORD_ANSWER, [...stored, keyId, idempotencyKey, token]);
+        if (this.sql.run(...recording(request, token, appended, answer)) === 0) throw keyInProgress();
         return;
       }
       // The first events of a key claimed with its writes: its row, with them and their answer, unless another request
       // holds the key (another process's, or one that took it over here past the lease); an expired or abandoned row is replaced.
       if (this.claims.get(claimSlot(request))?.token !== token) throw keyInProgress();
-      const insert = () => this.sql.run(INSERT_WITH_EVENTS, [keyId, idempotencyKey, fingerprint, requestPath, positions, ...stored, token]) === 1;
+      const row = [keyId, idempotencyKey, fingerprint, requestPath, JSON.stringify(appended), ...answerColumns(answer), token];
+      const insert = () => this.sql.run(INSERT_WITH_EVENTS, row) === 1;
       if (!insert()) {
         const raw = this.sql.get(FIND_KEY, [keyId, idempotencyKey]);
         if (raw && !expired(raw, this.clock()) && !this.abandoned(raw, this.clock())) throw keyInProgress();
@@ -155,11 +153,6 @@ export class SqliteIdempotencyRecords extends KeyRecords {
 
 const claimSlot = (request: IdempotentRequest) => `${request.keyId}\n${request.idempotencyKey}`;
 
-/** Still the row of the reservation `created_at = ?`: nobody took the key over, nobody completed it. */
-const OWNED = 'key_id = ? AND idempotency_key = ? AND created_at = ? AND completed_at IS NULL';
-const RECORD_POSITIONS = `UPDATE idempotency_keys SET event_positions = (SELECT json_group_array(value) FROM (
-    SELECT value FROM json_each(idempotency_keys.event_positions) UNION ALL SELECT value FROM json_each(?))) WHERE ${OWNED}`;
-const RECORD_ANSWER = `UPDATE idempotency_keys SET status = ?, response_body = ?, response_content_type = ? WHERE ${OWNED}`;
 /** The first events of a key claimed `with-writes`: its row, with them and their answer. */
 const INSERT_WITH_EVENTS = `INSERT OR IGNORE INTO idempotency_keys
     (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at)
