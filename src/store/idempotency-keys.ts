@@ -49,7 +49,8 @@ const retentionCutoff = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_RETE
  * the key over, nobody completed it).
  */
 const recordEvents = (withAnswer: boolean) => `UPDATE idempotency_keys
-    SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || ? || ']' ELSE rtrim(event_positions, ']') || ',' || ? || ']' END${withAnswer ? ', status = ?, response_body = ?, response_content_type = ?' : ''}
+    SET event_positions = CASE WHEN event_positions = '[]' THEN '[' || ? || ']' ELSE rtrim(event_positions, ']') || ',' || ? || ']' END
+        ${withAnswer ? ', status = ?, response_body = ?, response_content_type = ?' : ''}
   WHERE key_id = ? AND idempotency_key = ? AND created_at = ? AND completed_at IS NULL`;
 const RECORD_EVENTS = recordEvents(false);
 const RECORD_EVENTS_AND_ANSWER = recordEvents(true);

@@ -29,12 +29,8 @@ export interface StoredResponse {
   readonly contentType: string | null;
 }
 
-/** What is kept for one (API key, Idempotency-Key). */
-export interface IdempotencyRecord {
-  readonly keyId: string;
-  readonly idempotencyKey: string;
-  readonly fingerprint: string;
-  readonly requestPath: string;
+/** What is kept for one (API key, Idempotency-Key): the request that holds or held it, and what it recorded. */
+export interface IdempotencyRecord extends IdempotentRequest {
   /** Global positions of the events the request appended, in order. */
   readonly eventPositions: readonly number[];
   /** The stored response; null while the request runs, or when it died before storing it. */

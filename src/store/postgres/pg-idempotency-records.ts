@@ -109,8 +109,9 @@ export class PgIdempotencyRecords extends KeyRecords {
       // One statement, sent and not awaited (the writer's batch goes out in one flight): if the row is no longer
       // this request's reservation (another request took the key over), it fails, and the unit with it.
       const [update, params] = recording(request, token, positions, answer);
-      const refused = `WITH recorded AS (${update} RETURNING 1) SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`;
-      const recorded = client.query(numbered(refused), params);
+      const refusing = `WITH recorded AS (${update} RETURNING 1)
+        SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`;
+      const recorded = client.query(numbered(refusing), params);
       defer(recorded.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
     };
     return this.held(request, token, options, {

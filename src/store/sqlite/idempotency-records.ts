@@ -49,7 +49,8 @@ export class SqliteIdempotencyRecords extends KeyRecords {
    * purge reads that many rows, not the table. A row whose key was taken over later only waits for the rows
    * before it; `find` ignores an expired row whether or not it was purged yet.
    */
-  protected readonly purge = `DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys ORDER BY rowid LIMIT ${PURGE_WINDOW}) AND created_at < ?`;
+  protected readonly purge = `DELETE FROM idempotency_keys
+    WHERE rowid IN (SELECT rowid FROM idempotency_keys ORDER BY rowid LIMIT ${PURGE_WINDOW}) AND created_at < ?`;
 
   constructor(
     private readonly sqlite: Database.Database,
@@ -101,7 +102,8 @@ export class SqliteIdempotencyRecords extends KeyRecords {
    * by a process that stopped, so the client's retry runs at once; past the lease, any reservation is taken
    * over. Should the holder still write, its unit of work finds the key is no longer its own and fails.
    */
-  private readonly abandoned = (raw: IdempotencyKeyRaw, now: Date): boolean => (isEmpty(raw) && raw.created_at < this.openedAt) || pastLease(raw, now);
+  private readonly abandoned = (raw: IdempotencyKeyRaw, now: Date): boolean =>
+    (isEmpty(raw) && raw.created_at < this.openedAt) || pastLease(raw, now);
 
   private hold(request: IdempotentRequest, token: string, withWrites: boolean, options: ReserveOptions | undefined): HeldReservation {
     const slot = claimSlot(request);
