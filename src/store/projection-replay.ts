@@ -15,15 +15,28 @@ export function linkTallies<T extends LinkedTable<T>>(tables: readonly T[]): voi
   for (const table of tables) table.tallies = tables.filter((t) => t.projection.tally?.source === table.projection);
 }
 
-/** The rows (keys by row id, by table) the events touch through `tablesOf` their type. */
-export function touchedKeys<T extends LinkedTable<T>>(tablesOf: (type: string) => readonly T[], events: readonly StoredLedgerEvent[]): Map<T, Map<string, Key>> {
-  const keys = new Map<T, Map<string, Key>>();
+/** A row an event touches: its table, its key and row id, and the event. */
+export interface RowTouch<T> {
+  readonly table: T;
+  readonly key: Key;
+  readonly id: string;
+  readonly stored: StoredLedgerEvent;
+}
+
+/** The rows the events touch through `tablesOf` their type, in log order. */
+export function* touches<T extends LinkedTable<T>>(tablesOf: (type: string) => readonly T[], events: readonly StoredLedgerEvent[]): Generator<RowTouch<T>> {
   for (const stored of events) {
     for (const table of tablesOf(stored.event.type)) {
       const key = table.projection.keyOf(stored);
-      if (key) keys.set(table, (keys.get(table) ?? new Map<string, Key>()).set(rowCacheId(table.tableName, key), key));
+      if (key) yield { table, key, id: rowCacheId(table.tableName, key), stored };
     }
   }
+}
+
+/** The keys of `rows` by row id, by table. */
+export function keysByTable<T>(rows: Iterable<{ readonly table: T; readonly key: Key; readonly id: string }>): Map<T, Map<string, Key>> {
+  const keys = new Map<T, Map<string, Key>>();
+  for (const { table, key, id } of rows) keys.set(table, (keys.get(table) ?? new Map<string, Key>()).set(id, key));
   return keys;
 }
 
@@ -33,11 +46,11 @@ export interface TableTallyChange<T> {
   readonly change: TallyChange;
 }
 
-/** Evolves `entry` (a row of `table`) through `stored`; the changes it makes to the tallies over it go to `changes`. */
-export function evolveRow<T extends LinkedTable<T>>(table: T, entry: { row: Row | null }, stored: StoredLedgerEvent, changes: TableTallyChange<T>[]): void {
-  const before = entry.row;
-  entry.row = table.projection.evolve(entry.row, stored) as Row | null;
-  for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, before, entry.row)) changes.push({ table: tally, change });
+/** `row` (of `table`) evolved through `stored`; the changes it makes to the tallies over it go to `changes`. */
+export function evolveRow<T extends LinkedTable<T>>(table: T, row: Row | null, stored: StoredLedgerEvent, changes: TableTallyChange<T>[]): Row | null {
+  const next = table.projection.evolve(row, stored) as Row | null;
+  for (const tally of table.tallies) for (const change of tallyChanges(tally.projection, row, next)) changes.push({ table: tally, change });
+  return next;
 }
 
 /** How a store reads and writes a replay's rows (synchronously on SQLite, awaited on PostgreSQL). */
@@ -75,26 +88,19 @@ export class ReplayCache<T extends LinkedTable<T>> {
 
   /** Evolves the rows through `events`; with `flush`, then writes every changed row. */
   *apply(events: readonly StoredLedgerEvent[], flush: boolean): Procedure<void> {
-    const tablesOf = (type: string) => this.byType.get(type) ?? [];
-    yield* this.load(touchedKeys(tablesOf, events));
+    const touched = [...touches((type) => this.byType.get(type) ?? [], events)];
+    yield* this.load(keysByTable(touched));
     const changes: TableTallyChange<T>[] = [];
-    for (const stored of events) {
-      for (const table of tablesOf(stored.event.type)) {
-        const key = table.projection.keyOf(stored);
-        if (!key) continue;
-        const entry = this.rows.get(rowCacheId(table.tableName, key))!;
-        evolveRow(table, entry, stored, changes);
-        entry.dirty = true;
-      }
+    for (const { table, id, stored } of touched) {
+      const entry = this.rows.get(id)!;
+      entry.row = evolveRow(table, entry.row, stored, changes);
+      entry.dirty = true;
     }
     // The tallies' rows are known once the source rows have moved.
-    const tallyKeys = new Map<T, Map<string, Key>>();
-    for (const { table, change } of changes) {
-      tallyKeys.set(table, (tallyKeys.get(table) ?? new Map<string, Key>()).set(rowCacheId(table.tableName, change.key), change.key));
-    }
-    yield* this.load(tallyKeys);
-    for (const { table, change } of changes) {
-      const entry = this.rows.get(rowCacheId(table.tableName, change.key))!;
+    const moved = changes.map(({ table, change }) => ({ table, key: change.key, id: rowCacheId(table.tableName, change.key), change }));
+    yield* this.load(keysByTable(moved));
+    for (const { id, change } of moved) {
+      const entry = this.rows.get(id)!;
       entry.row = applyTallyChange(entry.row, change);
       entry.dirty = true;
     }

@@ -13,27 +13,28 @@ export interface TallyChange {
 export function tallyChanges(tally: AnyRowProjection, before: Row | null, after: Row | null): TallyChange[] {
   const spec = tally.tally;
   if (!spec || before === after) return [];
-  const changes = new Map<string, { key: Key; counts: Record<string, number> }>();
-  const add = (row: Row | null, sign: 1 | -1) => {
-    if (row === null) return;
-    for (const contribution of spec.contributions(row)) {
-      const id = rowCacheId('', contribution.key);
-      let change = changes.get(id);
-      if (!change) {
-        change = { key: contribution.key, counts: {} };
-        changes.set(id, change);
-      }
-      for (const [column, amount] of Object.entries(contribution.counts)) change.counts[column] = (change.counts[column] ?? 0) + sign * amount;
-    }
-  };
-  add(before, -1);
-  add(after, 1);
-  const result: TallyChange[] = [];
-  for (const change of changes.values()) {
-    if (Object.values(change.counts).some((n) => n !== 0)) result.push({ tally, key: change.key, counts: change.counts });
-  }
-  return result;
+  const netted = new Map<string, TallyChange>();
+  for (const { key, counts } of before === null ? [] : spec.contributions(before)) addTo(netted, { tally, key, counts }, -1);
+  for (const { key, counts } of after === null ? [] : spec.contributions(after)) addTo(netted, { tally, key, counts }, 1);
+  return moving(netted);
 }
+
+/** `changes` added up per tally row. */
+export function netTallyChanges(changes: readonly TallyChange[]): TallyChange[] {
+  const netted = new Map<string, TallyChange>();
+  for (const change of changes) addTo(netted, change, 1);
+  return moving(netted);
+}
+
+function addTo(netted: Map<string, TallyChange>, { tally, key, counts }: TallyChange, sign: 1 | -1): void {
+  const id = rowCacheId(tally.name, key);
+  let sum = netted.get(id);
+  if (!sum) netted.set(id, (sum = { tally, key, counts: {} }));
+  for (const [column, amount] of Object.entries(counts)) sum.counts[column] = (sum.counts[column] ?? 0) + sign * amount;
+}
+
+/** The netted changes that move a count: a row whose every count adds up to zero is left out. */
+const moving = (netted: Map<string, TallyChange>) => [...netted.values()].filter((change) => Object.values(change.counts).some((n) => n !== 0));
 
 /** The tally row after `change`; null (no row) once every count is back to zero. */
 export function applyTallyChange(row: Row | null, change: TallyChange): Row | null {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -162,3 +163,14 @@ export const sqlState = (error: unknown): string | undefined =>
  * so a lookup by such a value (a path parameter) finds nothing, as on SQLite.
  */
 export const holdsNul = (values: readonly unknown[]): boolean => values.some((value) => typeof value === 'string' && value.includes('\u0000'));
+
+/** The name a statement is prepared under on each connection: its text's hash (one text, one name). */
+const statementNames = new Map<string, string>();
+export function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `ledger_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}

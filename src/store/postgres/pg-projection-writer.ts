@@ -1,17 +1,17 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { getTableColumns, is } from 'drizzle-orm';
+import { getTableConfig } from 'drizzle-orm/sqlite-core';
+import { getTableColumns } from 'drizzle-orm';
+import { statementName } from './pg-database.js';
 import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
-import { toPgTable } from './pg-schema.js';
+import { canonicalTable, toPgTable } from './pg-schema.js';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { quote, RowCodec, rowCacheId, type Key, type Row } from '../projection-rows.js';
-import { evolveRow, listOf, touchedKeys, type TableTallyChange } from '../projection-replay.js';
-import type { TallyChange } from '../tallies.js';
+import { evolveRow, keysByTable, listOf, touches, type RowTouch, type TableTallyChange } from '../projection-replay.js';
+import { netTallyChanges, type TallyChange } from '../tallies.js';
 
 /** The primary key columns of a canonical table (a composite key, or the one primary column). */
 export function primaryKeyColumns(projection: AnyRowProjection): string[] {
-  const config = getTableConfig(canonical(projection));
+  const config = getTableConfig(canonicalTable(projection));
   const composite = config.primaryKeys[0]?.columns.map((c) => c.name);
   const single = config.columns.filter((c) => c.primary).map((c) => c.name);
   const columns = composite ?? single;
@@ -22,22 +22,6 @@ export function primaryKeyColumns(projection: AnyRowProjection): string[] {
 /** Rows (keys) one statement writes (reads) at most: its arrays stay a few megabytes. */
 const ROWS_PER_STATEMENT = 2_000;
 const KEYS_PER_STATEMENT = 10_000;
-
-/** The name a statement is prepared under on each connection (its text's hash: one text, one name). */
-const names = new Map<string, string>();
-function statementName(text: string): string {
-  let name = names.get(text);
-  if (!name) {
-    name = `ledger_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    names.set(text, name);
-  }
-  return name;
-}
-
-function canonical(projection: AnyRowProjection): SQLiteTable {
-  if (!is(projection.table, SQLiteTable)) throw new Error(`projection ${projection.name}: its table is not a canonical (sqlite-core) table`);
-  return projection.table;
-}
 
 /**
  * Reads and writes the rows of one projection on PostgreSQL, in the caller's transaction (the writer's
@@ -67,10 +51,10 @@ export class PgProjectionTable {
     const table = quote(this.tableName);
     const columns = this.names.map(quote).join(', ');
     const updates = this.names.filter((n) => !this.keyColumns.includes(n)).map((n) => `${quote(n)} = excluded.${quote(n)}`);
-    this.sqlTypes = new Map(Object.values(getTableColumns(toPgTable(canonical(projection)))).map((column) => [column.name, column.getSQLType()]));
+    this.sqlTypes = new Map(Object.values(getTableColumns(toPgTable(canonicalTable(projection)))).map((column) => [column.name, column.getSQLType()]));
     const onConflict = `ON CONFLICT (${this.keyColumns.map(quote).join(', ')}) DO ${updates.length > 0 ? `UPDATE SET ${updates.join(', ')}` : 'NOTHING'}`;
     this.upsertArrays = `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${this.arrays(this.names)}) ${onConflict}`;
-    const config = getTableConfig(canonical(projection));
+    const config = getTableConfig(canonicalTable(projection));
     const propOf = new Map(this.codec.columns.map(([prop, column]) => [column.name, prop]));
     const props = (columns: readonly { name: string }[]) => columns.map((column) => propOf.get(column.name)!);
     this.uniqueProps = [
@@ -189,132 +173,98 @@ interface BatchRow {
   readonly table: PgProjectionTable;
   readonly key: Key;
   row: Row | null;
-  existed: boolean;
-  stored: Row | null;
+  readonly stored: Row | null;
 }
 
 /**
  * The inline projections of a whole group-commit batch's events, in two flights whatever its size: every
- * row the events touch loaded at once (one statement a table), evolved in memory in log order, then written
- * unit after unit as they stand after each (one upsert a table and unit, a DELETE a removed row), so a
- * unique index refuses exactly what it would refuse were the units written one by one. The writes are sent
- * and returned, not awaited.
- */
-export async function projectBatch(
-  client: pg.ClientBase,
-  tablesOf: (type: string) => readonly PgProjectionTable[],
-  units: readonly (readonly StoredLedgerEvent[])[],
-  preloaded?: Preloaded,
-  onMissed?: (rows: number) => void,
-): Promise<Promise<unknown>[]> {
-  const batch = new BatchProjection(tablesOf, units, preloaded);
-  onMissed?.(batch.missing);
-  if (batch.missing > 0) await batch.load(client);
-  return batch.write(client);
-}
-
-/**
- * projectBatch in its steps, for a caller under the writers' lock that must not give the event loop away
- * when nothing is missing: the rows not preloaded loaded (`load`, one flight), then every write sent (`write`).
+ * row the events touch loaded at once (`load`, one statement a table, for the rows not preloaded), evolved
+ * in memory in log order, then written unit after unit as they stand after each (`write`: one upsert a table
+ * and unit, a DELETE a removed row), so a unique index refuses exactly what it would refuse were the units
+ * written one by one. The writes are sent and returned, not awaited. In two steps for a caller under the
+ * writers' lock that must not give the event loop away when nothing is missing.
  */
 export class BatchProjection {
-  private readonly touches: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[][];
+  private readonly units: RowTouch<PgProjectionTable>[][];
   private readonly rows = new Map<string, BatchRow>();
-  /** Keys not preloaded, by table. */
-  private readonly unloaded = new Map<PgProjectionTable, Key[]>();
-  private readonly tables: ReadonlySet<PgProjectionTable>;
+  /** Keys not preloaded, by table and row id. */
+  private readonly unloaded: Map<PgProjectionTable, Map<string, Key>>;
 
   constructor(tablesOf: (type: string) => readonly PgProjectionTable[], units: readonly (readonly StoredLedgerEvent[])[], preloaded?: Preloaded) {
-    const keys = touchedKeys(tablesOf, units.flat());
-    this.tables = new Set(keys.keys());
-    this.touches = units.map((events) => {
-      const unit: { table: PgProjectionTable; id: string; stored: StoredLedgerEvent }[] = [];
-      for (const stored of events) {
-        for (const table of tablesOf(stored.event.type)) {
-          const key = table.projection.keyOf(stored);
-          if (key) unit.push({ table, id: rowCacheId(table.tableName, key), stored });
-        }
-      }
-      return unit;
-    });
+    this.units = units.map((events) => [...touches(tablesOf, events)]);
+    this.unloaded = keysByTable(this.units.flat());
     // The rows read already under the lock in this transaction (and nothing written since): only the others are loaded.
-    for (const [table, byId] of keys) {
+    for (const [table, byId] of this.unloaded) {
       const had = preloaded?.get(table);
       for (const [id, key] of byId) {
-        if (had?.has(id)) {
-          const row = had.get(id) ?? null;
-          this.rows.set(id, { table, key, row, existed: row !== null, stored: row });
-        } else {
-          listOf(this.unloaded, table).push(key);
-        }
+        if (!had?.has(id)) continue;
+        this.had(table, id, key, had.get(id) ?? null);
+        byId.delete(id);
       }
     }
   }
 
   /** How many rows were not preloaded (`load` reads them). */
   get missing(): number {
-    return [...this.unloaded.values()].reduce((n, list) => n + list.length, 0);
+    return [...this.unloaded.values()].reduce((n, byId) => n + byId.size, 0);
   }
 
   /** Reads the rows not preloaded, in one flight. */
   async load(client: pg.ClientBase): Promise<void> {
-    const tables = [...this.unloaded.keys()];
-    const loaded = await Promise.all(tables.map((table) => table.loadMany(client, this.unloaded.get(table)!)));
-    tables.forEach((table, i) => {
-      for (const key of this.unloaded.get(table)!) {
-        const id = rowCacheId(table.tableName, key);
-        const row = loaded[i]!.get(id) ?? null;
-        this.rows.set(id, { table, key, row, existed: row !== null, stored: row });
-      }
+    const tables = [...this.unloaded];
+    const loaded = await Promise.all(tables.map(([table, byId]) => table.loadMany(client, [...byId.values()])));
+    tables.forEach(([table, byId], i) => {
+      for (const [id, key] of byId) this.had(table, id, key, loaded[i]!.get(id) ?? null);
     });
     this.unloaded.clear();
   }
 
   /** Evolves every row through the batch and sends the writes (returned, not awaited). Every row must be had. */
   write(client: pg.ClientBase): Promise<unknown>[] {
-    if (this.unloaded.size > 0) throw new Error('a batch projection written before its rows were loaded');
-    if (this.tables.size === 0) return [];
-    const rows = this.rows;
-    // Every unit evolved first (each unit's rows kept as they stand after it), the tallies' changes netted.
+    if (this.missing > 0) throw new Error('a batch projection written before its rows were loaded');
+    if (this.rows.size === 0) return [];
+    // Every unit evolved first (each unit's rows kept as they stand after it), the tallies' changes kept.
     const after: Map<string, Row | null>[] = [];
     const changes: TableTallyChange<PgProjectionTable>[] = [];
-    for (const unit of this.touches) {
+    for (const unit of this.units) {
       const state = new Map<string, Row | null>();
       for (const { table, id, stored } of unit) {
-        const entry = rows.get(id)!;
-        evolveRow(table, entry, stored, changes);
+        const entry = this.rows.get(id)!;
+        entry.row = evolveRow(table, entry.row, stored, changes);
         state.set(id, entry.row);
       }
       after.push(state);
     }
     const writes: Promise<unknown>[] = [];
     // Instances keep these tables' rows in memory until the generation moves: it moves with them (no tally is one of them).
-    if ([...this.tables].some((table) => READ_GENERATION_TABLES.has(table.tableName))) writes.push(bumpReadGeneration(client));
-    const collapsed = collapsibleTables(rows, after);
-    const existed = new Map([...rows].map(([id, entry]) => [id, entry.existed]));
-    for (const state of after) {
+    if ([...this.rows.values()].some((entry) => READ_GENERATION_TABLES.has(entry.table.tableName))) writes.push(bumpReadGeneration(client));
+    const collapsed = collapsibleTables(this.rows, after);
+    const existed = new Map([...this.rows].map(([id, entry]) => [id, entry.stored !== null]));
+    /** Sends the rows of `state` (by id) of the tables `taken`: one upsert a table, a DELETE a row gone. */
+    const send = (state: Iterable<readonly [string, Row | null]>, taken: (table: PgProjectionTable) => boolean) => {
       const upserts = new Map<PgProjectionTable, Row[]>();
       for (const [id, row] of state) {
-        const entry = rows.get(id)!;
-        if (collapsed.has(entry.table)) continue;
+        const entry = this.rows.get(id)!;
+        if (!taken(entry.table)) continue;
         if (row !== null) listOf(upserts, entry.table).push(row);
         else if (existed.get(id)) writes.push(entry.table.delete(client, entry.key));
         existed.set(id, row !== null);
       }
       for (const [table, upserted] of upserts) writes.push(table.upsertMany(client, upserted));
-    }
+    };
+    for (const state of after) send(state, (table) => !collapsed.has(table));
     // The tables whose rows may be written as they stand after the batch: one upsert a table.
-    const finals = new Map<PgProjectionTable, Row[]>();
-    for (const entry of rows.values()) {
-      if (!collapsed.has(entry.table)) continue;
-      if (entry.row !== null) listOf(finals, entry.table).push(entry.row);
-      else if (entry.existed) writes.push(entry.table.delete(client, entry.key));
-    }
-    for (const [table, upserted] of finals) writes.push(table.upsertMany(client, upserted));
+    send([...this.rows].map(([id, entry]) => [id, entry.row] as const), (table) => collapsed.has(table));
     // A tally's rows are moved once, by the batch's netted changes, in SQL (count = count + change): nothing
     // of them is read under the lock. They carry no unique index a unit could trip.
-    for (const [table, netted] of nettedTallyChanges(changes)) writes.push(...table.addToTally(client, netted));
+    const tallies = new Map<PgProjectionTable, TallyChange[]>();
+    for (const { table, change } of changes) listOf(tallies, table).push(change);
+    for (const [table, moved] of tallies) writes.push(...table.addToTally(client, netTallyChanges(moved)));
     return writes;
+  }
+
+  private had(table: PgProjectionTable, id: string, key: Key, row: Row | null): void {
+    this.rows.set(id, { table, key, row, stored: row });
   }
 }
 
@@ -327,7 +277,7 @@ export class BatchProjection {
  * the same values in every unique index: those indexes then only gain the batch's new rows, at every step.
  */
 export function collapsibleTables(
-  rows: ReadonlyMap<string, { table: PgProjectionTable; row: Row | null; existed: boolean; stored: Row | null }>,
+  rows: ReadonlyMap<string, { readonly table: PgProjectionTable; readonly stored: Row | null }>,
   after: readonly ReadonlyMap<string, Row | null>[],
 ): Set<PgProjectionTable> {
   const states = new Map<string, (Row | null)[]>();
@@ -351,21 +301,3 @@ export function collapsibleTables(
 }
 
 const sameValue = (a: unknown, b: unknown): boolean => (a ?? null) === (b ?? null);
-
-/** The batch's tally changes, netted per table and row. */
-function nettedTallyChanges(changes: readonly TableTallyChange<PgProjectionTable>[]): Map<PgProjectionTable, TallyChange[]> {
-  const byTable = new Map<PgProjectionTable, Map<string, TallyChange>>();
-  for (const { table, change } of changes) {
-    let entries = byTable.get(table);
-    if (!entries) byTable.set(table, (entries = new Map()));
-    const id = rowCacheId(table.tableName, change.key);
-    const had = entries.get(id);
-    if (!had) {
-      entries.set(id, { ...change, counts: { ...change.counts } });
-      continue;
-    }
-    const counts = had.counts as Record<string, number>;
-    for (const [column, amount] of Object.entries(change.counts)) counts[column] = (counts[column] ?? 0) + amount;
-  }
-  return new Map([...byTable].map(([table, entries]) => [table, [...entries.values()].filter((change) => Object.values(change.counts).some((n) => n !== 0))]));
-}

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { fillPlaceholders, type SQL, type Table } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
-import { holdsNul } from './pg-database.js';
+import { holdsNul, statementName } from './pg-database.js';
 import type { ListQuery, ProjectionQueries, SelectedRow, SelectFields } from '../projection-queries.js';
 import { listSql, oneSql, selectedRowMapper, selectSql } from '../projection-query-sql.js';
 import { rowCodecOf, type Row } from '../projection-rows.js';
@@ -57,5 +56,3 @@ export class PgQueryRunner implements ProjectionQueries {
     return { text: rendered.sql, params: rendered.params };
   }
 }
-
-const statementName = (text: string) => `q_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;

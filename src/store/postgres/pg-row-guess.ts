@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { StoredLedgerEvent } from '../event-store.js';
 import type { Row } from '../projection-rows.js';
 import { holdsNul } from './pg-database.js';
-import { touchedKeys } from '../projection-replay.js';
+import { keysByTable, touches } from '../projection-replay.js';
 import type { PgProjectionTable } from './pg-projection-writer.js';
 import type { BatchView, WriteUnit } from './pg-write-unit.js';
 
@@ -33,7 +33,7 @@ export function guessRows(
     }
   }
   if (guessed.length === 0) return [];
-  return [...touchedKeys(tablesOf, guessed)].flatMap(([table, byId]) => {
+  return [...keysByTable(touches(tablesOf, guessed))].flatMap(([table, byId]) => {
     // A key PostgreSQL cannot hold (U+0000) is not guessed: its unit fails alone after it is decided.
     const held = [...byId.values()].filter((key) => !holdsNul(Object.values(key).filter((value): value is string => typeof value === 'string')));
     if (held.length === 0) return [];

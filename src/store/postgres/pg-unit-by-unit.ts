@@ -4,7 +4,7 @@ import { settleAll, type Outcome } from '../group-commit-queue.js';
 import type { BatchReport } from '../write-batches.js';
 import { translateLockTimeout, extended, type BatchTransaction } from './pg-batch-transaction.js';
 import { insertEvents } from './pg-event-rows.js';
-import { projectBatch, type PgProjectionTable } from './pg-projection-writer.js';
+import { BatchProjection, type PgProjectionTable } from './pg-projection-writer.js';
 import { Deferred, LockedView, readStreams, streamsToRead, type Pending, type PgWriteTransaction, type WriteUnit } from './pg-write-unit.js';
 
 /** What both ways of running a batch need of the runner. */
@@ -91,8 +91,9 @@ async function runUnit(tx: PgWriteTransaction, unit: WriteUnit<unknown>, tablesO
   const { events, appends } = view.endUnit();
   // The insert's error (a unique violation) is the one to report: the projections' then only say the unit
   // is aborted. Each append is projected apart, so a unique index refuses what it would command by command.
+  const projection = new BatchProjection(tablesOf, appends);
   const inserted = insertEvents(tx.client, events);
-  const projected = projectBatch(tx.client, tablesOf, appends).then((writes) => writes.forEach(tx.defer));
+  const projected = projection.load(tx.client).then(() => projection.write(tx.client).forEach(tx.defer));
   projected.catch(() => undefined);
   await inserted;
   await projected;

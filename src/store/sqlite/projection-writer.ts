@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { AnyRowProjection, StoredLedgerEvent } from '../../../projections/projection.js';
 import { quote, RowCodec, type Key, type Row } from '../projection-rows.js';
-import { applyTallyChange, tallyChanges } from '../tallies.js';
+import { evolveRow, type TableTallyChange } from '../projection-replay.js';
+import { applyTallyChange } from '../tallies.js';
 
 /** SQLite has no boolean type: booleans are stored as 0 and 1. */
 const sqliteValue = (value: unknown) => (typeof value === 'boolean' ? (value ? 1 : 0) : value);
@@ -67,18 +68,16 @@ export class ProjectionTable {
     this.statement('delete', key).run(...this.codec.keyValues(key));
   }
 
-  /** The inline path: load the row the event touches, evolve it, write the result back. */
+  /** The inline path: load the row the event touches, evolve it, write the result back, then the tallies' rows it moves. */
   apply(stored: StoredLedgerEvent): void {
     const key = this.projection.keyOf(stored);
     if (!key) return;
     const row = this.load(key);
-    const next = this.projection.evolve(row, stored) as Row | null;
-    this.write(key, row, next);
-    for (const tally of this.tallies) {
-      for (const change of tallyChanges(tally.projection, row, next)) {
-        const before = tally.load(change.key);
-        tally.write(change.key, before, applyTallyChange(before, change));
-      }
+    const changes: TableTallyChange<ProjectionTable>[] = [];
+    this.write(key, row, evolveRow(this, row, stored, changes));
+    for (const { table, change } of changes) {
+      const before = table.load(change.key);
+      table.write(change.key, before, applyTallyChange(before, change));
     }
   }
 
