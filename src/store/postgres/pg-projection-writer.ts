@@ -23,6 +23,14 @@ export function primaryKeyColumns(projection: AnyRowProjection): string[] {
 const ROWS_PER_STATEMENT = 2_000;
 const KEYS_PER_STATEMENT = 10_000;
 
+/** Whether PostgreSQL takes a value (not null) into a column of each type; a type not here is not told. */
+const accepted = new Map<string, (value: unknown) => boolean>([
+  ['text', (value) => typeof value === 'string' && !value.includes('\u0000')],
+  ['bigint', (value) => typeof value === 'number' && Number.isSafeInteger(value)],
+  ['boolean', (value) => typeof value === 'boolean'],
+  ['double precision', (value) => typeof value === 'number'],
+]);
+
 /**
  * Reads and writes the rows of one projection on PostgreSQL, in the caller's transaction (the writer's
  * under the writers' lock, or a rebuild's). `tableName` lets a rebuild write into a scratch copy.
@@ -69,26 +77,10 @@ export class PgProjectionTable {
    * type, text without U+0000); false for anything it cannot tell (see collapsibleTables).
    */
   acceptsRow(row: Row): boolean {
-    for (const [prop, column] of this.codec.columns) {
+    return this.codec.columns.every(([prop, column]) => {
       const value = this.codec.toDriver(column, row[prop]);
-      if (value === null) {
-        if (column.notNull) return false;
-        continue;
-      }
-      const type = this.sqlTypes.get(column.name);
-      if (type === 'text') {
-        if (typeof value !== 'string' || value.includes('\u0000')) return false;
-      } else if (type === 'bigint') {
-        if (typeof value !== 'number' || !Number.isSafeInteger(value)) return false;
-      } else if (type === 'boolean') {
-        if (typeof value !== 'boolean') return false;
-      } else if (type === 'double precision') {
-        if (typeof value !== 'number') return false;
-      } else {
-        return false;
-      }
-    }
-    return true;
+      return value === null ? !column.notNull : (accepted.get(this.sqlTypes.get(column.name)!)?.(value) ?? false);
+    });
   }
 
   /** The rows of many keys at once, by row cache id (null: no row); keys name exactly the primary key columns. */
