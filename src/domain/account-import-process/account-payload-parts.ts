@@ -1,38 +1,25 @@
 import { z } from 'zod';
-import type { core } from 'zod';
 import { isValidSiret } from './identifiers.js';
 import { isoDate, isoDateTime } from './iso-dates.js';
-import { MAX_LINE, addDomainIssue, choice, jsonObject, phoneNumber, requiredText, text, whenCleanIn, type SchemaForm } from './payload-fields.js';
+import {
+  MAX_LINE,
+  addDomainIssue,
+  choice,
+  datesInOrder,
+  jsonObject,
+  noteHasContent,
+  phoneNumber,
+  requiredText,
+  text,
+  uniqueBy,
+  whenCleanIn,
+  type SchemaForm,
+} from './payload-fields.js';
 
 export const ENERGY_CHEQUE_SOURCES = ['PAPER', 'PAPERLESS'] as const;
 export const ENERGY_CHEQUE_STATUSES = ['VALID', 'USED', 'EXPIRED', 'CANCELLED'] as const;
 export const PAYMENT_PREFERENCE_TYPES = ['ACTIVE_EXISTING', 'ACTIVE_NEW', 'PASSIVE'] as const;
 export const PASSIVE_WITH_INSTRUCTION = 'passive_payment_preference_with_instruction_reference_params';
-const START_LATER_THAN_END = 'start_date_later_than_end_date';
-
-/** Reports `to` when it is before `from`; both are valid ISO dates, so strings compare as dates. */
-function datesInOrder<K extends string>(form: SchemaForm, from: K, to: K) {
-  return [
-    (value: Record<K, string>, ctx: core.$RefinementCtx<unknown>) => {
-      if (value[from] > value[to]) addDomainIssue(ctx, START_LATER_THAN_END, `${to} is before ${from}.`, [to]);
-    },
-    whenCleanIn(form, [from], [to]),
-  ] as const;
-}
-
-/** Reports every later element whose `key` repeats an earlier one. */
-function uniqueBy<K extends string>(form: SchemaForm, key: K, code: string) {
-  return [
-    (items: readonly Record<K, string>[], ctx: core.$RefinementCtx<unknown>) => {
-      const seen = new Set<string>();
-      items.forEach((item, index) => {
-        if (seen.has(item[key])) addDomainIssue(ctx, code, `Duplicate ${key} "${item[key]}".`, [index, key]);
-        seen.add(item[key]);
-      });
-    },
-    whenCleanIn(form, []),
-  ] as const;
-}
 
 /** Account-level parts of the account payload (spec 2.2) other than supply addresses, in either form (payload-fields.ts). */
 export function accountPartSchemas(form: SchemaForm) {
@@ -100,12 +87,7 @@ export function accountPartSchemas(form: SchemaForm) {
       body: z.string().optional(),
       document_paths: z.array(z.object({ document_path: requiredText() })).optional(),
     })
-    .superRefine((note, ctx) => {
-      const hasBody = note.body !== undefined && note.body.trim() !== '';
-      if (!hasBody && (note.document_paths ?? []).length === 0) {
-        addDomainIssue(ctx, 'note_body_or_document_path_not_found', 'A note needs a body or at least one document path.', []);
-      }
-    }, whenCleanIn(form, ['body'], ['document_paths']));
+    .superRefine(...noteHasContent(form));
 
   const accountCampaignsSchema = z
     .array(z.object({ slug: requiredText(), campaign_note: z.string().optional() }))

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { core } from 'zod';
+import { noRepeatedKeys } from '../validation/field-errors.js';
 import { isFrenchPostcode, isValidPhone } from './identifiers.js';
 
 /** Longest free-text line the platform stores (billing/supply address lines, references). */
@@ -92,6 +93,34 @@ export function addDomainIssue(
   path: PropertyKey[],
 ): void {
   ctx.addIssue({ code: 'custom', message, path, params: { code } });
+}
+
+/** Reports `to` when it is before `from`; both are valid ISO dates, so strings compare as dates. */
+export function datesInOrder<K extends string>(form: SchemaForm, from: K, to: K) {
+  return [
+    (value: Record<K, string>, ctx: core.$RefinementCtx<unknown>) => {
+      if (value[from] > value[to]) addDomainIssue(ctx, 'start_date_later_than_end_date', `${to} is before ${from}.`, [to]);
+    },
+    whenCleanIn(form, [from], [to]),
+  ] as const;
+}
+
+/** Reports every later element whose `key` repeats an earlier one. */
+export function uniqueBy<K extends string>(form: SchemaForm, key: K, code: string) {
+  const repeated = noRepeatedKeys((item: Record<K, string>) => item[key], code, (value) => `Duplicate ${key} "${value}".`, (index) => [index, key]);
+  return [repeated, whenCleanIn(form, [])] as const;
+}
+
+/** A note, staged or sent to notes/create/, needs a body or at least one document path. */
+export function noteHasContent(form: SchemaForm) {
+  return [
+    (note: { readonly body?: string | undefined; readonly document_paths?: readonly unknown[] | undefined }, ctx: core.$RefinementCtx<unknown>) => {
+      if ((note.body ?? '').trim() === '' && (note.document_paths ?? []).length === 0) {
+        addDomainIssue(ctx, 'note_body_or_document_path_not_found', 'A note needs a body or at least one document path.', []);
+      }
+    },
+    whenCleanIn(form, ['body'], ['document_paths']),
+  ] as const;
 }
 
 /**

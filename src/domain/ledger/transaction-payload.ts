@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { core } from 'zod';
 import { ledgerTransactionTypes } from '../../../events/account-records.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
-import { addDomainIssue, choice, requiredText, whenClean } from '../account-import-process/payload-fields.js';
+import { addDomainIssue, choice, datesInOrder, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { centsAmount, decimalText } from '../account-records/money.js';
 import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
 import type { Validation } from '../validation/field-errors.js';
@@ -18,11 +18,7 @@ const lineItemInputSchema = z
     price_per_unit: decimalText(8, 7).optional(),
     units: z.array(decimalText(12, 4)).optional(),
   })
-  .superRefine((item, ctx) => {
-    if (item.start_date > item.end_date) {
-      addDomainIssue(ctx, 'start_date_later_than_end_date', 'end_date is before start_date.', ['end_date']);
-    }
-  }, whenClean(['start_date'], ['end_date']));
+  .superRefine(...datesInOrder('report', 'start_date', 'end_date'));
 
 const taxItemInputSchema = z.object({
   amount: centsAmount(),

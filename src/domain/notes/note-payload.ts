@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime } from '../account-import-process/iso-dates.js';
-import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
+import { addDomainIssue, noteHasContent, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
 import type { Validation } from '../validation/field-errors.js';
 
@@ -22,11 +22,7 @@ const noteInputSchema = z
     unpin_at: isoDateTime().optional(),
     document_paths: z.array(z.object({ document_path: requiredText(1024) })).optional(),
   })
-  .superRefine((note, ctx) => {
-    if (!hasBody(note.body) && (note.document_paths ?? []).length === 0) {
-      addDomainIssue(ctx, 'note_body_or_document_path_not_found', 'A note needs a body or at least one document path.', []);
-    }
-  }, whenClean(['body'], ['document_paths']))
+  .superRefine(...noteHasContent('report'))
   .superRefine((note, ctx) => {
     // With no created_at the note is created "now": the decider checks unpin_at against the clock.
     if (note.created_at !== undefined && note.unpin_at !== undefined && instantOf(note.unpin_at) <= instantOf(note.created_at)) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDate } from '../account-import-process/iso-dates.js';
-import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
+import { datesInOrder, requiredText, whenClean } from '../account-import-process/payload-fields.js';
 import { centsAmount } from '../account-records/money.js';
 import { accountEnvelopeFields, MAX_RECORDS_PER_REQUEST, validateAccountRequest, withAccountNumberAlias } from '../account-records/request-fields.js';
 import { noRepeatedKeys, type Validation } from '../validation/field-errors.js';
@@ -20,11 +20,7 @@ const statementInputSchema = z
     gross_amount: centsAmount().nullable().optional(),
     statement_path: requiredText(1024).optional(),
   })
-  .superRefine((statement, ctx) => {
-    if (statement.bill_period_from_date > statement.bill_period_to_date) {
-      addDomainIssue(ctx, 'start_date_later_than_end_date', 'bill_period_to_date is before bill_period_from_date.', ['bill_period_to_date']);
-    }
-  }, whenClean(['bill_period_from_date'], ['bill_period_to_date']));
+  .superRefine(...datesInOrder('report', 'bill_period_from_date', 'bill_period_to_date'));
 export type StatementInput = z.output<typeof statementInputSchema>;
 
 const repeatedStatementIds = noRepeatedKeys(
