@@ -50,13 +50,15 @@ function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent): Acco
 /**
  * `evolve` and `fold` of a post-import decider (notes, the ledger, statements), which decides on the account
  * stream: the account's own events update `account`; `steps`, one per record type the decider folds (`F`),
- * record it in a state the fold owns (see `ownedEvolution`), so the stream folds in linear time however many
- * records it holds. Any other event leaves the state as it is.
+ * record it in a state the fold owns (see `ownedEvolution`): `own` copies the state with its record fields
+ * (`R`) made changeable in place, so the stream folds in linear time however many records it holds. Any
+ * other event leaves the state as it is.
  */
-export function accountRecordsEvolution<S extends { readonly account: AccountFacts }, F extends DomainEvent, D extends S & { account: AccountFacts }>(
-  own: (state: S) => D,
-  steps: { readonly [K in F['type']]: (owned: D, event: Extract<F, { type: K }>) => void },
+export function accountRecordsEvolution<S extends { readonly account: AccountFacts }, F extends DomainEvent, R>(
+  own: (state: S) => S & R & { account: AccountFacts },
+  steps: { readonly [K in F['type']]: (owned: S & R, event: Extract<F, { type: K }>) => void },
 ): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S } {
+  type D = S & R & { account: AccountFacts };
   return ownedEvolution<S, DomainEvent, D>({
     own,
     step: (owned, event) => {

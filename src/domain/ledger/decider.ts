@@ -38,19 +38,16 @@ export interface LedgerState {
   readonly notes: NoteBook;
 }
 
-/** The state a fold owns and changes in place (see `ownedEvolution`). */
-interface OwnedLedgerState extends LedgerState {
-  account: AccountFacts;
-  readonly transactionIds: Set<string>;
-  latestStatementEnd: string | null;
-  readonly notes: OwnedNoteBook;
-}
-
-const own = (state: LedgerState): OwnedLedgerState => ({
-  account: state.account,
-  transactionIds: new Set(state.transactionIds),
-  latestStatementEnd: state.latestStatementEnd,
-  notes: ownNoteBook(state.notes),
+const ledgerEvolution = accountRecordsEvolution<
+  LedgerState,
+  LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated,
+  { readonly transactionIds: Set<string>; latestStatementEnd: string | null; readonly notes: OwnedNoteBook }
+>((state) => ({ ...state, transactionIds: new Set(state.transactionIds), notes: ownNoteBook(state.notes) }), {
+  LedgerTransactionAdded: (state, event) => state.transactionIds.add(event.data.transaction.transactionId),
+  HistoricalStatementImported: (state, event) => {
+    state.latestStatementEnd = laterDate(state.latestStatementEnd, event.data.billPeriodToDate);
+  },
+  AccountNoteCreated: (state, event) => recordNote(state.notes, event),
 });
 
 export const transactionsFailedValidation = (errors: readonly FieldError[]) =>
@@ -121,12 +118,6 @@ function decide(command: ImportTransactions, state: LedgerState): (LedgerTransac
 
 export const ledgerDecider: Decider<ImportTransactions, LedgerEvent, LedgerTransactionAdded | AccountNoteCreated, LedgerState> = {
   decide,
-  ...accountRecordsEvolution<LedgerState, LedgerTransactionAdded | HistoricalStatementImported | AccountNoteCreated, OwnedLedgerState>(own, {
-    LedgerTransactionAdded: (state, event) => state.transactionIds.add(event.data.transaction.transactionId),
-    HistoricalStatementImported: (state, event) => {
-      state.latestStatementEnd = laterDate(state.latestStatementEnd, event.data.billPeriodToDate);
-    },
-    AccountNoteCreated: (state, event) => recordNote(state.notes, event),
-  }),
+  ...ledgerEvolution,
   initialState: { account: initialAccountFacts, transactionIds: new Set(), latestStatementEnd: null, notes: emptyNoteBook },
 };

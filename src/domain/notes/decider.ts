@@ -26,13 +26,7 @@ export interface NotesState {
   readonly book: NoteBook;
 }
 
-/** The state a fold owns and changes in place (see `ownedEvolution`). */
-interface OwnedNotesState extends NotesState {
-  account: AccountFacts;
-  readonly book: OwnedNoteBook;
-}
-
-const notesEvolution = accountRecordsEvolution<NotesState, AccountNoteCreated, OwnedNotesState>(
+const notesEvolution = accountRecordsEvolution<NotesState, AccountNoteCreated, { readonly book: OwnedNoteBook }>(
   (state) => ({ account: state.account, book: ownNoteBook(state.book) }),
   { AccountNoteCreated: (state, event) => recordNote(state.book, event) },
 );

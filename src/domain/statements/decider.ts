@@ -27,13 +27,7 @@ export interface StatementsState {
   readonly statementIds: ReadonlySet<string>;
 }
 
-/** The state a fold owns and changes in place (see `ownedEvolution`). */
-interface OwnedStatementsState extends StatementsState {
-  account: AccountFacts;
-  readonly statementIds: Set<string>;
-}
-
-const statementsEvolution = accountRecordsEvolution<StatementsState, HistoricalStatementImported, OwnedStatementsState>(
+const statementsEvolution = accountRecordsEvolution<StatementsState, HistoricalStatementImported, { readonly statementIds: Set<string> }>(
   (state) => ({ account: state.account, statementIds: new Set(state.statementIds) }),
   { HistoricalStatementImported: (state, event) => state.statementIds.add(event.data.statementId) },
 );
