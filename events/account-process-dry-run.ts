@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { accountRef } from './account-import-process.js';
 import { ledgerTransactionSchema } from './account-records.js';
-import { eventSchema, type EventsOf } from './envelope.js';
+import { eventSchema } from './envelope.js';
 
 /**
  * The audit stream of an account's dry runs (process, transactions). A dry run writes nothing on the
@@ -44,4 +44,3 @@ export const accountProcessDryRunEventSchemas = [accountProcessDryRunSucceededSc
 
 export type AccountProcessDryRunSucceeded = z.infer<typeof accountProcessDryRunSucceededSchema>;
 export type TransactionsDryRunSucceeded = z.infer<typeof transactionsDryRunSucceededSchema>;
-export type AccountProcessDryRunEvent = EventsOf<typeof accountProcessDryRunEventSchemas>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { accountRef } from './account-import-process.js';
-import { eventSchema, type EventsOf } from './envelope.js';
+import { eventSchema } from './envelope.js';
 
 /**
  * Records added to an imported account: notes (spec 4.9), ledger transactions (4.10) and historical
@@ -125,4 +125,3 @@ export const accountRecordEventSchemas = [
 export type AccountNoteCreated = z.infer<typeof accountNoteCreatedSchema>;
 export type LedgerTransactionAdded = z.infer<typeof ledgerTransactionAddedSchema>;
 export type HistoricalStatementImported = z.infer<typeof historicalStatementImportedSchema>;
-export type AccountRecordEvent = EventsOf<typeof accountRecordEventSchemas>;

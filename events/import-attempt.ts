@@ -37,4 +37,3 @@ export const accountImportAttemptRefusedSchema = eventSchema(
 export const importAttemptEventSchemas = [accountImportAttemptRefusedSchema] as const;
 
 export type AccountImportAttemptRefused = z.infer<typeof accountImportAttemptRefusedSchema>;
-export type ImportAttemptEvent = AccountImportAttemptRefused;

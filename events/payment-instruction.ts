@@ -26,4 +26,3 @@ export const paymentInstructionCreatedSchema = eventSchema(
 export const paymentInstructionEventSchemas = [paymentInstructionCreatedSchema] as const;
 
 export type PaymentInstructionCreated = z.infer<typeof paymentInstructionCreatedSchema>;
-export type PaymentInstructionEvent = PaymentInstructionCreated;

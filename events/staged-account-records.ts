@@ -76,4 +76,3 @@ export const stagedAccountRecordEventSchemas = [accountRecordsImportedSchema] as
 
 export type AccountRecordsImported = z.infer<typeof accountRecordsImportedSchema>;
 export type ImportedSupplyPointRecords = z.infer<typeof importedSupplyPointRecordsSchema>;
-export type StagedAccountRecordEvent = AccountRecordsImported;

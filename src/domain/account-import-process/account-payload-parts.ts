@@ -151,5 +151,4 @@ export function accountPartSchemas(form: SchemaForm) {
 type Parts = ReturnType<typeof accountPartSchemas>;
 export type Customer = z.output<Parts['customerSchema']>;
 export type Business = z.output<Parts['businessSchema']>;
-export type PaymentPreference = z.output<Parts['paymentPreferenceSchema']>;
 
