@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { FieldError } from '../errors.js';
-import { fieldErrorsFromIssues } from '../validation/field-errors.js';
+import { validateWith, type Validation } from '../validation/field-errors.js';
 import { contractSchemas } from './account-payload-contracts.js';
 import { accountPartSchemas } from './account-payload-parts.js';
 import { checkBusinessFields, checkPaymentPreferences, checkSupplyPointIdentifiersUnique } from './account-payload-rules.js';
@@ -61,16 +60,11 @@ const compiledAcceptForm = z.compile(accountPayloadSchemaIn('accept'), { strict:
 
 export type AccountPayload = z.output<typeof accountPayloadSchema>;
 
-export type AccountPayloadValidation = { ok: true; data: AccountPayload } | { ok: false; errors: FieldError[] };
-
 /**
  * Parses an account payload (a parsed JSON value: a request body, a stored payload); on failure every
  * problem found is returned as a FieldError.
  */
-export function validateAccountPayload(input: unknown): AccountPayloadValidation {
+export function validateAccountPayload(input: unknown): Validation<AccountPayload> {
   const accepted = compiledAcceptForm.safeParse(input);
-  if (accepted.success) return { ok: true, data: accepted.data };
-  const result = accountPayloadSchema.safeParse(input, { reportInput: true });
-  if (result.success) return { ok: true, data: result.data };
-  return { ok: false, errors: fieldErrorsFromIssues(result.error.issues) };
+  return accepted.success ? { ok: true, data: accepted.data } : validateWith(accountPayloadSchema, input);
 }

@@ -2,7 +2,8 @@ import type { TransferStatus } from '../../../events/account-import-process.js';
 import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { AccountRef } from '../account-records/account-stream.js';
 import type { FieldError } from '../errors.js';
-import type { AccountPayload, AccountPayloadValidation } from './account-payload.js';
+import type { Validation } from '../validation/field-errors.js';
+import type { AccountPayload } from './account-payload.js';
 
 /** Stage (create or update) validated account data. */
 export interface StageAccount extends AccountRef {
@@ -37,7 +38,7 @@ export interface ProcessAccount extends AccountRef {
    * the account stream expects, so the decider need not validate it again. Absent: the decider validates
    * the state's payload. Never set it on a command without that guard.
    */
-  readonly stagedValidation?: AccountPayloadValidation;
+  readonly stagedValidation?: Validation<AccountPayload>;
 }
 
 /** Operator: the staged account is not to be migrated. */
