@@ -100,17 +100,11 @@ export type ProductCreated = z.infer<typeof productCreatedSchema>;
 export type RatesAdded = z.infer<typeof ratesAddedSchema>;
 export type ProductEvent = EventsOf<typeof productEventSchemas>;
 
-/** One rate of a product's timeline, as the decider state and the products projection hold it. */
-export interface ProductRate {
-  readonly rateNumber: number;
-  readonly bandKey: string;
-  readonly band: Band;
-  readonly unitType: UnitType;
-  readonly validFrom: string;
-  /** Null while the rate is the latest of its band (open-ended). */
-  readonly validTo: string | null;
-  readonly pricePerUnit: string;
-}
+/**
+ * One rate of a product's timeline, as the decider state and the products projection hold it: the added
+ * rate with its band's key; `validTo` is null while the rate is the latest of its band (open-ended).
+ */
+export type ProductRate = Readonly<Omit<AddedRate, 'closes'> & { bandKey: string; validTo: string | null }>;
 
 /** A band's params in schema order, each with its name in a band key. */
 const bandParamNames = {

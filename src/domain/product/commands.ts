@@ -1,19 +1,10 @@
-import type { Band, ProductCreated, UnitType } from '../../../events/product.js';
+import type { AddedRate, ProductCreated } from '../../../events/product.js';
 import { decimalString } from './decimal.js';
 import { bandOfRate } from './product-payload-rules.js';
 import type { ProductPayload } from './product-payload.js';
 
-/** A rate to add, from a validated payload. */
-export interface RateDraft {
-  /** Where the rate sits in its product's `rates` array, for error paths. */
-  readonly index: number;
-  readonly band: Band;
-  readonly unitType: UnitType;
-  /** `YYYY-MM-DD`. */
-  readonly validFromDate: string;
-  /** Decimal string (see decimal.ts). */
-  readonly pricePerUnit: string;
-}
+/** A rate to add, from a validated payload: `index` is where it sits in its product's `rates` array (for error paths); `validFromDate` is `YYYY-MM-DD`. */
+export type RateDraft = Readonly<Pick<AddedRate, 'band' | 'unitType' | 'pricePerUnit'> & { index: number; validFromDate: string }>;
 
 /** A product as a products/ request describes it: the attributes ProductCreated records, and its rates. */
 export type ProductDraft = Omit<ProductCreated['data'], 'createdAt'> & { readonly rates: readonly RateDraft[] };
