@@ -3,19 +3,15 @@ import type { ImportSupplierStatus } from '../../../events/import-supplier.js';
 import type { Decider } from '../decider.js';
 import { assertNever } from '../assert-never.js';
 import { DomainError, type DomainErrorOptions, type FieldError } from '../errors.js';
-import { foundDetails, type VendorFacts } from '../payment-instruction/commands.js';
+import { foundDetails, type PaymentInstructionRequest, type VendorFacts } from '../payment-instruction/commands.js';
 import { businessNotFound } from './decider.js';
 
 /**
  * A payment instruction of a business (business-payment-instruction/create/), decided over the business's
  * stream and checked with the payment vendor as an account's are (spec 4.12): the vendor's answer is a fact.
  */
-export interface BusinessPaymentInstructionRequest {
-  readonly importSupplier: string;
+export interface BusinessPaymentInstructionRequest extends Omit<PaymentInstructionRequest, 'externalAccountNumber'> {
   readonly externalBusinessIdentifier: string;
-  readonly vendor: string;
-  readonly reference: string;
-  readonly instructionType: string;
   readonly validFrom: string | null;
   /** The external account numbers the instruction is for (distinct; may be empty). */
   readonly accounts: readonly string[];
