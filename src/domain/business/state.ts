@@ -1,13 +1,9 @@
-import type { BusinessEvent } from '../../../events/business.js';
+import type { BusinessCreated, BusinessEvent } from '../../../events/business.js';
 import { assertNever } from '../assert-never.js';
 import { ownedEvolution } from '../decider.js';
 
 /** The key attributes that decide whether a second create is the same business (spec 2.4). */
-export interface BusinessKeyAttributes {
-  readonly business_type: string;
-  readonly company_name: string;
-  readonly siret: string;
-}
+export type BusinessKeyAttributes = Readonly<Pick<BusinessCreated['data']['business'], 'business_type' | 'company_name' | 'siret'>>;
 
 export type BusinessState =
   | { readonly status: 'none' }

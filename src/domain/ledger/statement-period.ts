@@ -6,12 +6,11 @@ import { nextDay } from '../account-import-process/iso-dates.js';
  * the account has neither: then no transaction is outside it.
  */
 export function openPeriodStart(lastBilledToDate: string | null, latestStatementEnd: string | null): string | null {
-  const bounds = [lastBilledToDate, latestStatementEnd].filter((date): date is string => date !== null);
-  if (bounds.length === 0) return null;
-  // Valid YYYY-MM-DD dates compare as strings.
-  return nextDay(bounds.reduce((latest, date) => (date > latest ? date : latest)));
+  const latest = lastBilledToDate === null ? latestStatementEnd : laterDate(latestStatementEnd, lastBilledToDate);
+  return latest === null ? null : nextDay(latest);
 }
 
+/** The later of two valid `YYYY-MM-DD` dates (they compare as strings), `a` absent or not. */
 export function laterDate(a: string | null, b: string): string {
   return a === null || b > a ? b : a;
 }
