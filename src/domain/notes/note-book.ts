@@ -28,14 +28,10 @@ export function contentKey(body: string | null, documentPaths: readonly string[]
 }
 
 /** A note to add, before the uniqueness rule: `createdAt` null means "now" (the caller gave none). */
-export interface NoteDraft {
-  readonly body: string | null;
+export type NoteDraft = Readonly<Pick<AccountNoteCreated['data'], 'body' | 'isPinned' | 'unpinAt' | 'source'>> & {
   readonly createdAt: string | null;
-  readonly isPinned: boolean;
-  readonly unpinAt: string | null;
   readonly documentPaths: readonly string[];
-  readonly source: RecordSource;
-}
+};
 
 /** A note of a request, or of a staged payload (which has no pinning), as a draft. */
 export function noteDraft(note: NoteInput, source: RecordSource): NoteDraft {
