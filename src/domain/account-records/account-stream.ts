@@ -28,6 +28,9 @@ export interface AccountFacts {
 
 export const initialAccountFacts: AccountFacts = { status: 'none', lastBilledToDate: null };
 
+/** The state of a post-import decider: the account's facts, and `R`, the records it folds. */
+export type AccountRecordsState<R> = { readonly account: AccountFacts } & R;
+
 type AccountFactsEvent = AccountStaged | AccountRestaged | AccountProcessed;
 
 const accountFactsTypes = new Set<string>(['AccountStaged', 'AccountRestaged', 'AccountProcessed'] satisfies AccountFactsEvent['type'][]);

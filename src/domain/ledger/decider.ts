@@ -10,7 +10,7 @@ import {
   accountRecordsEvolution,
   initialAccountFacts,
   requireImportedAccount,
-  type AccountFacts,
+  type AccountRecordsState,
   type AccountRecordCommandBase,
 } from '../account-records/account-stream.js';
 import { DomainError, type FieldError } from '../errors.js';
@@ -30,13 +30,12 @@ export interface ImportTransactions extends AccountRecordCommandBase {
   readonly existingProductCodes: ReadonlySet<string>;
 }
 
-export interface LedgerState {
-  readonly account: AccountFacts;
+export type LedgerState = AccountRecordsState<{
   readonly transactionIds: ReadonlySet<string>;
   readonly latestStatementEnd: string | null;
   /** The account's notes: the pinned note about moved transactions follows the notes' uniqueness rule too. */
   readonly notes: NoteBook;
-}
+}>;
 
 const ledgerEvolution = accountRecordsEvolution<
   LedgerState,

@@ -5,7 +5,7 @@ import {
   accountRecordsEvolution,
   initialAccountFacts,
   requireImportedAccount,
-  type AccountFacts,
+  type AccountRecordsState,
   type AccountRecordCommandBase,
 } from '../account-records/account-stream.js';
 import { pathDoesNotExist } from '../account-records/documents.js';
@@ -21,10 +21,7 @@ export interface ImportNotes extends AccountRecordCommandBase {
   readonly existingDocumentPaths: ReadonlySet<string>;
 }
 
-export interface NotesState {
-  readonly account: AccountFacts;
-  readonly book: NoteBook;
-}
+export type NotesState = AccountRecordsState<{ readonly book: NoteBook }>;
 
 const notesEvolution = accountRecordsEvolution<NotesState, AccountNoteCreated, { readonly book: OwnedNoteBook }>(
   (state) => ({ account: state.account, book: ownNoteBook(state.book) }),

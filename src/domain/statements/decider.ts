@@ -5,7 +5,7 @@ import {
   accountRecordsEvolution,
   initialAccountFacts,
   requireImportedAccount,
-  type AccountFacts,
+  type AccountRecordsState,
   type AccountRecordCommandBase,
   accountOf,
   type AccountRef,
@@ -22,10 +22,7 @@ export interface ImportHistoricalStatements extends AccountRecordCommandBase {
   readonly existingDocumentPaths: ReadonlySet<string>;
 }
 
-export interface StatementsState {
-  readonly account: AccountFacts;
-  readonly statementIds: ReadonlySet<string>;
-}
+export type StatementsState = AccountRecordsState<{ readonly statementIds: ReadonlySet<string> }>;
 
 const statementsEvolution = accountRecordsEvolution<StatementsState, HistoricalStatementImported, { readonly statementIds: Set<string> }>(
   (state) => ({ account: state.account, statementIds: new Set(state.statementIds) }),
