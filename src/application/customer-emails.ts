@@ -6,7 +6,7 @@ import {
   type CustomerEmailRef,
   type MailDelivery,
 } from '../domain/customer-email/decider.js';
-import { emailRetryDelayMs, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
+import { backoffMs, type RetryPolicy } from '../domain/retry-policy.js';
 import { handle, type Untimed } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 
@@ -50,7 +50,7 @@ export async function recordCustomerEmailDelivery(
   email: CustomerEmailRef,
   attempt: number,
   delivery: MailDelivery,
-  policy: EmailRetryPolicy,
+  policy: RetryPolicy,
   actor: Actor,
 ): Promise<LedgerEvent | undefined> {
   return handleEmail(
@@ -61,7 +61,7 @@ export async function recordCustomerEmailDelivery(
       email,
       attempt,
       delivery,
-      retryAt: new Date(now.getTime() + emailRetryDelayMs(policy, attempt)).toISOString(),
+      retryAt: new Date(now.getTime() + backoffMs(policy, attempt)).toISOString(),
       maxAttempts: policy.maxAttempts,
     }),
     actor,

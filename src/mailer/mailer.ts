@@ -6,13 +6,14 @@ import { createSmtpTransport, type MailTransport } from '../adapters/smtp-mail.j
 import type { Actor, LedgerContext } from '../application/context.js';
 import { claimCustomerEmail, recordCustomerEmailDelivery } from '../application/customer-emails.js';
 import type { CustomerEmailRef } from '../domain/customer-email/decider.js';
-import { DEFAULT_EMAIL_RETRY_POLICY, type EmailRetryPolicy } from '../domain/customer-email/retry-policy.js';
+import { DEFAULT_EMAIL_RETRY_POLICY } from '../domain/customer-email/retry-policy.js';
+import type { RetryPolicy } from '../domain/retry-policy.js';
 import type { LedgerConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import { claimUnlessTaken, PassWorker, runEachDueOnce, type WorkerDeps } from '../worker/background-worker.js';
 
 export interface MailerOptions {
-  readonly retry: EmailRetryPolicy;
+  readonly retry: RetryPolicy;
   /** How long a claim holds: longer than one SMTP delivery can take (its timeouts), with a margin. */
   readonly leaseMs: number;
   readonly idlePollMs: number;

@@ -1,13 +1,12 @@
+import { backoffMs, type RetryPolicy } from '../retry-policy.js';
+
 /**
- * How a populate request is retried after a transient failure (timeout, network error, 408, 429, 5xx): failed
- * attempt n waits `baseDelayMs * 2^(n-1)`, capped at `maxDelayMs`, and at least the operator's Retry-After
- * (capped at `maxRetryAfterMs`, so a wild header cannot park a request for days); after `maxAttempts` the
- * request is errored. No jitter: the throttle already spaces the calls out.
+ * How a populate request is retried after a transient failure (timeout, network error, 408, 429, 5xx): the
+ * backoff, and at least the operator's Retry-After (capped at `maxRetryAfterMs`, so a wild header cannot park
+ * a request for days); after the last attempt the request is errored. No jitter: the throttle already spaces
+ * the calls out.
  */
-export interface PopulateRetryPolicy {
-  readonly maxAttempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
+export interface PopulateRetryPolicy extends RetryPolicy {
   readonly maxRetryAfterMs: number;
 }
 
@@ -20,7 +19,7 @@ export const DEFAULT_RETRY_POLICY: PopulateRetryPolicy = {
 
 /** The wait before the next attempt, after attempt `attempt` failed. */
 export function retryDelayMs(policy: PopulateRetryPolicy, attempt: number, retryAfterMs: number | null): number {
-  const backoff = Math.min(policy.baseDelayMs * 2 ** Math.max(0, attempt - 1), policy.maxDelayMs);
+  const backoff = backoffMs(policy, attempt);
   if (retryAfterMs === null) return backoff;
   return Math.max(backoff, Math.min(Math.max(0, retryAfterMs), policy.maxRetryAfterMs));
 }

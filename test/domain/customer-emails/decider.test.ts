@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CustomerEmailEvent, CustomerWelcomeEmailQueued } from '../../../events/customer-email.js';
 import { customerEmailDecider as decider, type CustomerEmailCommand, type MailDelivery } from '../../../src/domain/customer-email/decider.js';
-import { emailRetryDelayMs } from '../../../src/domain/customer-email/retry-policy.js';
+import { backoffMs } from '../../../src/domain/retry-policy.js';
 import { given } from '../../support/given.js';
 
 const ref = { importSupplier: 'LEGACY_ENERGIE', externalAccountNumber: 'LEG-0000001', emailId: 'A-1234ABCD-welcome-0' };
@@ -139,6 +139,6 @@ describe('customer email: record what the SMTP server said', () => {
 describe('email retry backoff', () => {
   it('doubles from the base delay, capped', () => {
     const policy = { maxAttempts: 6, baseDelayMs: 60_000, maxDelayMs: 300_000 };
-    expect([1, 2, 3, 4, 5].map((attempt) => emailRetryDelayMs(policy, attempt))).toEqual([60_000, 120_000, 240_000, 300_000, 300_000]);
+    expect([1, 2, 3, 4, 5].map((attempt) => backoffMs(policy, attempt))).toEqual([60_000, 120_000, 240_000, 300_000, 300_000]);
   });
 });
