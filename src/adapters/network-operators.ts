@@ -124,19 +124,10 @@ export function createNetworkOperator(supplyType: SupplyType, options: NetworkOp
 }
 
 export function networkOperatorsFromConfig(
-  config: {
-    readonly LEDGER_ELECTRICITY_OPERATOR_URL?: string | undefined;
-    readonly LEDGER_GAS_OPERATOR_URL?: string | undefined;
-    readonly LEDGER_OPERATOR_TIMEOUT_MS: number;
-  },
+  config: { readonly [K in (typeof OPERATOR_URL_ENV)[SupplyType]]?: string | undefined } & { readonly LEDGER_OPERATOR_TIMEOUT_MS: number },
   clock: Clock,
 ): Record<SupplyType, NetworkOperator> {
-  return {
-    ELECTRICITY: createNetworkOperator('ELECTRICITY', {
-      baseUrl: config.LEDGER_ELECTRICITY_OPERATOR_URL,
-      timeoutMs: config.LEDGER_OPERATOR_TIMEOUT_MS,
-      clock,
-    }),
-    GAS: createNetworkOperator('GAS', { baseUrl: config.LEDGER_GAS_OPERATOR_URL, timeoutMs: config.LEDGER_OPERATOR_TIMEOUT_MS, clock }),
-  };
+  const operator = (supplyType: SupplyType) =>
+    createNetworkOperator(supplyType, { baseUrl: config[OPERATOR_URL_ENV[supplyType]], timeoutMs: config.LEDGER_OPERATOR_TIMEOUT_MS, clock });
+  return { ELECTRICITY: operator('ELECTRICITY'), GAS: operator('GAS') };
 }

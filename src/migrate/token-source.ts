@@ -84,17 +84,11 @@ export function createTokenSource(
   };
 
   const renewOnce = (): Promise<Issued> => {
-    pending ??= obtain().then(
-      (next) => {
-        issued = next;
+    pending ??= obtain()
+      .then((next) => (issued = next))
+      .finally(() => {
         pending = null;
-        return next;
-      },
-      (error: unknown) => {
-        pending = null;
-        throw error;
-      },
-    );
+      });
     return pending;
   };
 
