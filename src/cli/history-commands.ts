@@ -72,20 +72,15 @@ export function historyCommand(account: Command): void {
         // Page by page, so an account with a long history is printed in constant memory.
         let after: number | null = 0;
         while (after !== null) {
-          const page = { after, limit: HISTORY_PAGE };
-          if (opts.asOf) {
-            const r = await accountHistoryAsOf(ledger, supplier, ext, opts.asOf, page);
-            if (page.after === 0) {
-              if (opts.json) out(JSON.stringify({ as_of: r.as_of, state: r.state }));
-              else out(`state as of ${r.as_of}: ${r.state.import_state}, transfer ${r.state.transfer_status}, balance ${r.state.balance}`);
-            }
-            r.events.forEach(print);
-            after = r.next_after;
-          } else {
-            const r = await accountHistory(ledger, supplier, ext, page);
-            r.events.forEach(print);
-            after = r.next_after;
+          const page: { after: number; limit: number } = { after, limit: HISTORY_PAGE };
+          const asOf = opts.asOf ? await accountHistoryAsOf(ledger, supplier, ext, opts.asOf, page) : null;
+          const r = asOf ?? (await accountHistory(ledger, supplier, ext, page));
+          if (asOf && page.after === 0) {
+            if (opts.json) out(JSON.stringify({ as_of: asOf.as_of, state: asOf.state }));
+            else out(`state as of ${asOf.as_of}: ${asOf.state.import_state}, transfer ${asOf.state.transfer_status}, balance ${asOf.state.balance}`);
           }
+          r.events.forEach(print);
+          after = r.next_after;
         }
       }, supplier);
     });

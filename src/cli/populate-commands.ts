@@ -37,13 +37,11 @@ export function populateCommand(): Command {
         const variable = OPERATOR_URL_ENV[supplyType];
         if (!config[variable]) info(`warning: ${variable} is not set: ${supplyType} requests will be errored`);
       }
-      const counts = { imported: 0, errored: 0, retried: 0 };
+      const counts = { imported: 0, errored: 0, retrying: 0, released: 0 };
       let interrupted = false;
       await withLedger(async (ledger) => {
         const worker = populateWorkerFromConfig(ledger, config, logger, operatorActor(), (progress) => {
-          if (progress.kind === 'imported') counts.imported++;
-          if (progress.kind === 'errored') counts.errored++;
-          if (progress.kind === 'retrying') counts.retried++;
+          counts[progress.kind]++;
           info(describe(progress));
         });
         const stop = () => {
@@ -59,7 +57,7 @@ export function populateCommand(): Command {
           process.off('SIGTERM', stop);
         }
       });
-      const summary = `${counts.imported} imported, ${counts.errored} errored, ${counts.retried} transient failures retried`;
+      const summary = `${counts.imported} imported, ${counts.errored} errored, ${counts.retrying} transient failures retried`;
       info(interrupted ? `stopped (the rest stays queued): ${summary}` : `done: ${summary}`);
     });
   return populate;
