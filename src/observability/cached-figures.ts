@@ -7,18 +7,15 @@ export function cachedFigures<T>(read: () => Promise<T>, maxAgeMs: number): () =
   let inFlight: Promise<T> | null = null;
   return () => {
     if (value && performance.now() - value.at < maxAgeMs) return Promise.resolve(value.figures);
-    inFlight ??= read().then(
-      (figures) => {
-        inFlight = null;
+    inFlight ??= read()
+      .then((figures) => {
         // An empty answer (sources not there yet) is not worth keeping.
         if (figures !== null) value = { at: performance.now(), figures };
         return figures;
-      },
-      (error: unknown) => {
+      })
+      .finally(() => {
         inFlight = null;
-        throw error;
-      },
-    );
+      });
     return inFlight;
   };
 }
