@@ -1,5 +1,5 @@
 import type { ClientPathsWithMethod } from 'openapi-fetch';
-import { parseRetryAfter as retryAfterMs } from '../adapters/network-operators.js';
+import { parseRetryAfter } from '../adapters/network-operators.js';
 import { createLedgerClient, createNodeHttpTransport, type PlainAnswer, type paths } from '../client/index.js';
 
 export { NoAnswer } from '../client/index.js';
@@ -82,9 +82,6 @@ export interface VerifyClient extends ApiClient {
   readBusiness(supplier: string, ext: string, token: string): Promise<ApiAnswer<BusinessAnswer>>;
 }
 
-/** The adapters' Retry-After reading, against this machine's clock (`now` in milliseconds). */
-export const parseRetryAfter = (value: string | null, now = Date.now()): number | null => retryAfterMs(value, new Date(now));
-
 /** An answer's body as openapi-fetch reads it: none for a 204 or an empty body, else its JSON (or its text, when it is not JSON). */
 async function bodyOf(response: PlainAnswer): Promise<unknown> {
   if (response.status === 204 || response.headers.get('content-length') === '0') return undefined;
@@ -97,7 +94,7 @@ function toAnswer<B>(result: { data?: unknown; error?: unknown; response: { stat
   return {
     status: response.status,
     body: (response.ok ? result.data : result.error) as B | string | undefined,
-    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), new Date()),
     next: /<([^>]+)>\s*;\s*rel="?next"?/.exec(response.headers.get('link') ?? '')?.[1] ?? null,
     replayed: response.headers.get('idempotent-replayed') === 'true',
   };

@@ -5,7 +5,8 @@ import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorFields, isDryRunSuccess, platformAccountNumber } from '../../src/migrate/answers.js';
-import { NoAnswer, parseRetryAfter, type ApiAnswer, type ApiClient } from '../../src/migrate/api-client.js';
+import { parseRetryAfter } from '../../src/adapters/network-operators.js';
+import { NoAnswer, type ApiAnswer, type ApiClient } from '../../src/migrate/api-client.js';
 import { countNonBlankLines } from '../../src/migrate/input.js';
 import { readAhead } from '../../src/migrate/read-ahead.js';
 import { Journal, idempotencyKey } from '../../src/migrate/journal.js';
@@ -39,10 +40,10 @@ describe('retries: decided by HTTP status only', () => {
   });
 
   it('Retry-After in seconds or as an HTTP date', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
-    expect(parseRetryAfter(null)).toBeNull();
-    expect(parseRetryAfter('soon')).toBeNull();
+    expect(parseRetryAfter('3', new Date())).toBe(3000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), new Date(4_000))).toBe(6000);
+    expect(parseRetryAfter(null, new Date())).toBeNull();
+    expect(parseRetryAfter('soon', new Date())).toBeNull();
   });
 
   it('the sender retries transient answers and lost connections, renews on 401, and gives up after the tries', async () => {
