@@ -138,25 +138,21 @@ export class LedgerMetrics {
         }
       },
     );
-    figureGauge(
+    /** A work queue counted per state: one label set per field of its figures. */
+    const queueByState = (name: string, help: string, queue: 'welcomeEmails' | 'scheduledCreations') =>
+      figureGauge(name, help, ['state'], 'work_queues', async (gauge) => {
+        const counts = (await this.workQueues())?.[queue];
+        if (counts) for (const [state, count] of Object.entries(counts)) gauge.set({ state }, count);
+      });
+    queueByState(
       'ledger_welcome_emails',
       'Customer (welcome) emails by state: queued (waiting or being retried), sending (claimed), failed (given up).',
-      ['state'],
-      'work_queues',
-      async (gauge) => {
-        const emails = (await this.workQueues())?.welcomeEmails;
-        if (emails) for (const state of ['queued', 'sending', 'failed'] as const) gauge.set({ state }, emails[state]);
-      },
+      'welcomeEmails',
     );
-    figureGauge(
+    queueByState(
       'ledger_scheduled_account_creations',
       'v2 scheduled account creations by state: waiting (for their window or a retry), running (claimed).',
-      ['state'],
-      'work_queues',
-      async (gauge) => {
-        const scheduled = (await this.workQueues())?.scheduledCreations;
-        if (scheduled) for (const state of ['waiting', 'running'] as const) gauge.set({ state }, scheduled[state]);
-      },
+      'scheduledCreations',
     );
     figureGauge(
       'ledger_supplier_accounts',
