@@ -51,18 +51,17 @@ export async function obtainToken(
   if (hasKey) {
     const principal = await principalForApiKey(ctx, input.apiKey as string);
     await admitKey(principal.keyId);
-    const refreshExpiresIn = now + REFRESH_TOKEN_TTL_SECONDS;
     return {
-      token: await signToken(secret, principal.keyId, 'access', now, now + ACCESS_TOKEN_TTL_SECONDS),
-      refreshToken: await signToken(secret, principal.keyId, 'refresh', now, refreshExpiresIn),
-      refreshExpiresIn,
+      token: await signToken(secret, principal.keyId, 'access', now),
+      refreshToken: await signToken(secret, principal.keyId, 'refresh', now),
+      refreshExpiresIn: now + REFRESH_TOKEN_TTL_SECONDS,
     };
   }
   const claims = await verifyToken(ctx, secret, input.refreshToken as string, 'refresh');
   await activeKey(ctx, claims.keyId);
   await admitKey(claims.keyId);
   return {
-    token: await signToken(secret, claims.keyId, 'access', now, now + ACCESS_TOKEN_TTL_SECONDS),
+    token: await signToken(secret, claims.keyId, 'access', now),
     refreshToken: input.refreshToken as string,
     refreshExpiresIn: claims.exp,
   };
@@ -113,8 +112,9 @@ async function activeKey(ctx: LedgerContext, keyId: string): Promise<Principal> 
   return { keyId: row.keyId, suppliers: row.suppliers };
 }
 
-async function signToken(secret: string, keyId: string, kind: TokenKind, iat: number, exp: number): Promise<string> {
-  return sign({ sub: keyId, typ: kind, iat, exp, jti: randomBytes(9).toString('base64url') }, secret, 'HS256');
+/** Valid for its kind's lifetime from `iat`: the lifetime `verifyToken` holds it to. */
+async function signToken(secret: string, keyId: string, kind: TokenKind, iat: number): Promise<string> {
+  return sign({ sub: keyId, typ: kind, iat, exp: iat + LIFETIME_SECONDS[kind], jti: randomBytes(9).toString('base64url') }, secret, 'HS256');
 }
 
 /**
