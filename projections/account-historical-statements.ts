@@ -1,6 +1,6 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { recordSources } from '../events/account-records.js';
-import { accountKey, defineProjection } from './projection.js';
+import { defineProjection } from './projection.js';
 
 /**
  * One row per historical statement of an imported account (spec 4.11, and the staged payload's statements
@@ -29,6 +29,6 @@ export type AccountHistoricalStatementRow = typeof accountHistoricalStatements.$
 export const accountHistoricalStatementsProjection = defineProjection(accountHistoricalStatements)({
   name: 'account_historical_statements',
   version: 1,
-  keyOf: ({ event }) => ({ ...accountKey(event.data), statementId: event.data.statementId }),
+  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, statementId: event.data.statementId }),
   evolve: { HistoricalStatementImported: (row, { event }) => row ?? { ...event.data } },
 });

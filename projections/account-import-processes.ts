@@ -44,7 +44,7 @@ export const accountImportProcessesProjection = defineProjection(accountImportPr
   keyOf: ({ event }) => accountKey(event.data),
   evolve: {
     AccountStaged: (_row, { event }) => ({
-      ...accountKey(event.data),
+      importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber,
       state: 'STAGED',
       platformAccountNumber: null,
       operationsTeamName: null,

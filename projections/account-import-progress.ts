@@ -62,7 +62,7 @@ const cleared = {
 
 /** The account's row, or the one of an account seen for the first time. */
 const current = (row: Row | null, data: { importSupplier: string; externalAccountNumber: string }): Row =>
-  row ?? { ...accountKey(data), state: 'PENDING', transferStatus: null, ...cleared };
+  row ?? { importSupplier: data.importSupplier, externalAccountNumber: data.externalAccountNumber, state: 'PENDING', transferStatus: null, ...cleared };
 
 const stepOf = (operation: ImportAttemptOperation): FailureStep => (operation === 'stage' ? 'stage' : 'process');
 

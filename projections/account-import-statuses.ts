@@ -52,7 +52,7 @@ function touched(row: Row, at: string, event: string, data: Record<string, unkno
 const scheduled = (row: Row): boolean => row.dueAt !== null;
 
 const fresh = (data: { importSupplier: string; externalAccountNumber: string }, at: string): Row => ({
-  ...accountKey(data),
+  importSupplier: data.importSupplier, externalAccountNumber: data.externalAccountNumber,
   status: 'PENDING',
   platformIdentifier: null,
   createdAt: at,

@@ -36,8 +36,6 @@ export const accountLedgerTransactionsProjection = defineProjection(accountLedge
   name: 'account_ledger_transactions',
   version: 1,
   keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, transactionId: event.data.transaction.transactionId }),
-  // The two ledger projections name the account's fields rather than spread accountKey(): a spread in a
-  // builder run for every transaction is a visible share of a transactions request's CPU (bench/cpu-per-request.ts).
   evolve: {
     LedgerTransactionAdded(row, { event, globalPosition }) {
       // The decider never adds an id twice; should the log ever hold it twice, the first one stands.

@@ -1,6 +1,6 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { recordSources } from '../events/account-records.js';
-import { accountKey, defineProjection } from './projection.js';
+import { defineProjection } from './projection.js';
 
 /**
  * One row per note of an imported account (spec 4.9), numbered from 1 per account in creation order: notes
@@ -32,7 +32,7 @@ export type AccountNoteRow = typeof accountNotes.$inferSelect;
 export const accountNotesProjection = defineProjection(accountNotes)({
   name: 'account_notes',
   version: 1,
-  keyOf: ({ event }) => ({ ...accountKey(event.data), sequence: event.data.sequence }),
+  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, sequence: event.data.sequence }),
   evolve: {
     AccountNoteCreated: (_row, { event, recordedAt }) => ({ ...event.data, documentPaths: JSON.stringify(event.data.documentPaths), recordedAt }),
   },

@@ -1,5 +1,5 @@
 import { primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { accountKey, defineProjection } from './projection.js';
+import { defineProjection } from './projection.js';
 
 /**
  * The vendor-verified payment instructions of imported accounts (spec 4.12), one row per (account,
@@ -28,6 +28,6 @@ export const vendorStatus = (details: Record<string, unknown>): string => (typeo
 export const paymentInstructionsProjection = defineProjection(paymentInstructions)({
   name: 'payment_instructions',
   version: 1,
-  keyOf: ({ event }) => ({ ...accountKey(event.data), reference: event.data.reference }),
+  keyOf: ({ event }) => ({ importSupplier: event.data.importSupplier, externalAccountNumber: event.data.externalAccountNumber, reference: event.data.reference }),
   evolve: { PaymentInstructionCreated: (_row, { event }) => ({ ...event.data, vendorStatus: vendorStatus(event.data.vendorDetails) }) },
 });
