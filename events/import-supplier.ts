@@ -47,11 +47,18 @@ export const verificationCountsSchema = z.object({ identical: z.int().min(0), mi
 /**
  * `import-ledger verify` compared a migration folder with what the service holds for the supplier: whether
  * they agree, and the counts per kind of item (products, rates, accounts, notes, ...). Its key is the actor.
+ * Version 2 names the service compared with (its identity, GET service/); a version 1 event names none (null).
  */
 export const importSupplierVerifiedSchema = eventSchema(
   'ImportSupplierVerified',
-  1,
-  z.object({ code: z.string(), agree: z.boolean(), summary: z.record(z.string(), verificationCountsSchema), verifiedAt: z.string() }),
+  2,
+  z.object({
+    code: z.string(),
+    agree: z.boolean(),
+    summary: z.record(z.string(), verificationCountsSchema),
+    serviceId: z.string().nullable(),
+    verifiedAt: z.string(),
+  }),
 );
 
 export const importSupplierEventSchemas = [

@@ -42,10 +42,13 @@ export type LedgerEventType = LedgerEvent['type'];
 
 /**
  * Upcasters lift a stored event of an older schema version to the current one, keyed by `type@version`: a
- * stored event is never rewritten, it is read through these. Every event type is at version 1 yet.
+ * stored event is never rewritten, it is read through these.
  */
 type Upcaster = (data: unknown) => { version: number; data: unknown };
-const upcasters: Readonly<Record<string, Upcaster>> = {};
+const upcasters: Readonly<Record<string, Upcaster>> = {
+  // A verification recorded before the service had an identity names none.
+  'ImportSupplierVerified@1': (data) => ({ version: 2, data: { ...(data as object), serviceId: null } }),
+};
 
 export class UnknownEventError extends Error {
   constructor(type: string, version: number, cause: unknown) {

@@ -17,13 +17,13 @@ export const importSuppliers = sqliteTable('import_suppliers', {
   /** The last `import-ledger verify` of the supplier: when, by which key, whether the two agreed and its counts (JSON); null: never. */
   lastVerifiedAt: text('last_verified_at'),
   lastVerifiedBy: text('last_verified_by'),
-  lastVerification: text('last_verification', { mode: 'json' }).$type<{ agree: boolean; summary: Record<string, { identical: number; missing: number; extra: number; different: number }> }>(),
+  lastVerification: text('last_verification', { mode: 'json' }).$type<{ agree: boolean; summary: Record<string, { identical: number; missing: number; extra: number; different: number }>; serviceId: string | null }>(),
 });
 export type ImportSupplierRow = typeof importSuppliers.$inferSelect;
 
 export const importSuppliersProjection = defineProjection(importSuppliers)({
   name: 'import_suppliers',
-  version: 3,
+  version: 4,
   keyOf: ({ event }) => ({ code: event.data.code }),
   evolve: {
     ImportSupplierCreated: (_row, { event, streamPosition }) => ({
@@ -55,7 +55,7 @@ export const importSuppliersProjection = defineProjection(importSuppliers)({
         ...row,
         lastVerifiedAt: event.data.verifiedAt,
         lastVerifiedBy: metadata.actor,
-        lastVerification: { agree: event.data.agree, summary: event.data.summary },
+        lastVerification: { agree: event.data.agree, summary: event.data.summary, serviceId: event.data.serviceId },
         streamVersion: streamPosition,
       },
   },

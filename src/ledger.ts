@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { rebuildAnswer } from './answers/recoveries.js';
@@ -15,9 +16,14 @@ import { observedEventStore, type StoreObserver } from './store/store-observer.j
 import type { BatchReport } from './store/write-batches.js';
 
 /** The ledger as the service, the CLI and the tests see it, whatever the store behind it. */
-export interface Ledger extends LedgerContext, Omit<LedgerStorage, 'queries' | 'readGeneration' | 'keepTokenSecret'> {
+export interface Ledger extends LedgerContext, Omit<LedgerStorage, 'queries' | 'readGeneration' | 'keepServiceValue'> {
   /** The token signing secret: `fromEnv`, else one generated once and kept in the database, shared by every process on it. */
   tokenSecret(fromEnv: string | undefined): Promise<string>;
+  /**
+   * The service's identity: a UUID drawn once with the ledger and kept in it, the same for every instance on
+   * it; a new database (a reset) is a new service. A migration's journal records it (docs/migrate.md).
+   */
+  serviceId(): Promise<string>;
 }
 
 /** Where the ledger lives: what the configuration says (LEDGER_DATABASE_URL, else LEDGER_DATABASE). */
@@ -61,7 +67,8 @@ export async function openLedger(location: LedgerLocation, options: OpenLedgerOp
  * its read generation, as fresh as reading them again.
  */
 export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerContext, 'clock' | 'ids'>): Ledger {
-  const { queries, readGeneration, keepTokenSecret, ...ports } = storage;
+  const { queries, readGeneration, keepServiceValue, ...ports } = storage;
+  let serviceId: Promise<string> | null = null;
   const tables = createReadModels(queries, storage.log);
   const read = { ...tables, ...createFeedReadModels(storage.log, tables.findPopulateBatch) };
   return {
@@ -69,7 +76,12 @@ export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerConte
     read: readGeneration ? generationCachedReads(read, readGeneration) : read,
     clock: sources.clock,
     ids: sources.ids,
-    tokenSecret: async (fromEnv) => fromEnv || keepTokenSecret(generateTokenSecret()),
+    tokenSecret: async (fromEnv) => fromEnv || keepServiceValue('token_secret', generateTokenSecret()),
+    serviceId: () =>
+      (serviceId ??= keepServiceValue('service_id', randomUUID()).catch((error: unknown) => {
+        serviceId = null; // the database did not answer: the next call asks again
+        throw error;
+      })),
   };
 }
 

@@ -122,8 +122,9 @@ async function startLedger(config: LedgerConfig, logger: Logger, metrics: Ledger
       }, 5_000).unref()
     : null;
   try {
-    logger.info({ database: ledger.location }, 'database opened');
     const tokenSecret = await ledger.tokenSecret(config.LEDGER_TOKEN_SECRET);
+    // Drawn here on a new database, so that the service has its identity before it answers anything.
+    logger.info({ database: ledger.location, service_id: await ledger.serviceId() }, 'database opened');
     await rebuildStaleProjections(ledger, logger, metrics ?? undefined);
     const upkeep = ledger.startUpkeep(logger);
     if (config.NODE_ENV !== 'production') {

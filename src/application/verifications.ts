@@ -7,6 +7,9 @@ export interface VerificationInput {
   readonly code: string;
   readonly agree: boolean;
   readonly summary: Readonly<Record<string, { identical: number; missing: number; extra: number; different: number }>>;
+  /** This service's identity, and the one the verification says it compared with (when it says). */
+  readonly serviceId: string;
+  readonly comparedWith?: string;
 }
 
 /** Records a verification of the supplier on its stream: the dashboard shows the last, the history every one. */

@@ -560,6 +560,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/data-import/service/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's identity
+         * @description A UUID drawn once with the service's ledger: every instance on one database answers the same, and a new (or reset) database is a new service. `import-ledger migrate` records it in its journal and `import-ledger verify` in its summary. Any valid token reads it.
+         */
+        get: operations["readServiceIdentity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/data-import/verifications/": {
         parameters: {
             query?: never;
@@ -2924,6 +2944,7 @@ export interface operations {
                                     different: number;
                                 };
                             };
+                            service_id: string | null;
                         } | null;
                     };
                 };
@@ -7117,6 +7138,119 @@ export interface operations {
             };
         };
     };
+    readServiceIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The service's identity: the same on every instance of one ledger, new with a new database.
+                         */
+                        service_id: string;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     recordVerification: {
         parameters: {
             query?: never;
@@ -7138,6 +7272,8 @@ export interface operations {
                             different: number;
                         };
                     };
+                    /** @description The service the folder was compared with (GET service/): a verification of another service is refused. */
+                    service_id?: string;
                 };
             };
         };

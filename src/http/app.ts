@@ -32,6 +32,7 @@ import { reconciliationRoutes } from './routes/reconciliation.js';
 import { accountRecordsExportRoutes } from './routes/account-records-export.js';
 import { catalogueReadRoutes } from './routes/catalogue-reads.js';
 import { verificationRoutes } from './routes/verifications.js';
+import { serviceIdentityRoutes } from './routes/service-identity.js';
 import { v2AccountRoutes } from './routes/v2-accounts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { docsRoutes } from './routes/docs.js';
@@ -59,6 +60,8 @@ export interface AppDeps extends LedgerContext {
   readonly paymentVendors: PaymentVendors;
   /** Where requests are counted and timed (the service's metrics, docs/operations.md "Metrics"); null: not counted. */
   readonly metrics: HttpMetrics | null;
+  /** The service's identity (the ledger's `serviceId`): GET /v1/data-import/service/. */
+  readonly serviceId: () => Promise<string>;
   /** Where the instance is in its life (docs/operations.md "Probes"): /readyz answers 200 only when `ready`. */
   readonly serviceState: () => ServiceState;
 }
@@ -136,7 +139,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', reconciliationRoutes(deps));
   api.route('/', accountRecordsExportRoutes(deps));
   api.route('/', catalogueReadRoutes(deps));
-  api.route('/', verificationRoutes(deps));
+  api.route('/', verificationRoutes(deps, deps.serviceId));
+  api.route('/', serviceIdentityRoutes(deps.serviceId));
   api.route('/', eventsFeedRoutes(deps));
   api.route('/', accountHistoryRoutes(deps));
   api.route('/', businessRoutes(deps));

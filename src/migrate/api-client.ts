@@ -31,6 +31,7 @@ const PRODUCT = '/v1/data-import/products/{code}/' as const;
 export type ProductAnswer = AnswerOf<Operation<typeof PRODUCT, 'get'>>;
 const BUSINESS = '/v1/data-import/business/{supplier}/{ext}/' as const;
 export type BusinessAnswer = AnswerOf<Operation<typeof BUSINESS, 'get'>>;
+export type ServiceIdentityAnswer = AnswerOf<Operation<'/v1/data-import/service/', 'get'>>;
 
 /** What came back from one request. `body` is the parsed JSON (a body the document lists), or the raw text when it is not JSON. */
 export interface ApiAnswer<B = unknown> {
@@ -66,6 +67,8 @@ export interface ApiClient {
   post<P extends WritePath>(path: P, body: Body<P>, options: PostOptions): Promise<ApiAnswer<WriteAnswer<P>>>;
   /** One page of the supplier's accounts (the all-accounts list). */
   listAccounts(supplier: string, query: AccountsListQuery, token: string): Promise<ApiAnswer<AccountsListAnswer>>;
+  /** GET service/: the service's identity. */
+  serviceIdentity(token: string): Promise<ApiAnswer<ServiceIdentityAnswer>>;
   /** POST /v1/graphql/ (no token: the token mutation is how one gets a token). */
   graphql(query: string, variables: Record<string, unknown>): Promise<ApiAnswer<GraphqlAnswer>>;
   close(): void;
@@ -144,6 +147,9 @@ export function createApiClient(options: ApiClientOptions): VerifyClient {
     },
     async readBusiness(supplier, ext, token) {
       return toAnswer(await client.GET(BUSINESS, { params: { path: { supplier, ext } }, headers: auth(token) }));
+    },
+    async serviceIdentity(token) {
+      return toAnswer(await client.GET('/v1/data-import/service/', { headers: auth(token) }));
     },
     async graphql(query, variables) {
       return toAnswer(await client.POST('/v1/graphql/', { body: { query, variables } }));

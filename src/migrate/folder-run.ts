@@ -31,8 +31,15 @@ export class MigrationAborted extends Error {
   }
 }
 
-/** The client and its sender (retries, tokens) once the service gave a first token; `timeoutMs` for one request. */
-export async function connect(options: FolderRunOptions, timeoutMs: number, onRetry?: () => void): Promise<{ client: VerifyClient; sender: Sender }> {
+/** What a folder command talks to: the client, its sender (retries, tokens) and the service's identity. */
+export interface Connection {
+  readonly client: VerifyClient;
+  readonly sender: Sender;
+  readonly serviceId: string;
+}
+
+/** The connection once the service gave a first token and its identity; `timeoutMs` for one request. */
+export async function connect(options: FolderRunOptions, timeoutMs: number, onRetry?: () => void): Promise<Connection> {
   const client = createApiClient({ baseUrl: options.baseUrl, timeoutMs, maxSockets: options.concurrency + 2 });
   const tokens = createTokenSource(client, options.apiKey);
   const sender = createSender(tokens, options.retry ?? DEFAULT_RETRY_POLICY, { stopped: options.stopRequested ?? (() => false), ...(onRetry ? { onRetry } : {}) });
@@ -43,7 +50,15 @@ export async function connect(options: FolderRunOptions, timeoutMs: number, onRe
     if (error instanceof TokenRefused) throw new MigrationAborted(error.message, true);
     throw new MigrationAborted(`no token: ${error instanceof Error ? error.message : String(error)}`, false);
   }
-  return { client, sender };
+  try {
+    const identity = answered<{ service_id?: unknown }>(await sender.send((token) => client.serviceIdentity(token)), "reading the service's identity");
+    const serviceId = typeof identity.body === 'object' && identity.body !== null ? identity.body.service_id : undefined;
+    if (identity.status !== 200 || typeof serviceId !== 'string') throw new MigrationAborted(`reading the service's identity answered ${identity.status}: is ${options.baseUrl} an import-ledger service?`, false);
+    return { client, sender, serviceId };
+  } catch (error) {
+    client.close();
+    throw error;
+  }
 }
 
 /** The service's answer, or the run stops: without it nothing can be judged. A 401 or 403 is bad usage. */

@@ -1,10 +1,11 @@
-import { closeSync, createReadStream, existsSync, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 
 /**
- * The journal: one NDJSON line per settled item, appended with one write(2) as soon as it settles, so a
- * run killed at any instant (SIGKILL included) leaves every settled item on record for a re-run to skip.
+ * The journal: its owner's line (the service, the supplier, the folder), then one NDJSON line per settled
+ * item, appended with one write(2) as soon as it settles, so a run killed at any instant (SIGKILL included)
+ * leaves every settled item on record for a re-run to skip.
  * A torn last line is ignored: that item is done again under the same Idempotency-Key. Failures are not
  * journaled, so a re-run tries them again.
  */
@@ -16,6 +17,21 @@ export interface JournalEntry {
   readonly at: string;
 }
 
+/** Whose journal it is: the service it was sent to, the supplier and the folder. Its first line. */
+export interface JournalOwner {
+  readonly service_id: string;
+  readonly supplier: string;
+  /** The folder's real path. */
+  readonly folder: string;
+}
+
+/** The journal was written for another service, supplier or folder: nothing it holds says anything of this run. */
+export class ForeignJournal extends Error {
+  override name = 'ForeignJournal';
+}
+
+const HEADER = 'import-ledger migrate journal';
+
 export class Journal {
   private readonly fd: number | null;
   private constructor(
@@ -25,14 +41,23 @@ export class Journal {
     this.fd = file === null ? null : openSync(file, 'a');
   }
 
-  /** Opens (creating) the journal; `fresh` ignores what it holds (and starts it over); null: none (a dry run). */
-  static async open(file: string | null, fresh: boolean): Promise<Journal> {
+  /**
+   * Opens the journal of `owner` (null file: none, a dry run). A new journal, or one started over with
+   * `fresh`, begins with the owner's line; an existing one must be the owner's, or `ForeignJournal` is thrown
+   * before anything is sent: the items another service settled are not settled here (a reset database, a
+   * second service, another folder). A torn last line is ignored.
+   */
+  static async open(file: string | null, fresh: boolean, owner: JournalOwner): Promise<Journal> {
     const done = new Map<string, JournalEntry>();
     if (file === null) return new Journal(null, done);
-    if (fresh && existsSync(file)) {
-      closeSync(openSync(file, 'w'));
-    } else if (existsSync(file)) {
+    if (!fresh && existsSync(file) && statSync(file).size > 0) {
+      let first = true;
       for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+        if (first) {
+          first = false;
+          Journal.checkOwner(file, line, owner);
+          continue;
+        }
         try {
           const entry = JSON.parse(line) as JournalEntry;
           if (typeof entry.step === 'string' && typeof entry.id === 'string') done.set(Journal.key(entry.step, entry.id), entry);
@@ -40,8 +65,27 @@ export class Journal {
           // a torn line: that item is done again
         }
       }
+    } else {
+      writeFileSync(file, `${JSON.stringify({ journal: HEADER, ...owner, started_at: new Date().toISOString() })}\n`);
     }
     return new Journal(file, done);
+  }
+
+  private static checkOwner(file: string, line: string, owner: JournalOwner): void {
+    let found: Partial<JournalOwner> & { journal?: unknown } = {};
+    try {
+      found = JSON.parse(line) as typeof found;
+    } catch {
+      // not a journal line: said below
+    }
+    const what = (o: Partial<JournalOwner>) => `service ${o.service_id ?? '(none)'}, supplier ${o.supplier ?? '(none)'}, folder ${o.folder ?? '(none)'}`;
+    if (found.journal === HEADER && found.service_id === owner.service_id && found.supplier === owner.supplier && found.folder === owner.folder) return;
+    const whose = found.journal === HEADER ? `belongs to ${what(found)}` : 'names no service (it is not a journal of this version)';
+    throw new ForeignJournal(
+      `the journal ${file} ${whose}; this run is ${what(owner)}. Nothing was sent. ` +
+        'Run again with --fresh to start the journal over for this service (what the service already holds is answered as already imported), ' +
+        'or give another --report to keep that journal.',
+    );
   }
 
   private static key(step: string, id: string): string {

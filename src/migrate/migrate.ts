@@ -1,7 +1,8 @@
 import type { AccountsListQuery, ApiClient } from './api-client.js';
-import { connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
+import { realpathSync } from 'node:fs';
+import { MigrationAborted, connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
 import { MigrationInput, RECORD_KINDS, type ReadItem } from './input.js';
-import { Journal } from './journal.js';
+import { ForeignJournal, Journal } from './journal.js';
 import { Progress, type StepProgress } from './progress.js';
 import { Report, type ReportLine, type Summary } from './report.js';
 import type { Sender } from './retry.js';
@@ -48,11 +49,15 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
   const stopRequested = options.stopRequested ?? (() => false);
   const input = new MigrationInput(options.dir);
   let retriesOf: StepProgress | null = null;
-  const { client, sender } = await connect(options, 30_000, () => {
+  const { client, sender, serviceId } = await connect(options, 30_000, () => {
     if (retriesOf) retriesOf.retries++;
   });
   // A dry run neither reads nor writes the journal: it settles nothing, and must not skip anything either.
-  const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh);
+  const owner = { service_id: serviceId, supplier: options.supplier, folder: realpathSync(options.dir) };
+  const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh, owner).catch((error: unknown) => {
+    client.close();
+    throw error instanceof ForeignJournal ? new MigrationAborted(error.message, true) : error;
+  });
   const report = new Report(options.reportFile);
   const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000 });
   let interrupted = false;

@@ -35,8 +35,12 @@ export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: nu
 }
 
 export type Outcome<B = unknown> =
-  /** The last answer (a success, a refusal, or the last transient one when the tries ran out). */
-  | { readonly kind: 'answer'; readonly answer: ApiAnswer<B>; readonly attempts: number }
+  /**
+   * The last answer (a success, a refusal, or the last transient one when the tries ran out). `unsure`: an
+   * earlier try of this send got no answer or a transient one, so it may have been applied: a replayed
+   * answer (Idempotent-Replayed) is then this send's own write, not an earlier run's.
+   */
+  | { readonly kind: 'answer'; readonly answer: ApiAnswer<B>; readonly attempts: number; readonly unsure: boolean }
   /** Not one answer, every try. */
   | { readonly kind: 'no-answer'; readonly error: string; readonly attempts: number }
   /** Stopped (Ctrl-C) while waiting to retry: nothing is known of the item; the journal resumes it. */
@@ -62,7 +66,7 @@ export function createSender(
         let retryAfter: number | null = null;
         try {
           const answer = await request(token);
-          last = { kind: 'answer', answer, attempts: attempt };
+          last = { kind: 'answer', answer, attempts: attempt, unsure: attempt > 1 };
           const verdict = classify(answer.status);
           if (verdict === 'done') return last;
           if (verdict === 'reauthenticate') {

@@ -3,7 +3,7 @@ import { allAlreadyExisted, failedLine, isDryRunSuccess, isSuccess, line, platfo
 import { isUnreadable, type InputItem, type ReadItem, type RecordKind, type UnreadableItem } from './input.js';
 import { idempotencyKey, type Journal } from './journal.js';
 import type { ReportLine } from './report.js';
-import type { Sender } from './retry.js';
+import type { Outcome, Sender } from './retry.js';
 
 /**
  * How each kind of item is sent and what its answer means for the report and the journal: one function per
@@ -91,8 +91,15 @@ async function sendItem<P extends WritePath>(
   if (outcome.kind !== 'answer' || !isSuccess(outcome.answer)) return failedLine(step, item.id, outcome);
   const status = outcome.answer.status;
   if (ctx.dryRun) return line(step, item.id, 'validated', { http_status: status });
-  return settle(ctx, line(step, item.id, outcome.answer.replayed || unchanged(outcome.answer.body) ? 'already imported' : 'imported', { http_status: status }));
+  return settle(ctx, line(step, item.id, byThisRun(outcome) && !unchanged(outcome.answer.body) ? 'imported' : 'already imported', { http_status: status }));
 }
+
+/**
+ * Whether this run applied the write it was answered for: a fresh answer, or the replay of a try of this
+ * send that may have been applied (its answer lost). A replay on the first try is an earlier run's (or
+ * another client's) write under the same Idempotency-Key: already imported.
+ */
+const byThisRun = (outcome: Extract<Outcome, { kind: 'answer' }>): boolean => !outcome.answer.replayed || outcome.unsure;
 
 export async function migrateProduct(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
   if (isUnreadable(item)) return unreadable('products', item);
@@ -144,7 +151,7 @@ export async function migrateAccount(ctx: StepContext, { item, stageKey }: Prepa
   if (processed.kind === 'interrupted') return null;
   if (processed.kind === 'answer') {
     const number = platformAccountNumber(processed.answer.body);
-    const fresh = isSuccess(processed.answer) && !processed.answer.replayed;
+    const fresh = isSuccess(processed.answer) && byThisRun(processed);
     if (number) return settle(ctx, line('accounts', item.id, fresh ? 'imported' : 'already imported', { platform_account_number: number, http_status: processed.answer.status }));
   }
   return withStep(failedLine('accounts', item.id, processed), 'process');

@@ -47,7 +47,7 @@ export function tokenLifetimeMs(token: string): number | null {
 }
 
 export function createTokenSource(
-  client: ApiClient,
+  client: Pick<ApiClient, 'graphql'>,
   apiKey: string,
   options: { now?: () => number } = {},
 ): TokenSource {

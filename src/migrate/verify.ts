@@ -22,6 +22,8 @@ import { VerifyScratch } from './verify-scratch.js';
  *  3. the accounts whose fingerprints differ, read again on both sides and compared record by record.
  */
 export interface VerifyResult {
+  /** The service compared with (GET service/): the one the verification is recorded on. */
+  readonly serviceId: string;
   readonly summary: VerifySummary;
   /** 0: the folder and the service agree; 1: they differ. */
   readonly exitCode: 0 | 1;
@@ -41,8 +43,8 @@ async function latestRefusals(client: VerifyClient, sender: Sender, supplier: st
 }
 
 /** Records the result on the supplier's stream (POST verifications/); a refusal is said, not fatal: the comparison stands. */
-async function recordResult(client: VerifyClient, sender: Sender, supplier: string, report: VerifyReport, log: (line: string) => void): Promise<void> {
-  const body = { value: { import_supplier: supplier, agree: report.differences === 0, summary: report.summary() } };
+async function recordResult(client: VerifyClient, sender: Sender, supplier: string, serviceId: string, report: VerifyReport, log: (line: string) => void): Promise<void> {
+  const body = { value: { import_supplier: supplier, agree: report.differences === 0, summary: report.summary(), service_id: serviceId } };
   const key = `verify-${randomUUID()}`;
   const outcome = await sender.send((token) => client.post('/v1/data-import/verifications/', body, { token, idempotencyKey: key }));
   if (outcome.kind !== 'answer' || outcome.answer.status !== 201) {
@@ -53,7 +55,7 @@ async function recordResult(client: VerifyClient, sender: Sender, supplier: stri
 /** `concurrency`: the accounts compared in detail at once (pass 3). */
 export async function verify(options: FolderRunOptions, log: (line: string) => void): Promise<VerifyResult> {
   const stopRequested = options.stopRequested ?? (() => false);
-  const { client, sender } = await connect(options, 60_000);
+  const { client, sender, serviceId } = await connect(options, 60_000);
   const scratch = await VerifyScratch.open().catch((error: unknown) => {
     client.close();
     throw error;
@@ -158,12 +160,12 @@ export async function verify(options: FolderRunOptions, log: (line: string) => v
       });
       progress.end(d);
     }
-    if (!stopRequested()) await recordResult(client, sender, options.supplier, report, log);
+    if (!stopRequested()) await recordResult(client, sender, options.supplier, serviceId, report, log);
   } finally {
     progress.stop();
     report.close();
     client.close();
     scratch.close();
   }
-  return { summary: report.summary(), exitCode: report.differences > 0 ? 1 : 0 };
+  return { serviceId, summary: report.summary(), exitCode: report.differences > 0 ? 1 : 0 };
 }

@@ -12,6 +12,9 @@ export interface StoreUpkeep {
 }
 
 /** What a store adapter opens on one database: the ports the composition root (src/ledger.ts) builds the ledger from. */
+/** What a ledger keeps once for every process on it: the token signing secret and the service's identity. */
+export type ServiceValueName = 'token_secret' | 'service_id';
+
 export interface LedgerStorage {
   readonly store: EventStore;
   /** The projection tables, read by the read models (src/queries). */
@@ -36,10 +39,11 @@ export interface LedgerStorage {
   /** True when the database answers a trivial query. */
   healthCheck(): Promise<boolean>;
   /**
-   * Keeps `candidate` as the token signing secret unless one is kept already, and resolves to the one kept:
-   * every process on the database signs with the same secret. It never goes into the event log.
+   * Keeps `candidate` as the service's value `name` unless one is kept already, and resolves to the one kept:
+   * every process on the database signs with the same secret and answers with the same identity. Neither goes
+   * into the event log.
    */
-  keepTokenSecret(candidate: string): Promise<string>;
+  keepServiceValue(name: ServiceValueName, candidate: string): Promise<string>;
   /** Starts the store's background upkeep for a long-running server; stop it before `close`. */
   startUpkeep(logger: Logger): StoreUpkeep;
   close(): Promise<void>;

@@ -1,4 +1,5 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { parseLedgerEvent } from '../../events/registry.js';
 import type { ApiKeyEvent } from '../../events/api-key.js';
 import type { ImportSupplierEvent } from '../../events/import-supplier.js';
 import { apiKeyDecider } from '../../src/domain/api-key/api-key-decider.js';
@@ -33,6 +34,21 @@ describe('import supplier decider', () => {
       .then([{ type: 'ImportSupplierStatusChanged', version: 1, data: { code: 'ACME', from: 'Ongoing', to: 'Paused', changedAt: NOW } }]);
     given(importSupplierDecider, [created]).when({ type: 'ChangeImportSupplierStatus', code: 'ACME', to: 'Ongoing', now: NOW }).then([]);
     given(importSupplierDecider).when({ type: 'ChangeImportSupplierStatus', code: 'ACME', to: 'Paused', now: NOW }).thenFails('import_supplier_not_found');
+  });
+
+  it('records a verification with the service it compared, and refuses one that compared another service', () => {
+    const summary = { accounts: { identical: 3, missing: 0, extra: 0, different: 0 } };
+    const record = { type: 'RecordVerification' as const, code: 'ACME', agree: true, summary, serviceId: 'svc-a', now: NOW };
+    const verified: ImportSupplierEvent = { type: 'ImportSupplierVerified', version: 2, data: { code: 'ACME', agree: true, summary, serviceId: 'svc-a', verifiedAt: NOW } };
+    given(importSupplierDecider, [created]).when(record).then([verified]);
+    given(importSupplierDecider, [created]).when({ ...record, comparedWith: 'svc-a' }).then([verified]);
+    given(importSupplierDecider, [created]).when({ ...record, comparedWith: 'svc-b' }).thenFails('validation_error');
+    given(importSupplierDecider).when(record).thenFails('import_supplier_not_found');
+  });
+
+  it('reads a verification stored before it named its service (version 1) as naming none', () => {
+    const v1 = { code: 'ACME', agree: false, summary: {}, verifiedAt: NOW };
+    expect(parseLedgerEvent('ImportSupplierVerified', 1, v1)).toEqual({ type: 'ImportSupplierVerified', version: 2, data: { ...v1, serviceId: null } });
   });
 
   it('records only the configuration keys that change', () => {

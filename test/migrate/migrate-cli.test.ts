@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,6 +105,40 @@ describe('import-ledger migrate, the command', () => {
       expect(await second.code, second.output()).toBe(0);
       expect(await countOf(service, 'AccountProcessed')).toBe(120);
       expect(await duplicates(service)).toEqual({ processed: 0, notes: 0, transactions: 0 });
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a journal kept for another service (a second one, or this one after its database was reset) stops the run with exit 2 before anything is sent; --fresh migrates',
+    async () => {
+      folder = writeFolder({ accounts: 9 });
+      // No --report: the journal is ./migrate-<SUPPLIER>.journal.ndjson, where the README's walk-through leaves it.
+      const journal = join(WORKING_FOLDER, `migrate-${SUPPLIER}.journal.ndjson`);
+      const other = await startService();
+      try {
+        const args = (base: string) => [folder.dir, '--url', base, '--supplier', SUPPLIER, '--team', TEAM];
+        const first = spawnMigrate(args(service.base), { LEDGER_API_KEY: service.apiKey });
+        expect(await first.code, first.output()).toBe(0);
+        expect(journalLines(journal, 'accounts')).toBe(9);
+
+        const elsewhere = spawnMigrate(args(other.base), { LEDGER_API_KEY: other.apiKey });
+        expect(await elsewhere.code, elsewhere.output()).toBe(2);
+        expect(elsewhere.output()).toContain(`the journal ${journal} belongs to service ${await service.ledger.serviceId()}`);
+        expect(elsewhere.output()).toContain(`this run is service ${await other.ledger.serviceId()}`);
+        expect(elsewhere.output()).toContain('--fresh');
+        expect(other.posts).toEqual([]);
+
+        const fresh = spawnMigrate([...args(other.base), '--fresh'], { LEDGER_API_KEY: other.apiKey });
+        expect(await fresh.code, fresh.output()).toBe(0);
+        expect(await countOf(other, 'AccountProcessed')).toBe(9);
+        // The journal is the second service's now: a run against the first one stops in its turn.
+        const back = spawnMigrate(args(service.base), { LEDGER_API_KEY: service.apiKey });
+        expect(await back.code, back.output()).toBe(2);
+      } finally {
+        await other.stop();
+        rmSync(journal, { force: true });
+      }
     },
     CLI_TEST_TIMEOUT_MS,
   );

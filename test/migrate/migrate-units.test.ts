@@ -9,7 +9,7 @@ import { parseRetryAfter } from '../../src/adapters/network-operators.js';
 import { NoAnswer, type ApiAnswer, type ApiClient } from '../../src/migrate/api-client.js';
 import { countNonBlankLines } from '../../src/migrate/input.js';
 import { readAhead } from '../../src/migrate/read-ahead.js';
-import { Journal, idempotencyKey } from '../../src/migrate/journal.js';
+import { ForeignJournal, Journal, idempotencyKey } from '../../src/migrate/journal.js';
 import { Progress } from '../../src/migrate/progress.js';
 import { Report } from '../../src/migrate/report.js';
 import { backoffMs, classify, createSender } from '../../src/migrate/retry.js';
@@ -94,10 +94,7 @@ describe('tokens', () => {
   it('are renewed with the refresh token before they expire, on the client clock, whatever the service clock says', async () => {
     let now = 1_000_000;
     const asked: Record<string, string>[] = [];
-    const client: ApiClient = {
-      post: async () => answer(500),
-      listAccounts: async () => answer(500),
-      close: () => undefined,
+    const client: Pick<ApiClient, 'graphql'> = {
       graphql: async (_query, variables) => {
         const input = variables['input'] as Record<string, string>;
         asked.push(input);
@@ -122,10 +119,7 @@ describe('tokens', () => {
 
   it('fall back to the API key when the refresh token is refused', async () => {
     const asked: Record<string, string>[] = [];
-    const client: ApiClient = {
-      post: async () => answer(500),
-      listAccounts: async () => answer(500),
-      close: () => undefined,
+    const client: Pick<ApiClient, 'graphql'> = {
       graphql: async (_q, variables) => {
         const input = variables['input'] as Record<string, string>;
         asked.push(input);
@@ -152,23 +146,47 @@ describe('journal, keys and report', () => {
     );
   });
 
-  it('the journal survives a torn last line, and --fresh starts it over', async () => {
+  const owner = { service_id: '0b8c3f5e-0000-4000-8000-000000000001', supplier: 'LEGACY_ENERGIE', folder: '/data/migration' };
+
+  it('the journal survives a torn last line, and --fresh starts it over with its owner', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-ledger-journal-'));
     try {
       const file = join(dir, 'j.ndjson');
-      const journal = await Journal.open(file, false);
+      const journal = await Journal.open(file, false, owner);
       journal.record({ step: 'accounts', id: 'LEG-1', outcome: 'imported', platform_account_number: 'A-1' });
       journal.close();
       const { appendFileSync } = await import('node:fs');
       appendFileSync(file, '{"step":"accounts","id":"LEG-2","outc');
-      const reopened = await Journal.open(file, false);
+      const reopened = await Journal.open(file, false, owner);
       expect(reopened.finished('accounts', 'LEG-1')).toMatchObject({ outcome: 'imported', platform_account_number: 'A-1' });
       expect(reopened.finished('accounts', 'LEG-2')).toBeUndefined();
       reopened.close();
-      const fresh = await Journal.open(file, true);
+      const other = { ...owner, service_id: '0b8c3f5e-0000-4000-8000-000000000002' };
+      const fresh = await Journal.open(file, true, other);
       expect(fresh.size).toBe(0);
       fresh.close();
-      expect(readFileSync(file, 'utf8')).toBe('');
+      expect(readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
+        expect.objectContaining({ journal: 'import-ledger migrate journal', ...other }),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a journal is refused, before anything is read from it, for another service, supplier or folder, or when it names none", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-ledger-journal-'));
+    try {
+      const file = join(dir, 'j.ndjson');
+      const journal = await Journal.open(file, false, owner);
+      journal.record({ step: 'accounts', id: 'LEG-1', outcome: 'imported', platform_account_number: 'A-1' });
+      journal.close();
+      for (const changed of [{ service_id: '0b8c3f5e-0000-4000-8000-000000000002' }, { supplier: 'OTHER' }, { folder: '/data/other' }]) {
+        await expect(Journal.open(file, false, { ...owner, ...changed })).rejects.toThrow(ForeignJournal);
+      }
+      await expect(Journal.open(file, false, { ...owner, service_id: 'x' })).rejects.toThrow(/belongs to service 0b8c3f5e-0000-4000-8000-000000000001, supplier LEGACY_ENERGIE, folder \/data\/migration; this run is service x.*--fresh.*--report/);
+      const old = join(dir, 'old.ndjson');
+      writeFileSync(old, '{"step":"accounts","id":"LEG-1","outcome":"imported","at":"2026-01-01T00:00:00Z"}\n');
+      await expect(Journal.open(old, false, owner)).rejects.toThrow(/names no service/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -59,8 +59,11 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(same.summary.businesses).toEqual({ identical: 1, missing: 0, extra: 0, different: 0 });
       expect(same.summary.contracts).toEqual({ identical: 1, missing: 0, extra: 0, different: 0 });
       // Recorded on the supplier's stream: the dashboard's last verification.
+      // Both name the service compared: the one GET service/ answers.
+      const serviceId = await service.ledger.serviceId();
+      expect(same.serviceId).toBe(serviceId);
       const recorded = await service.ledger.read.findImportSupplier(SUPPLIER);
-      expect(recorded?.lastVerification).toEqual({ agree: true, summary: same.summary });
+      expect(recorded?.lastVerification).toEqual({ agree: true, summary: same.summary, serviceId });
       expect(recorded?.lastVerifiedBy).toMatch(/\S/);
 
       // The source changes after the migration.
@@ -102,7 +105,7 @@ for (const store of ['sqlite', 'postgres'] as const) {
       expect(changed.summary.accounts).toEqual({ identical: 29, missing: 0, extra: 1, different: 0 });
       expect(changed.summary.transactions).toMatchObject({ missing: 1, different: 1 });
       expect(changed.summary.notes).toMatchObject({ different: 1 });
-      expect((await service.ledger.read.findImportSupplier(SUPPLIER))?.lastVerification).toEqual({ agree: false, summary: changed.summary });
+      expect((await service.ledger.read.findImportSupplier(SUPPLIER))?.lastVerification).toEqual({ agree: false, summary: changed.summary, serviceId });
       // Every verification is in the supplier's history.
       expect(await countOf(service, 'ImportSupplierVerified')).toBe(2);
     });

@@ -33,12 +33,13 @@ export type EndpointNeed = 'imported-account' | 'staged-account' | 'business-con
 /**
  * Where the request names the import supplier it acts for. `none` says why a
  * request names none: the shared product catalogue; populate batches, which
- * are scoped to the caller's key (its suppliers); GraphQL, which takes no token.
+ * are scoped to the caller's key (its suppliers); GraphQL, which takes no token;
+ * the service's own identity, the same for every key.
  */
 export type SupplierField =
   | { readonly in: 'body'; readonly field: string }
   | { readonly in: 'path'; readonly param: 'supplier' }
-  | { readonly in: 'none'; readonly why: 'shared-catalogue' | 'caller-scoped' | 'unauthenticated' }
+  | { readonly in: 'none'; readonly why: 'shared-catalogue' | 'caller-scoped' | 'unauthenticated' | 'service-wide' }
   /** Named by an id whose owner is the creator's key's suppliers (populate batch status). */
   | { readonly in: 'owned-id'; readonly param: 'batchId' };
 
@@ -315,6 +316,19 @@ export const endpoints: readonly Endpoint[] = [
     payloads: () => [],
     supplier: { in: 'path', param: 'supplier' },
     needs: ['business-contract'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    // The service's identity, which migrate's journal and verify's summary record.
+    name: 'GET service/',
+    method: 'GET',
+    path: () => `${DATA_IMPORT}/service/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'none', why: 'service-wide' },
+    needs: [],
     auth: true,
     writes: false,
     success: [200],

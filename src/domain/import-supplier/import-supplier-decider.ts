@@ -22,7 +22,12 @@ export type ImportSupplierCommand =
       readonly defaultOperationsTeamExists?: boolean;
       readonly now: string;
     })
-  | (Omit<ImportSupplierVerified['data'], 'verifiedAt'> & { readonly type: 'RecordVerification'; readonly now: string });
+  | (Omit<ImportSupplierVerified['data'], 'verifiedAt'> & {
+      readonly type: 'RecordVerification';
+      /** The service the verification says it compared with, when it says (the recorded `serviceId` is the fact: this service's). */
+      readonly comparedWith?: string;
+      readonly now: string;
+    });
 
 export type ImportSupplierState =
   | { readonly exists: false }
@@ -76,7 +81,17 @@ function decide(command: ImportSupplierCommand, state: ImportSupplierState): Imp
     }
     case 'RecordVerification':
       if (!state.exists) throw notFound(command.code);
-      return [{ type: 'ImportSupplierVerified', version: 1, data: { code: command.code, agree: command.agree, summary: command.summary, verifiedAt: command.now } }];
+      if (command.comparedWith !== undefined && command.comparedWith !== command.serviceId) {
+        const detail = `The verification compared the folder with service ${command.comparedWith}; this is service ${command.serviceId}.`;
+        throw new DomainError('validation_error', detail, { errors: [{ attr: 'service_id', code: 'service_mismatch', detail }] });
+      }
+      return [
+        {
+          type: 'ImportSupplierVerified',
+          version: 2,
+          data: { code: command.code, agree: command.agree, summary: command.summary, serviceId: command.serviceId, verifiedAt: command.now },
+        },
+      ];
     default:
       return assertNever(command);
   }

@@ -35,6 +35,7 @@ import { reconciliationFormats } from '../../export/reconciliation-export.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
 import { businessReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { recordVerificationRequestSchema } from '../routes/verifications.js';
+import { serviceIdentityResponseSchema } from '../routes/service-identity.js';
 import { recordVerificationResponseSchema } from '../../answers/verifications.js';
 import { createBusinessContractsRequestSchema, createBusinessRequestSchema } from '../routes/businesses.js';
 import { eventsFeedQuerySchema, eventsFeedResponseSchema } from '../routes/events-feed.js';
@@ -283,6 +284,10 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     request: [createPaymentInstructionRequestSchema, 'The payment instruction.'], created: [createPaymentInstructionResponseSchema, 'Added.'],
     errors: ['validation_error', 'account_not_found', 'import_supplier_migration_not_ongoing'],
     errorBody: paymentInstructionErrorBodySchema, examples: ['payment-instruction.json'],
+  }),
+  operation(`${V1}/service/`, 'readServiceIdentity', 'Audit', {
+    summary: "The service's identity", description: "A UUID drawn once with the service's ledger: every instance on one database answers the same, and a new (or reset) database is a new service. `import-ledger migrate` records it in its journal and `import-ledger verify` in its summary. Any valid token reads it.",
+    ok: [serviceIdentityResponseSchema, 'The identity.'], anyKey: true, errors: [],
   }),
   operation(`${V1}/verifications/`, 'recordVerification', 'Audit', {
     summary: 'Record a verification', description: "What `import-ledger verify` found (whether the folder and the service agree, counts per kind of item), recorded on the supplier's stream: the last one is `last_verification` of the import progress (the dashboard), every one is in the supplier's history.",

@@ -32,9 +32,15 @@ export const importProgressResponseSchema = z.object({
   last_activity_at: z.string().nullable(),
   /** The event feed's last position when this was read: a live reader follows the feed from there. */
   feed_position: z.int(),
-  /** The last `import-ledger verify` of the supplier (POST verifications/): when, by which key, whether the two agreed, its counts; null: never. */
+  /** The last `import-ledger verify` of the supplier (POST verifications/): when, by which key, whether the two agreed, its counts, the service compared (null: not said); null: never. */
   last_verification: z
-    .object({ verified_at: z.string(), verified_by: z.string(), agree: z.boolean(), summary: z.record(z.string(), verificationCountsSchema) })
+    .object({
+      verified_at: z.string(),
+      verified_by: z.string(),
+      agree: z.boolean(),
+      summary: z.record(z.string(), verificationCountsSchema),
+      service_id: z.string().nullable(),
+    })
     .nullable(),
 });
 
@@ -147,7 +153,14 @@ export function importProgressRoutes(ctx: LedgerContext) {
         feed_position: feedPosition,
         last_verification:
           supplier.lastVerifiedAt && supplier.lastVerification
-            ? { verified_at: specDateTime(supplier.lastVerifiedAt), verified_by: supplier.lastVerifiedBy ?? '', agree: supplier.lastVerification.agree, summary: supplier.lastVerification.summary }
+            ? {
+                verified_at: specDateTime(supplier.lastVerifiedAt),
+                verified_by: supplier.lastVerifiedBy ?? '',
+                agree: supplier.lastVerification.agree,
+                summary: supplier.lastVerification.summary,
+                // A row projected before verifications named their service has none.
+                service_id: supplier.lastVerification.serviceId ?? null,
+              }
             : null,
       };
       return c.json(body);

@@ -18,12 +18,14 @@ export const recordVerificationRequestSchema = z.object({
   import_supplier: z.string(),
   agree: z.boolean(),
   summary: z.record(z.string(), verificationCountsSchema),
+  service_id: z.string().optional().describe('The service the folder was compared with (GET service/): a verification of another service is refused.'),
 });
 
-export function verificationRoutes(ctx: LedgerContext) {
+export function verificationRoutes(ctx: LedgerContext, serviceId: () => Promise<string>) {
   return new Hono<AppEnv>().post('/verifications/', async (c) => {
     const request = validated(await scopedBody(c), bySchema(recordVerificationRequestSchema));
-    const verifiedAt = await recordVerification(ctx, { code: request.import_supplier, agree: request.agree, summary: request.summary }, httpActor(c));
+    const input = { code: request.import_supplier, agree: request.agree, summary: request.summary, serviceId: await serviceId() };
+    const verifiedAt = await recordVerification(ctx, request.service_id === undefined ? input : { ...input, comparedWith: request.service_id }, httpActor(c));
     return answer(c, verificationAnswer(request.import_supplier, verifiedAt));
   });
 }

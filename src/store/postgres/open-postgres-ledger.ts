@@ -56,10 +56,10 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
         return false;
       }
     },
-    async keepTokenSecret(candidate) {
-      await pool.query("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', $1, $2) ON CONFLICT DO NOTHING", [candidate, clock().toISOString()]);
-      const { rows } = await pool.query<{ value: string }>("SELECT value FROM service_secrets WHERE name = 'token_secret'");
-      if (!rows[0]) throw new Error('token secret could not be stored');
+    async keepServiceValue(name, candidate) {
+      await pool.query('INSERT INTO service_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [name, candidate, clock().toISOString()]);
+      const { rows } = await pool.query<{ value: string }>('SELECT value FROM service_secrets WHERE name = $1', [name]);
+      if (!rows[0]) throw new Error(`${name} could not be stored`);
       return rows[0].value;
     },
     // synchronous_commit is on: a commit is on disk before another session can see it.

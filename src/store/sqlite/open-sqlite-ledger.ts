@@ -59,12 +59,12 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
   const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile, onBatch: options.onBatch });
   const storeOptions = { sqlite, projections: inlineProjections, clock, newId, runner };
-  // With a writer thread, this connection only reads and runs the operator's rare writes (rebuilds, the token secret).
+  // With a writer thread, this connection only reads and runs the operator's rare writes (rebuilds, the token secret, the service's identity).
   const committer = writer ?? runner;
   const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => committer.onCommitted(wake));
-  const secret = {
-    insert: sqlite.prepare<[string, string]>("INSERT INTO service_secrets (name, value, created_at) VALUES ('token_secret', ?, ?) ON CONFLICT DO NOTHING"),
-    read: sqlite.prepare<[], { value: string }>("SELECT value FROM service_secrets WHERE name = 'token_secret'"),
+  const kept = {
+    insert: sqlite.prepare<[string, string, string]>('INSERT INTO service_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    read: sqlite.prepare<[string], { value: string }>('SELECT value FROM service_secrets WHERE name = ?'),
   };
   const ping = sqlite.prepare('SELECT 1');
   return {
@@ -84,10 +84,10 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
         return false;
       }
     },
-    async keepTokenSecret(candidate) {
-      secret.insert.run(candidate, clock().toISOString());
-      const row = secret.read.get();
-      if (!row) throw new Error('token secret could not be stored');
+    async keepServiceValue(name, candidate) {
+      kept.insert.run(name, candidate, clock().toISOString());
+      const row = kept.read.get(name);
+      if (!row) throw new Error(`${name} could not be stored`);
       return row.value;
     },
     durable: () => committer.durable(),
