@@ -15,6 +15,8 @@ export interface StoreUpkeep {
 /** What a ledger keeps once for every process on it: the token signing secret and the service's identity. */
 export type ServiceValueName = 'token_secret' | 'service_id';
 
+import type { RelayStore } from './relay-store.js';
+
 export interface LedgerStorage {
   readonly store: EventStore;
   /** The projection tables, read by the read models (src/queries). */
@@ -24,6 +26,8 @@ export interface LedgerStorage {
   readonly projections: ProjectionMaintenance;
   /** Limits that hold for every process serving the database (the process concurrency limit, request rates). */
   readonly limits: SharedLimits;
+  /** The relays' positions, leases and parked webhook messages (events out: src/relay). */
+  readonly relays: RelayStore;
   /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
   readonly location: string;
   /**

@@ -19,6 +19,7 @@ import { inlineProjections } from '../../../projections/index.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import { idempotencyKeys } from '../idempotency-schema.js';
 import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../schema.js';
+import { relayCursors, webhookRetries } from '../relay-schema.js';
 
 /**
  * The PostgreSQL tables, derived from the canonical (`sqlite-core`: drizzle has no dialect-neutral schema)
@@ -196,6 +197,8 @@ export const idempotencyKeysPgOnlyIndexes: readonly PgOnlyIndex<typeof idempoten
 export const pgIdempotencyKeys = toPgTable(idempotencyKeys, idempotencyKeysPgOnlyIndexes);
 export const pgRateLimitBuckets = toPgTable(rateLimitBuckets);
 export const pgRateLimitWindows = toPgTable(rateLimitWindows);
+export const pgRelayCursors = toPgTable(relayCursors);
+export const pgWebhookRetries = toPgTable(webhookRetries);
 
 /** The derived table of every inline projection, by table name. */
 const projectionTables = new Map<string, DerivedPgTable>();

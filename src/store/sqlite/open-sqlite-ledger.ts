@@ -10,6 +10,7 @@ import { SqliteIdempotencyRecords } from './idempotency-records.js';
 import { SqliteEventLog } from './log-reader.js';
 import { SqliteProjectionMaintenance } from './projection-rebuild.js';
 import { SqliteQueryRunner } from './query-runner.js';
+import { SqliteRelayStore } from './relay-store.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 import { ThreadedEventStore, ThreadedIdempotencyRecords, WriterThread } from './writer-thread.js';
@@ -75,6 +76,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
     // One server process per SQLite file: its limits are the process's.
     limits: new InProcessLimits(clock),
+    relays: new SqliteRelayStore(sqlite, (work) => runner.run(work)),
     location: database.file,
     async healthCheck() {
       try {
