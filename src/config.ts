@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_OPERATOR_TIMEOUT_MS } from './adapters/network-operators.js';
 import { DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS, parsePaymentVendors } from './adapters/payment-vendors.js';
 import { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './adapters/smtp-defaults.js';
+import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './relay/webhooks/retry-schedule.js';
 
 /** Request bodies larger than this are refused with 413 (`LEDGER_MAX_BODY_BYTES`). */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -45,6 +46,35 @@ export const envSchema = z.object({
   LEDGER_SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_SMTP_TIMEOUT_MS),
   // Notes' and statements' documents (docs/account-records.md): a local directory.
   LEDGER_DOCUMENT_STORE: z.string().min(1).default('./data/documents'),
+  // Events out (docs/events.md): set, every external event is published to a JetStream stream.
+  LEDGER_NATS_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^(nats|tls)$/ }).optional()),
+  LEDGER_NATS_STREAM: z.string().regex(/^[A-Za-z0-9_-]+$/, 'a stream name: letters, digits, _ and -').default('IMPORT_LEDGER'),
+  LEDGER_NATS_SUBJECT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'subject tokens (letters, digits, _ and -) joined by dots')
+    .default('import_ledger'),
+  // Webhook deliveries (docs/webhooks.md): the waits before each attempt, and how long an endpoint may fail before it is disabled.
+  LEDGER_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE)
+    .transform((value, ctx) => {
+      const schedule = parseRetrySchedule(value);
+      if (schedule) return schedule;
+      ctx.addIssue({ code: 'custom', message: 'expected waits such as 0,5s,5m,30m,2h (a number of ms, or with s, m, h, d)' });
+      return z.NEVER;
+    }),
+  LEDGER_WEBHOOK_DISABLE_AFTER: z
+    .string()
+    .default('3d')
+    .transform((value, ctx) => {
+      const wait = parseDuration(value);
+      if (wait !== null && wait > 0) return wait;
+      ctx.addIssue({ code: 'custom', message: 'expected a duration such as 3d or 72h' });
+      return z.NEVER;
+    }),
+  LEDGER_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  // Deliveries in flight per endpoint: different accounts go in parallel, one account's in order.
+  LEDGER_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
 });
 export type LedgerConfig = z.infer<typeof envSchema>;
 

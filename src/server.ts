@@ -18,6 +18,8 @@ import { AccountCreationScheduler } from './scheduler/account-creation-scheduler
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
 import { BatchStats } from './store/write-batches.js';
+import { Relays } from './relay/relays.js';
+import { RelayMetrics } from './relay/relay-metrics.js';
 
 /**
  * Serves probes from the first moment (`starting`), opens the ledger, rebuilds stale projections, seeds
@@ -70,11 +72,21 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     new AccountCreationScheduler({ ctx: ledger, logger: logger.child({ component: 'scheduler' }), actor: { actor: 'system:scheduler', requestId: null } }),
   ];
   for (const worker of workers) worker.start();
+  // Events out: NATS when configured, and the webhook endpoints; each relay on its lease (src/relay).
+  const relays = new Relays({
+    log: ledger.log,
+    relays: ledger.relays,
+    logger: logger.child({ component: 'relays' }),
+    nats: config.LEDGER_NATS_URL ? { url: config.LEDGER_NATS_URL, stream: config.LEDGER_NATS_STREAM, subjectPrefix: config.LEDGER_NATS_SUBJECT_PREFIX } : null,
+    webhooks: null,
+    metrics: metrics ? new RelayMetrics(metrics.registry, () => ledger.log.lastPosition()) : null,
+  });
+  relays.start();
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    const workerStopped = Promise.all(workers.map((worker) => worker.stop()));
+    const workerStopped = Promise.all([...workers.map((worker) => worker.stop()), relays.stop()]);
     server.close(() => {
       void workerStopped.finally(async () => {
         if (statsTimer) clearInterval(statsTimer);
