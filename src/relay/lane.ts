@@ -79,6 +79,9 @@ export class RelayLane {
     const beat = setInterval(() => {
       if (this.cursor) this.persist(false).catch((error: unknown) => logger.warn({ err: error, relay: this.options.name }, 'relay: could not store its position'));
     }, persistEveryMs);
+    // A sink holding a push back (its receiver down) lets go at once on a stop.
+    const closeSink = () => void this.options.sink.close();
+    signal.addEventListener('abort', closeSink, { once: true });
     let failures = 0;
     try {
       while (!signal.aborted) {
@@ -98,6 +101,7 @@ export class RelayLane {
       }
     } finally {
       clearInterval(beat);
+      signal.removeEventListener('abort', closeSink);
       await this.options.sink.close().catch(() => undefined);
       if (this.cursor) {
         await this.persist(true).catch(() => undefined);

@@ -121,8 +121,8 @@ export class WebhookSink implements RelaySink {
       // Its key waits for a parked message: it waits in the store too (unless a run before this one parked it already).
       if (!behind.some((p) => p.position === routed.position)) {
         const row: ParkedMessage = { endpointId: this.options.endpointId, position: routed.position, orderingKey: routed.orderingKey, attempts: 0, nextAttemptAtMs: null, firstFailedAtMs: this.now() };
-        await this.options.relays.park([row]);
         behind.push(row);
+        await this.options.relays.park([row]);
       }
       message.state = 'parked';
       return;
@@ -264,7 +264,11 @@ export class WebhookSink implements RelaySink {
     this.pump();
   }
 
-  /** The message and the later ones of its key wait in the store: the endpoint's position may move past them. */
+  /**
+   * The message and the later ones of its key wait in the store: the endpoint's position may move past them.
+   * The key counts as parked from this moment (a message of it pushed while the write runs queues behind it);
+   * the messages count as settled once the write is done.
+   */
   private async park(key: string, message: Message, generation: number): Promise<void> {
     const queue = this.keys.get(key) ?? [message];
     this.keys.delete(key);
@@ -280,6 +284,7 @@ export class WebhookSink implements RelaySink {
         firstFailedAtMs: i === 0 ? (m.firstFailedAt ?? now) : now,
       }),
     );
+    this.parked?.set(key, rows);
     try {
       await this.options.relays.park(rows);
     } catch (error) {
@@ -288,7 +293,6 @@ export class WebhookSink implements RelaySink {
     }
     if (generation !== this.generation) return;
     for (const m of queue) m.state = 'parked';
-    this.parked?.set(key, rows);
   }
 
   private resume(): void {
@@ -316,16 +320,18 @@ export class WebhookSink implements RelaySink {
       return;
     }
     const waiting = this.window.slice(this.head).filter((m) => m.state === 'waiting' && m.retryAt <= now);
+    const parked = [...(this.parked ?? [])].filter(([key, list]) => !this.retrying.has(key) && (list[0]!.nextAttemptAtMs ?? 0) <= now);
     if (this.down) {
+      // One probe at a time, the earliest due message, waiting in memory or parked.
+      if (this.sending > 0 || this.retrying.size > 0) return;
       const probe = waiting.sort((a, b) => a.routed.position - b.routed.position)[0];
-      if (probe && this.sending === 0) this.start(probe);
+      const first = parked.sort(([, a], [, b]) => a[0]!.position - b[0]!.position)[0];
+      if (probe && (!first || probe.routed.position < first[1][0]!.position)) this.start(probe);
+      else if (first) void this.retryParked(first[0], first[1][0]!);
       return;
     }
     for (const m of waiting) this.start(m);
-    for (const [key, list] of this.parked ?? []) {
-      const first = list[0]!;
-      if (!this.retrying.has(key) && (first.nextAttemptAtMs ?? 0) <= now) void this.retryParked(key, first);
-    }
+    for (const [key, list] of parked) void this.retryParked(key, list[0]!);
   }
 
   private async retryParked(key: string, parked: ParkedMessage): Promise<void> {
@@ -341,11 +347,18 @@ export class WebhookSink implements RelaySink {
         list.shift();
         if (list.length === 0) this.parked!.delete(key);
         else list[0] = { ...list[0]!, nextAttemptAtMs: this.now() };
+        if (this.downSince !== null) {
+          this.downSince = null;
+          this.resume();
+        }
+        this.wakeRoom();
+        this.pump();
       } else if (result.status === 410) {
         await this.stop('gone', `the receiver answered 410 Gone at ${this.options.url}`);
       } else {
         const attempts = parked.attempts + 1;
         const next: ParkedMessage = { ...parked, attempts, nextAttemptAtMs: this.now() + retryWaitMs(this.options.schedule, attempts, result.retryAfterMs, this.options.random) };
+        if (this.down) this.downSince ??= parked.firstFailedAtMs;
         await this.options.relays.park([next]);
         list[0] = next;
       }
