@@ -30,6 +30,8 @@ export type AccountRecordsAnswer = AnswerOf<Operation<typeof ACCOUNT_RECORDS, 'g
 const PRODUCT = '/v1/data-import/products/{code}/' as const;
 export type ProductAnswer = AnswerOf<Operation<typeof PRODUCT, 'get'>>;
 const BUSINESS = '/v1/data-import/business/{supplier}/{ext}/' as const;
+const TEAM = '/v1/data-import/operations-teams/{name}/' as const;
+export type TeamAnswer = AnswerOf<Operation<typeof TEAM, 'get'>>;
 export type BusinessAnswer = AnswerOf<Operation<typeof BUSINESS, 'get'>>;
 
 /** What came back from one request. `body` is the parsed JSON (a body the document lists), or the raw text when it is not JSON. */
@@ -71,7 +73,7 @@ export interface ApiClient {
   close(): void;
 }
 
-/** The reads `import-ledger verify` makes besides migrate's. */
+/** The reads besides the accounts list: `import-ledger verify`'s, and migrate's checks before its first write (a product, the team). */
 export interface VerifyClient extends ApiClient {
   /** One page of the supplier's failing accounts (the import-failures list). */
   listFailures(supplier: string, query: FailuresQuery, token: string): Promise<ApiAnswer<FailuresAnswer>>;
@@ -80,6 +82,7 @@ export interface VerifyClient extends ApiClient {
   accountRecords(supplier: string, ext: string, token: string): Promise<ApiAnswer<AccountRecordsAnswer>>;
   readProduct(code: string, token: string): Promise<ApiAnswer<ProductAnswer>>;
   readBusiness(supplier: string, ext: string, token: string): Promise<ApiAnswer<BusinessAnswer>>;
+  readOperationsTeam(name: string, token: string): Promise<ApiAnswer<TeamAnswer>>;
 }
 
 /** An answer's body as openapi-fetch reads it: none for a 204 or an empty body, else its JSON (or its text, when it is not JSON). */
@@ -144,6 +147,9 @@ export function createApiClient(options: ApiClientOptions): VerifyClient {
     },
     async readBusiness(supplier, ext, token) {
       return toAnswer(await client.GET(BUSINESS, { params: { path: { supplier, ext } }, headers: auth(token) }));
+    },
+    async readOperationsTeam(name, token) {
+      return toAnswer(await client.GET(TEAM, { params: { path: { name } }, headers: auth(token) }));
     },
     async graphql(query, variables) {
       return toAnswer(await client.POST('/v1/graphql/', { body: { query, variables } }));

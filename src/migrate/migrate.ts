@@ -2,6 +2,7 @@ import type { AccountsListQuery, ApiClient } from './api-client.js';
 import { connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
 import { MigrationInput, RECORD_KINDS, type ReadItem } from './input.js';
 import { Journal } from './journal.js';
+import { checkBeforeWriting } from './preflight.js';
 import { Progress, type StepProgress } from './progress.js';
 import { Report, type ReportLine, type Summary } from './report.js';
 import type { Sender } from './retry.js';
@@ -50,6 +51,11 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
   let retriesOf: StepProgress | null = null;
   const { client, sender } = await connect(options, 30_000, () => {
     if (retriesOf) retriesOf.retries++;
+  });
+  const preflight = { client, sender, input, team: options.team, concurrency: options.concurrency, stopped: stopRequested, log };
+  await checkBeforeWriting(preflight).catch((error: unknown) => {
+    client.close();
+    throw error;
   });
   // A dry run neither reads nor writes the journal: it settles nothing, and must not skip anything either.
   const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh);
