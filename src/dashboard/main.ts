@@ -15,6 +15,8 @@ const REFRESH_AHEAD_MS = 5 * 60_000;
 const LIVE_MAX = 50;
 /** How far back (log positions) the live list starts, so it is not empty on a quiet migration. */
 const LIVE_BACKLOG = 500;
+/** The chart's window is never narrower than this, so a migration's first minute is not one bar across the chart. */
+const MIN_CHART_MINUTES = 5;
 
 interface Session {
   readonly token: string;
@@ -179,7 +181,7 @@ async function loadCounts(): Promise<Progress> {
     text(`[data-testid="transfer-${status}"]`, String(progress.transfer_status[status]));
   }
   showVerification(progress.last_verification);
-  drawChart(progress.imports_per_minute);
+  drawChart(chartWindow(progress));
   showSummary(summary);
   return progress;
 }
@@ -199,10 +201,24 @@ function showVerification(last: Progress['last_verification']): void {
   text('#last-verification', `${when(last.verified_at)} by key ${last.verified_by}: ${verdict}`);
 }
 
+/**
+ * The minutes the chart shows: from the one the migration began in (its first staged account) to the current
+ * one, at least MIN_CHART_MINUTES, at most the hour the endpoint gives. A migration of a few minutes fills
+ * the chart; an hour later the window is the last hour.
+ */
+function chartWindow(progress: Progress): Progress['imports_per_minute'] {
+  const perMinute = progress.imports_per_minute;
+  const began = progress.first_staged_at === null ? Infinity : Date.parse(progress.first_staged_at);
+  const first = perMinute.findIndex((m) => Date.parse(m.minute) + 60_000 > began);
+  const start = Math.min(first === -1 ? perMinute.length : first, perMinute.length - MIN_CHART_MINUTES);
+  return perMinute.slice(Math.max(0, start));
+}
+
 function drawChart(perMinute: Progress['imports_per_minute']): void {
-  const data: uPlot.AlignedData = [perMinute.map((m) => Date.parse(m.minute) / 1000), perMinute.map((m) => m.count)];
+  // A minute without imports has no bar (null), rather than a bar of height 0 drawn as a line.
+  const data: uPlot.AlignedData = [perMinute.map((m) => Date.parse(m.minute) / 1000), perMinute.map((m) => m.count || null)];
   const total = perMinute.reduce((sum, m) => sum + m.count, 0);
-  $('#chart').setAttribute('aria-label', `Imports per minute over the last hour: ${total} in all.`);
+  $('#chart').setAttribute('aria-label', `Imports per minute over the last ${perMinute.length} minutes: ${total} in all.`);
   if (chart) {
     chart.setData(data);
     return;
@@ -213,9 +229,11 @@ function drawChart(perMinute: Progress['imports_per_minute']): void {
       width: Math.max(320, container.clientWidth || 600),
       height: 220,
       legend: { show: false },
-      scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ stroke: '#4a5360' }, { stroke: '#4a5360', label: 'imports' }],
-      series: [{}, { label: 'Imports', stroke: '#0b5cad', fill: 'rgba(11, 92, 173, 0.25)', width: 2, paths: uPlot.paths.bars!({ size: [0.8, 40] }) }],
+      // Half a minute either side: the first and the last minute's bars are whole.
+      scales: { x: { range: (_u, min, max) => [min - 30, max + 30] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+      // Ticks on whole minutes (1, 5, 10, 15, 30, 60 apart), however few minutes the window holds.
+      axes: [{ stroke: '#4a5360', incrs: [60, 300, 600, 900, 1800, 3600] }, { stroke: '#4a5360', label: 'imports' }],
+      series: [{}, { label: 'Imports', stroke: '#0b5cad', fill: 'rgba(11, 92, 173, 0.25)', width: 2, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.8, 40] }) }],
     },
     data,
     container,
