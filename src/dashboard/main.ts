@@ -4,8 +4,8 @@
  * in sessionStorage only (gone with the tab). The live list reads the event feed's server-sent events with
  * fetch (EventSource cannot send the Authorization header), resuming after a drop with Last-Event-ID.
  */
-import uPlot from 'uplot';
 import type { operations } from '../client/api-types.js';
+import { drawChart } from './chart.js';
 
 const API = '/v1/data-import';
 const SESSION_KEY = 'import-ledger.dashboard.session';
@@ -15,8 +15,6 @@ const REFRESH_AHEAD_MS = 5 * 60_000;
 const LIVE_MAX = 50;
 /** How far back (log positions) the live list starts, so it is not empty on a quiet migration. */
 const LIVE_BACKLOG = 500;
-/** The chart's window is never narrower than this, so a migration's first minute is not one bar across the chart. */
-const MIN_CHART_MINUTES = 5;
 
 interface Session {
   readonly token: string;
@@ -124,7 +122,6 @@ async function api<T>(path: string): Promise<T> {
 // ---- The board of one supplier.
 
 let supplier: string | null = null;
-let chart: uPlot | null = null;
 let live: AbortController | null = null;
 let reloadTimer: number | undefined;
 let selected: SummaryRow | null = null;
@@ -181,7 +178,7 @@ async function loadCounts(): Promise<Progress> {
     text(`[data-testid="transfer-${status}"]`, String(progress.transfer_status[status]));
   }
   showVerification(progress.last_verification);
-  drawChart(chartWindow(progress));
+  drawChart($('#chart'), progress.imports_per_minute, progress.first_staged_at);
   showSummary(summary);
   return progress;
 }
@@ -199,45 +196,6 @@ function showVerification(last: Progress['last_verification']): void {
   const identical = Object.values(last.summary).reduce((sum, c) => sum + c.identical, 0);
   const verdict = last.agree ? `agree (${identical} items identical)` : `differ: ${differing.join(', ')}`;
   text('#last-verification', `${when(last.verified_at)} by key ${last.verified_by}: ${verdict}`);
-}
-
-/**
- * The minutes the chart shows: from the one the migration began in (its first staged account) to the current
- * one, at least MIN_CHART_MINUTES, at most the hour the endpoint gives. A migration of a few minutes fills
- * the chart; an hour later the window is the last hour.
- */
-function chartWindow(progress: Progress): Progress['imports_per_minute'] {
-  const perMinute = progress.imports_per_minute;
-  const began = progress.first_staged_at === null ? Infinity : Date.parse(progress.first_staged_at);
-  const first = perMinute.findIndex((m) => Date.parse(m.minute) + 60_000 > began);
-  const start = Math.min(first === -1 ? perMinute.length : first, perMinute.length - MIN_CHART_MINUTES);
-  return perMinute.slice(Math.max(0, start));
-}
-
-function drawChart(perMinute: Progress['imports_per_minute']): void {
-  // A minute without imports has no bar (null), rather than a bar of height 0 drawn as a line.
-  const data: uPlot.AlignedData = [perMinute.map((m) => Date.parse(m.minute) / 1000), perMinute.map((m) => m.count || null)];
-  const total = perMinute.reduce((sum, m) => sum + m.count, 0);
-  $('#chart').setAttribute('aria-label', `Imports per minute over the last ${perMinute.length} minutes: ${total} in all.`);
-  if (chart) {
-    chart.setData(data);
-    return;
-  }
-  const container = $('#chart');
-  chart = new uPlot(
-    {
-      width: Math.max(320, container.clientWidth || 600),
-      height: 220,
-      legend: { show: false },
-      // Half a minute either side: the first and the last minute's bars are whole.
-      scales: { x: { range: (_u, min, max) => [min - 30, max + 30] }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      // Ticks on whole minutes (1, 5, 10, 15, 30, 60 apart), however few minutes the window holds.
-      axes: [{ stroke: '#4a5360', incrs: [60, 300, 600, 900, 1800, 3600] }, { stroke: '#4a5360', label: 'imports' }],
-      series: [{}, { label: 'Imports', stroke: '#0b5cad', fill: 'rgba(11, 92, 173, 0.25)', width: 2, points: { show: false }, paths: uPlot.paths.bars!({ size: [0.8, 40] }) }],
-    },
-    data,
-    container,
-  );
 }
 
 function showSummary(rows: SummaryRow[]): void {
