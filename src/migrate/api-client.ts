@@ -30,9 +30,9 @@ export type AccountRecordsAnswer = AnswerOf<Operation<typeof ACCOUNT_RECORDS, 'g
 const PRODUCT = '/v1/data-import/products/{code}/' as const;
 export type ProductAnswer = AnswerOf<Operation<typeof PRODUCT, 'get'>>;
 const BUSINESS = '/v1/data-import/business/{supplier}/{ext}/' as const;
+export type BusinessAnswer = AnswerOf<Operation<typeof BUSINESS, 'get'>>;
 const TEAM = '/v1/data-import/operations-teams/{name}/' as const;
 export type TeamAnswer = AnswerOf<Operation<typeof TEAM, 'get'>>;
-export type BusinessAnswer = AnswerOf<Operation<typeof BUSINESS, 'get'>>;
 
 /** What came back from one request. `body` is the parsed JSON (a body the document lists), or the raw text when it is not JSON. */
 export interface ApiAnswer<B = unknown> {
