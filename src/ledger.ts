@@ -5,7 +5,7 @@ import { rebuildAnswer } from './answers/recoveries.js';
 import { randomIds, type Clock, type IdGenerator } from './application/clock-and-ids.js';
 import type { LedgerContext } from './application/context.js';
 import { generateTokenSecret } from './application/tokens.js';
-import type { LedgerConfig } from './config.js';
+import { ConfigError, type LedgerConfig } from './config.js';
 import { createFeedReadModels } from './feed/event-feed.js';
 import { packageRoot } from './package-root.js';
 import { generationCachedReads } from './queries/generation-cached-reads.js';
@@ -56,7 +56,9 @@ export const writerEntry = (): URL =>
 /** The composition root: the one place that knows which adapter runs; the server, the CLI and the tests see only the ports. */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
   const sources = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
-  const storage = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid, rebuildAnswer }, options);
+  const storage = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid, rebuildAnswer }, options).catch(async (error: unknown) => {
+    throw (await unusableDatabase(location, error)) ?? error;
+  });
   const { observer } = options;
   return assembleLedger(observer ? { ...storage, store: observedEventStore(storage.store, observer) } : storage, sources);
 }
@@ -83,6 +85,38 @@ export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerConte
         throw error;
       })),
   };
+}
+
+/**
+ * What PostgreSQL, the network and SQLite answer when the database the configuration names cannot be used at
+ * all: it does not exist, cannot be reached or opened, refuses the user, or is not a database. That is a
+ * configuration error (exit 2, docs/operations.md), not a failure of the command.
+ */
+const UNUSABLE_DATABASE = new Set([
+  '3D000', // invalid_catalog_name: no such database
+  '28000', // invalid_authorization_specification: no such role, no user name, refused by pg_hba.conf
+  '28P01', // invalid_password
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOTADB',
+  'SQLITE_READONLY',
+  'SQLITE_PERM',
+]);
+
+async function unusableDatabase(location: LedgerLocation, error: unknown): Promise<ConfigError | null> {
+  if (!(error instanceof Error)) return null;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  // A file system call failing while the SQLite file is opened: its folder cannot be made, or it cannot be read.
+  const fileRefused = 'sqliteFile' in location && typeof syscall === 'string';
+  if (!fileRefused && !UNUSABLE_DATABASE.has(String(code))) return null;
+  if ('sqliteFile' in location) return new ConfigError(`LEDGER_DATABASE ${location.sqliteFile} cannot be used: ${error.message}`);
+  const { redactedUrl } = await import('./store/postgres/pg-database.js');
+  return new ConfigError(`LEDGER_DATABASE_URL ${redactedUrl(location.postgresUrl)} cannot be used: ${error.message}`);
 }
 
 async function openAdapter(location: LedgerLocation, common: { clock: Clock; newId: () => string; rebuildAnswer: AnswerRebuilder }, options: OpenLedgerOptions): Promise<LedgerStorage> {

@@ -64,8 +64,3 @@ export const oneOf =
     if (!(values as readonly string[]).includes(normalised)) throw new InvalidArgumentError(`expected one of ${values.join(', ')}`);
     return normalised as T;
   };
-
-/** Bad usage found after parsing (e.g. an unknown projection name): printed, exit 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}

@@ -38,19 +38,40 @@ export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 const DESCRIPTION =
   'Operator command line of import-ledger. Acts on the PostgreSQL database of LEDGER_DATABASE_URL when set, else on the SQLite file of LEDGER_DATABASE (default ./data/ledger.db).';
 
-const prepare = (command: Command): Command => {
-  command.exitOverride().showHelpAfterError();
-  for (const sub of command.commands) prepare(sub);
+/**
+ * Every command reports bad usage the one way commander does (its parse errors, `command.error()`): the
+ * line, then where the usage is, never the whole usage text; an unknown option is named with the closest
+ * known one. A runtime error is thrown and printed by `main`, its line only.
+ */
+function prepare(command: Command, path: string): Command {
+  command.exitOverride().showHelpAfterError(`(see '${path} --help' for usage)`).showSuggestionAfterError();
+  checkRequiredOptionsLast(command);
+  for (const sub of command.commands) prepare(sub, `${path} ${sub.name()}`);
   return command;
-};
+}
+
+/**
+ * Commander checks required options before it looks for unknown ones, so a misspelt `--suplier` would be
+ * reported as a missing `--supplier`. They are checked in `preAction` instead: it runs once the unknown
+ * options and the missing arguments were reported.
+ */
+function checkRequiredOptionsLast(command: Command): void {
+  const required = command.options.filter((option) => option.mandatory);
+  for (const option of required) option.makeOptionMandatory(false);
+  if (required.length === 0) return;
+  command.hook('preAction', () => {
+    const missing = required.find((option) => command.getOptionValue(option.attributeName()) === undefined);
+    if (missing) command.error(`error: required option '${missing.flags}' not specified`, { code: 'commander.missingMandatoryOptionValue' });
+  });
+}
 
 /** The program with the commands `loaded` picks loaded, the others as stubs that only list themselves in help. */
 async function programWith(loaded: (name: string) => boolean): Promise<Command> {
-  const program = new Command('import-ledger').description(DESCRIPTION).showHelpAfterError().exitOverride();
+  const program = new Command('import-ledger').description(DESCRIPTION);
   for (const entry of commandRegistry) {
-    program.addCommand(prepare(loaded(entry.name) ? await entry.load() : new Command(entry.name).description(entry.description)));
+    program.addCommand(loaded(entry.name) ? await entry.load() : new Command(entry.name).description(entry.description));
   }
-  return program;
+  return prepare(program, 'import-ledger');
 }
 
 /** The program with every command loaded (for tests and tools that walk the whole tree). */
@@ -67,11 +88,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     // The error classes live with the commands' code: looked up only when one was thrown.
-    const [{ DomainError }, { VerifyFailed }, { ConfigError }, { UsageError }] = await Promise.all([
+    const [{ DomainError }, { VerifyFailed }, { ConfigError }] = await Promise.all([
       import('../domain/errors.js'),
       import('./projection-commands.js'),
       import('../config.js'),
-      import('./context.js'),
     ]);
     if (error instanceof DomainError) {
       process.stderr.write(`error: ${error.detail} (${error.code})\n`);
@@ -81,7 +101,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`${error.message}\n`);
       return EXIT.refused;
     }
-    if (error instanceof ConfigError || error instanceof UsageError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`error: ${error.message}\n`);
       return EXIT.usage;
     }

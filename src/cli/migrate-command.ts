@@ -28,7 +28,7 @@ export function migrateCommand(): Command {
       '\nThe folder: products.json, businesses/*.json, accounts/*.json or accounts.ndjson, records/<EXT>/{notes,transactions,statements}.json;\n' +
         'a step whose input is absent is skipped. Every write carries an Idempotency-Key; settled items are journaled (FILE.journal.ndjson\n' +
         'beside --report, else ./migrate-<SUPPLIER>.journal.ndjson) and skipped by a re-run. Exit 0 nothing failed, 1 some items failed,\n' +
-        '2 bad usage, 130 interrupted (Ctrl-C: the requests in flight finish; run again to resume).',
+        '2 bad usage or configuration, 130 interrupted (Ctrl-C: the requests in flight finish; run again to resume).',
     )
     .argument('<DIR>', 'the migration folder (docs/migrate.md)')
     .requiredOption('--url <BASE_URL>', 'the service, e.g. http://127.0.0.1:8080', serviceUrl)

@@ -1,17 +1,15 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { inlineProjections } from '../../projections/index.js';
 import type { AnyRowProjection } from '../../projections/projection.js';
-import { info, out, UsageError, withLedger } from './context.js';
+import { info, out, withLedger } from './context.js';
 import { progressReporter } from './progress.js';
 
 const names = inlineProjections.map((p) => p.name);
 
-function select(name: string | undefined): AnyRowProjection[] {
-  if (name === undefined) return [...inlineProjections];
-  const projection = inlineProjections.find((p) => p.name === name);
-  if (!projection) throw new UsageError(`unknown projection ${name}; one of ${names.join(', ')}`);
-  return [projection];
-}
+/** `--name`: one projection (commander refuses any other name), else all of them. */
+const nameOption = () => new Option('--name <projection>', 'only this projection').choices(names);
+
+const select = (name: string | undefined): AnyRowProjection[] => inlineProjections.filter((p) => name === undefined || p.name === name);
 
 /** Exit code 1 without a domain error: verify found differences. */
 export class VerifyFailed extends Error {
@@ -23,7 +21,7 @@ export function projectionsCommand(): Command {
   projections
     .command('rebuild')
     .description('replay the whole log into fresh tables and swap them in with one transaction (the server keeps serving meanwhile)')
-    .option('--name <projection>', `only this projection: ${names.join(', ')}`)
+    .addOption(nameOption())
     .action(async (opts: { name?: string }) => {
       const selected = select(opts.name);
       const progress = progressReporter('rebuild');
@@ -40,7 +38,7 @@ export function projectionsCommand(): Command {
   projections
     .command('verify')
     .description('rebuild into scratch tables and compare them row by row with the live ones; exit 1 on any difference')
-    .option('--name <projection>', `only this projection: ${names.join(', ')}`)
+    .addOption(nameOption())
     .action(async (opts: { name?: string }) => {
       const selected = select(opts.name);
       const progress = progressReporter('verify');

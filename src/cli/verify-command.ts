@@ -12,7 +12,7 @@ export function verifyCommand(): Command {
       '\nThe folder is the one migrate reads (docs/migrate.md). Compared: products and their rates, businesses and their contracts, each account\n' +
         '(imported once; else its state and latest refusal code), accounts the service holds that the folder does not, and per imported\n' +
         'account its notes, transactions, historical statements, payment instructions and ledger balance. Exit 0 the two agree, 1 they differ,\n' +
-        '2 bad usage.',
+        '2 bad usage or configuration.',
     )
     .argument('<DIR>', 'the migration folder (docs/migrate.md)')
     .requiredOption('--url <BASE_URL>', 'the service, e.g. http://127.0.0.1:8080', serviceUrl)

@@ -320,6 +320,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/data-import/operations-teams/{name}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether an operations team exists
+         * @description The team by its exact name, as process matches `operations_team_name`: what `import-ledger migrate` checks before its first write. Teams are the platform's: any valid token reads them.
+         */
+        get: operations["readOperationsTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/data-import/business/{supplier}/{ext}/": {
         parameters: {
             query?: never;
@@ -3897,6 +3917,137 @@ export interface operations {
                             valid_to: string | null;
                             price_per_unit: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    readOperationsTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
                     };
                 };
             };

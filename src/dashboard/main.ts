@@ -4,8 +4,8 @@
  * in sessionStorage only (gone with the tab). The live list reads the event feed's server-sent events with
  * fetch (EventSource cannot send the Authorization header), resuming after a drop with Last-Event-ID.
  */
-import uPlot from 'uplot';
 import type { operations } from '../client/api-types.js';
+import { drawChart } from './chart.js';
 
 const API = '/v1/data-import';
 const SESSION_KEY = 'import-ledger.dashboard.session';
@@ -122,7 +122,6 @@ async function api<T>(path: string): Promise<T> {
 // ---- The board of one supplier.
 
 let supplier: string | null = null;
-let chart: uPlot | null = null;
 let live: AbortController | null = null;
 let reloadTimer: number | undefined;
 let selected: SummaryRow | null = null;
@@ -179,7 +178,7 @@ async function loadCounts(): Promise<Progress> {
     text(`[data-testid="transfer-${status}"]`, String(progress.transfer_status[status]));
   }
   showVerification(progress.last_verification);
-  drawChart(progress.imports_per_minute);
+  drawChart($('#chart'), progress.imports_per_minute, progress.first_staged_at);
   showSummary(summary);
   return progress;
 }
@@ -197,29 +196,6 @@ function showVerification(last: Progress['last_verification']): void {
   const identical = Object.values(last.summary).reduce((sum, c) => sum + c.identical, 0);
   const verdict = last.agree ? `agree (${identical} items identical)` : `differ: ${differing.join(', ')}`;
   text('#last-verification', `${when(last.verified_at)} by key ${last.verified_by}: ${verdict}`);
-}
-
-function drawChart(perMinute: Progress['imports_per_minute']): void {
-  const data: uPlot.AlignedData = [perMinute.map((m) => Date.parse(m.minute) / 1000), perMinute.map((m) => m.count)];
-  const total = perMinute.reduce((sum, m) => sum + m.count, 0);
-  $('#chart').setAttribute('aria-label', `Imports per minute over the last hour: ${total} in all.`);
-  if (chart) {
-    chart.setData(data);
-    return;
-  }
-  const container = $('#chart');
-  chart = new uPlot(
-    {
-      width: Math.max(320, container.clientWidth || 600),
-      height: 220,
-      legend: { show: false },
-      scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-      axes: [{ stroke: '#4a5360' }, { stroke: '#4a5360', label: 'imports' }],
-      series: [{}, { label: 'Imports', stroke: '#0b5cad', fill: 'rgba(11, 92, 173, 0.25)', width: 2, paths: uPlot.paths.bars!({ size: [0.8, 40] }) }],
-    },
-    data,
-    container,
-  );
 }
 
 function showSummary(rows: SummaryRow[]): void {

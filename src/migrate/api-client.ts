@@ -32,6 +32,8 @@ export type ProductAnswer = AnswerOf<Operation<typeof PRODUCT, 'get'>>;
 const BUSINESS = '/v1/data-import/business/{supplier}/{ext}/' as const;
 export type BusinessAnswer = AnswerOf<Operation<typeof BUSINESS, 'get'>>;
 export type ServiceIdentityAnswer = AnswerOf<Operation<'/v1/data-import/service/', 'get'>>;
+const TEAM = '/v1/data-import/operations-teams/{name}/' as const;
+export type TeamAnswer = AnswerOf<Operation<typeof TEAM, 'get'>>;
 
 /** What came back from one request. `body` is the parsed JSON (a body the document lists), or the raw text when it is not JSON. */
 export interface ApiAnswer<B = unknown> {
@@ -74,7 +76,7 @@ export interface ApiClient {
   close(): void;
 }
 
-/** The reads `import-ledger verify` makes besides migrate's. */
+/** The reads besides the accounts list: `import-ledger verify`'s, and migrate's checks before its first write (a product, the team). */
 export interface VerifyClient extends ApiClient {
   /** One page of the supplier's failing accounts (the import-failures list). */
   listFailures(supplier: string, query: FailuresQuery, token: string): Promise<ApiAnswer<FailuresAnswer>>;
@@ -83,6 +85,7 @@ export interface VerifyClient extends ApiClient {
   accountRecords(supplier: string, ext: string, token: string): Promise<ApiAnswer<AccountRecordsAnswer>>;
   readProduct(code: string, token: string): Promise<ApiAnswer<ProductAnswer>>;
   readBusiness(supplier: string, ext: string, token: string): Promise<ApiAnswer<BusinessAnswer>>;
+  readOperationsTeam(name: string, token: string): Promise<ApiAnswer<TeamAnswer>>;
 }
 
 /** An answer's body as openapi-fetch reads it: none for a 204 or an empty body, else its JSON (or its text, when it is not JSON). */
@@ -150,6 +153,9 @@ export function createApiClient(options: ApiClientOptions): VerifyClient {
     },
     async serviceIdentity(token) {
       return toAnswer(await client.GET('/v1/data-import/service/', { headers: auth(token) }));
+    },
+    async readOperationsTeam(name, token) {
+      return toAnswer(await client.GET(TEAM, { params: { path: { name } }, headers: auth(token) }));
     },
     async graphql(query, variables) {
       return toAnswer(await client.POST('/v1/graphql/', { body: { query, variables } }));

@@ -20,12 +20,17 @@ export interface FolderRunOptions {
   readonly stopRequested?: () => boolean;
 }
 
-/** The service could not be used at all (a refused key, a supplier outside the key's scope, no answer). */
+/**
+ * The run stops before it is done: the service could not be used at all (no answer), or what the command was
+ * given cannot work (`usage`, exit 2: a refused key, a supplier outside the key's scope, a team the service
+ * does not have). Printed as its one line, and the `hint` on what to do where there is one.
+ */
 export class MigrationAborted extends Error {
   override name = 'MigrationAborted';
   constructor(
     message: string,
     readonly usage: boolean,
+    readonly hint?: string,
   ) {
     super(message);
   }
@@ -118,9 +123,9 @@ export interface FolderCliOptions {
 }
 
 /**
- * Runs a folder command (migrate, verify): refuses bad usage before any request (`usage` prints and exits
- * 2), stops on Ctrl-C as `stopMessage` says, and returns the exit code of `run`, or of a run that could not
- * use the service (1; 130 when interrupted).
+ * Runs a folder command (migrate, verify): refuses bad usage before any request (`usage` reports it, exit
+ * 2), stops on Ctrl-C as `stopMessage` says, and returns the exit code of `run`, or of a run that stopped
+ * (MigrationAborted: 2 for what it was given, else 1; 130 when interrupted).
  */
 export async function runFolderCommand(
   dir: string,
@@ -129,13 +134,13 @@ export async function runFolderCommand(
   stopMessage: string,
   run: (options: FolderRunOptions) => Promise<number>,
 ): Promise<number> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) usage(`${dir} is not a folder`);
   if (!opts.apiKey) usage('no API key: give --api-key or set LEDGER_API_KEY');
-  const reportFile = opts.report ? resolve(opts.report) : null;
-  const reportProblem = reportFile ? makeReportFolder(reportFile) : null;
-  if (reportProblem) usage(reportProblem);
   const ctrlC = onCtrlC(stopMessage);
   try {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new MigrationAborted(`${dir} is not a folder`, true);
+    const reportFile = opts.report ? resolve(opts.report) : null;
+    const reportProblem = reportFile ? makeReportFolder(reportFile) : null;
+    if (reportProblem) throw new MigrationAborted(reportProblem, true);
     // A test hook: progress lines every N ms instead of every 5 s.
     const progressMs = numberFromEnv('LEDGER_MIGRATE_PROGRESS_MS');
     const { url: baseUrl, supplier, concurrency } = opts;
@@ -143,9 +148,8 @@ export async function runFolderCommand(
     return await run(progressMs === undefined ? options : { ...options, progressIntervalMs: progressMs });
   } catch (error) {
     if (!(error instanceof MigrationAborted)) throw error;
-    if (error.usage) usage(error.message);
-    process.stderr.write(`error: ${error.message}\n`);
-    return error.message === 'interrupted' ? 130 : 1;
+    process.stderr.write(`error: ${error.message}\n${error.hint ? `hint: ${error.hint}\n` : ''}`);
+    return error.message === 'interrupted' ? 130 : error.usage ? 2 : 1;
   } finally {
     ctrlC.dispose();
   }

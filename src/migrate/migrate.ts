@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { MigrationAborted, connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
 import { MigrationInput, RECORD_KINDS, type ReadItem } from './input.js';
 import { ForeignJournal, Journal } from './journal.js';
+import { checkBeforeWriting } from './preflight.js';
 import { Progress, type StepProgress } from './progress.js';
 import { Report, type ReportLine, type Summary } from './report.js';
 import type { Sender } from './retry.js';
@@ -53,10 +54,17 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
     if (retriesOf) retriesOf.retries++;
   });
   // A dry run neither reads nor writes the journal: it settles nothing, and must not skip anything either.
+  // Another service's journal stops the run first: the checks below read the whole folder.
   const owner = { service_id: serviceId, supplier: options.supplier, folder: realpathSync(options.dir) };
   const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh, owner).catch((error: unknown) => {
     client.close();
     throw error instanceof ForeignJournal ? new MigrationAborted(error.message, true) : error;
+  });
+  const preflight = { client, sender, input, team: options.team, concurrency: options.concurrency, stopped: stopRequested, log };
+  await checkBeforeWriting(preflight).catch((error: unknown) => {
+    journal.close();
+    client.close();
+    throw error;
   });
   const report = new Report(options.reportFile);
   const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000 });

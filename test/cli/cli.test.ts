@@ -60,6 +60,27 @@ describe('import-ledger --help', () => {
   );
 });
 
+describe('a misspelt option or command', () => {
+  it(
+    'is named with the closest known one (exit 2), before any required option it may have been meant for',
+    async () => {
+      const [option, required, command] = await Promise.all([
+        runCli(db.file, ['migrate', '.', '--url', 'http://127.0.0.1:1', '--suplier', 'LEGACY_ENERGIE', '--team', 'Migrations']),
+        runCli(db.file, ['migrate', '.', '--url', 'http://127.0.0.1:1', '--team', 'Migrations']),
+        runCli(db.file, ['suplier', 'list']),
+      ]);
+      expect(option.code).toBe(2);
+      expect(option.stderr).toBe("error: unknown option '--suplier'\n(Did you mean --supplier?)\n(see 'import-ledger migrate --help' for usage)\n");
+      // Without the typo, the missing option is what is reported, still without the usage text.
+      expect(required.code).toBe(2);
+      expect(required.stderr).toBe("error: required option '--supplier <CODE>' not specified\n(see 'import-ledger migrate --help' for usage)\n");
+      expect(command.code).toBe(2);
+      expect(command.stderr).toContain("error: unknown command 'suplier'\n(Did you mean supplier?)");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
 describe('import-ledger supplier', () => {
   it(
     'creates, lists and changes the status of suppliers; refuses a duplicate and a bad status',
@@ -78,7 +99,9 @@ describe('import-ledger supplier', () => {
       const badStatus = await runCli(db.file, ['supplier', 'set-status', 'ACME', 'Finished']);
       expect(badStatus.code).toBe(2);
       expect(badStatus.stderr).toMatch(/Ongoing, Paused, Complete/);
-      expect(badStatus.stderr).toContain('Usage: import-ledger supplier set-status');
+      // A usage error is its line and where the usage is, not the usage text itself.
+      expect(badStatus.stderr).toContain("(see 'import-ledger supplier set-status --help' for usage)");
+      expect(badStatus.stderr).not.toContain('Usage:');
 
       expect(await runCli(db.file, ['supplier', 'set-status', 'ACME', 'Complete'])).toMatchObject({ code: 0 });
 

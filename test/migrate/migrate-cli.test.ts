@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOperationsTeam } from '../../src/application/operator.js';
 import { BIN, CLI_TEST_TIMEOUT_MS, cliEnv } from '../cli/run-cli.js';
+import { operator } from '../support/ledger.js';
+import { createExampleProducts } from '../support/products.js';
 import { freePort } from '../support/net.js';
 import { SUPPLIER, TEAM, countOf, duplicates, reportLines, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
 
@@ -167,6 +170,38 @@ describe('import-ledger migrate, the command', () => {
   );
 
   it(
+    'stops before its first write (exit 2, nothing staged) when the team does not exist, or when the folder has no products.json and the service lacks a product its accounts name',
+    async () => {
+      folder = writeFolder({ accounts: 3 });
+      const args = (team: string) => [folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', team, '--api-key', service.apiKey];
+      const noTeam = spawnMigrate(args('Migration'));
+      expect(await noTeam.code, noTeam.output()).toBe(2);
+      expect(noTeam.output()).toBe(
+        'error: the service has no operations team "Migration" (--team)\nhint: team names are exact; an operator creates one with: import-ledger team create NAME\n',
+      );
+      expect(service.posts).toEqual([]);
+
+      rmSync(join(folder.dir, 'products.json'));
+      const noProducts = spawnMigrate(args(TEAM));
+      expect(await noProducts.code, noProducts.output()).toBe(2);
+      expect(noProducts.output()).toContain(
+        'error: the folder has no products.json and the service lacks 2 of the 2 products its accounts name: ELEC-FIXE-2025 (named by LEG-0000001), GAZ-FIXE-2025 (named by LEG-0000001)\nhint: migrate the products first',
+      );
+      expect(service.posts).toEqual([]);
+      expect(await countOf(service, 'AccountStaged')).toBe(0);
+
+      // With the products on the service and a team whose name needs encoding, the same folder migrates.
+      await createExampleProducts(service.ledger);
+      await createOperationsTeam(service.ledger, 'Équipe migration 2', operator);
+      const migrated = spawnMigrate(args('Équipe migration 2'));
+      expect(await migrated.code, migrated.output()).toBe(0);
+      expect(migrated.output()).toContain('products: the 2 products the accounts name exist');
+      expect(await countOf(service, 'AccountProcessed')).toBe(3);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'exits 1 when some items failed (NDJSON report), 2 on bad usage, and prints its help',
     async () => {
       folder = writeFolder({ accounts: 3, invalid: (i) => i === 2 });
@@ -176,20 +211,26 @@ describe('import-ledger migrate, the command', () => {
       expect(reportLines(folder).filter((l) => l.outcome === 'failed').map((l) => l.id)).toEqual(['LEG-0000002']);
       expect(run.output()).toContain('failed with account_failed_validation: 1');
 
+      // Bad usage: the line and where the usage is.
+      const pointer = "(see 'import-ledger migrate --help' for usage)";
       const noKey = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM], { LEDGER_API_KEY: undefined });
       expect(await noKey.code).toBe(2);
-      expect(noKey.output()).toContain('no API key');
+      expect(noKey.output()).toBe(`error: no API key: give --api-key or set LEDGER_API_KEY\n${pointer}\n`);
       const noTeam = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--api-key', 'x']);
       expect(await noTeam.code).toBe(2);
+      expect(noTeam.output()).toBe(`error: required option '--team <NAME>' not specified\n${pointer}\n`);
+      // What the service or the disk refuses: the line alone (with its hint), never the usage.
       const badKey = spawnMigrate([folder.dir, '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'ilk_not-a-key']);
       expect(await badKey.code).toBe(2);
-      expect(badKey.output()).toContain('refused the API key');
+      expect(badKey.output()).toBe('error: the service refused the API key (authentication_failed): check --api-key or LEDGER_API_KEY\n');
       // Over HTTP a supplier outside the key's scope is not told apart from one that does not exist (403 for both).
       const misspelt = spawnMigrate([folder.dir, '--url', service.base, '--supplier', `${SUPPLIER}_TYPO`, '--team', TEAM, '--api-key', service.apiKey]);
       expect(await misspelt.code).toBe(2);
-      expect(misspelt.output()).toContain(`listing the accounts of ${SUPPLIER}_TYPO answered 403: does the supplier exist, and is the key scoped to it?`);
+      expect(misspelt.output()).toContain(`error: listing the accounts of ${SUPPLIER}_TYPO answered 403: does the supplier exist, and is the key scoped to it?\n`);
+      expect(misspelt.output()).not.toContain('Usage:');
       const notAFolder = spawnMigrate([join(folder.dir, 'nope'), '--url', service.base, '--supplier', SUPPLIER, '--team', TEAM, '--api-key', 'x']);
       expect(await notAFolder.code).toBe(2);
+      expect(notAFolder.output()).toBe(`error: ${join(folder.dir, 'nope')} is not a folder\n`);
       const help = spawnMigrate(['--help']);
       expect(await help.code).toBe(0);
       expect(help.output()).toContain('--stage-only');

@@ -80,8 +80,8 @@ describe('import-ledger migrate against the real service', () => {
     expect(again.exitCode).toBe(1);
     expect(again.summary.byOutcome).toMatchObject({ imported: 0, 'already imported': 2 + 1 + 192 + 40, failed: 8 });
     expect(await service.execute('SELECT COUNT(*) AS n FROM events')).toEqual(eventsBefore);
-    // The token, the service's identity, the accounts list, and the 8 failed accounts' stagings: nothing else was sent.
-    expect(service.requests - requestsBefore).toBeLessThanOrEqual(3 + 8);
+    // The token, the service's identity, the team check, the accounts list, and the 8 failed accounts' stagings: nothing else was sent.
+    expect(service.requests - requestsBefore).toBeLessThanOrEqual(4 + 8);
   });
 
   it('retries the 429s and 503s a fake front injects, and a write whose answer was lost is not applied twice', async () => {

@@ -1,4 +1,4 @@
-import { loadExample, SUPPLIER } from './ledger.js';
+import { loadExample, SUPPLIER, TEAM } from './ledger.js';
 
 /**
  * THE table of endpoints. Every generic hardening test (auth failures, tenant
@@ -300,6 +300,18 @@ export const endpoints: readonly Endpoint[] = [
     name: 'GET products/<code>/',
     method: 'GET',
     path: (p) => `${DATA_IMPORT}/products/${fixed(p, 'ELEC-FIXE-2025')}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'none', why: 'shared-catalogue' },
+    needs: [],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'GET operations-teams/<name>/',
+    method: 'GET',
+    path: (p) => `${DATA_IMPORT}/operations-teams/${encodeURIComponent(fixed(p, TEAM))}/`,
     examples: [],
     payloads: () => [],
     supplier: { in: 'none', why: 'shared-catalogue' },

@@ -33,7 +33,7 @@ import { accountImportProcessListResponseSchema, accountTransferStatusResponseSc
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
 import { reconciliationFormats } from '../../export/reconciliation-export.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
-import { businessReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
+import { businessReadResponseSchema, operationsTeamReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { recordVerificationRequestSchema } from '../routes/verifications.js';
 import { serviceIdentityResponseSchema } from '../routes/service-identity.js';
 import { recordVerificationResponseSchema } from '../../answers/verifications.js';
@@ -215,6 +215,10 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   operation(`${V1}/products/:code/`, 'readProduct', 'Products', {
     summary: 'A product and its rates', description: 'The product as stored: each rate with its band key, its period (`valid_to` as the continuity rule closed it, null while the latest of its band) and its price. The shared catalogue: any valid token reads it.',
     ok: [productReadResponseSchema, 'The product.'], anyKey: true, errors: ['not_found'],
+  }),
+  operation(`${V1}/operations-teams/:name/`, 'readOperationsTeam', 'Accounts', {
+    summary: 'Whether an operations team exists', description: 'The team by its exact name, as process matches `operations_team_name`: what `import-ledger migrate` checks before its first write. Teams are the platform\'s: any valid token reads them.',
+    ok: [operationsTeamReadResponseSchema, 'The team.'], anyKey: true, errors: ['not_found'],
   }),
   operation(`${V1}/business/:supplier/:ext/`, 'readBusiness', 'Businesses', {
     summary: 'A business and its contracts', description: 'The business as stored, with its contracts\' identifiers.',

@@ -6,11 +6,13 @@ import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
 
 /**
- * GET products/<code>/ and business/<supplier>/<ext>/ (beyond the spec): a product with its rates as
- * stored (each rate's band key, its period with the valid_to the continuity rule gave it, its price), and
- * a business with its contracts: what `import-ledger verify` compares the folder's products.json and
- * businesses/ with. Products are the platform's shared catalogue (any valid token reads them, as any
- * creates them); a business is read within the token's suppliers.
+ * GET products/<code>/, business/<supplier>/<ext>/ and operations-teams/<name>/ (beyond the spec): a
+ * product with its rates as stored (each rate's band key, its period with the valid_to the continuity rule
+ * gave it, its price), and a business with its contracts: what `import-ledger verify` compares the folder's
+ * products.json and businesses/ with; whether an operations team exists: what `import-ledger migrate`
+ * checks before its first write. Products and teams are the platform's (any valid token reads them, as any
+ * token creates products and processing against a team tells whether it exists); a business is read within
+ * the token's suppliers.
  */
 export const productReadResponseSchema = z.object({
   code: z.string(),
@@ -27,6 +29,8 @@ export const businessReadResponseSchema = z.object({
   contracts: z.array(z.object({ identifier: z.string(), valid_from_date: z.string().nullable() })),
 });
 
+export const operationsTeamReadResponseSchema = z.object({ name: z.string() });
+
 export function catalogueReadRoutes(ctx: LedgerContext) {
   return new Hono<AppEnv>()
     .get('/products/:code/', async (c) => {
@@ -37,6 +41,12 @@ export function catalogueReadRoutes(ctx: LedgerContext) {
         market_name: product.marketName,
         rates: product.rates.map((r) => ({ band_key: r.bandKey, unit_type: r.unitType, valid_from: r.validFrom, valid_to: r.validTo, price_per_unit: r.pricePerUnit })),
       };
+      return c.json(body, 200);
+    })
+    .get('/operations-teams/:name/', async (c) => {
+      const name = c.req.param('name');
+      if (!(await ctx.read.operationsTeamExists(name))) throw new DomainError('not_found', `No operations team ${name}.`);
+      const body: z.infer<typeof operationsTeamReadResponseSchema> = { name };
       return c.json(body, 200);
     })
     .get('/business/:supplier/:ext/', async (c) => {

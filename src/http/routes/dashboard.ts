@@ -67,8 +67,8 @@ const page = `<!doctype html>
             <p data-testid="last-verification">Last verification: <span id="last-verification">never</span></p>
           </section>
           <section class="panel" aria-labelledby="chart-heading">
-            <h2 id="chart-heading">Imports per minute, last hour</h2>
-            <div id="chart" role="img" aria-label="Imports per minute over the last hour."></div>
+            <h2 id="chart-heading">Imports per minute, since the migration began (an hour at most)</h2>
+            <div id="chart" role="img" aria-label="Imports per minute."></div>
           </section>
           <section class="panel" aria-labelledby="transfer-heading">
             <h2 id="transfer-heading">Transfer status of imported accounts</h2>
