@@ -28,6 +28,9 @@ export interface JournalOwner {
 /** The journal was written for another service, supplier or folder: nothing it holds says anything of this run. */
 export class ForeignJournal extends Error {
   override name = 'ForeignJournal';
+  readonly hint =
+    'run again with --fresh to start the journal over for this service (what the service already holds is answered as already imported), ' +
+    'or give another --report to keep that journal';
 }
 
 const HEADER = 'import-ledger migrate journal';
@@ -81,11 +84,7 @@ export class Journal {
     const what = (o: Partial<JournalOwner>) => `service ${o.service_id ?? '(none)'}, supplier ${o.supplier ?? '(none)'}, folder ${o.folder ?? '(none)'}`;
     if (found.journal === HEADER && found.service_id === owner.service_id && found.supplier === owner.supplier && found.folder === owner.folder) return;
     const whose = found.journal === HEADER ? `belongs to ${what(found)}` : 'names no service (it is not a journal of this version)';
-    throw new ForeignJournal(
-      `the journal ${file} ${whose}; this run is ${what(owner)}. Nothing was sent. ` +
-        'Run again with --fresh to start the journal over for this service (what the service already holds is answered as already imported), ' +
-        'or give another --report to keep that journal.',
-    );
+    throw new ForeignJournal(`the journal ${file} ${whose}; this run is ${what(owner)}. Nothing was sent.`);
   }
 
   private static key(step: string, id: string): string {

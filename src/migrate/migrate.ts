@@ -58,7 +58,7 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
   const owner = { service_id: serviceId, supplier: options.supplier, folder: realpathSync(options.dir) };
   const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh, owner).catch((error: unknown) => {
     client.close();
-    throw error instanceof ForeignJournal ? new MigrationAborted(error.message, true) : error;
+    throw error instanceof ForeignJournal ? new MigrationAborted(error.message, true, error.hint) : error;
   });
   const preflight = { client, sender, input, team: options.team, concurrency: options.concurrency, stopped: stopRequested, log };
   await checkBeforeWriting(preflight).catch((error: unknown) => {

@@ -183,7 +183,7 @@ describe('journal, keys and report', () => {
       for (const changed of [{ service_id: '0b8c3f5e-0000-4000-8000-000000000002' }, { supplier: 'OTHER' }, { folder: '/data/other' }]) {
         await expect(Journal.open(file, false, { ...owner, ...changed })).rejects.toThrow(ForeignJournal);
       }
-      await expect(Journal.open(file, false, { ...owner, service_id: 'x' })).rejects.toThrow(/belongs to service 0b8c3f5e-0000-4000-8000-000000000001, supplier LEGACY_ENERGIE, folder \/data\/migration; this run is service x.*--fresh.*--report/);
+      await expect(Journal.open(file, false, { ...owner, service_id: 'x' })).rejects.toThrow(/belongs to service 0b8c3f5e-0000-4000-8000-000000000001, supplier LEGACY_ENERGIE, folder \/data\/migration; this run is service x.*Nothing was sent/);
       const old = join(dir, 'old.ndjson');
       writeFileSync(old, '{"step":"accounts","id":"LEG-1","outcome":"imported","at":"2026-01-01T00:00:00Z"}\n');
       await expect(Journal.open(old, false, owner)).rejects.toThrow(/names no service/);
