@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * All accounts of a supplier
-         * @description The all accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         * @description The all accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 10000) and `?after=` page it; the next page's address comes in the `Link` header.
          */
         get: operations["allAccountImportProcesses"];
         put?: never;
@@ -129,7 +129,7 @@ export interface paths {
         };
         /**
          * Pending accounts of a supplier
-         * @description The pending accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         * @description The pending accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 10000) and `?after=` page it; the next page's address comes in the `Link` header.
          */
         get: operations["pendingAccountImportProcesses"];
         put?: never;
@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Imported accounts of a supplier
-         * @description The imported accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         * @description The imported accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 10000) and `?after=` page it; the next page's address comes in the `Link` header.
          */
         get: operations["importedAccountImportProcesses"];
         put?: never;
@@ -788,10 +788,12 @@ export interface operations {
                 "application/json": {
                     external_account_number: string;
                     import_supplier: string;
-                    account_type?: string;
+                    /** @enum {string} */
+                    account_type?: "DOMESTIC" | "BUSINESS";
                     business?: {
                         business_type: string;
                         company_name?: string;
+                        /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                         siret: string;
                         business_contract_identifier?: string;
                         details?: {
@@ -807,6 +809,7 @@ export interface operations {
                     billing_postcode?: string;
                     sales_channel?: string;
                     sales_subchannel?: string;
+                    /** Format: date */
                     last_billed_to_date?: string;
                     customers: {
                         title?: string;
@@ -814,9 +817,12 @@ export interface operations {
                         family_name: string;
                         /** Format: email */
                         email?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         mobile?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         landline?: string;
                         deceased?: string;
+                        /** Format: date */
                         date_of_birth?: string;
                         customer_preferences?: {
                             opted_into_updates: boolean;
@@ -831,29 +837,41 @@ export interface operations {
                         supply_address3?: string;
                         supply_address4?: string;
                         supply_postcode: string;
+                        /** Format: date */
                         customer_at_supply_address_from_date: string;
                         supply_points: {
+                            /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                             identifier: string;
-                            supply_type: string;
+                            /** @enum {string} */
+                            supply_type: "ELECTRICITY" | "GAS";
+                            /** Format: date */
                             supply_start_date: string;
                             billing_frequency?: number;
                             payment_schedules?: {
                                 amount: number;
                                 day_of_month: number;
-                                frequency: string;
-                                means: string;
+                                /** @enum {string} */
+                                frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                /** @enum {string} */
+                                means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 start_date: string;
                             }[];
                             payment_instructions?: {
                                 vendor: string;
                                 reference: string;
-                                type: string;
+                                /** @enum {string} */
+                                type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 valid_from?: string;
                             }[];
                             agreements?: {
                                 tariff_code: string;
+                                /** Format: date-time */
                                 agreed_at?: string;
+                                /** Format: date */
                                 effective_from: string;
+                                /** Format: date */
                                 effective_to?: string;
                                 addons?: {
                                     band: string;
@@ -865,25 +883,34 @@ export interface operations {
                         }[];
                     }[];
                     statements?: {
+                        /** Format: date */
                         bill_period_from_date: string;
+                        /** Format: date */
                         bill_period_to_date: string;
                         statement_path: string;
                         statement_id: string;
                     }[];
                     supplementary_ledgers?: {
-                        ledger_code: string;
+                        /** @enum {string} */
+                        ledger_code: "ENERGY_CHEQUE_LEDGER";
                         energy_cheques: {
                             number: string;
+                            /** Format: date */
                             protection_from: string;
+                            /** Format: date */
                             protection_to: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "PAPER" | "PAPERLESS";
                             asp_remittance_ref?: string;
                             amount: number;
+                            /** Format: date */
                             valid_to: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                         }[];
                     }[];
                     notes?: {
+                        /** Format: date-time */
                         created_at?: string;
                         body?: string;
                         document_paths?: {
@@ -902,9 +929,12 @@ export interface operations {
                     }[];
                     account_contracts?: {
                         identifier: string;
+                        /** Format: date */
                         valid_from_date: string;
+                        /** Format: date */
                         signed_at_date?: string;
                         versions: {
+                            /** Format: date */
                             applicable_at_date: string;
                             terms: ({
                                 /** @constant */
@@ -916,6 +946,7 @@ export interface operations {
                                 /** @constant */
                                 term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                 schedules: {
+                                    /** Format: date */
                                     effective_from: string;
                                     items: {
                                         price_per_unit: string;
@@ -927,7 +958,8 @@ export interface operations {
                                 /** @constant */
                                 term_type: "TERMINATION_FEE";
                                 amount: number;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
                                 fee_type: string;
                             } | {
                                 /** @constant */
@@ -958,7 +990,9 @@ export interface operations {
                                 }[];
                                 schedules: {
                                     effective_period: {
+                                        /** Format: date */
                                         start_date: string;
+                                        /** Format: date */
                                         end_date?: string;
                                     };
                                     product_code: string;
@@ -1014,6 +1048,7 @@ export interface operations {
                         business?: {
                             business_type: string;
                             company_name?: string;
+                            /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                             siret: string;
                             business_contract_identifier?: string;
                             details?: {
@@ -1029,6 +1064,7 @@ export interface operations {
                         billing_postcode?: string;
                         sales_channel?: string;
                         sales_subchannel?: string;
+                        /** Format: date */
                         last_billed_to_date?: string;
                         customers: {
                             title?: string;
@@ -1036,9 +1072,12 @@ export interface operations {
                             family_name: string;
                             /** Format: email */
                             email?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             mobile?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             landline?: string;
                             deceased?: string;
+                            /** Format: date */
                             date_of_birth?: string;
                             customer_preferences?: {
                                 opted_into_updates: boolean;
@@ -1053,11 +1092,14 @@ export interface operations {
                             supply_address3?: string;
                             supply_address4?: string;
                             supply_postcode: string;
+                            /** Format: date */
                             customer_at_supply_address_from_date: string;
                             supply_points: {
+                                /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                                 identifier: string;
                                 /** @enum {string} */
                                 supply_type: "ELECTRICITY" | "GAS";
+                                /** Format: date */
                                 supply_start_date: string;
                                 billing_frequency?: number;
                                 payment_schedules?: {
@@ -1067,6 +1109,7 @@ export interface operations {
                                     frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
                                     /** @enum {string} */
                                     means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     start_date: string;
                                 }[];
                                 payment_instructions?: {
@@ -1074,12 +1117,16 @@ export interface operations {
                                     reference: string;
                                     /** @enum {string} */
                                     type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     valid_from?: string;
                                 }[];
                                 agreements?: {
                                     tariff_code: string;
+                                    /** Format: date-time */
                                     agreed_at?: string;
+                                    /** Format: date */
                                     effective_from: string;
+                                    /** Format: date */
                                     effective_to?: string;
                                     addons?: {
                                         band: string;
@@ -1091,7 +1138,9 @@ export interface operations {
                             }[];
                         }[];
                         statements?: {
+                            /** Format: date */
                             bill_period_from_date: string;
+                            /** Format: date */
                             bill_period_to_date: string;
                             statement_path: string;
                             statement_id: string;
@@ -1101,18 +1150,22 @@ export interface operations {
                             ledger_code: "ENERGY_CHEQUE_LEDGER";
                             energy_cheques: {
                                 number: string;
+                                /** Format: date */
                                 protection_from: string;
+                                /** Format: date */
                                 protection_to: string;
                                 /** @enum {string} */
                                 source: "PAPER" | "PAPERLESS";
                                 asp_remittance_ref?: string;
                                 amount: number;
+                                /** Format: date */
                                 valid_to: string;
                                 /** @enum {string} */
                                 status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                             }[];
                         }[];
                         notes?: {
+                            /** Format: date-time */
                             created_at?: string;
                             body?: string;
                             document_paths?: {
@@ -1131,9 +1184,12 @@ export interface operations {
                         }[];
                         account_contracts?: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -1145,6 +1201,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -1156,7 +1213,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -1187,7 +1245,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;
@@ -1450,10 +1510,12 @@ export interface operations {
                 "application/json": {
                     external_account_number: string;
                     import_supplier: string;
-                    account_type?: string;
+                    /** @enum {string} */
+                    account_type?: "DOMESTIC" | "BUSINESS";
                     business?: {
                         business_type: string;
                         company_name?: string;
+                        /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                         siret: string;
                         business_contract_identifier?: string;
                         details?: {
@@ -1469,6 +1531,7 @@ export interface operations {
                     billing_postcode?: string;
                     sales_channel?: string;
                     sales_subchannel?: string;
+                    /** Format: date */
                     last_billed_to_date?: string;
                     customers: {
                         title?: string;
@@ -1476,9 +1539,12 @@ export interface operations {
                         family_name: string;
                         /** Format: email */
                         email?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         mobile?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         landline?: string;
                         deceased?: string;
+                        /** Format: date */
                         date_of_birth?: string;
                         customer_preferences?: {
                             opted_into_updates: boolean;
@@ -1493,29 +1559,41 @@ export interface operations {
                         supply_address3?: string;
                         supply_address4?: string;
                         supply_postcode: string;
+                        /** Format: date */
                         customer_at_supply_address_from_date: string;
                         supply_points: {
+                            /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                             identifier: string;
-                            supply_type: string;
+                            /** @enum {string} */
+                            supply_type: "ELECTRICITY" | "GAS";
+                            /** Format: date */
                             supply_start_date: string;
                             billing_frequency?: number;
                             payment_schedules?: {
                                 amount: number;
                                 day_of_month: number;
-                                frequency: string;
-                                means: string;
+                                /** @enum {string} */
+                                frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                /** @enum {string} */
+                                means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 start_date: string;
                             }[];
                             payment_instructions?: {
                                 vendor: string;
                                 reference: string;
-                                type: string;
+                                /** @enum {string} */
+                                type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 valid_from?: string;
                             }[];
                             agreements?: {
                                 tariff_code: string;
+                                /** Format: date-time */
                                 agreed_at?: string;
+                                /** Format: date */
                                 effective_from: string;
+                                /** Format: date */
                                 effective_to?: string;
                                 addons?: {
                                     band: string;
@@ -1527,25 +1605,34 @@ export interface operations {
                         }[];
                     }[];
                     statements?: {
+                        /** Format: date */
                         bill_period_from_date: string;
+                        /** Format: date */
                         bill_period_to_date: string;
                         statement_path: string;
                         statement_id: string;
                     }[];
                     supplementary_ledgers?: {
-                        ledger_code: string;
+                        /** @enum {string} */
+                        ledger_code: "ENERGY_CHEQUE_LEDGER";
                         energy_cheques: {
                             number: string;
+                            /** Format: date */
                             protection_from: string;
+                            /** Format: date */
                             protection_to: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "PAPER" | "PAPERLESS";
                             asp_remittance_ref?: string;
                             amount: number;
+                            /** Format: date */
                             valid_to: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                         }[];
                     }[];
                     notes?: {
+                        /** Format: date-time */
                         created_at?: string;
                         body?: string;
                         document_paths?: {
@@ -1564,9 +1651,12 @@ export interface operations {
                     }[];
                     account_contracts?: {
                         identifier: string;
+                        /** Format: date */
                         valid_from_date: string;
+                        /** Format: date */
                         signed_at_date?: string;
                         versions: {
+                            /** Format: date */
                             applicable_at_date: string;
                             terms: ({
                                 /** @constant */
@@ -1578,6 +1668,7 @@ export interface operations {
                                 /** @constant */
                                 term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                 schedules: {
+                                    /** Format: date */
                                     effective_from: string;
                                     items: {
                                         price_per_unit: string;
@@ -1589,7 +1680,8 @@ export interface operations {
                                 /** @constant */
                                 term_type: "TERMINATION_FEE";
                                 amount: number;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
                                 fee_type: string;
                             } | {
                                 /** @constant */
@@ -1620,7 +1712,9 @@ export interface operations {
                                 }[];
                                 schedules: {
                                     effective_period: {
+                                        /** Format: date */
                                         start_date: string;
+                                        /** Format: date */
                                         end_date?: string;
                                     };
                                     product_code: string;
@@ -2295,7 +2389,9 @@ export interface operations {
     allAccountImportProcesses: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description The page size, 1 to 10000; without it, the whole list. */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
             };
             header?: never;
@@ -2451,7 +2547,9 @@ export interface operations {
     pendingAccountImportProcesses: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description The page size, 1 to 10000; without it, the whole list. */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
             };
             header?: never;
@@ -2607,7 +2705,9 @@ export interface operations {
     importedAccountImportProcesses: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description The page size, 1 to 10000; without it, the whole list. */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
             };
             header?: never;
@@ -3040,8 +3140,11 @@ export interface operations {
     importFailures: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description At most this many (default 100). */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
+                /** @description Only the accounts whose latest refusal has this error code (top-level or an item's). */
                 code?: string;
             };
             header?: never;
@@ -3205,7 +3308,8 @@ export interface operations {
     importFailureSummary: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description At most this many (default 100). */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -4150,8 +4254,10 @@ export interface operations {
     accountHistory: {
         parameters: {
             query?: {
-                after?: string;
-                limit?: string;
+                /** @description Only what comes after this position (default 0: from the start). */
+                after?: number;
+                /** @description At most this many (default 100). */
+                limit?: number;
                 as_of?: string;
             };
             header?: never;
@@ -4352,8 +4458,10 @@ export interface operations {
     eventsFeed: {
         parameters: {
             query?: {
-                after?: string;
-                limit?: string;
+                /** @description Only what comes after this position (default 0: from the start). */
+                after?: number;
+                /** @description At most this many (default 100). */
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -4528,6 +4636,7 @@ export interface operations {
                     business: {
                         business_type: string;
                         company_name: string;
+                        /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                         siret: string;
                         details?: {
                             key: string;
@@ -4535,9 +4644,12 @@ export interface operations {
                         }[];
                         business_contracts: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -4549,6 +4661,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -4560,7 +4673,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -4591,7 +4705,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;
@@ -4846,12 +4962,14 @@ export interface operations {
             content: {
                 "application/json": ({
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
@@ -4862,13 +4980,18 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
-                            provider_calendar: string;
-                            temp_class?: string;
+                            /** @enum {string} */
+                            provider_calendar: "BASE" | "HPHC";
+                            /** @enum {string} */
+                            temp_class?: "BASE" | "HP" | "HC";
                             min_subscribed_max_power?: number;
                             max_subscribed_max_power?: number;
                             consumption_class_id?: unknown;
@@ -4879,12 +5002,14 @@ export interface operations {
                     }[];
                 } | {
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
@@ -4895,8 +5020,11 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
@@ -4929,6 +5057,7 @@ export interface operations {
                         description?: string;
                         notes?: string;
                         brand?: string;
+                        /** Format: date */
                         available_from_date: string;
                         is_hidden?: boolean;
                         params: {
@@ -4943,6 +5072,7 @@ export interface operations {
                             band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
                             /** @enum {string} */
                             unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                            /** Format: date */
                             valid_from_date: string;
                             price_per_unit: number;
                             params: {
@@ -4967,6 +5097,7 @@ export interface operations {
                         description?: string;
                         notes?: string;
                         brand?: string;
+                        /** Format: date */
                         available_from_date: string;
                         is_hidden?: boolean;
                         params: {
@@ -4981,6 +5112,7 @@ export interface operations {
                             band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
                             /** @enum {string} */
                             unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                            /** Format: date */
                             valid_from_date: string;
                             price_per_unit: number;
                             params: {
@@ -5218,12 +5350,14 @@ export interface operations {
             content: {
                 "application/json": ({
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
@@ -5234,13 +5368,18 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
-                            provider_calendar: string;
-                            temp_class?: string;
+                            /** @enum {string} */
+                            provider_calendar: "BASE" | "HPHC";
+                            /** @enum {string} */
+                            temp_class?: "BASE" | "HP" | "HC";
                             min_subscribed_max_power?: number;
                             max_subscribed_max_power?: number;
                             consumption_class_id?: unknown;
@@ -5251,12 +5390,14 @@ export interface operations {
                     }[];
                 } | {
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
@@ -5267,8 +5408,11 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
@@ -5942,8 +6086,10 @@ export interface operations {
                     account_number?: string;
                     notes: {
                         body?: string;
+                        /** Format: date-time */
                         created_at?: string;
                         is_pinned?: boolean;
+                        /** Format: date-time */
                         unpin_at?: string;
                         document_paths?: {
                             document_path: string;
@@ -6227,6 +6373,7 @@ export interface operations {
                     account_number?: string;
                     transactions: ({
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6239,10 +6386,12 @@ export interface operations {
                             tax_type: string;
                             value_taxed: number | string;
                             rate: number | string;
-                            unit_type: string;
+                            /** @enum {string} */
+                            unit_type: "PROPORTION" | "CURRENCY_PER_KWH";
                         }[];
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6252,6 +6401,7 @@ export interface operations {
                         reason: string;
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6263,6 +6413,7 @@ export interface operations {
                         reference?: string;
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6274,6 +6425,7 @@ export interface operations {
                         reference?: string;
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6285,7 +6437,9 @@ export interface operations {
                         supply_point_identifier?: string;
                         line_items: {
                             rate_band: string;
+                            /** Format: date */
                             start_date: string;
+                            /** Format: date */
                             end_date: string;
                             number_of_units: number | string;
                             net_amount: number | string;
@@ -6297,7 +6451,8 @@ export interface operations {
                             tax_type: string;
                             value_taxed: number | string;
                             rate: number | string;
-                            unit_type: string;
+                            /** @enum {string} */
+                            unit_type: "PROPORTION" | "CURRENCY_PER_KWH";
                         }[];
                     })[];
                     /** @default false */
@@ -6580,7 +6735,9 @@ export interface operations {
                      */
                     account_number?: string;
                     statements: {
+                        /** Format: date */
                         bill_period_from_date: string;
+                        /** Format: date */
                         bill_period_to_date: string;
                         statement_id: string;
                         issued_date?: string | null;
@@ -6863,7 +7020,8 @@ export interface operations {
                      * @description Deprecated alias of `reference` (the platform's, at most 128): exactly one of the two.
                      */
                     instruction_reference?: string;
-                    type: string;
+                    /** @enum {string} */
+                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
                 };
             };
         };
@@ -7378,9 +7536,12 @@ export interface operations {
                     external_business_identifier: string;
                     business_contracts: {
                         identifier: string;
+                        /** Format: date */
                         valid_from_date: string;
+                        /** Format: date */
                         signed_at_date?: string;
                         versions: {
+                            /** Format: date */
                             applicable_at_date: string;
                             terms: ({
                                 /** @constant */
@@ -7392,6 +7553,7 @@ export interface operations {
                                 /** @constant */
                                 term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                 schedules: {
+                                    /** Format: date */
                                     effective_from: string;
                                     items: {
                                         price_per_unit: string;
@@ -7403,7 +7565,8 @@ export interface operations {
                                 /** @constant */
                                 term_type: "TERMINATION_FEE";
                                 amount: number;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
                                 fee_type: string;
                             } | {
                                 /** @constant */
@@ -7434,7 +7597,9 @@ export interface operations {
                                 }[];
                                 schedules: {
                                     effective_period: {
+                                        /** Format: date */
                                         start_date: string;
+                                        /** Format: date */
                                         end_date?: string;
                                     };
                                     product_code: string;
@@ -7711,7 +7876,8 @@ export interface operations {
                     import_supplier_code: string;
                     external_business_identifier: string;
                     vendor: string;
-                    type: string;
+                    /** @enum {string} */
+                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
                     /** @description The instruction's reference at the vendor. Optional in the platform's schema; required here to ask the vendor (`mutually_exclusive_field_required` when missing). */
                     reference?: string;
                     valid_from?: string | null;
@@ -8005,10 +8171,12 @@ export interface operations {
                     payload: {
                         external_account_number: string;
                         import_supplier: string;
-                        account_type?: string;
+                        /** @enum {string} */
+                        account_type?: "DOMESTIC" | "BUSINESS";
                         business?: {
                             business_type: string;
                             company_name?: string;
+                            /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                             siret: string;
                             business_contract_identifier?: string;
                             details?: {
@@ -8024,6 +8192,7 @@ export interface operations {
                         billing_postcode?: string;
                         sales_channel?: string;
                         sales_subchannel?: string;
+                        /** Format: date */
                         last_billed_to_date?: string;
                         customers: {
                             title?: string;
@@ -8031,9 +8200,12 @@ export interface operations {
                             family_name: string;
                             /** Format: email */
                             email?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             mobile?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             landline?: string;
                             deceased?: string;
+                            /** Format: date */
                             date_of_birth?: string;
                             customer_preferences?: {
                                 opted_into_updates: boolean;
@@ -8048,29 +8220,41 @@ export interface operations {
                             supply_address3?: string;
                             supply_address4?: string;
                             supply_postcode: string;
+                            /** Format: date */
                             customer_at_supply_address_from_date: string;
                             supply_points: {
+                                /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                                 identifier: string;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
+                                /** Format: date */
                                 supply_start_date: string;
                                 billing_frequency?: number;
                                 payment_schedules?: {
                                     amount: number;
                                     day_of_month: number;
-                                    frequency: string;
-                                    means: string;
+                                    /** @enum {string} */
+                                    frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                    /** @enum {string} */
+                                    means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     start_date: string;
                                 }[];
                                 payment_instructions?: {
                                     vendor: string;
                                     reference: string;
-                                    type: string;
+                                    /** @enum {string} */
+                                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     valid_from?: string;
                                 }[];
                                 agreements?: {
                                     tariff_code: string;
+                                    /** Format: date-time */
                                     agreed_at?: string;
+                                    /** Format: date */
                                     effective_from: string;
+                                    /** Format: date */
                                     effective_to?: string;
                                     addons?: {
                                         band: string;
@@ -8082,25 +8266,34 @@ export interface operations {
                             }[];
                         }[];
                         statements?: {
+                            /** Format: date */
                             bill_period_from_date: string;
+                            /** Format: date */
                             bill_period_to_date: string;
                             statement_path: string;
                             statement_id: string;
                         }[];
                         supplementary_ledgers?: {
-                            ledger_code: string;
+                            /** @enum {string} */
+                            ledger_code: "ENERGY_CHEQUE_LEDGER";
                             energy_cheques: {
                                 number: string;
+                                /** Format: date */
                                 protection_from: string;
+                                /** Format: date */
                                 protection_to: string;
-                                source: string;
+                                /** @enum {string} */
+                                source: "PAPER" | "PAPERLESS";
                                 asp_remittance_ref?: string;
                                 amount: number;
+                                /** Format: date */
                                 valid_to: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                             }[];
                         }[];
                         notes?: {
+                            /** Format: date-time */
                             created_at?: string;
                             body?: string;
                             document_paths?: {
@@ -8119,9 +8312,12 @@ export interface operations {
                         }[];
                         account_contracts?: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -8133,6 +8329,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -8144,7 +8341,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -8175,7 +8373,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;
@@ -8450,10 +8650,12 @@ export interface operations {
                     payload: {
                         external_account_number: string;
                         import_supplier: string;
-                        account_type?: string;
+                        /** @enum {string} */
+                        account_type?: "DOMESTIC" | "BUSINESS";
                         business?: {
                             business_type: string;
                             company_name?: string;
+                            /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                             siret: string;
                             business_contract_identifier?: string;
                             details?: {
@@ -8469,6 +8671,7 @@ export interface operations {
                         billing_postcode?: string;
                         sales_channel?: string;
                         sales_subchannel?: string;
+                        /** Format: date */
                         last_billed_to_date?: string;
                         customers: {
                             title?: string;
@@ -8476,9 +8679,12 @@ export interface operations {
                             family_name: string;
                             /** Format: email */
                             email?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             mobile?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             landline?: string;
                             deceased?: string;
+                            /** Format: date */
                             date_of_birth?: string;
                             customer_preferences?: {
                                 opted_into_updates: boolean;
@@ -8493,29 +8699,41 @@ export interface operations {
                             supply_address3?: string;
                             supply_address4?: string;
                             supply_postcode: string;
+                            /** Format: date */
                             customer_at_supply_address_from_date: string;
                             supply_points: {
+                                /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                                 identifier: string;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
+                                /** Format: date */
                                 supply_start_date: string;
                                 billing_frequency?: number;
                                 payment_schedules?: {
                                     amount: number;
                                     day_of_month: number;
-                                    frequency: string;
-                                    means: string;
+                                    /** @enum {string} */
+                                    frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                    /** @enum {string} */
+                                    means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     start_date: string;
                                 }[];
                                 payment_instructions?: {
                                     vendor: string;
                                     reference: string;
-                                    type: string;
+                                    /** @enum {string} */
+                                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     valid_from?: string;
                                 }[];
                                 agreements?: {
                                     tariff_code: string;
+                                    /** Format: date-time */
                                     agreed_at?: string;
+                                    /** Format: date */
                                     effective_from: string;
+                                    /** Format: date */
                                     effective_to?: string;
                                     addons?: {
                                         band: string;
@@ -8527,25 +8745,34 @@ export interface operations {
                             }[];
                         }[];
                         statements?: {
+                            /** Format: date */
                             bill_period_from_date: string;
+                            /** Format: date */
                             bill_period_to_date: string;
                             statement_path: string;
                             statement_id: string;
                         }[];
                         supplementary_ledgers?: {
-                            ledger_code: string;
+                            /** @enum {string} */
+                            ledger_code: "ENERGY_CHEQUE_LEDGER";
                             energy_cheques: {
                                 number: string;
+                                /** Format: date */
                                 protection_from: string;
+                                /** Format: date */
                                 protection_to: string;
-                                source: string;
+                                /** @enum {string} */
+                                source: "PAPER" | "PAPERLESS";
                                 asp_remittance_ref?: string;
                                 amount: number;
+                                /** Format: date */
                                 valid_to: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                             }[];
                         }[];
                         notes?: {
+                            /** Format: date-time */
                             created_at?: string;
                             body?: string;
                             document_paths?: {
@@ -8564,9 +8791,12 @@ export interface operations {
                         }[];
                         account_contracts?: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -8578,6 +8808,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -8589,7 +8820,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -8620,7 +8852,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;

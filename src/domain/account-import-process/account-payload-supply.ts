@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { core } from 'zod';
-import { CONSENT_NAMES, SUPPLY_TYPES, isValidSupplyPointIdentifier } from './identifiers.js';
+import { CONSENT_NAMES, PCE, SUPPLY_TYPES, isValidSupplyPointIdentifier } from './identifiers.js';
 import { isoDate, isoDateTime, nextDay } from './iso-dates.js';
 import { MAX_LINE, addDomainIssue, choice, money, postcode, requiredText, text, whenCleanIn, type SchemaForm } from './payload-fields.js';
 
@@ -82,7 +82,10 @@ export function supplyAddressSchemaIn(form: SchemaForm) {
 
   const supplyPointSchema = z
     .object({
-      identifier: z.string(),
+      identifier: z.string().meta({
+        pattern: PCE.source,
+        description: 'ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`.',
+      }),
       supply_type: choice(SUPPLY_TYPES),
       supply_start_date: isoDate(),
       billing_frequency: z.int().min(1).optional(),

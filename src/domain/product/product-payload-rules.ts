@@ -3,7 +3,7 @@ import type { core } from 'zod';
 import { bandCategories, bandKey, providerCalendars, tempClasses, unitTypes, type Band, type BandCategory, type UnitType } from '../../../events/product.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, choice, requiredText, whenClean } from '../account-import-process/payload-fields.js';
-import { decimalDigitsWithin } from '../account-records/money.js';
+import { decimalNumber } from '../account-records/money.js';
 import { noRepeatedKeys } from '../validation/field-errors.js';
 
 /** Which unit type each band category is priced in. */
@@ -77,7 +77,7 @@ export function rateSchema<P extends z.ZodType>(params: P) {
       unit_type: choice(unitTypes),
       valid_from_date: isoDate(),
       // Not negative, with at most 10 digits each side of the point, as the platform's decimal fields.
-      price_per_unit: bound().superRefine(decimalDigitsWithin(10, 10)),
+      price_per_unit: decimalNumber(bound(), 10, 10),
       params,
     })
     .superRefine((rate, ctx) => {

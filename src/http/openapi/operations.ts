@@ -31,7 +31,7 @@ import {
 } from '../routes/import-progress.js';
 import { accountImportProcessListResponseSchema, accountTransferStatusResponseSchema } from '../routes/account-status.js';
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
-import { reconciliationFormats } from '../../export/reconciliation-export.js';
+import { reconciliationQuerySchema } from '../routes/reconciliation.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
 import { businessReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { recordVerificationRequestSchema } from '../routes/verifications.js';
@@ -52,6 +52,7 @@ import { importNotesRequestSchema } from '../../domain/notes/note-payload.js';
 import { importHistoricalStatementsRequestSchema } from '../../domain/statements/statement-payload.js';
 import { accountImportStatusResponseSchema, taskParamsSchema } from '../routes/v2-accounts.js';
 import { accountPayloadSchema } from '../../domain/account-import-process/account-payload.js';
+import { listPagingQuerySchema, MAX_LIST_LIMIT } from '../list-paging.js';
 import { AUTHENTICATED_ERRORS, scoped, WRITE_ERRORS, type Responses, type Schemas } from './common.js';
 
 /** One operation's description: what the route itself cannot say. */
@@ -87,8 +88,6 @@ const STAGEABLE = ['account_import_process_already_imported', 'account_marked_to
 /** The account's team: named in the request, else the supplier's default, and known. */
 const TEAM = ['operations_team_should_be_provided', 'operations_team_name_does_not_exist'] as const satisfies readonly ErrorCode[];
 const PRODUCT_ERRORS = ['product_failed_validation', 'no_matching_rate', 'rate_not_continuous'] as const satisfies readonly ErrorCode[];
-
-const listQuery = z.object({ limit: z.string().optional(), after: z.string().optional() });
 
 /** A flag of the platform's: exactly `true` (the default) or `false`, at most once (else 400 `invalid_query_parameter`). */
 const flag = (description: string) => z.enum(['true', 'false']).default('true').describe(description);
@@ -175,8 +174,8 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   ...(['all', 'pending', 'imported'] as const).map((which) =>
     operation(`${V1}/${which}-account-import-processes/:supplier/`, `${which}AccountImportProcesses`, 'Accounts', {
       summary: `${which[0]!.toUpperCase()}${which.slice(1)} accounts of a supplier`,
-      description: `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to 1000) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`,
-      query: listQuery, ok: [accountImportProcessListResponseSchema, 'The accounts, oldest first.'],
+      description: `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to ${MAX_LIST_LIMIT}) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`,
+      query: listPagingQuerySchema, ok: [accountImportProcessListResponseSchema, 'The accounts, oldest first.'],
     }),
   ),
   operation(`${V1}/import-suppliers/`, 'importSuppliers', 'Progress', {
@@ -200,7 +199,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   }),
   operation(`${V1}/reconciliation/:supplier/`, 'reconciliationExport', 'Accounts', {
     summary: 'The cut-over check', description: 'One record per account of the supplier, streamed: CSV with `?format=csv` or `Accept: text/csv`, NDJSON otherwise.',
-    query: z.object({ format: z.enum(reconciliationFormats).optional() }), ok: streamed('One line per account.', 'text/csv', 'application/x-ndjson'),
+    query: reconciliationQuerySchema, ok: streamed('One line per account.', 'text/csv', 'application/x-ndjson'),
   }),
   operation(`${V1}/account-records/:supplier/`, 'accountRecordsExport', 'Accounts', {
     summary: 'The records export', description: 'One NDJSON line per account of the supplier, streamed in the lists\' order: its state, ledger balance in cents, and per kind of record (notes, transactions, historical statements, payment instructions) a count and an order-independent digest (SHA-256 of the records\' sorted lines); `?include=records` adds the records. What `import-ledger verify` compares a migration folder with (docs/migrate.md).',
