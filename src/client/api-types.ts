@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account
-         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
+         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["validateAccount"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Stage an account
-         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["stageAccount"];
         delete?: never;
@@ -391,7 +391,7 @@ export interface paths {
         put?: never;
         /**
          * Create a business
-         * @description A business with its contracts (spec 2.4, 4.4). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description A business with its contracts (spec 2.4, 4.4). Across fields (each refusal at the field named): contract `identifier`s are distinct in the request (`duplicate_contract_identifiers`) and not already taken (`contract_with_identifier_exists`); a version's `applicable_at_date` is not before its contract's `valid_from_date` (`version_applicable_before_contract_valid_from`); every `product_code` a term names is an existing product (`product_code_does_not_exist`). The business's `details` have distinct keys (`children_with_duplicate_values`, at the repeated `key`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createBusiness"];
         delete?: never;
@@ -411,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Validate products
-         * @description Checks products (spec 2.5) without storing anything.
+         * @description Checks products (spec 2.5) without storing anything. Across fields (each refusal at the field named): a rate's `unit_type` is its `band_category`'s (`STANDING_CHARGE`: `YEARS_ON_SUPPLY_PER_DIEM`, `CONSUMPTION_CHARGE`: `KWH_CONSUMPION`; else `unit_type_does_not_match_band_category`); an electricity rate's `temp_class` is absent on a `STANDING_CHARGE` (`field_not_allowed`), given on a `CONSUMPTION_CHARGE` (`required`), and one of its `provider_calendar`'s classes (`BASE`: `BASE`; `HPHC`: `HP` or `HC`; else `temp_class_does_not_match_calendar`); a gas rate's `price_level` likewise (`field_not_allowed`, `required`); `min_subscribed_max_power` is not above `max_subscribed_max_power`, nor `min_annual_consumption` above `max_annual_consumption` (`min_greater_than_max`, at the max); two rates of a product's band do not start on the same `valid_from_date` (`duplicate_rate_valid_from`).
          */
         post: operations["validateProducts"];
         delete?: never;
@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Create products, or add rates
-         * @description Creates products, or appends rates to existing ones (spec 4.3). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Creates products, or appends rates to existing ones (spec 4.3). Across fields (each refusal at the field named): a rate's `unit_type` is its `band_category`'s (`STANDING_CHARGE`: `YEARS_ON_SUPPLY_PER_DIEM`, `CONSUMPTION_CHARGE`: `KWH_CONSUMPION`; else `unit_type_does_not_match_band_category`); an electricity rate's `temp_class` is absent on a `STANDING_CHARGE` (`field_not_allowed`), given on a `CONSUMPTION_CHARGE` (`required`), and one of its `provider_calendar`'s classes (`BASE`: `BASE`; `HPHC`: `HP` or `HC`; else `temp_class_does_not_match_calendar`); a gas rate's `price_level` likewise (`field_not_allowed`, `required`); `min_subscribed_max_power` is not above `max_subscribed_max_power`, nor `min_annual_consumption` above `max_annual_consumption` (`min_greater_than_max`, at the max); two rates of a product's band do not start on the same `valid_from_date` (`duplicate_rate_valid_from`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createProducts"];
         delete?: never;
@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Pre-populate supply points
-         * @description Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once). At least one identifier in `prm_ids` and `pce_ids` together (`no_supply_point_identifiers`), at most 1000 (`too_many_supply_point_identifiers`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["populateSupplyPoints"];
         delete?: never;
@@ -491,7 +491,7 @@ export interface paths {
         put?: never;
         /**
          * Add notes to an imported account
-         * @description Spec 4.9. A note already added is not added twice. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Spec 4.9. A note already added is not added twice. Across fields (each refusal at the field named): each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); its `unpin_at` is after its `created_at` (`note_unpin_at_earlier_than_creation_date`); every `document_path` exists in the supplier's document store (`path_does_not_exist_in_file_store`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createNotes"];
         delete?: never;
@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Add financial transactions to an imported account
-         * @description Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. Across fields (each refusal at the field named): an `amount` is never zero (`zero_transaction_amount`), a `PAYMENT`'s or `REPAYMENT`'s is positive (`negative_transaction_amount`), a `SUPPLY_CHARGE`'s is its `line_items`' `net_amount` plus its `tax_items`' `amount`, to the cent (`ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount`); a line item's `end_date` is not before its `start_date` (`start_date_later_than_end_date`); `transaction_id`s are distinct in the request (`duplicate_transaction_ids`); a `transaction_date` is not in the future (`transaction_in_future`); a `product_code` is an existing product (`product_code_does_not_exist`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createTransactions"];
         delete?: never;
@@ -531,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * Add historical statements to an imported account
-         * @description Spec 4.11. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Spec 4.11. Across fields (each refusal at the field named): a statement's `bill_period_to_date` is not before its `bill_period_from_date` (`start_date_later_than_end_date`); `statement_id`s are distinct in the request (`duplicate_statement_ids`) and new to the account (`historical_statement_already_exists`); every `statement_path` exists in the supplier's document store (`path_does_not_exist_in_file_store`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createHistoricalStatements"];
         delete?: never;
@@ -591,7 +591,7 @@ export interface paths {
         put?: never;
         /**
          * Add contracts to a business
-         * @description Contracts added to an existing business (the platform's French tenants); accounts can then link to them. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Contracts added to an existing business (the platform's French tenants); accounts can then link to them. Across fields (each refusal at the field named): contract `identifier`s are distinct in the request (`duplicate_contract_identifiers`) and not already taken (`contract_with_identifier_exists`); a version's `applicable_at_date` is not before its contract's `valid_from_date` (`version_applicable_before_contract_valid_from`); every `product_code` a term names is an existing product (`product_code_does_not_exist`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createBusinessContracts"];
         delete?: never;
@@ -611,7 +611,7 @@ export interface paths {
         put?: never;
         /**
          * Add a payment instruction to a business
-         * @description Checked with the payment vendor first, as the account one. A 500 `payment_vendor_unavailable` may be retried as is; a 400 must not. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Checked with the payment vendor first, as the account one. `accounts` name each account once (`children_with_duplicate_values`, at the repeated `external_account_number`). A 500 `payment_vendor_unavailable` may be retried as is; a 400 must not. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createBusinessPaymentInstruction"];
         delete?: never;
@@ -631,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account (v2)
-         * @description The account under `payload`; 200 `{}` when valid. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
+         * @description The account under `payload` (refusals name its fields as v1 does, without `payload.`); 200 `{}` when valid. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["v2ValidateAccount"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Stage an account and schedule its creation (v2)
-         * @description Stages the account and schedules its creation inside `task_params`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Stages the account and schedules its creation inside `task_params`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default. Refusals name the payload's fields as v1 does, without `payload.`. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["v2ScheduleAccountCreation"];
         delete?: never;
@@ -877,6 +877,7 @@ export interface operations {
                                     band: string;
                                 }[];
                             }[];
+                            /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                             consent_data?: {
                                 [key: string]: boolean;
                             };
@@ -1132,6 +1133,7 @@ export interface operations {
                                         band: string;
                                     }[];
                                 }[];
+                                /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                                 consent_data?: {
                                     [key: string]: boolean;
                                 };
@@ -1599,6 +1601,7 @@ export interface operations {
                                     band: string;
                                 }[];
                             }[];
+                            /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                             consent_data?: {
                                 [key: string]: boolean;
                             };
@@ -4963,7 +4966,7 @@ export interface operations {
                 "application/json": ({
                     code: string;
                     /** @enum {string} */
-                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                    market_name: "FRA_ELECTRICITY";
                     full_name: string;
                     display_name: string;
                     description?: string;
@@ -4994,16 +4997,20 @@ export interface operations {
                             temp_class?: "BASE" | "HP" | "HC";
                             min_subscribed_max_power?: number;
                             max_subscribed_max_power?: number;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             consumption_class_id?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             min_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             max_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             price_level?: unknown;
                         };
                     }[];
                 } | {
                     code: string;
                     /** @enum {string} */
-                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                    market_name: "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
@@ -5013,6 +5020,7 @@ export interface operations {
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
+                        /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                         segments?: unknown;
                         is_variable?: boolean;
                         cost_stacking?: boolean;
@@ -5032,9 +5040,13 @@ export interface operations {
                             min_annual_consumption?: number;
                             max_annual_consumption?: number;
                             price_level?: number;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             provider_calendar?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             temp_class?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             min_subscribed_max_power?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             max_subscribed_max_power?: unknown;
                         };
                     }[];
@@ -5051,7 +5063,7 @@ export interface operations {
                     "application/json": ({
                         code: string;
                         /** @enum {string} */
-                        market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                        market_name: "FRA_ELECTRICITY";
                         full_name: string;
                         display_name: string;
                         description?: string;
@@ -5082,16 +5094,20 @@ export interface operations {
                                 temp_class?: "BASE" | "HP" | "HC";
                                 min_subscribed_max_power?: number;
                                 max_subscribed_max_power?: number;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 consumption_class_id?: unknown;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 min_annual_consumption?: unknown;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 max_annual_consumption?: unknown;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 price_level?: unknown;
                             };
                         }[];
                     } | {
                         code: string;
                         /** @enum {string} */
-                        market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                        market_name: "FRA_GAS";
                         full_name: string;
                         display_name: string;
                         description?: string;
@@ -5101,6 +5117,7 @@ export interface operations {
                         available_from_date: string;
                         is_hidden?: boolean;
                         params: {
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             segments?: unknown;
                             is_variable?: boolean;
                             cost_stacking?: boolean;
@@ -5120,9 +5137,13 @@ export interface operations {
                                 min_annual_consumption?: number;
                                 max_annual_consumption?: number;
                                 price_level?: number;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 provider_calendar?: unknown;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 temp_class?: unknown;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 min_subscribed_max_power?: unknown;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 max_subscribed_max_power?: unknown;
                             };
                         }[];
@@ -5351,7 +5372,7 @@ export interface operations {
                 "application/json": ({
                     code: string;
                     /** @enum {string} */
-                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                    market_name: "FRA_ELECTRICITY";
                     full_name: string;
                     display_name: string;
                     description?: string;
@@ -5382,16 +5403,20 @@ export interface operations {
                             temp_class?: "BASE" | "HP" | "HC";
                             min_subscribed_max_power?: number;
                             max_subscribed_max_power?: number;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             consumption_class_id?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             min_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             max_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             price_level?: unknown;
                         };
                     }[];
                 } | {
                     code: string;
                     /** @enum {string} */
-                    market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                    market_name: "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
@@ -5401,6 +5426,7 @@ export interface operations {
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
+                        /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                         segments?: unknown;
                         is_variable?: boolean;
                         cost_stacking?: boolean;
@@ -5420,9 +5446,13 @@ export interface operations {
                             min_annual_consumption?: number;
                             max_annual_consumption?: number;
                             price_level?: number;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             provider_calendar?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             temp_class?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             min_subscribed_max_power?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             max_subscribed_max_power?: unknown;
                         };
                     }[];
@@ -6081,7 +6111,7 @@ export interface operations {
                     external_account_number: string;
                     /**
                      * @deprecated
-                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value (else `fields_are_mutually_exclusive`).
                      */
                     account_number?: string;
                     notes: {
@@ -6368,7 +6398,7 @@ export interface operations {
                     external_account_number: string;
                     /**
                      * @deprecated
-                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value (else `fields_are_mutually_exclusive`).
                      */
                     account_number?: string;
                     transactions: ({
@@ -6731,7 +6761,7 @@ export interface operations {
                     external_account_number: string;
                     /**
                      * @deprecated
-                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value (else `fields_are_mutually_exclusive`).
                      */
                     account_number?: string;
                     statements: {
@@ -8260,6 +8290,7 @@ export interface operations {
                                         band: string;
                                     }[];
                                 }[];
+                                /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                                 consent_data?: {
                                     [key: string]: boolean;
                                 };
@@ -8739,6 +8770,7 @@ export interface operations {
                                         band: string;
                                     }[];
                                 }[];
+                                /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                                 consent_data?: {
                                     [key: string]: boolean;
                                 };

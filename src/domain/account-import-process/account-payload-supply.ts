@@ -51,15 +51,25 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Which consents a supply point may carry, by its supply type. */
+const CONSENTS = `Consents by name: ${Object.entries(CONSENT_NAMES)
+  .map(([type, names]) => `${type} ${names.map((name) => `\`${name}\``).join(', ')}`)
+  .join('; ')} (else \`invalid_consent_name\`).`;
+
+/** The days a payment schedule may pick (the platform's own code when not): 29-31 do not exist every month. */
+const PAYMENT_DAYS = { minimum: 1, maximum: 28 } as const;
+
 /** A supply address of the account payload (spec 2.2) and its supply points, in either form (payload-fields.ts). */
 export function supplyAddressSchemaIn(form: SchemaForm) {
   const paymentScheduleSchema = z.object({
     amount: money(),
-    // Days 29-31 do not exist every month, so a schedule may only pick 1-28.
-    day_of_month: z.int().refine((day) => day >= 1 && day <= 28, {
-      message: 'day_of_month must be between 1 and 28.',
-      params: { code: 'invalid_payment_day_for_payment_schedule' },
-    }),
+    day_of_month: z
+      .int()
+      .refine((day) => day >= PAYMENT_DAYS.minimum && day <= PAYMENT_DAYS.maximum, {
+        message: 'day_of_month must be between 1 and 28.',
+        params: { code: 'invalid_payment_day_for_payment_schedule' },
+      })
+      .meta(PAYMENT_DAYS),
     frequency: choice(PAYMENT_SCHEDULE_FREQUENCIES),
     means: choice(PAYMENT_MEANS),
     start_date: isoDate(),
@@ -92,7 +102,7 @@ export function supplyAddressSchemaIn(form: SchemaForm) {
       payment_schedules: z.array(paymentScheduleSchema).optional(),
       payment_instructions: z.array(paymentInstructionSchema).optional(),
       agreements: z.array(agreementSchema).superRefine(checkAgreementContinuity, whenCleanIn(form, [])).optional(),
-      consent_data: z.record(z.string(), z.boolean()).optional(),
+      consent_data: z.record(z.string(), z.boolean()).optional().meta({ description: CONSENTS }),
     })
     .superRefine((point, ctx) => {
       if (!isValidSupplyPointIdentifier(point.supply_type, point.identifier)) {

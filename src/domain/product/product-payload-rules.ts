@@ -13,7 +13,7 @@ export const UNIT_TYPE_OF: Readonly<Record<BandCategory, UnitType>> = {
 };
 
 /** The temp classes each provider calendar splits consumption into. */
-const TEMP_CLASSES_OF: Readonly<Record<'BASE' | 'HPHC', readonly string[]>> = {
+export const TEMP_CLASSES_OF: Readonly<Record<'BASE' | 'HPHC', readonly string[]>> = {
   BASE: ['BASE'],
   HPHC: ['HP', 'HC'],
 };
@@ -26,7 +26,8 @@ export function notAllowed(market: string) {
     .unknown()
     .refine((value) => value === undefined, { message: `Only ${market} products have this field.`, params: { code: 'field_not_allowed' } })
     .transform((): undefined => undefined)
-    .optional();
+    .optional()
+    .meta({ not: {}, description: `Only ${market} products have this field (\`field_not_allowed\`).` });
 }
 
 /** A refinement on params: the `min` bound is not above the `max` bound (reported on the max). */

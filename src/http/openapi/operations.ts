@@ -53,6 +53,7 @@ import { importHistoricalStatementsRequestSchema } from '../../domain/statements
 import { accountImportStatusResponseSchema, taskParamsSchema } from '../routes/v2-accounts.js';
 import { accountPayloadSchema } from '../../domain/account-import-process/account-payload.js';
 import { listPagingQuerySchema, MAX_LIST_LIMIT } from '../list-paging.js';
+import { ACCOUNT_RULES, BUSINESS_DETAIL_RULES, BUSINESS_INSTRUCTION_RULES, CONTRACT_RULES, NOTE_RULES, POPULATE_RULES, PRODUCT_RULES, STATEMENT_RULES, TRANSACTION_RULES } from './request-rules.js';
 import { AUTHENTICATED_ERRORS, scoped, WRITE_ERRORS, type Responses, type Schemas } from './common.js';
 
 /** One operation's description: what the route itself cannot say. */
@@ -150,13 +151,13 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     });
   return [
   operation(`${V1}/validate-account/`, 'validateAccount', 'Accounts', {
-    summary: 'Validate an account', description: `Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. ${ORDER}`,
+    summary: 'Validate an account', description: `Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. ${ACCOUNT_RULES} ${ORDER}`,
     request: [validateAccountRequestSchema, 'The account (spec 2.2).'],
     ok: [validateAccountResponseSchema, 'Valid: the data as it would be stored (unknown fields dropped).'],
     errors: ['account_failed_validation'], examples: ['account-domestic.json', 'account-business.json'],
   }),
   operation(`${V1}/account-import-process/create-or-update/`, 'stageAccount', 'Accounts', {
-    summary: 'Stage an account', description: `Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. ${ORDER}`,
+    summary: 'Stage an account', description: `Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. ${ACCOUNT_RULES} ${ORDER}`,
     request: [stageAccountRequestSchema, 'The account (spec 2.2).'],
     created: [stageAccountResponseSchema, 'Staged for the first time.'], ok: [stageAccountResponseSchema, 'Staged data replaced.'],
     errors: ['account_failed_validation', ...STAGEABLE], examples: ['account-domestic.json', 'account-business.json'],
@@ -237,23 +238,23 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     errors: ['invalid'],
   }),
   operation(`${V1}/business/`, 'createBusiness', 'Businesses', {
-    summary: 'Create a business', description: 'A business with its contracts (spec 2.4, 4.4).',
+    summary: 'Create a business', description: `A business with its contracts (spec 2.4, 4.4). ${CONTRACT_RULES} ${BUSINESS_DETAIL_RULES}`,
     request: [createBusinessRequestSchema, 'The business (spec 2.4).'],
     created: [createBusinessResponseSchema, 'Created, or already created with the same key attributes (spec 2.4).'],
     errors: ['business_failed_validation', 'business_already_exists', 'import_supplier_not_found'], examples: ['business.json'],
   }),
   operation(`${V1}/validate-products/`, 'validateProducts', 'Products', {
-    summary: 'Validate products', description: 'Checks products (spec 2.5) without storing anything.',
+    summary: 'Validate products', description: `Checks products (spec 2.5) without storing anything. ${PRODUCT_RULES}`,
     request: [productsRequestSchema, 'The products (spec 2.5).'], ok: [validateProductsResponseSchema, 'Valid: the products as they would be stored.'],
     errors: PRODUCT_ERRORS, examples: ['products.json'],
   }),
   operation(`${V1}/products/`, 'createProducts', 'Products', {
-    summary: 'Create products, or add rates', description: 'Creates products, or appends rates to existing ones (spec 4.3).',
+    summary: 'Create products, or add rates', description: `Creates products, or appends rates to existing ones (spec 4.3). ${PRODUCT_RULES}`,
     request: [productsRequestSchema, 'The products (spec 2.5).'], created: [createProductsResponseSchema, 'Created or updated.'],
     errors: PRODUCT_ERRORS, examples: ['products.json', 'product-rate-update.json'],
   }),
   operation(`${V1}/supply-point/populate/`, 'populateSupplyPoints', 'Supply points', {
-    summary: 'Pre-populate supply points', description: 'Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once).',
+    summary: 'Pre-populate supply points', description: `Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once). ${POPULATE_RULES}`,
     request: [populateSupplyPointsRequestSchema, 'The ids to fetch.'], created: [populateSupplyPointsResponseSchema, 'The batch, recorded.'],
     errors: ['validation_error', 'import_supplier_not_found'], examples: ['supply-point-populate.json'],
   }),
@@ -262,18 +263,18 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     ok: [populateBatchStatusResponseSchema, 'The batch.'], errors: ['populate_batch_not_found'],
   }),
   operation(`${V1}/notes/create/`, 'createNotes', 'After import', {
-    summary: 'Add notes to an imported account', description: 'Spec 4.9. A note already added is not added twice.',
+    summary: 'Add notes to an imported account', description: `Spec 4.9. A note already added is not added twice. ${NOTE_RULES}`,
     request: [importNotesRequestSchema, 'The notes.'], created: [createNotesResponseSchema, 'One result per note.'],
     errors: ['notes_failed_validation', 'account_not_found', ...MIGRATING], examples: ['notes.json'],
   }),
   operation(`${V1}/transactions/create/`, 'createTransactions', 'After import', {
-    summary: 'Add financial transactions to an imported account', description: 'Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body.',
+    summary: 'Add financial transactions to an imported account', description: `Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. ${TRANSACTION_RULES}`,
     request: [importTransactionsRequestSchema, 'The transactions.'], created: [createTransactionsResponseSchema, 'One result per transaction.'],
     query: transactionsQuery, errors: ['transactions_failed_validation', 'account_not_found', ...MIGRATING],
     errorBodies: { 400: schemas.json(transactionImportErrorBodySchema, 'output') }, examples: ['transactions.json'],
   }),
   operation(`${V1}/historical-statements/create/`, 'createHistoricalStatements', 'After import', {
-    summary: 'Add historical statements to an imported account', description: 'Spec 4.11.',
+    summary: 'Add historical statements to an imported account', description: `Spec 4.11. ${STATEMENT_RULES}`,
     request: [importHistoricalStatementsRequestSchema, 'The statements.'], created: [createHistoricalStatementsResponseSchema, 'Added.'],
     errors: ['historical_statements_failed_validation', 'account_not_found', ...MIGRATING], examples: ['historical-statements.json'],
   }),
@@ -289,23 +290,23 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     errors: ['validation_error', 'import_supplier_not_found'],
   }),
   operation(`${V1}/business-contracts/create/`, 'createBusinessContracts', 'Businesses', {
-    summary: 'Add contracts to a business', description: "Contracts added to an existing business (the platform's French tenants); accounts can then link to them.",
+    summary: 'Add contracts to a business', description: `Contracts added to an existing business (the platform's French tenants); accounts can then link to them. ${CONTRACT_RULES}`,
     request: [createBusinessContractsRequestSchema, 'The business and its new contracts.'], created: [createBusinessContractsResponseSchema, 'Added.'],
     errors: ['business_failed_validation', 'business_not_found', ...MIGRATING],
   }),
   vendorChecked(`${V1}/business-payment-instruction/create/`, 'createBusinessPaymentInstruction', 'Businesses', {
-    summary: 'Add a payment instruction to a business', description: 'Checked with the payment vendor first, as the account one.',
+    summary: 'Add a payment instruction to a business', description: `Checked with the payment vendor first, as the account one. ${BUSINESS_INSTRUCTION_RULES}`,
     request: [createBusinessPaymentInstructionRequestSchema, 'The payment instruction and the accounts it covers.'],
     created: [createBusinessPaymentInstructionResponseSchema, 'Added (or already added with this reference).'],
     errors: ['validation_error', 'business_not_found', 'account_not_found', ...MIGRATING], errorBody: businessPaymentInstructionErrorBodySchema,
   }),
   operation(`${V2}/accounts/validate/`, 'v2ValidateAccount', 'Accounts (v2)', {
-    summary: 'Validate an account (v2)', description: `The account under \`payload\`; 200 \`{}\` when valid. ${ORDER}`,
+    summary: 'Validate an account (v2)', description: `The account under \`payload\` (refusals name its fields as v1 does, without \`payload.\`); 200 \`{}\` when valid. ${ACCOUNT_RULES} ${ORDER}`,
     request: [z.object({ payload: accountPayloadSchema }), 'The account (spec 2.2) under `payload`.'], ok: [z.object({}), 'Valid.'],
     errors: ['validation_error', 'account_failed_validation'],
   }),
   operation(`${V2}/accounts/`, 'v2ScheduleAccountCreation', 'Accounts (v2)', {
-    summary: 'Stage an account and schedule its creation (v2)', description: "Stages the account and schedules its creation inside `task_params`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default.",
+    summary: 'Stage an account and schedule its creation (v2)', description: `Stages the account and schedules its creation inside \`task_params\`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default. Refusals name the payload's fields as v1 does, without \`payload.\`. ${ACCOUNT_RULES}`,
     request: [z.object({ payload: accountPayloadSchema, task_params: taskParamsSchema }), 'The account under `payload`, and when to create it.'],
     created: [z.object({}), 'Staged and scheduled.'],
     errors: [
