@@ -172,8 +172,6 @@ function documentPipeOutput(ctx: { zodSchema: unknown; jsonSchema: Record<string
     );
   };
   for (const [key, definition] of Object.entries($defs ?? {})) hoisted[`${prefix}${key}`] = renamed(definition);
-  // The pipe's own description and default (set on the pipe itself) are kept.
-  const { description, default: fallback } = ctx.jsonSchema;
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, renamed(output), description === undefined ? {} : { description }, fallback === undefined ? {} : { default: fallback });
+  Object.assign(ctx.jsonSchema, renamed(output));
 }

@@ -46,7 +46,7 @@ import {
 } from '../routes/payment-instructions.js';
 import { productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
 import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema } from '../routes/supply-point-populate.js';
-import { transactionQueryParameters } from '../routes/account-records.js';
+import { transactionsQuerySchema } from '../routes/account-records.js';
 import { importTransactionsRequestSchema } from '../../domain/ledger/transaction-payload.js';
 import { importNotesRequestSchema } from '../../domain/notes/note-payload.js';
 import { importHistoricalStatementsRequestSchema } from '../../domain/statements/statement-payload.js';
@@ -89,14 +89,6 @@ const STAGEABLE = ['account_import_process_already_imported', 'account_marked_to
 /** The account's team: named in the request, else the supplier's default, and known. */
 const TEAM = ['operations_team_should_be_provided', 'operations_team_name_does_not_exist'] as const satisfies readonly ErrorCode[];
 const PRODUCT_ERRORS = ['product_failed_validation', 'no_matching_rate', 'rate_not_continuous'] as const satisfies readonly ErrorCode[];
-
-/** A flag of the platform's: exactly `true` (the default) or `false`, at most once (else 400 `invalid_query_parameter`). */
-const flag = (description: string) => z.enum(['true', 'false']).default('true').describe(description);
-
-const transactionsQuery = z.object({
-  check_previously_added: flag('A `transaction_id` already on the account: `true` skips it (`TRANSACTION_ALREADY_EXISTS`), `false` fails the request (`transaction_already_added`).'),
-  force_add_to_current_statement: flag('A transaction dated before the open statement period: `true` moves it to the period\'s first day (with a pinned note), `false` fails the request (`transaction_not_in_open_statement_period`).'),
-} satisfies Record<(typeof transactionQueryParameters)[number], z.ZodType>);
 
 /** A JSON body or answer: its schema and what it is. */
 type Json = [schema: z.ZodType, description: string];
@@ -270,7 +262,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   operation(`${V1}/transactions/create/`, 'createTransactions', 'After import', {
     summary: 'Add financial transactions to an imported account', description: `Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. ${TRANSACTION_RULES}`,
     request: [importTransactionsRequestSchema, 'The transactions.'], created: [createTransactionsResponseSchema, 'One result per transaction.'],
-    query: transactionsQuery, errors: ['transactions_failed_validation', 'account_not_found', ...MIGRATING],
+    query: transactionsQuerySchema, errors: ['transactions_failed_validation', 'account_not_found', ...MIGRATING],
     errorBodies: { 400: schemas.json(transactionImportErrorBodySchema, 'output') }, examples: ['transactions.json'],
   }),
   operation(`${V1}/historical-statements/create/`, 'createHistoricalStatements', 'After import', {

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
-import type { LedgerContext } from '../../application/context.js';
 import { z } from 'zod';
+import type { LedgerContext } from '../../application/context.js';
 import { reconciliationContentTypes, reconciliationParts, reconciliationFormats, type ReconciliationFormat } from '../../export/reconciliation-export.js';
 import { keysetChunks } from '../../queries/keyset-chunks.js';
 import { requireSupplierScope } from '../auth.js';
