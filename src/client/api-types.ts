@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account
-         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
+         * @description Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["validateAccount"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Stage an account
-         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["stageAccount"];
         delete?: never;
@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * All accounts of a supplier
-         * @description The all accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         * @description The all accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 10000) and `?after=` page it; the next page's address comes in the `Link` header.
          */
         get: operations["allAccountImportProcesses"];
         put?: never;
@@ -129,7 +129,7 @@ export interface paths {
         };
         /**
          * Pending accounts of a supplier
-         * @description The pending accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         * @description The pending accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 10000) and `?after=` page it; the next page's address comes in the `Link` header.
          */
         get: operations["pendingAccountImportProcesses"];
         put?: never;
@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Imported accounts of a supplier
-         * @description The imported accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 1000) and `?after=` page it; the next page's address comes in the `Link` header.
+         * @description The imported accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. `?limit=` (1 to 10000) and `?after=` page it; the next page's address comes in the `Link` header.
          */
         get: operations["importedAccountImportProcesses"];
         put?: never;
@@ -411,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Create a business
-         * @description A business with its contracts (spec 2.4, 4.4). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description A business with its contracts (spec 2.4, 4.4). Across fields (each refusal at the field named): contract `identifier`s are distinct in the request (`duplicate_contract_identifiers`) and not already taken (`contract_with_identifier_exists`); a version's `applicable_at_date` is not before its contract's `valid_from_date` (`version_applicable_before_contract_valid_from`); every `product_code` a term names is an existing product (`product_code_does_not_exist`). The business's `details` have distinct keys (`children_with_duplicate_values`, at the repeated `key`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createBusiness"];
         delete?: never;
@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Validate products
-         * @description Checks products (spec 2.5) without storing anything.
+         * @description Checks products (spec 2.5) without storing anything. Across fields (each refusal at the field named): a rate's `unit_type` is its `band_category`'s (`STANDING_CHARGE`: `YEARS_ON_SUPPLY_PER_DIEM`, `CONSUMPTION_CHARGE`: `KWH_CONSUMPION`; else `unit_type_does_not_match_band_category`); an electricity rate's `temp_class` is absent on a `STANDING_CHARGE` (`field_not_allowed`), given on a `CONSUMPTION_CHARGE` (`required`), and one of its `provider_calendar`'s classes (`BASE`: `BASE`; `HPHC`: `HP` or `HC`; else `temp_class_does_not_match_calendar`); a gas rate's `price_level` likewise (`field_not_allowed`, `required`); `min_subscribed_max_power` is not above `max_subscribed_max_power`, nor `min_annual_consumption` above `max_annual_consumption` (`min_greater_than_max`, at the max); two rates of a product's band do not start on the same `valid_from_date` (`duplicate_rate_valid_from`).
          */
         post: operations["validateProducts"];
         delete?: never;
@@ -451,7 +451,7 @@ export interface paths {
         put?: never;
         /**
          * Create products, or add rates
-         * @description Creates products, or appends rates to existing ones (spec 4.3). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Creates products, or appends rates to existing ones (spec 4.3). Across fields (each refusal at the field named): a rate's `unit_type` is its `band_category`'s (`STANDING_CHARGE`: `YEARS_ON_SUPPLY_PER_DIEM`, `CONSUMPTION_CHARGE`: `KWH_CONSUMPION`; else `unit_type_does_not_match_band_category`); an electricity rate's `temp_class` is absent on a `STANDING_CHARGE` (`field_not_allowed`), given on a `CONSUMPTION_CHARGE` (`required`), and one of its `provider_calendar`'s classes (`BASE`: `BASE`; `HPHC`: `HP` or `HC`; else `temp_class_does_not_match_calendar`); a gas rate's `price_level` likewise (`field_not_allowed`, `required`); `min_subscribed_max_power` is not above `max_subscribed_max_power`, nor `min_annual_consumption` above `max_annual_consumption` (`min_greater_than_max`, at the max); two rates of a product's band do not start on the same `valid_from_date` (`duplicate_rate_valid_from`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createProducts"];
         delete?: never;
@@ -471,7 +471,7 @@ export interface paths {
         put?: never;
         /**
          * Pre-populate supply points
-         * @description Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once). At least one identifier in `prm_ids` and `pce_ids` together (`no_supply_point_identifiers`), at most 1000 (`too_many_supply_point_identifiers`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["populateSupplyPoints"];
         delete?: never;
@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Add notes to an imported account
-         * @description Spec 4.9. A note already added is not added twice. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Spec 4.9. A note already added is not added twice. Across fields (each refusal at the field named): each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); its `unpin_at` is after its `created_at` (`note_unpin_at_earlier_than_creation_date`); every `document_path` exists in the supplier's document store (`path_does_not_exist_in_file_store`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createNotes"];
         delete?: never;
@@ -531,7 +531,7 @@ export interface paths {
         put?: never;
         /**
          * Add financial transactions to an imported account
-         * @description Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. Across fields (each refusal at the field named): an `amount` is never zero (`zero_transaction_amount`), a `PAYMENT`'s or `REPAYMENT`'s is positive (`negative_transaction_amount`), a `SUPPLY_CHARGE`'s is its `line_items`' `net_amount` plus its `tax_items`' `amount`, to the cent (`ledger_transaction_amount_does_not_match_with_line_item_net_amount_and_tax_amount`); a line item's `end_date` is not before its `start_date` (`start_date_later_than_end_date`); `transaction_id`s are distinct in the request (`duplicate_transaction_ids`); a `transaction_date` is not in the future (`transaction_in_future`); a `product_code` is an existing product (`product_code_does_not_exist`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createTransactions"];
         delete?: never;
@@ -551,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Add historical statements to an imported account
-         * @description Spec 4.11. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Spec 4.11. Across fields (each refusal at the field named): a statement's `bill_period_to_date` is not before its `bill_period_from_date` (`start_date_later_than_end_date`); `statement_id`s are distinct in the request (`duplicate_statement_ids`) and new to the account (`historical_statement_already_exists`); every `statement_path` exists in the supplier's document store (`path_does_not_exist_in_file_store`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createHistoricalStatements"];
         delete?: never;
@@ -631,7 +631,7 @@ export interface paths {
         put?: never;
         /**
          * Add contracts to a business
-         * @description Contracts added to an existing business (the platform's French tenants); accounts can then link to them. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Contracts added to an existing business (the platform's French tenants); accounts can then link to them. Across fields (each refusal at the field named): contract `identifier`s are distinct in the request (`duplicate_contract_identifiers`) and not already taken (`contract_with_identifier_exists`); a version's `applicable_at_date` is not before its contract's `valid_from_date` (`version_applicable_before_contract_valid_from`); every `product_code` a term names is an existing product (`product_code_does_not_exist`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createBusinessContracts"];
         delete?: never;
@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Add a payment instruction to a business
-         * @description Checked with the payment vendor first, as the account one. A 500 `payment_vendor_unavailable` may be retried as is; a 400 must not. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Checked with the payment vendor first, as the account one. `accounts` name each account once (`children_with_duplicate_values`, at the repeated `external_account_number`). A 500 `payment_vendor_unavailable` may be retried as is; a 400 must not. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["createBusinessPaymentInstruction"];
         delete?: never;
@@ -671,7 +671,7 @@ export interface paths {
         put?: never;
         /**
          * Validate an account (v2)
-         * @description The account under `payload`; 200 `{}` when valid. Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
+         * @description The account under `payload` (refusals name its fields as v1 does, without `payload.`); 200 `{}` when valid. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). Checks run in this order: authentication (401), the request rate (429), the body (415, 413, 400 `parse_error` and the structural limits), the `Idempotency-Key` header when one is sent (400 malformed, 409 still in progress, 422 reused with another request; a replay is answered here), the key's scope (403, before any detail of the payload), then the payload and the rules (400).
          */
         post: operations["v2ValidateAccount"];
         delete?: never;
@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Stage an account and schedule its creation (v2)
-         * @description Stages the account and schedules its creation inside `task_params`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         * @description Stages the account and schedules its creation inside `task_params`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default. Refusals name the payload's fields as v1 does, without `payload.`. Across fields (each refusal at the field named): a `BUSINESS` `account_type` needs `business` (`business_field_required`), any other has neither `business` nor `account_contracts` (`business_fields_provided_for_domestic_accounts`); a supply point `identifier` appears once in the payload (`duplicate_meter_points_provided` twice under one supply address, `duplicate_meter_points_on_different_supply_addresses_provided` under two); a supply point's `agreements` follow each other day after day, sorted by `effective_from`, only the last open-ended (`gaps_or_overlaps_in_agreement_dates`, at the agreement); each of `payment_preferences` names a supply point of the payload by its `supply_point_identifier` (`payment_preference_supply_point_not_found`), each supply point once (`duplicate_supply_point_in_payment_preferences`); an `ACTIVE_NEW` preference's `instruction_reference_params` name a payment instruction of that supply point (`active_new_payment_preference_invalid_instruction_identifier`), a `PASSIVE` one has no `instruction_reference_params` (`passive_payment_preference_with_instruction_reference_params`); a statement's `bill_period_to_date` and an energy cheque's `protection_to` are not before their start (`start_date_later_than_end_date`); each of `notes` has a `body` or a document path (`note_body_or_document_path_not_found`, at the note); `account_campaigns` have distinct `slug`s (`duplicate_account_campaigns`) and `metadata` distinct `key`s (`metadata_has_duplicate_keys`). On what it names: an agreement's `tariff_code` is an existing product (`product_code_does_not_exist`) of its supply point's market (`product_market_mismatch`); `business_contract_identifier` names a contract of a business of the supplier (`business_contract_not_found`). A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
          */
         post: operations["v2ScheduleAccountCreation"];
         delete?: never;
@@ -828,10 +828,12 @@ export interface operations {
                 "application/json": {
                     external_account_number: string;
                     import_supplier: string;
-                    account_type?: string;
+                    /** @enum {string} */
+                    account_type?: "DOMESTIC" | "BUSINESS";
                     business?: {
                         business_type: string;
                         company_name?: string;
+                        /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                         siret: string;
                         business_contract_identifier?: string;
                         details?: {
@@ -847,6 +849,7 @@ export interface operations {
                     billing_postcode?: string;
                     sales_channel?: string;
                     sales_subchannel?: string;
+                    /** Format: date */
                     last_billed_to_date?: string;
                     customers: {
                         title?: string;
@@ -854,9 +857,12 @@ export interface operations {
                         family_name: string;
                         /** Format: email */
                         email?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         mobile?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         landline?: string;
                         deceased?: string;
+                        /** Format: date */
                         date_of_birth?: string;
                         customer_preferences?: {
                             opted_into_updates: boolean;
@@ -871,59 +877,81 @@ export interface operations {
                         supply_address3?: string;
                         supply_address4?: string;
                         supply_postcode: string;
+                        /** Format: date */
                         customer_at_supply_address_from_date: string;
                         supply_points: {
+                            /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                             identifier: string;
-                            supply_type: string;
+                            /** @enum {string} */
+                            supply_type: "ELECTRICITY" | "GAS";
+                            /** Format: date */
                             supply_start_date: string;
                             billing_frequency?: number;
                             payment_schedules?: {
                                 amount: number;
                                 day_of_month: number;
-                                frequency: string;
-                                means: string;
+                                /** @enum {string} */
+                                frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                /** @enum {string} */
+                                means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 start_date: string;
                             }[];
                             payment_instructions?: {
                                 vendor: string;
                                 reference: string;
-                                type: string;
+                                /** @enum {string} */
+                                type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 valid_from?: string;
                             }[];
                             agreements?: {
                                 tariff_code: string;
+                                /** Format: date-time */
                                 agreed_at?: string;
+                                /** Format: date */
                                 effective_from: string;
+                                /** Format: date */
                                 effective_to?: string;
                                 addons?: {
                                     band: string;
                                 }[];
                             }[];
+                            /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                             consent_data?: {
                                 [key: string]: boolean;
                             };
                         }[];
                     }[];
                     statements?: {
+                        /** Format: date */
                         bill_period_from_date: string;
+                        /** Format: date */
                         bill_period_to_date: string;
                         statement_path: string;
                         statement_id: string;
                     }[];
                     supplementary_ledgers?: {
-                        ledger_code: string;
+                        /** @enum {string} */
+                        ledger_code: "ENERGY_CHEQUE_LEDGER";
                         energy_cheques: {
                             number: string;
+                            /** Format: date */
                             protection_from: string;
+                            /** Format: date */
                             protection_to: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "PAPER" | "PAPERLESS";
                             asp_remittance_ref?: string;
                             amount: number;
+                            /** Format: date */
                             valid_to: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                         }[];
                     }[];
                     notes?: {
+                        /** Format: date-time */
                         created_at?: string;
                         body?: string;
                         document_paths?: {
@@ -942,9 +970,12 @@ export interface operations {
                     }[];
                     account_contracts?: {
                         identifier: string;
+                        /** Format: date */
                         valid_from_date: string;
+                        /** Format: date */
                         signed_at_date?: string;
                         versions: {
+                            /** Format: date */
                             applicable_at_date: string;
                             terms: ({
                                 /** @constant */
@@ -956,6 +987,7 @@ export interface operations {
                                 /** @constant */
                                 term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                 schedules: {
+                                    /** Format: date */
                                     effective_from: string;
                                     items: {
                                         price_per_unit: string;
@@ -967,7 +999,8 @@ export interface operations {
                                 /** @constant */
                                 term_type: "TERMINATION_FEE";
                                 amount: number;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
                                 fee_type: string;
                             } | {
                                 /** @constant */
@@ -998,7 +1031,9 @@ export interface operations {
                                 }[];
                                 schedules: {
                                     effective_period: {
+                                        /** Format: date */
                                         start_date: string;
+                                        /** Format: date */
                                         end_date?: string;
                                     };
                                     product_code: string;
@@ -1054,6 +1089,7 @@ export interface operations {
                         business?: {
                             business_type: string;
                             company_name?: string;
+                            /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                             siret: string;
                             business_contract_identifier?: string;
                             details?: {
@@ -1069,6 +1105,7 @@ export interface operations {
                         billing_postcode?: string;
                         sales_channel?: string;
                         sales_subchannel?: string;
+                        /** Format: date */
                         last_billed_to_date?: string;
                         customers: {
                             title?: string;
@@ -1076,9 +1113,12 @@ export interface operations {
                             family_name: string;
                             /** Format: email */
                             email?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             mobile?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             landline?: string;
                             deceased?: string;
+                            /** Format: date */
                             date_of_birth?: string;
                             customer_preferences?: {
                                 opted_into_updates: boolean;
@@ -1093,11 +1133,14 @@ export interface operations {
                             supply_address3?: string;
                             supply_address4?: string;
                             supply_postcode: string;
+                            /** Format: date */
                             customer_at_supply_address_from_date: string;
                             supply_points: {
+                                /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                                 identifier: string;
                                 /** @enum {string} */
                                 supply_type: "ELECTRICITY" | "GAS";
+                                /** Format: date */
                                 supply_start_date: string;
                                 billing_frequency?: number;
                                 payment_schedules?: {
@@ -1107,6 +1150,7 @@ export interface operations {
                                     frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
                                     /** @enum {string} */
                                     means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     start_date: string;
                                 }[];
                                 payment_instructions?: {
@@ -1114,24 +1158,31 @@ export interface operations {
                                     reference: string;
                                     /** @enum {string} */
                                     type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     valid_from?: string;
                                 }[];
                                 agreements?: {
                                     tariff_code: string;
+                                    /** Format: date-time */
                                     agreed_at?: string;
+                                    /** Format: date */
                                     effective_from: string;
+                                    /** Format: date */
                                     effective_to?: string;
                                     addons?: {
                                         band: string;
                                     }[];
                                 }[];
+                                /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                                 consent_data?: {
                                     [key: string]: boolean;
                                 };
                             }[];
                         }[];
                         statements?: {
+                            /** Format: date */
                             bill_period_from_date: string;
+                            /** Format: date */
                             bill_period_to_date: string;
                             statement_path: string;
                             statement_id: string;
@@ -1141,18 +1192,22 @@ export interface operations {
                             ledger_code: "ENERGY_CHEQUE_LEDGER";
                             energy_cheques: {
                                 number: string;
+                                /** Format: date */
                                 protection_from: string;
+                                /** Format: date */
                                 protection_to: string;
                                 /** @enum {string} */
                                 source: "PAPER" | "PAPERLESS";
                                 asp_remittance_ref?: string;
                                 amount: number;
+                                /** Format: date */
                                 valid_to: string;
                                 /** @enum {string} */
                                 status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                             }[];
                         }[];
                         notes?: {
+                            /** Format: date-time */
                             created_at?: string;
                             body?: string;
                             document_paths?: {
@@ -1171,9 +1226,12 @@ export interface operations {
                         }[];
                         account_contracts?: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -1185,6 +1243,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -1196,7 +1255,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -1227,7 +1287,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;
@@ -1490,10 +1552,12 @@ export interface operations {
                 "application/json": {
                     external_account_number: string;
                     import_supplier: string;
-                    account_type?: string;
+                    /** @enum {string} */
+                    account_type?: "DOMESTIC" | "BUSINESS";
                     business?: {
                         business_type: string;
                         company_name?: string;
+                        /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                         siret: string;
                         business_contract_identifier?: string;
                         details?: {
@@ -1509,6 +1573,7 @@ export interface operations {
                     billing_postcode?: string;
                     sales_channel?: string;
                     sales_subchannel?: string;
+                    /** Format: date */
                     last_billed_to_date?: string;
                     customers: {
                         title?: string;
@@ -1516,9 +1581,12 @@ export interface operations {
                         family_name: string;
                         /** Format: email */
                         email?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         mobile?: string;
+                        /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                         landline?: string;
                         deceased?: string;
+                        /** Format: date */
                         date_of_birth?: string;
                         customer_preferences?: {
                             opted_into_updates: boolean;
@@ -1533,59 +1601,81 @@ export interface operations {
                         supply_address3?: string;
                         supply_address4?: string;
                         supply_postcode: string;
+                        /** Format: date */
                         customer_at_supply_address_from_date: string;
                         supply_points: {
+                            /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                             identifier: string;
-                            supply_type: string;
+                            /** @enum {string} */
+                            supply_type: "ELECTRICITY" | "GAS";
+                            /** Format: date */
                             supply_start_date: string;
                             billing_frequency?: number;
                             payment_schedules?: {
                                 amount: number;
                                 day_of_month: number;
-                                frequency: string;
-                                means: string;
+                                /** @enum {string} */
+                                frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                /** @enum {string} */
+                                means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 start_date: string;
                             }[];
                             payment_instructions?: {
                                 vendor: string;
                                 reference: string;
-                                type: string;
+                                /** @enum {string} */
+                                type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                /** Format: date */
                                 valid_from?: string;
                             }[];
                             agreements?: {
                                 tariff_code: string;
+                                /** Format: date-time */
                                 agreed_at?: string;
+                                /** Format: date */
                                 effective_from: string;
+                                /** Format: date */
                                 effective_to?: string;
                                 addons?: {
                                     band: string;
                                 }[];
                             }[];
+                            /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                             consent_data?: {
                                 [key: string]: boolean;
                             };
                         }[];
                     }[];
                     statements?: {
+                        /** Format: date */
                         bill_period_from_date: string;
+                        /** Format: date */
                         bill_period_to_date: string;
                         statement_path: string;
                         statement_id: string;
                     }[];
                     supplementary_ledgers?: {
-                        ledger_code: string;
+                        /** @enum {string} */
+                        ledger_code: "ENERGY_CHEQUE_LEDGER";
                         energy_cheques: {
                             number: string;
+                            /** Format: date */
                             protection_from: string;
+                            /** Format: date */
                             protection_to: string;
-                            source: string;
+                            /** @enum {string} */
+                            source: "PAPER" | "PAPERLESS";
                             asp_remittance_ref?: string;
                             amount: number;
+                            /** Format: date */
                             valid_to: string;
-                            status: string;
+                            /** @enum {string} */
+                            status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                         }[];
                     }[];
                     notes?: {
+                        /** Format: date-time */
                         created_at?: string;
                         body?: string;
                         document_paths?: {
@@ -1604,9 +1694,12 @@ export interface operations {
                     }[];
                     account_contracts?: {
                         identifier: string;
+                        /** Format: date */
                         valid_from_date: string;
+                        /** Format: date */
                         signed_at_date?: string;
                         versions: {
+                            /** Format: date */
                             applicable_at_date: string;
                             terms: ({
                                 /** @constant */
@@ -1618,6 +1711,7 @@ export interface operations {
                                 /** @constant */
                                 term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                 schedules: {
+                                    /** Format: date */
                                     effective_from: string;
                                     items: {
                                         price_per_unit: string;
@@ -1629,7 +1723,8 @@ export interface operations {
                                 /** @constant */
                                 term_type: "TERMINATION_FEE";
                                 amount: number;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
                                 fee_type: string;
                             } | {
                                 /** @constant */
@@ -1660,7 +1755,9 @@ export interface operations {
                                 }[];
                                 schedules: {
                                     effective_period: {
+                                        /** Format: date */
                                         start_date: string;
+                                        /** Format: date */
                                         end_date?: string;
                                     };
                                     product_code: string;
@@ -2335,7 +2432,9 @@ export interface operations {
     allAccountImportProcesses: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description The page size, 1 to 10000; without it, the whole list. */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
             };
             header?: never;
@@ -2491,7 +2590,9 @@ export interface operations {
     pendingAccountImportProcesses: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description The page size, 1 to 10000; without it, the whole list. */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
             };
             header?: never;
@@ -2647,7 +2748,9 @@ export interface operations {
     importedAccountImportProcesses: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description The page size, 1 to 10000; without it, the whole list. */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
             };
             header?: never;
@@ -3081,8 +3184,11 @@ export interface operations {
     importFailures: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description At most this many (default 100). */
+                limit?: number;
+                /** @description The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`). */
                 after?: string;
+                /** @description Only the accounts whose latest refusal has this error code (top-level or an item's). */
                 code?: string;
             };
             header?: never;
@@ -3246,7 +3352,8 @@ export interface operations {
     importFailureSummary: {
         parameters: {
             query?: {
-                limit?: string;
+                /** @description At most this many (default 100). */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -4322,8 +4429,10 @@ export interface operations {
     accountHistory: {
         parameters: {
             query?: {
-                after?: string;
-                limit?: string;
+                /** @description Only what comes after this position (default 0: from the start). */
+                after?: number;
+                /** @description At most this many (default 100). */
+                limit?: number;
                 as_of?: string;
             };
             header?: never;
@@ -4524,8 +4633,10 @@ export interface operations {
     eventsFeed: {
         parameters: {
             query?: {
-                after?: string;
-                limit?: string;
+                /** @description Only what comes after this position (default 0: from the start). */
+                after?: number;
+                /** @description At most this many (default 100). */
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -4700,6 +4811,7 @@ export interface operations {
                     business: {
                         business_type: string;
                         company_name: string;
+                        /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                         siret: string;
                         details?: {
                             key: string;
@@ -4707,9 +4819,12 @@ export interface operations {
                         }[];
                         business_contracts: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -4721,6 +4836,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -4732,7 +4848,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -4763,7 +4880,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;
@@ -5018,12 +5137,14 @@ export interface operations {
             content: {
                 "application/json": ({
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_ELECTRICITY";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
@@ -5034,32 +5155,44 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
-                            provider_calendar: string;
-                            temp_class?: string;
+                            /** @enum {string} */
+                            provider_calendar: "BASE" | "HPHC";
+                            /** @enum {string} */
+                            temp_class?: "BASE" | "HP" | "HC";
                             min_subscribed_max_power?: number;
                             max_subscribed_max_power?: number;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             consumption_class_id?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             min_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             max_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             price_level?: unknown;
                         };
                     }[];
                 } | {
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
+                        /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                         segments?: unknown;
                         is_variable?: boolean;
                         cost_stacking?: boolean;
@@ -5067,8 +5200,11 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
@@ -5076,9 +5212,13 @@ export interface operations {
                             min_annual_consumption?: number;
                             max_annual_consumption?: number;
                             price_level?: number;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             provider_calendar?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             temp_class?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             min_subscribed_max_power?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             max_subscribed_max_power?: unknown;
                         };
                     }[];
@@ -5095,12 +5235,13 @@ export interface operations {
                     "application/json": ({
                         code: string;
                         /** @enum {string} */
-                        market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                        market_name: "FRA_ELECTRICITY";
                         full_name: string;
                         display_name: string;
                         description?: string;
                         notes?: string;
                         brand?: string;
+                        /** Format: date */
                         available_from_date: string;
                         is_hidden?: boolean;
                         params: {
@@ -5115,6 +5256,7 @@ export interface operations {
                             band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
                             /** @enum {string} */
                             unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                            /** Format: date */
                             valid_from_date: string;
                             price_per_unit: number;
                             params: {
@@ -5124,24 +5266,30 @@ export interface operations {
                                 temp_class?: "BASE" | "HP" | "HC";
                                 min_subscribed_max_power?: number;
                                 max_subscribed_max_power?: number;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 consumption_class_id?: unknown;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 min_annual_consumption?: unknown;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 max_annual_consumption?: unknown;
+                                /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                                 price_level?: unknown;
                             };
                         }[];
                     } | {
                         code: string;
                         /** @enum {string} */
-                        market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                        market_name: "FRA_GAS";
                         full_name: string;
                         display_name: string;
                         description?: string;
                         notes?: string;
                         brand?: string;
+                        /** Format: date */
                         available_from_date: string;
                         is_hidden?: boolean;
                         params: {
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             segments?: unknown;
                             is_variable?: boolean;
                             cost_stacking?: boolean;
@@ -5153,6 +5301,7 @@ export interface operations {
                             band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
                             /** @enum {string} */
                             unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                            /** Format: date */
                             valid_from_date: string;
                             price_per_unit: number;
                             params: {
@@ -5160,9 +5309,13 @@ export interface operations {
                                 min_annual_consumption?: number;
                                 max_annual_consumption?: number;
                                 price_level?: number;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 provider_calendar?: unknown;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 temp_class?: unknown;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 min_subscribed_max_power?: unknown;
+                                /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                                 max_subscribed_max_power?: unknown;
                             };
                         }[];
@@ -5390,12 +5543,14 @@ export interface operations {
             content: {
                 "application/json": ({
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_ELECTRICITY";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
@@ -5406,32 +5561,44 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
-                            provider_calendar: string;
-                            temp_class?: string;
+                            /** @enum {string} */
+                            provider_calendar: "BASE" | "HPHC";
+                            /** @enum {string} */
+                            temp_class?: "BASE" | "HP" | "HC";
                             min_subscribed_max_power?: number;
                             max_subscribed_max_power?: number;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             consumption_class_id?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             min_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             max_annual_consumption?: unknown;
+                            /** @description Only FRA_GAS products have this field (`field_not_allowed`). */
                             price_level?: unknown;
                         };
                     }[];
                 } | {
                     code: string;
-                    market_name: string;
+                    /** @enum {string} */
+                    market_name: "FRA_GAS";
                     full_name: string;
                     display_name: string;
                     description?: string;
                     notes?: string;
                     brand?: string;
+                    /** Format: date */
                     available_from_date: string;
                     is_hidden?: boolean;
                     params: {
+                        /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                         segments?: unknown;
                         is_variable?: boolean;
                         cost_stacking?: boolean;
@@ -5439,8 +5606,11 @@ export interface operations {
                         is_default?: boolean;
                     };
                     rates: {
-                        band_category: string;
-                        unit_type: string;
+                        /** @enum {string} */
+                        band_category: "STANDING_CHARGE" | "CONSUMPTION_CHARGE";
+                        /** @enum {string} */
+                        unit_type: "YEARS_ON_SUPPLY_PER_DIEM" | "KWH_CONSUMPION";
+                        /** Format: date */
                         valid_from_date: string;
                         price_per_unit: number;
                         params: {
@@ -5448,9 +5618,13 @@ export interface operations {
                             min_annual_consumption?: number;
                             max_annual_consumption?: number;
                             price_level?: number;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             provider_calendar?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             temp_class?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             min_subscribed_max_power?: unknown;
+                            /** @description Only FRA_ELECTRICITY products have this field (`field_not_allowed`). */
                             max_subscribed_max_power?: unknown;
                         };
                     }[];
@@ -6109,13 +6283,15 @@ export interface operations {
                     external_account_number: string;
                     /**
                      * @deprecated
-                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value (else `fields_are_mutually_exclusive`).
                      */
                     account_number?: string;
                     notes: {
                         body?: string;
+                        /** Format: date-time */
                         created_at?: string;
                         is_pinned?: boolean;
+                        /** Format: date-time */
                         unpin_at?: string;
                         document_paths?: {
                             document_path: string;
@@ -6394,11 +6570,12 @@ export interface operations {
                     external_account_number: string;
                     /**
                      * @deprecated
-                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value (else `fields_are_mutually_exclusive`).
                      */
                     account_number?: string;
                     transactions: ({
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6411,10 +6588,12 @@ export interface operations {
                             tax_type: string;
                             value_taxed: number | string;
                             rate: number | string;
-                            unit_type: string;
+                            /** @enum {string} */
+                            unit_type: "PROPORTION" | "CURRENCY_PER_KWH";
                         }[];
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6424,6 +6603,7 @@ export interface operations {
                         reason: string;
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6435,6 +6615,7 @@ export interface operations {
                         reference?: string;
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6446,6 +6627,7 @@ export interface operations {
                         reference?: string;
                     } | {
                         transaction_id: string;
+                        /** Format: date */
                         transaction_date: string;
                         amount: number | string;
                         note?: string;
@@ -6457,7 +6639,9 @@ export interface operations {
                         supply_point_identifier?: string;
                         line_items: {
                             rate_band: string;
+                            /** Format: date */
                             start_date: string;
+                            /** Format: date */
                             end_date: string;
                             number_of_units: number | string;
                             net_amount: number | string;
@@ -6469,7 +6653,8 @@ export interface operations {
                             tax_type: string;
                             value_taxed: number | string;
                             rate: number | string;
-                            unit_type: string;
+                            /** @enum {string} */
+                            unit_type: "PROPORTION" | "CURRENCY_PER_KWH";
                         }[];
                     })[];
                     /** @default false */
@@ -6748,11 +6933,13 @@ export interface operations {
                     external_account_number: string;
                     /**
                      * @deprecated
-                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value.
+                     * @description Deprecated alias of `external_account_number` (the platform's): send either; both only with the same value (else `fields_are_mutually_exclusive`).
                      */
                     account_number?: string;
                     statements: {
+                        /** Format: date */
                         bill_period_from_date: string;
+                        /** Format: date */
                         bill_period_to_date: string;
                         statement_id: string;
                         issued_date?: string | null;
@@ -7035,7 +7222,8 @@ export interface operations {
                      * @description Deprecated alias of `reference` (the platform's, at most 128): exactly one of the two.
                      */
                     instruction_reference?: string;
-                    type: string;
+                    /** @enum {string} */
+                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
                 };
             };
         };
@@ -7665,9 +7853,12 @@ export interface operations {
                     external_business_identifier: string;
                     business_contracts: {
                         identifier: string;
+                        /** Format: date */
                         valid_from_date: string;
+                        /** Format: date */
                         signed_at_date?: string;
                         versions: {
+                            /** Format: date */
                             applicable_at_date: string;
                             terms: ({
                                 /** @constant */
@@ -7679,6 +7870,7 @@ export interface operations {
                                 /** @constant */
                                 term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                 schedules: {
+                                    /** Format: date */
                                     effective_from: string;
                                     items: {
                                         price_per_unit: string;
@@ -7690,7 +7882,8 @@ export interface operations {
                                 /** @constant */
                                 term_type: "TERMINATION_FEE";
                                 amount: number;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
                                 fee_type: string;
                             } | {
                                 /** @constant */
@@ -7721,7 +7914,9 @@ export interface operations {
                                 }[];
                                 schedules: {
                                     effective_period: {
+                                        /** Format: date */
                                         start_date: string;
+                                        /** Format: date */
                                         end_date?: string;
                                     };
                                     product_code: string;
@@ -7998,7 +8193,8 @@ export interface operations {
                     import_supplier_code: string;
                     external_business_identifier: string;
                     vendor: string;
-                    type: string;
+                    /** @enum {string} */
+                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
                     /** @description The instruction's reference at the vendor. Optional in the platform's schema; required here to ask the vendor (`mutually_exclusive_field_required` when missing). */
                     reference?: string;
                     valid_from?: string | null;
@@ -8292,10 +8488,12 @@ export interface operations {
                     payload: {
                         external_account_number: string;
                         import_supplier: string;
-                        account_type?: string;
+                        /** @enum {string} */
+                        account_type?: "DOMESTIC" | "BUSINESS";
                         business?: {
                             business_type: string;
                             company_name?: string;
+                            /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                             siret: string;
                             business_contract_identifier?: string;
                             details?: {
@@ -8311,6 +8509,7 @@ export interface operations {
                         billing_postcode?: string;
                         sales_channel?: string;
                         sales_subchannel?: string;
+                        /** Format: date */
                         last_billed_to_date?: string;
                         customers: {
                             title?: string;
@@ -8318,9 +8517,12 @@ export interface operations {
                             family_name: string;
                             /** Format: email */
                             email?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             mobile?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             landline?: string;
                             deceased?: string;
+                            /** Format: date */
                             date_of_birth?: string;
                             customer_preferences?: {
                                 opted_into_updates: boolean;
@@ -8335,59 +8537,81 @@ export interface operations {
                             supply_address3?: string;
                             supply_address4?: string;
                             supply_postcode: string;
+                            /** Format: date */
                             customer_at_supply_address_from_date: string;
                             supply_points: {
+                                /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                                 identifier: string;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
+                                /** Format: date */
                                 supply_start_date: string;
                                 billing_frequency?: number;
                                 payment_schedules?: {
                                     amount: number;
                                     day_of_month: number;
-                                    frequency: string;
-                                    means: string;
+                                    /** @enum {string} */
+                                    frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                    /** @enum {string} */
+                                    means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     start_date: string;
                                 }[];
                                 payment_instructions?: {
                                     vendor: string;
                                     reference: string;
-                                    type: string;
+                                    /** @enum {string} */
+                                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     valid_from?: string;
                                 }[];
                                 agreements?: {
                                     tariff_code: string;
+                                    /** Format: date-time */
                                     agreed_at?: string;
+                                    /** Format: date */
                                     effective_from: string;
+                                    /** Format: date */
                                     effective_to?: string;
                                     addons?: {
                                         band: string;
                                     }[];
                                 }[];
+                                /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                                 consent_data?: {
                                     [key: string]: boolean;
                                 };
                             }[];
                         }[];
                         statements?: {
+                            /** Format: date */
                             bill_period_from_date: string;
+                            /** Format: date */
                             bill_period_to_date: string;
                             statement_path: string;
                             statement_id: string;
                         }[];
                         supplementary_ledgers?: {
-                            ledger_code: string;
+                            /** @enum {string} */
+                            ledger_code: "ENERGY_CHEQUE_LEDGER";
                             energy_cheques: {
                                 number: string;
+                                /** Format: date */
                                 protection_from: string;
+                                /** Format: date */
                                 protection_to: string;
-                                source: string;
+                                /** @enum {string} */
+                                source: "PAPER" | "PAPERLESS";
                                 asp_remittance_ref?: string;
                                 amount: number;
+                                /** Format: date */
                                 valid_to: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                             }[];
                         }[];
                         notes?: {
+                            /** Format: date-time */
                             created_at?: string;
                             body?: string;
                             document_paths?: {
@@ -8406,9 +8630,12 @@ export interface operations {
                         }[];
                         account_contracts?: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -8420,6 +8647,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -8431,7 +8659,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -8462,7 +8691,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;
@@ -8737,10 +8968,12 @@ export interface operations {
                     payload: {
                         external_account_number: string;
                         import_supplier: string;
-                        account_type?: string;
+                        /** @enum {string} */
+                        account_type?: "DOMESTIC" | "BUSINESS";
                         business?: {
                             business_type: string;
                             company_name?: string;
+                            /** @description 14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`. */
                             siret: string;
                             business_contract_identifier?: string;
                             details?: {
@@ -8756,6 +8989,7 @@ export interface operations {
                         billing_postcode?: string;
                         sales_channel?: string;
                         sales_subchannel?: string;
+                        /** Format: date */
                         last_billed_to_date?: string;
                         customers: {
                             title?: string;
@@ -8763,9 +8997,12 @@ export interface operations {
                             family_name: string;
                             /** Format: email */
                             email?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             mobile?: string;
+                            /** @description Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`. */
                             landline?: string;
                             deceased?: string;
+                            /** Format: date */
                             date_of_birth?: string;
                             customer_preferences?: {
                                 opted_into_updates: boolean;
@@ -8780,59 +9017,81 @@ export interface operations {
                             supply_address3?: string;
                             supply_address4?: string;
                             supply_postcode: string;
+                            /** Format: date */
                             customer_at_supply_address_from_date: string;
                             supply_points: {
+                                /** @description ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`. */
                                 identifier: string;
-                                supply_type: string;
+                                /** @enum {string} */
+                                supply_type: "ELECTRICITY" | "GAS";
+                                /** Format: date */
                                 supply_start_date: string;
                                 billing_frequency?: number;
                                 payment_schedules?: {
                                     amount: number;
                                     day_of_month: number;
-                                    frequency: string;
-                                    means: string;
+                                    /** @enum {string} */
+                                    frequency: "MONTHLY" | "BIMONTHLY" | "QUARTERLY" | "YEARLY";
+                                    /** @enum {string} */
+                                    means: "DD" | "CARD" | "CHEQUE" | "BANK_TRANSFER" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     start_date: string;
                                 }[];
                                 payment_instructions?: {
                                     vendor: string;
                                     reference: string;
-                                    type: string;
+                                    /** @enum {string} */
+                                    type: "BPAY" | "CARD" | "CUSTOM" | "DIRECT_DEBIT" | "GMO_REFUND" | "PAYMENT_SLIP";
+                                    /** Format: date */
                                     valid_from?: string;
                                 }[];
                                 agreements?: {
                                     tariff_code: string;
+                                    /** Format: date-time */
                                     agreed_at?: string;
+                                    /** Format: date */
                                     effective_from: string;
+                                    /** Format: date */
                                     effective_to?: string;
                                     addons?: {
                                         band: string;
                                     }[];
                                 }[];
+                                /** @description Consents by name: ELECTRICITY `ELEC_CURVES`, `ELEC_INDEXES`; GAS `GAS_INDEXES` (else `invalid_consent_name`). */
                                 consent_data?: {
                                     [key: string]: boolean;
                                 };
                             }[];
                         }[];
                         statements?: {
+                            /** Format: date */
                             bill_period_from_date: string;
+                            /** Format: date */
                             bill_period_to_date: string;
                             statement_path: string;
                             statement_id: string;
                         }[];
                         supplementary_ledgers?: {
-                            ledger_code: string;
+                            /** @enum {string} */
+                            ledger_code: "ENERGY_CHEQUE_LEDGER";
                             energy_cheques: {
                                 number: string;
+                                /** Format: date */
                                 protection_from: string;
+                                /** Format: date */
                                 protection_to: string;
-                                source: string;
+                                /** @enum {string} */
+                                source: "PAPER" | "PAPERLESS";
                                 asp_remittance_ref?: string;
                                 amount: number;
+                                /** Format: date */
                                 valid_to: string;
-                                status: string;
+                                /** @enum {string} */
+                                status: "VALID" | "USED" | "EXPIRED" | "CANCELLED";
                             }[];
                         }[];
                         notes?: {
+                            /** Format: date-time */
                             created_at?: string;
                             body?: string;
                             document_paths?: {
@@ -8851,9 +9110,12 @@ export interface operations {
                         }[];
                         account_contracts?: {
                             identifier: string;
+                            /** Format: date */
                             valid_from_date: string;
+                            /** Format: date */
                             signed_at_date?: string;
                             versions: {
+                                /** Format: date */
                                 applicable_at_date: string;
                                 terms: ({
                                     /** @constant */
@@ -8865,6 +9127,7 @@ export interface operations {
                                     /** @constant */
                                     term_type: "PRODUCT_RATE_OVERRIDE_SCHEDULE";
                                     schedules: {
+                                        /** Format: date */
                                         effective_from: string;
                                         items: {
                                             price_per_unit: string;
@@ -8876,7 +9139,8 @@ export interface operations {
                                     /** @constant */
                                     term_type: "TERMINATION_FEE";
                                     amount: number;
-                                    supply_type: string;
+                                    /** @enum {string} */
+                                    supply_type: "ELECTRICITY" | "GAS";
                                     fee_type: string;
                                 } | {
                                     /** @constant */
@@ -8907,7 +9171,9 @@ export interface operations {
                                     }[];
                                     schedules: {
                                         effective_period: {
+                                            /** Format: date */
                                             start_date: string;
+                                            /** Format: date */
                                             end_date?: string;
                                         };
                                         product_code: string;

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
-import type { FieldError } from '../domain/errors.js';
+import { z } from 'zod';
 import type { ListPosition } from '../queries/account-list-read-models.js';
 import type { AppEnv } from './env.js';
-import { invalidQuery, singleQueryValue } from './query.js';
+import { parseQuery, queryCursor, queryInteger } from './query.js';
 
 /** Largest page the lists serve (`?limit=`). */
 export const MAX_LIST_LIMIT = 10_000;
@@ -13,8 +13,8 @@ export interface ListPaging {
   readonly after: ListPosition | null;
 }
 
-/** Longest cursor accepted: a datetime and an external account number (128 characters) encoded. */
-const MAX_CURSOR_LENGTH = 1_024;
+/** A cursor's form: base64url, at most a datetime and an external account number (128 characters) encoded. */
+const LIST_CURSOR = /^[A-Za-z0-9_-]{1,1024}$/;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 /**
@@ -29,7 +29,7 @@ export function encodeListCursor(position: ListPosition): string {
 }
 
 export function decodeListCursor(cursor: string): ListPosition | null {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
+  if (!LIST_CURSOR.test(cursor)) return null;
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -44,24 +44,14 @@ export function decodeListCursor(cursor: string): ListPosition | null {
 }
 
 /** `?limit=` (1 to MAX_LIST_LIMIT) and `?after=` (a cursor from a `Link` header); 400 `invalid_query_parameter` otherwise. */
+export const listPagingQuerySchema = z.object({
+  limit: queryInteger(1, MAX_LIST_LIMIT).optional().describe(`The page size, 1 to ${MAX_LIST_LIMIT}; without it, the whole list.`),
+  after: queryCursor(LIST_CURSOR, decodeListCursor).optional(),
+});
+
 export function listPaging(c: Context<AppEnv>): ListPaging {
-  const errors: FieldError[] = [];
-  const limitText = singleQueryValue(c, 'limit');
-  const afterText = singleQueryValue(c, 'after');
-  let limit: number | null = null;
-  if (limitText !== undefined) {
-    limit = /^\d{1,5}$/.test(limitText) ? Number(limitText) : NaN;
-    if (!(limit >= 1 && limit <= MAX_LIST_LIMIT)) {
-      errors.push({ detail: `limit must be a whole number from 1 to ${MAX_LIST_LIMIT}.`, code: 'invalid', attr: 'limit' });
-    }
-  }
-  let after: ListPosition | null = null;
-  if (afterText !== undefined) {
-    after = decodeListCursor(afterText);
-    if (after === null) errors.push({ detail: 'after must be a cursor given by a Link header of this list.', code: 'invalid', attr: 'after' });
-  }
-  if (errors.length > 0) throw invalidQuery(errors);
-  return { limit, after };
+  const { limit, after } = parseQuery(c, listPagingQuerySchema);
+  return { limit: limit ?? null, after: after ?? null };
 }
 
 /**

@@ -1,16 +1,7 @@
-import { z } from 'zod';
+import { queryInteger } from './query.js';
 
 /** `?after=<position>&limit=<n>` of the log-reading endpoints: positions are whole numbers, limit 1 to 1000 (default 100). */
 export const positionPageQuery = {
-  after: z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .optional()
-    .transform((v) => (v === undefined ? 0 : Number(v))),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/)
-    .optional()
-    .transform((v) => (v === undefined ? 100 : Number(v)))
-    .refine((v) => v >= 1 && v <= 1000, 'limit is 1 to 1000'),
+  after: queryInteger(0, 999_999_999_999_999).default(0).describe('Only what comes after this position (default 0: from the start).'),
+  limit: queryInteger(1, 1000).default(100).describe('At most this many (default 100).'),
 };

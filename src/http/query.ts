@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { fieldErrorsFromIssues } from '../domain/validation/field-errors.js';
 import type { AppEnv } from './env.js';
@@ -29,4 +29,33 @@ export function parseQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S)
   const parsed = schema.safeParse(given, { reportInput: true });
   if (!parsed.success) throw invalidQuery(fieldErrorsFromIssues(parsed.error.issues));
   return parsed.data;
+}
+
+/**
+ * A whole number given by its digits in a query string, from `min` to `max` (`invalid` for anything but
+ * digits, `min_value`, `max_value`): the document shows the integer it stands for, with its bounds.
+ */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(new RegExp(`^\\d{1,${String(max).length}}$`), `Expected a whole number from ${min} to ${max}.`)
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+}
+
+/**
+ * An opaque cursor of a list's `Link` header, read by `decode` (null: not one of this list's cursors,
+ * `invalid`). The document shows its form; that it must come from a Link header is said in its description.
+ */
+export function queryCursor<T>(form: RegExp, decode: (cursor: string) => T | null) {
+  const refused = 'after must be a cursor given by a Link header of this list.';
+  return z
+    .string()
+    .regex(form, refused)
+    .describe('The cursor of a `Link` header of this list, passed back as given; any other value is refused (`invalid`).')
+    .transform((cursor, ctx) => {
+      const position = decode(cursor);
+      if (position === null) ctx.addIssue({ code: 'custom', message: refused, input: cursor });
+      return position ?? z.NEVER;
+    });
 }

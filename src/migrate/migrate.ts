@@ -31,7 +31,7 @@ async function knownAccounts(client: ApiClient, sender: Sender, supplier: string
   const read = (query: AccountsListQuery, token: string) => client.listAccounts(supplier, query, token);
   type Entry = { external_account_number?: unknown; platform_account_number?: unknown };
   // The checks stay: a front (a proxy) may answer anything.
-  for await (const page of pagedList<AccountsListQuery, Entry>(sender, baseUrl, { limit: '10000' }, read, `listing the accounts of ${supplier}`)) {
+  for await (const page of pagedList<AccountsListQuery, Entry>(sender, baseUrl, { limit: 10000 }, read, `listing the accounts of ${supplier}`)) {
     for (const entry of page) {
       if (typeof entry.external_account_number === 'string') {
         known.set(entry.external_account_number, typeof entry.platform_account_number === 'string' && entry.platform_account_number ? entry.platform_account_number : null);

@@ -36,7 +36,7 @@ async function latestRefusals(client: VerifyClient, sender: Sender, supplier: st
   let found = 0;
   const read = (query: FailuresQuery, token: string) => client.listFailures(supplier, query, token);
   type Failure = { external_account_number: string; code: string };
-  for await (const page of pagedList<FailuresQuery, Failure>(sender, baseUrl, { limit: '1000' }, read, `listing the failures of ${supplier}`)) {
+  for await (const page of pagedList<FailuresQuery, Failure>(sender, baseUrl, { limit: 1000 }, read, `listing the failures of ${supplier}`)) {
     for (const failure of page) if (scratch.refuse(failure.external_account_number, failure.code)) found++;
     if (found >= wanted) return;
   }

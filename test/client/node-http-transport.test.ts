@@ -47,7 +47,7 @@ describe('the typed client over the node:http transport', () => {
     expect(refused.response.status).toBe(400);
     expect(refused.error).toMatchObject({ code: 'import_process_does_not_exist' });
     await stage('LEG-TRANSPORT-2');
-    const list = await client.GET('/v1/data-import/all-account-import-processes/{supplier}/', { params: { path: { supplier: SUPPLIER }, query: { limit: '1' } } });
+    const list = await client.GET('/v1/data-import/all-account-import-processes/{supplier}/', { params: { path: { supplier: SUPPLIER }, query: { limit: 1 } } });
     expect(list.data).toHaveLength(1);
     expect(list.response.headers.get('link')).toMatch(/rel="next"/);
   });

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { isValidSiret } from './identifiers.js';
 import { isoDate, isoDateTime } from './iso-dates.js';
 import {
   MAX_LINE,
@@ -10,6 +9,7 @@ import {
   noteHasContent,
   phoneNumber,
   requiredText,
+  siret,
   text,
   uniqueBy,
   whenCleanIn,
@@ -46,10 +46,7 @@ export function accountPartSchemas(form: SchemaForm) {
     business_type: requiredText(),
     // Documented on the business-create payload (spec 2.4); accepted here so it is not dropped.
     company_name: text(255).optional(),
-    siret: z.string().refine(isValidSiret, {
-      message: 'Not a valid SIRET: expected 14 digits passing the Luhn check.',
-      params: { code: 'invalid_siret' },
-    }),
+    siret: siret(),
     business_contract_identifier: requiredText(128).optional(),
     details: z.array(z.object({ key: requiredText(), value: z.string() })).optional(),
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { core } from 'zod';
-import { CONSENT_NAMES, SUPPLY_TYPES, isValidSupplyPointIdentifier } from './identifiers.js';
+import { CONSENT_NAMES, PCE, SUPPLY_TYPES, isValidSupplyPointIdentifier } from './identifiers.js';
 import { isoDate, isoDateTime, nextDay } from './iso-dates.js';
 import { MAX_LINE, addDomainIssue, choice, money, postcode, requiredText, text, whenCleanIn, type SchemaForm } from './payload-fields.js';
 
@@ -51,15 +51,25 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Which consents a supply point may carry, by its supply type. */
+const CONSENTS = `Consents by name: ${Object.entries(CONSENT_NAMES)
+  .map(([type, names]) => `${type} ${names.map((name) => `\`${name}\``).join(', ')}`)
+  .join('; ')} (else \`invalid_consent_name\`).`;
+
+/** The days a payment schedule may pick (the platform's own code when not): 29-31 do not exist every month. */
+const PAYMENT_DAYS = { minimum: 1, maximum: 28 } as const;
+
 /** A supply address of the account payload (spec 2.2) and its supply points, in either form (payload-fields.ts). */
 export function supplyAddressSchemaIn(form: SchemaForm) {
   const paymentScheduleSchema = z.object({
     amount: money(),
-    // Days 29-31 do not exist every month, so a schedule may only pick 1-28.
-    day_of_month: z.int().refine((day) => day >= 1 && day <= 28, {
-      message: 'day_of_month must be between 1 and 28.',
-      params: { code: 'invalid_payment_day_for_payment_schedule' },
-    }),
+    day_of_month: z
+      .int()
+      .refine((day) => day >= PAYMENT_DAYS.minimum && day <= PAYMENT_DAYS.maximum, {
+        message: 'day_of_month must be between 1 and 28.',
+        params: { code: 'invalid_payment_day_for_payment_schedule' },
+      })
+      .meta(PAYMENT_DAYS),
     frequency: choice(PAYMENT_SCHEDULE_FREQUENCIES),
     means: choice(PAYMENT_MEANS),
     start_date: isoDate(),
@@ -82,14 +92,17 @@ export function supplyAddressSchemaIn(form: SchemaForm) {
 
   const supplyPointSchema = z
     .object({
-      identifier: z.string(),
+      identifier: z.string().meta({
+        pattern: PCE.source,
+        description: 'ELECTRICITY: a PRM, 14 digits; GAS: a PCE, 14 digits or `GI` and 6 digits; else `invalid_supply_point_identifier`.',
+      }),
       supply_type: choice(SUPPLY_TYPES),
       supply_start_date: isoDate(),
       billing_frequency: z.int().min(1).optional(),
       payment_schedules: z.array(paymentScheduleSchema).optional(),
       payment_instructions: z.array(paymentInstructionSchema).optional(),
       agreements: z.array(agreementSchema).superRefine(checkAgreementContinuity, whenCleanIn(form, [])).optional(),
-      consent_data: z.record(z.string(), z.boolean()).optional(),
+      consent_data: z.record(z.string(), z.boolean()).optional().meta({ description: CONSENTS }),
     })
     .superRefine((point, ctx) => {
       if (!isValidSupplyPointIdentifier(point.supply_type, point.identifier)) {

@@ -4,8 +4,8 @@ export { isValidPhone } from './phone-numbers.js';
 export const SUPPLY_TYPES = ['ELECTRICITY', 'GAS'] as const;
 export type SupplyType = (typeof SUPPLY_TYPES)[number];
 
-const PRM = /^\d{14}$/;
-const PCE = /^(?:\d{14}|GI\d{6})$/;
+export const PRM = /^\d{14}$/;
+export const PCE = /^(?:\d{14}|GI\d{6})$/;
 
 /**
  * Electricity PRM (point de référence mesure): exactly 14 digits.
@@ -21,6 +21,9 @@ export const CONSENT_NAMES: Readonly<Record<SupplyType, readonly string[]>> = {
   GAS: ['GAS_INDEXES'],
 };
 
+/** What a SIRET looks like before its check digit is looked at. */
+export const SIRET_FORM = /^\d{14}$/;
+
 // La Poste establishments share one SIREN and are numbered outside the Luhn scheme (INSEE rule).
 const LA_POSTE_SIREN = '356000000';
 
@@ -29,7 +32,7 @@ const LA_POSTE_SIREN = '356000000';
  * instead need the sum of their digits to be a multiple of 5.
  */
 export function isValidSiret(siret: string): boolean {
-  if (!/^\d{14}$/.test(siret)) return false;
+  if (!SIRET_FORM.test(siret)) return false;
   const digits = [...siret].map(Number);
   if (siret.startsWith(LA_POSTE_SIREN) && siret !== '35600000000048') {
     return digits.reduce((sum, d) => sum + d, 0) % 5 === 0;
@@ -47,6 +50,8 @@ function luhnSum(digits: readonly number[]): number {
 }
 
 /** French postcode: exactly five digits. */
+export const FRENCH_POSTCODE = /^\d{5}$/;
+
 export function isFrenchPostcode(value: string): boolean {
-  return /^\d{5}$/.test(value);
+  return FRENCH_POSTCODE.test(value);
 }

@@ -1,21 +1,16 @@
 import { z } from 'zod';
 import type { core } from 'zod';
-import { noRepeatedKeys } from '../validation/field-errors.js';
-import { isFrenchPostcode, isValidPhone } from './identifiers.js';
+import { decimalNumber, MAX_WHOLE_DIGITS } from '../account-records/money.js';
+import { NOT_BLANK, noRepeatedKeys } from '../validation/field-errors.js';
+import { FRENCH_POSTCODE, isFrenchPostcode, isValidPhone, isValidSiret, SIRET_FORM } from './identifiers.js';
 
 /** Longest free-text line the platform stores (billing/supply address lines, references). */
 export const MAX_LINE = 512;
 
-const BLANK = { message: 'This field may not be blank.', params: { code: 'blank' } } as const;
-
-function notBlank(value: string): boolean {
-  return value.trim() !== '';
-}
-
 /** A required string that is not empty or whitespace only (`blank`), optionally bounded (`max_length`). */
 export function requiredText(max?: number) {
   const base = max === undefined ? z.string() : z.string().max(max);
-  return base.refine(notBlank, BLANK);
+  return base.regex(NOT_BLANK, 'This field may not be blank.');
 }
 
 /**
@@ -34,33 +29,47 @@ export function text(max?: number) {
 
 /** Empty string allowed; otherwise a valid French or international number (`invalid_phone_number`). */
 export function phoneNumber() {
-  return z.string().refine((value) => value === '' || isValidPhone(value), {
-    message: 'Not a valid phone number.',
-    params: { code: 'invalid_phone_number' },
-  });
+  return z
+    .string()
+    .refine((value) => value === '' || isValidPhone(value), {
+      message: 'Not a valid phone number.',
+      params: { code: 'invalid_phone_number' },
+    })
+    .meta({ description: 'Empty, or a French number (national or +33 form) or an international one that libphonenumber holds valid; else `invalid_phone_number`.' });
 }
 
 /** A French postcode, five digits (`invalid_postcode`); `allowEmpty` for the optional billing postcode. */
 export function postcode(options: { allowEmpty: boolean }) {
-  return z.string().refine((value) => (options.allowEmpty && value === '') || isFrenchPostcode(value), {
-    message: 'Not a valid postcode: expected five digits.',
-    params: { code: 'invalid_postcode' },
-  });
+  return z
+    .string()
+    .refine((value) => (options.allowEmpty && value === '') || isFrenchPostcode(value), {
+      message: 'Not a valid postcode: expected five digits.',
+      params: { code: 'invalid_postcode' },
+    })
+    .meta({ pattern: options.allowEmpty ? `^(?:${FRENCH_POSTCODE.source.slice(1, -1)})?$` : FRENCH_POSTCODE.source });
+}
+
+/** A SIRET (`invalid_siret`): its form is a pattern; its check digit, which JSON Schema cannot compute, is described. */
+export function siret() {
+  return z
+    .string()
+    .refine(isValidSiret, {
+      message: 'Not a valid SIRET: expected 14 digits passing the Luhn check.',
+      params: { code: 'invalid_siret' },
+    })
+    .meta({
+      pattern: SIRET_FORM.source,
+      description: "14 digits passing the Luhn check (La Poste's establishments, SIREN 356000000: digits summing to a multiple of 5); else `invalid_siret`.",
+    });
 }
 
 /**
- * A non-negative amount in major units with at most two decimals (`min_value`,
- * `max_decimal_places`). Kept as the JSON number the caller sent; conversion to minor
- * units happens where amounts are stored.
+ * A non-negative amount in major units with at most two decimals and MAX_WHOLE_DIGITS whole digits, as
+ * money everywhere (`min_value`, `max_decimal_places`, `max_whole_digits`). Kept as the JSON number the
+ * caller sent; conversion to minor units happens where amounts are stored.
  */
 export function money() {
-  return z
-    .number()
-    .min(0)
-    .refine((value) => /^-?\d+(?:\.\d{1,2})?$/.test(String(value)), {
-      message: 'Ensure that there are no more than 2 decimal places.',
-      params: { code: 'max_decimal_places' },
-    });
+  return decimalNumber(z.number().min(0), MAX_WHOLE_DIGITS, 2);
 }
 
 /**

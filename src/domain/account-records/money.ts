@@ -1,4 +1,4 @@
-import { z, type core } from 'zod';
+import { z } from 'zod';
 import { decimalString } from '../product/decimal.js';
 
 /**
@@ -71,9 +71,24 @@ export function parseCents(value: number | string): CentsParse {
   return { ok: true, cents: negative ? -magnitude : magnitude };
 }
 
-/** A number or a decimal string, its form checked when read so that a bad one answers `invalid` with its own detail. */
-function decimalInput() {
-  return z.union([z.number(), z.string().meta({ format: 'decimal', pattern: DECIMAL_STRING_PATTERN })], { error: 'A valid number is required.' });
+/**
+ * A number or a decimal string, its form and digits checked when read (readDecimal) so that a bad one
+ * answers its own code and detail. The document states the same bounds: a number is a multiple of
+ * 10^-maxFraction below 10^maxWhole in size, a string has at most `maxWhole` digits before the point
+ * and `maxFraction` after it (leading and trailing zeros aside).
+ */
+function decimalInput(maxWhole: number, maxFraction: number) {
+  const number = z.number().meta(numberBounds(maxWhole, maxFraction));
+  const pattern = `^-?(?:0*\\d{1,${maxWhole}}(?:\\.\\d{0,${maxFraction}}0*)?|\\.(?:\\d{1,${maxFraction}}0*|0+))$`;
+  return z.union([number, z.string().meta({ format: 'decimal', pattern })], { error: 'A valid number is required.' });
+}
+
+/** What the document states of a JSON number readDecimal bounds: a multiple of 10^-maxFraction, less than 10^maxWhole in size. */
+function numberBounds(maxWhole: number, maxFraction: number, minimum: number | null = null) {
+  const bound = 10 ** maxWhole;
+  const multipleOf = Number(`1e-${maxFraction}`);
+  // A number with a minimum of its own (money is not negative) states that bound instead.
+  return minimum === null ? { multipleOf, exclusiveMinimum: -bound, exclusiveMaximum: bound } : { multipleOf, exclusiveMaximum: bound };
 }
 
 /** Cents as the API shows money in responses: a string with two decimals (`-0.05`, `35.20`). */
@@ -91,7 +106,7 @@ export function centsToNumber(cents: number | null | undefined): number | null |
 
 /** A money field: a JSON number or a decimal string in major units, parsed exactly to integer cents. */
 export function centsAmount() {
-  return decimalInput().transform((value, ctx) => {
+  return decimalInput(MAX_WHOLE_DIGITS, 2).transform((value, ctx) => {
     const parsed = parseCents(value);
     if (parsed.ok) return parsed.cents;
     ctx.addIssue({ code: 'custom', message: parsed.detail, params: { code: parsed.code }, input: value });
@@ -101,7 +116,7 @@ export function centsAmount() {
 
 /** A non-money decimal (units, prices, tax rates) kept as its normalised text (4.0, "4.0" and "4" are "4"), bounded. */
 export function decimalText(maxWhole: number, maxFraction: number) {
-  return decimalInput().transform((value, ctx) => {
+  return decimalInput(maxWhole, maxFraction).transform((value, ctx) => {
     const read = readDecimal(value, maxWhole, maxFraction);
     if (read.ok) {
       const { negative, whole, fraction } = read.digits;
@@ -112,10 +127,12 @@ export function decimalText(maxWhole: number, maxFraction: number) {
   });
 }
 
-/** A refinement bounding a JSON number's digits as `decimalText` does, for a decimal kept as a number. */
-export function decimalDigitsWithin(maxWhole: number, maxFraction: number) {
-  return (value: number, ctx: core.$RefinementCtx<number>): void => {
-    const read = readDecimal(value, maxWhole, maxFraction);
-    if (!read.ok) ctx.addIssue({ code: 'custom', message: read.detail, params: { code: read.code }, input: value });
-  };
+/** A decimal kept as the JSON number it is (`number`), its digits bounded as `decimalText` bounds them. */
+export function decimalNumber(number: z.ZodNumber, maxWhole: number, maxFraction: number) {
+  return number
+    .superRefine((value, ctx) => {
+      const read = readDecimal(value, maxWhole, maxFraction);
+      if (!read.ok) ctx.addIssue({ code: 'custom', message: read.detail, params: { code: read.code }, input: value });
+    })
+    .meta(numberBounds(maxWhole, maxFraction, number.minValue));
 }

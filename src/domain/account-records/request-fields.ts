@@ -14,7 +14,7 @@ export const accountEnvelopeFields = {
   external_account_number: requiredText(128).meta({ description: 'The account. The deprecated `account_number` may be sent instead.' }),
   account_number: requiredText(128)
     .optional()
-    .meta({ deprecated: true, description: 'Deprecated alias of `external_account_number` (the platform\'s): send either; both only with the same value.' }),
+    .meta({ deprecated: true, description: 'Deprecated alias of `external_account_number` (the platform\'s): send either; both only with the same value (else `fields_are_mutually_exclusive`).' }),
 };
 
 interface AccountEnvelope {

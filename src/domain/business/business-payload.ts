@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { core } from 'zod';
 import { contractSchema } from '../account-import-process/account-payload-contracts.js';
-import { isValidSiret } from '../account-import-process/identifiers.js';
-import { addDomainIssue, requiredText, whenClean } from '../account-import-process/payload-fields.js';
+import { addDomainIssue, requiredText, siret, whenClean } from '../account-import-process/payload-fields.js';
 import { noRepeatedKeys, validateWith, type Validation } from '../validation/field-errors.js';
 
 /**
@@ -11,12 +10,6 @@ import { noRepeatedKeys, validateWith, type Validation } from '../validation/fie
  */
 
 type Ctx = core.$RefinementCtx<unknown>;
-
-const siret = () =>
-  z.string().refine(isValidSiret, {
-    message: 'Not a valid SIRET: expected 14 digits passing the Luhn check.',
-    params: { code: 'invalid_siret' },
-  });
 
 /** A version cannot apply before the contract itself is valid. Dates are valid ISO dates, so strings compare as dates. */
 function checkVersionDates(contract: z.output<typeof contractSchema>, ctx: Ctx): void {

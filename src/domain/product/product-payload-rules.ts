@@ -3,7 +3,7 @@ import type { core } from 'zod';
 import { bandCategories, bandKey, providerCalendars, tempClasses, unitTypes, type Band, type BandCategory, type UnitType } from '../../../events/product.js';
 import { isoDate } from '../account-import-process/iso-dates.js';
 import { addDomainIssue, choice, requiredText, whenClean } from '../account-import-process/payload-fields.js';
-import { decimalDigitsWithin } from '../account-records/money.js';
+import { decimalNumber } from '../account-records/money.js';
 import { noRepeatedKeys } from '../validation/field-errors.js';
 
 /** Which unit type each band category is priced in. */
@@ -13,7 +13,7 @@ export const UNIT_TYPE_OF: Readonly<Record<BandCategory, UnitType>> = {
 };
 
 /** The temp classes each provider calendar splits consumption into. */
-const TEMP_CLASSES_OF: Readonly<Record<'BASE' | 'HPHC', readonly string[]>> = {
+export const TEMP_CLASSES_OF: Readonly<Record<'BASE' | 'HPHC', readonly string[]>> = {
   BASE: ['BASE'],
   HPHC: ['HP', 'HC'],
 };
@@ -26,7 +26,8 @@ export function notAllowed(market: string) {
     .unknown()
     .refine((value) => value === undefined, { message: `Only ${market} products have this field.`, params: { code: 'field_not_allowed' } })
     .transform((): undefined => undefined)
-    .optional();
+    .optional()
+    .meta({ not: {}, description: `Only ${market} products have this field (\`field_not_allowed\`).` });
 }
 
 /** A refinement on params: the `min` bound is not above the `max` bound (reported on the max). */
@@ -77,7 +78,7 @@ export function rateSchema<P extends z.ZodType>(params: P) {
       unit_type: choice(unitTypes),
       valid_from_date: isoDate(),
       // Not negative, with at most 10 digits each side of the point, as the platform's decimal fields.
-      price_per_unit: bound().superRefine(decimalDigitsWithin(10, 10)),
+      price_per_unit: decimalNumber(bound(), 10, 10),
       params,
     })
     .superRefine((rate, ctx) => {

@@ -23,10 +23,10 @@ const productFlags = { is_variable: flag(), cost_stacking: flag(), next_product_
 const electricityProductParams = z.object({ segments: requiredText(32), ...productFlags });
 const gasProductParams = z.object({ segments: notAllowed('FRA_ELECTRICITY'), ...productFlags });
 
-function productSchema<P extends z.ZodType, R extends z.ZodType<RateInput>>(params: P, rate: R) {
+function productSchema<M extends (typeof productMarkets)[number], P extends z.ZodType, R extends z.ZodType<RateInput>>(markets: readonly [M, ...M[]], params: P, rate: R) {
   return z.object({
     code: productCode(),
-    market_name: choice(productMarkets),
+    market_name: choice(markets),
     full_name: requiredText(MAX_NAME),
     display_name: requiredText(MAX_NAME),
     description: text(MAX_TEXT).optional(),
@@ -40,11 +40,12 @@ function productSchema<P extends z.ZodType, R extends z.ZodType<RateInput>>(para
 }
 
 /** Spec 2.5, electricity: product params need `segments`; rates need `provider_calendar`. */
-export const electricityProductSchema = productSchema(electricityProductParams, electricityRate);
+export const electricityProductSchema = productSchema(['FRA_ELECTRICITY'], electricityProductParams, electricityRate);
 /** Spec 2.5, gas: no `segments`; consumption rates need `price_level`. */
-export const gasProductSchema = productSchema(gasProductParams, gasRate);
+export const gasProductSchema = productSchema(['FRA_GAS'], gasProductParams, gasRate);
 /** With market_name missing or unknown the market rules cannot apply; the other fields are still checked. */
 const unknownMarketProductSchema = productSchema(
+  productMarkets,
   z.record(z.string(), z.unknown()),
   rateSchema(z.record(z.string(), z.unknown())) as unknown as z.ZodType<RateInput>,
 );

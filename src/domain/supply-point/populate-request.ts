@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isValidSupplyPointIdentifier, type SupplyType } from '../account-import-process/identifiers.js';
+import { isValidSupplyPointIdentifier, PCE, PRM, type SupplyType } from '../account-import-process/identifiers.js';
 import { NON_FIELD_ERRORS, type FieldError } from '../errors.js';
 
 /** The spec shows `Domestic`; `Business` is the platform's other. Recorded with the batch, never sent to the operators. */
@@ -50,13 +50,17 @@ export function populateIdentifierErrors(prmIds: readonly string[], pceIds: read
   return errors;
 }
 
-const identifierList = z.array(z.string()).max(MAX_IDENTIFIERS_PER_BATCH);
+/**
+ * A list of identifiers of one form, each once: what populateIdentifierErrors checks of one list, as the
+ * document states it (the rules across both lists are in the operation's description).
+ */
+const identifierList = (form: RegExp) => z.array(z.string().meta({ pattern: form.source })).max(MAX_IDENTIFIERS_PER_BATCH).meta({ uniqueItems: true });
 
 /** POST supply-point/populate/ (spec 4.5): an omitted list counts as empty; unknown fields are dropped. */
 export const populateRequestSchema = z
   .object({
-    prm_ids: identifierList.optional().default([]),
-    pce_ids: identifierList.optional().default([]),
+    prm_ids: identifierList(PRM).optional().default([]),
+    pce_ids: identifierList(PCE).optional().default([]),
     customer_category: z.enum(CUSTOMER_CATEGORIES),
   })
   .superRefine((value, ctx) => {

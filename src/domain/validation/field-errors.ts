@@ -12,6 +12,12 @@ export function validateWith<S extends z.ZodType>(schema: S, input: unknown): Va
 type Issue = core.$ZodIssue;
 
 /**
+ * What a text that may not be blank holds: a character other than whitespace (the same whitespace as
+ * `String.prototype.trim`). A pattern, so that the document states it; a string that does not match is `blank`.
+ */
+export const NOT_BLANK = /\S/;
+
+/**
  * A refinement of a list that reports, with the domain `code`, every item whose key repeats an earlier
  * item's, at `pathOf(index)`; `detail` is told the key, the item and the index of the earlier one.
  */
@@ -77,6 +83,8 @@ function codeOf(issue: Issue): string {
       return 'max_value';
     case 'invalid_value':
       return 'invalid_choice';
+    case 'invalid_format':
+      return issue.format === 'regex' && issue.pattern === String(NOT_BLANK) ? 'blank' : 'invalid';
     case 'not_multiple_of':
       return 'max_decimal_places';
     case 'unrecognized_keys':

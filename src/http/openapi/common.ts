@@ -22,7 +22,7 @@ export class Schemas {
       io,
       unrepresentable: 'any',
       target: 'draft-2020-12',
-      override: (ctx) => documentUnionInput(ctx, hoisted),
+      override: (ctx) => documentPipeOutput(ctx, hoisted),
     }) as Record<string, unknown> & { $defs?: Record<string, unknown> };
     const $defs = { ...own, ...hoisted };
     const names = new Map<string, string>();
@@ -146,17 +146,24 @@ export const HEADERS_TOO_LARGE = {
 } as const;
 
 /**
- * A union reached through a guard (`z.looseObject({ type }).pipe(z.discriminatedUnion('type', ...))`,
- * so that a bad `type` is reported at its own attr) is documented as the union it admits: zod reads a
- * pipe's input side as the guard alone, which would hide every member's fields from the document. The
- * union's own `$defs` join the root's (`hoisted`), under names of their own.
+ * A pipe is documented as what its output side admits: the payloads' pipes are guards in front of a
+ * union or an enum (`z.looseObject({ type }).pipe(z.discriminatedUnion('type', ...))`, `z.string().pipe(z.enum(...))`,
+ * so that a bad `type` is reported at its own attr), and a query value's digits in front of the number
+ * they stand for with its bounds. zod reads a pipe's input side as the guard alone, which would hide every
+ * member's fields, the choices and the bounds from the document. A pipe into a transform keeps its input
+ * side (a transform admits anything). The output's own `$defs` join the root's (`hoisted`), under names of their own.
  */
-function documentUnionInput(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }, hoisted: Record<string, unknown>): void {
+function documentPipeOutput(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }, hoisted: Record<string, unknown>): void {
   const def = (ctx.zodSchema as { _zod: { def: { type: string; out?: { _zod: { def: { type: string } } } } } })._zod.def;
-  if (def.type !== 'pipe' || def.out?._zod.def.type !== 'union') return;
-  const generated = z.toJSONSchema(def.out as unknown as z.ZodType, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
-  const { $schema: _dialect, $defs, ...union } = generated as Record<string, unknown> & { $defs?: Record<string, unknown> };
-  const prefix = `union${Object.keys(hoisted).length}_`;
+  if (def.type !== 'pipe' || !def.out || def.out._zod.def.type === 'transform') return;
+  const generated = z.toJSONSchema(def.out as unknown as z.ZodType, {
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: (inner) => documentPipeOutput(inner, hoisted),
+  });
+  const { $schema: _dialect, $defs, ...output } = generated as Record<string, unknown> & { $defs?: Record<string, unknown> };
+  const prefix = `pipe${Object.keys(hoisted).length}_`;
   const renamed = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(renamed);
     if (node === null || typeof node !== 'object') return node;
@@ -166,5 +173,5 @@ function documentUnionInput(ctx: { zodSchema: unknown; jsonSchema: Record<string
   };
   for (const [key, definition] of Object.entries($defs ?? {})) hoisted[`${prefix}${key}`] = renamed(definition);
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, renamed(union));
+  Object.assign(ctx.jsonSchema, renamed(output));
 }

@@ -31,7 +31,7 @@ import {
 } from '../routes/import-progress.js';
 import { accountImportProcessListResponseSchema, accountTransferStatusResponseSchema } from '../routes/account-status.js';
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
-import { reconciliationFormats } from '../../export/reconciliation-export.js';
+import { reconciliationQuerySchema } from '../routes/reconciliation.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
 import { businessReadResponseSchema, operationsTeamReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { recordVerificationRequestSchema } from '../routes/verifications.js';
@@ -47,12 +47,14 @@ import {
 } from '../routes/payment-instructions.js';
 import { productsRequestSchema, validateProductsResponseSchema } from '../routes/products.js';
 import { populateBatchStatusResponseSchema, populateSupplyPointsRequestSchema } from '../routes/supply-point-populate.js';
-import { transactionQueryParameters } from '../routes/account-records.js';
+import { transactionsQuerySchema } from '../routes/account-records.js';
 import { importTransactionsRequestSchema } from '../../domain/ledger/transaction-payload.js';
 import { importNotesRequestSchema } from '../../domain/notes/note-payload.js';
 import { importHistoricalStatementsRequestSchema } from '../../domain/statements/statement-payload.js';
 import { accountImportStatusResponseSchema, taskParamsSchema } from '../routes/v2-accounts.js';
 import { accountPayloadSchema } from '../../domain/account-import-process/account-payload.js';
+import { listPagingQuerySchema, MAX_LIST_LIMIT } from '../list-paging.js';
+import { ACCOUNT_RULES, BUSINESS_DETAIL_RULES, BUSINESS_INSTRUCTION_RULES, CONTRACT_RULES, NOTE_RULES, POPULATE_RULES, PRODUCT_RULES, STATEMENT_RULES, TRANSACTION_RULES } from './request-rules.js';
 import { AUTHENTICATED_ERRORS, scoped, WRITE_ERRORS, type Responses, type Schemas } from './common.js';
 
 /** One operation's description: what the route itself cannot say. */
@@ -88,16 +90,6 @@ const STAGEABLE = ['account_import_process_already_imported', 'account_marked_to
 /** The account's team: named in the request, else the supplier's default, and known. */
 const TEAM = ['operations_team_should_be_provided', 'operations_team_name_does_not_exist'] as const satisfies readonly ErrorCode[];
 const PRODUCT_ERRORS = ['product_failed_validation', 'no_matching_rate', 'rate_not_continuous'] as const satisfies readonly ErrorCode[];
-
-const listQuery = z.object({ limit: z.string().optional(), after: z.string().optional() });
-
-/** A flag of the platform's: exactly `true` (the default) or `false`, at most once (else 400 `invalid_query_parameter`). */
-const flag = (description: string) => z.enum(['true', 'false']).default('true').describe(description);
-
-const transactionsQuery = z.object({
-  check_previously_added: flag('A `transaction_id` already on the account: `true` skips it (`TRANSACTION_ALREADY_EXISTS`), `false` fails the request (`transaction_already_added`).'),
-  force_add_to_current_statement: flag('A transaction dated before the open statement period: `true` moves it to the period\'s first day (with a pinned note), `false` fails the request (`transaction_not_in_open_statement_period`).'),
-} satisfies Record<(typeof transactionQueryParameters)[number], z.ZodType>);
 
 /** A JSON body or answer: its schema and what it is. */
 type Json = [schema: z.ZodType, description: string];
@@ -152,13 +144,13 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     });
   return [
   operation(`${V1}/validate-account/`, 'validateAccount', 'Accounts', {
-    summary: 'Validate an account', description: `Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. ${ORDER}`,
+    summary: 'Validate an account', description: `Checks an account payload (spec 2.2, 4.6) without storing anything; 200 echoes the validated data. ${ACCOUNT_RULES} ${ORDER}`,
     request: [validateAccountRequestSchema, 'The account (spec 2.2).'],
     ok: [validateAccountResponseSchema, 'Valid: the data as it would be stored (unknown fields dropped).'],
     errors: ['account_failed_validation'], examples: ['account-domestic.json', 'account-business.json'],
   }),
   operation(`${V1}/account-import-process/create-or-update/`, 'stageAccount', 'Accounts', {
-    summary: 'Stage an account', description: `Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. ${ORDER}`,
+    summary: 'Stage an account', description: `Stages an account's data (spec 4.7): 201 the first time, 200 when it replaces staged data. ${ACCOUNT_RULES} ${ORDER}`,
     request: [stageAccountRequestSchema, 'The account (spec 2.2).'],
     created: [stageAccountResponseSchema, 'Staged for the first time.'], ok: [stageAccountResponseSchema, 'Staged data replaced.'],
     errors: ['account_failed_validation', ...STAGEABLE], examples: ['account-domestic.json', 'account-business.json'],
@@ -176,8 +168,8 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   ...(['all', 'pending', 'imported'] as const).map((which) =>
     operation(`${V1}/${which}-account-import-processes/:supplier/`, `${which}AccountImportProcesses`, 'Accounts', {
       summary: `${which[0]!.toUpperCase()}${which.slice(1)} accounts of a supplier`,
-      description: `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to 1000) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`,
-      query: listQuery, ok: [accountImportProcessListResponseSchema, 'The accounts, oldest first.'],
+      description: `The ${which} accounts of the supplier (spec 2.7), streamed in constant memory whatever their number. \`?limit=\` (1 to ${MAX_LIST_LIMIT}) and \`?after=\` page it; the next page's address comes in the \`Link\` header.`,
+      query: listPagingQuerySchema, ok: [accountImportProcessListResponseSchema, 'The accounts, oldest first.'],
     }),
   ),
   operation(`${V1}/import-suppliers/`, 'importSuppliers', 'Progress', {
@@ -201,7 +193,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
   }),
   operation(`${V1}/reconciliation/:supplier/`, 'reconciliationExport', 'Accounts', {
     summary: 'The cut-over check', description: 'One record per account of the supplier, streamed: CSV with `?format=csv` or `Accept: text/csv`, NDJSON otherwise.',
-    query: z.object({ format: z.enum(reconciliationFormats).optional() }), ok: streamed('One line per account.', 'text/csv', 'application/x-ndjson'),
+    query: reconciliationQuerySchema, ok: streamed('One line per account.', 'text/csv', 'application/x-ndjson'),
   }),
   operation(`${V1}/account-records/:supplier/`, 'accountRecordsExport', 'Accounts', {
     summary: 'The records export', description: 'One NDJSON line per account of the supplier, streamed in the lists\' order: its state, ledger balance in cents, and per kind of record (notes, transactions, historical statements, payment instructions) a count and an order-independent digest (SHA-256 of the records\' sorted lines); `?include=records` adds the records. What `import-ledger verify` compares a migration folder with (docs/migrate.md).',
@@ -243,23 +235,23 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     errors: ['invalid'],
   }),
   operation(`${V1}/business/`, 'createBusiness', 'Businesses', {
-    summary: 'Create a business', description: 'A business with its contracts (spec 2.4, 4.4).',
+    summary: 'Create a business', description: `A business with its contracts (spec 2.4, 4.4). ${CONTRACT_RULES} ${BUSINESS_DETAIL_RULES}`,
     request: [createBusinessRequestSchema, 'The business (spec 2.4).'],
     created: [createBusinessResponseSchema, 'Created, or already created with the same key attributes (spec 2.4).'],
     errors: ['business_failed_validation', 'business_already_exists', 'import_supplier_not_found'], examples: ['business.json'],
   }),
   operation(`${V1}/validate-products/`, 'validateProducts', 'Products', {
-    summary: 'Validate products', description: 'Checks products (spec 2.5) without storing anything.',
+    summary: 'Validate products', description: `Checks products (spec 2.5) without storing anything. ${PRODUCT_RULES}`,
     request: [productsRequestSchema, 'The products (spec 2.5).'], ok: [validateProductsResponseSchema, 'Valid: the products as they would be stored.'],
     errors: PRODUCT_ERRORS, examples: ['products.json'],
   }),
   operation(`${V1}/products/`, 'createProducts', 'Products', {
-    summary: 'Create products, or add rates', description: 'Creates products, or appends rates to existing ones (spec 4.3).',
+    summary: 'Create products, or add rates', description: `Creates products, or appends rates to existing ones (spec 4.3). ${PRODUCT_RULES}`,
     request: [productsRequestSchema, 'The products (spec 2.5).'], created: [createProductsResponseSchema, 'Created or updated.'],
     errors: PRODUCT_ERRORS, examples: ['products.json', 'product-rate-update.json'],
   }),
   operation(`${V1}/supply-point/populate/`, 'populateSupplyPoints', 'Supply points', {
-    summary: 'Pre-populate supply points', description: 'Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once).',
+    summary: 'Pre-populate supply points', description: `Records a batch of supply point ids to fetch from the network operators; a worker calls them (201 at once). ${POPULATE_RULES}`,
     request: [populateSupplyPointsRequestSchema, 'The ids to fetch.'], created: [populateSupplyPointsResponseSchema, 'The batch, recorded.'],
     errors: ['validation_error', 'import_supplier_not_found'], examples: ['supply-point-populate.json'],
   }),
@@ -268,18 +260,18 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     ok: [populateBatchStatusResponseSchema, 'The batch.'], errors: ['populate_batch_not_found'],
   }),
   operation(`${V1}/notes/create/`, 'createNotes', 'After import', {
-    summary: 'Add notes to an imported account', description: 'Spec 4.9. A note already added is not added twice.',
+    summary: 'Add notes to an imported account', description: `Spec 4.9. A note already added is not added twice. ${NOTE_RULES}`,
     request: [importNotesRequestSchema, 'The notes.'], created: [createNotesResponseSchema, 'One result per note.'],
     errors: ['notes_failed_validation', 'account_not_found', ...MIGRATING], examples: ['notes.json'],
   }),
   operation(`${V1}/transactions/create/`, 'createTransactions', 'After import', {
-    summary: 'Add financial transactions to an imported account', description: 'Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body.',
+    summary: 'Add financial transactions to an imported account', description: `Spec 4.10. The first transaction a ledger rule refuses is answered with the TRANSACTION_IMPORT_ERROR body. ${TRANSACTION_RULES}`,
     request: [importTransactionsRequestSchema, 'The transactions.'], created: [createTransactionsResponseSchema, 'One result per transaction.'],
-    query: transactionsQuery, errors: ['transactions_failed_validation', 'account_not_found', ...MIGRATING],
+    query: transactionsQuerySchema, errors: ['transactions_failed_validation', 'account_not_found', ...MIGRATING],
     errorBodies: { 400: schemas.json(transactionImportErrorBodySchema, 'output') }, examples: ['transactions.json'],
   }),
   operation(`${V1}/historical-statements/create/`, 'createHistoricalStatements', 'After import', {
-    summary: 'Add historical statements to an imported account', description: 'Spec 4.11.',
+    summary: 'Add historical statements to an imported account', description: `Spec 4.11. ${STATEMENT_RULES}`,
     request: [importHistoricalStatementsRequestSchema, 'The statements.'], created: [createHistoricalStatementsResponseSchema, 'Added.'],
     errors: ['historical_statements_failed_validation', 'account_not_found', ...MIGRATING], examples: ['historical-statements.json'],
   }),
@@ -299,23 +291,23 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     errors: ['validation_error', 'import_supplier_not_found'],
   }),
   operation(`${V1}/business-contracts/create/`, 'createBusinessContracts', 'Businesses', {
-    summary: 'Add contracts to a business', description: "Contracts added to an existing business (the platform's French tenants); accounts can then link to them.",
+    summary: 'Add contracts to a business', description: `Contracts added to an existing business (the platform's French tenants); accounts can then link to them. ${CONTRACT_RULES}`,
     request: [createBusinessContractsRequestSchema, 'The business and its new contracts.'], created: [createBusinessContractsResponseSchema, 'Added.'],
     errors: ['business_failed_validation', 'business_not_found', ...MIGRATING],
   }),
   vendorChecked(`${V1}/business-payment-instruction/create/`, 'createBusinessPaymentInstruction', 'Businesses', {
-    summary: 'Add a payment instruction to a business', description: 'Checked with the payment vendor first, as the account one.',
+    summary: 'Add a payment instruction to a business', description: `Checked with the payment vendor first, as the account one. ${BUSINESS_INSTRUCTION_RULES}`,
     request: [createBusinessPaymentInstructionRequestSchema, 'The payment instruction and the accounts it covers.'],
     created: [createBusinessPaymentInstructionResponseSchema, 'Added (or already added with this reference).'],
     errors: ['validation_error', 'business_not_found', 'account_not_found', ...MIGRATING], errorBody: businessPaymentInstructionErrorBodySchema,
   }),
   operation(`${V2}/accounts/validate/`, 'v2ValidateAccount', 'Accounts (v2)', {
-    summary: 'Validate an account (v2)', description: `The account under \`payload\`; 200 \`{}\` when valid. ${ORDER}`,
+    summary: 'Validate an account (v2)', description: `The account under \`payload\` (refusals name its fields as v1 does, without \`payload.\`); 200 \`{}\` when valid. ${ACCOUNT_RULES} ${ORDER}`,
     request: [z.object({ payload: accountPayloadSchema }), 'The account (spec 2.2) under `payload`.'], ok: [z.object({}), 'Valid.'],
     errors: ['validation_error', 'account_failed_validation'],
   }),
   operation(`${V2}/accounts/`, 'v2ScheduleAccountCreation', 'Accounts (v2)', {
-    summary: 'Stage an account and schedule its creation (v2)', description: "Stages the account and schedules its creation inside `task_params`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default.",
+    summary: 'Stage an account and schedule its creation (v2)', description: `Stages the account and schedules its creation inside \`task_params\`' window (at once without one; the window may not start in the past or end more than 4 days ahead). The team comes from the payload, else the supplier's default. Refusals name the payload's fields as v1 does, without \`payload.\`. ${ACCOUNT_RULES}`,
     request: [z.object({ payload: accountPayloadSchema, task_params: taskParamsSchema }), 'The account under `payload`, and when to create it.'],
     created: [z.object({}), 'Staged and scheduled.'],
     errors: [

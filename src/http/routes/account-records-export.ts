@@ -6,7 +6,7 @@ import { accountRecordsLine, accountRecordsParts, groupRecords } from '../../exp
 import { keysetChunks } from '../../queries/keyset-chunks.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { singleQueryValue } from '../query.js';
+import { parseQuery } from '../query.js';
 import { streamedResponse, type StreamTally } from '../streaming.js';
 
 export const accountRecordsQuerySchema = z.object({ include: z.enum(['records']).optional() });
@@ -23,12 +23,7 @@ export function accountRecordsExportRoutes(ctx: LedgerContext) {
     .get('/account-records/:supplier/', async (c) => {
       const supplier = c.req.param('supplier');
       requireSupplierScope(c, supplier);
-      const include = singleQueryValue(c, 'include');
-      if (include !== undefined && include !== 'records') {
-        throw new DomainError('invalid_query_parameter', 'A query parameter is not valid.', {
-          errors: [{ detail: 'include must be records.', code: 'invalid_choice', attr: 'include' }],
-        });
-      }
+      const { include } = parseQuery(c, accountRecordsQuerySchema);
       const chunks = keysetChunks((range, limit) => ctx.read.reconciliationChunk(supplier, range, limit), { range: { after: null, through: null } });
       const tally: StreamTally = { items: 0 };
       const parts = accountRecordsParts(chunks, (range) => ctx.read.accountRecordsInRange(supplier, range), include === 'records', tally);

@@ -1,11 +1,11 @@
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
+import { z } from 'zod';
 import type { DocumentStore } from '../../adapters/document-store.js';
 import { historicalStatementsAnswer, notesAnswer, transactionsAnswer } from '../../answers/account-records.js';
 import { importNotes } from '../../application/account-notes.js';
 import { importTransactions } from '../../application/account-transactions.js';
 import type { LedgerContext } from '../../application/context.js';
 import { importHistoricalStatements } from '../../application/historical-statements.js';
-import { DomainError } from '../../domain/errors.js';
 import { transactionsFailedValidation } from '../../domain/ledger/decider.js';
 import { validateImportTransactionsRequest } from '../../domain/ledger/transaction-payload.js';
 import { notesFailedValidation } from '../../domain/notes/decider.js';
@@ -15,20 +15,19 @@ import { validateImportHistoricalStatementsRequest } from '../../domain/statemen
 import { answer } from '../answer.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
+import { parseQuery } from '../query.js';
 import { validated } from '../validation.js';
 
-/** The query parameters of transactions/create/. */
-export const transactionQueryParameters = ['check_previously_added', 'force_add_to_current_statement'] as const;
+/** A flag of the platform's: exactly `true` (the default) or `false`, at most once (else 400 `invalid_query_parameter`). */
+const flag = (description: string) => z.enum(['true', 'false']).default('true').describe(description);
 
-/** A boolean query parameter: absent is its default; present exactly once as `true` or `false`; anything else is a 400. */
-function booleanQuery(c: Context<AppEnv>, name: (typeof transactionQueryParameters)[number], fallback: boolean): boolean {
-  const values = c.req.queries(name);
-  if (values === undefined) return fallback;
-  if (values.length === 1 && (values[0] === 'true' || values[0] === 'false')) return values[0] === 'true';
-  throw new DomainError('invalid_query_parameter', 'A query parameter is not valid.', {
-    errors: [{ detail: `${name} must be given once, as "true" or "false".`, code: 'invalid', attr: name }],
-  });
-}
+/** The query parameters of transactions/create/. */
+export const transactionsQuerySchema = z.object({
+  check_previously_added: flag('A `transaction_id` already on the account: `true` skips it (`TRANSACTION_ALREADY_EXISTS`), `false` fails the request (`transaction_already_added`).'),
+  force_add_to_current_statement: flag(
+    "A transaction dated before the open statement period: `true` moves it to the period's first day (with a pinned note), `false` fails the request (`transaction_not_in_open_statement_period`).",
+  ),
+});
 
 /**
  * The records added to an imported account: notes (spec 4.9), transactions (4.10) and historical
@@ -43,10 +42,8 @@ export function accountRecordRoutes(ctx: LedgerContext, documents: DocumentStore
     })
     .post('/transactions/create/', async (c) => {
       const body = await scopedBody(c);
-      const options = {
-        checkPreviouslyAdded: booleanQuery(c, 'check_previously_added', true),
-        forceAddToCurrentStatement: booleanQuery(c, 'force_add_to_current_statement', true),
-      };
+      const query = parseQuery(c, transactionsQuerySchema);
+      const options = { checkPreviouslyAdded: query.check_previously_added === 'true', forceAddToCurrentStatement: query.force_add_to_current_statement === 'true' };
       const request = validated(body, validateImportTransactionsRequest, transactionsFailedValidation);
       return answer(c, transactionsAnswer(await importTransactions(ctx, request, options, httpActor(c))));
     })

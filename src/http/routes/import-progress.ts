@@ -4,10 +4,10 @@ import { verificationCountsSchema } from '../../../events/import-supplier.js';
 import { failureSteps, type AccountImportProgressRow } from '../../../projections/account-import-progress.js';
 import type { LedgerContext } from '../../application/context.js';
 import { specDateTime } from '../../domain/account-import-process/iso-dates.js';
-import { DomainError, type FieldError } from '../../domain/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { invalidQuery, singleQueryValue } from '../query.js';
+import { parseQuery, queryCursor, queryInteger } from '../query.js';
 
 /** GET import-suppliers/: the suppliers of the caller's key. */
 export const importSupplierItemSchema = z.object({ import_supplier: z.string(), status: z.enum(['Ongoing', 'Paused', 'Complete']) });
@@ -58,9 +58,6 @@ export const importFailuresResponseSchema = z.array(importFailureItemSchema);
 /** GET import-failures/<code>/summary/. */
 export const importFailureSummaryResponseSchema = z.array(z.object({ code: z.string(), attr: z.string().nullable(), accounts: z.int() }));
 
-export const importFailuresQuerySchema = z.object({ limit: z.string().optional(), after: z.string().optional(), code: z.string().optional() });
-export const importFailureSummaryQuerySchema = z.object({ limit: z.string().optional() });
-
 /** Default and largest page of the failures list and the summary: each page is one bounded index range. */
 export const DEFAULT_FAILURES_LIMIT = 100;
 export const MAX_FAILURES_LIMIT = 1_000;
@@ -68,21 +65,22 @@ export const MAX_FAILURES_LIMIT = 1_000;
 const CODE = /^[a-z0-9_]{1,100}$/;
 const MINUTES = 60;
 
-function limitParam(text: string | undefined, errors: FieldError[]): number {
-  if (text === undefined) return DEFAULT_FAILURES_LIMIT;
-  const limit = /^\d{1,4}$/.test(text) ? Number(text) : NaN;
-  if (limit >= 1 && limit <= MAX_FAILURES_LIMIT) return limit;
-  errors.push({ detail: `limit must be a whole number from 1 to ${MAX_FAILURES_LIMIT}.`, code: 'invalid', attr: 'limit' });
-  return DEFAULT_FAILURES_LIMIT;
-}
-
 /** The failures list's cursor: opaque, the base64url of the last failure's position (newest first, so the next page is older). */
 const encodeCursor = (position: number) => Buffer.from(`f${position}`, 'utf8').toString('base64url');
+const FAILURES_CURSOR = /^[A-Za-z0-9_-]{1,40}$/;
 function decodeCursor(cursor: string): number | null {
-  if (!/^[A-Za-z0-9_-]{1,40}$/.test(cursor)) return null;
+  if (!FAILURES_CURSOR.test(cursor)) return null;
   const match = /^f(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   return match ? Number(match[1]) : null;
 }
+
+const failuresLimit = queryInteger(1, MAX_FAILURES_LIMIT).default(DEFAULT_FAILURES_LIMIT).describe(`At most this many (default ${DEFAULT_FAILURES_LIMIT}).`);
+export const importFailuresQuerySchema = z.object({
+  limit: failuresLimit,
+  after: queryCursor(FAILURES_CURSOR, decodeCursor).optional(),
+  code: z.string().regex(CODE, 'code must be an error code (lower-case letters, digits and _).').optional().describe('Only the accounts whose latest refusal has this error code (top-level or an item\'s).'),
+});
+export const importFailureSummaryQuerySchema = z.object({ limit: failuresLimit });
 
 function failureItem(row: AccountImportProgressRow): z.infer<typeof importFailureItemSchema> {
   return {
@@ -168,9 +166,7 @@ export function importProgressRoutes(ctx: LedgerContext) {
     .get('/import-failures/:supplier/summary/', async (c) => {
       const code = c.req.param('supplier');
       requireSupplierScope(c, code);
-      const errors: FieldError[] = [];
-      const limit = limitParam(singleQueryValue(c, 'limit'), errors);
-      if (errors.length > 0) throw invalidQuery(errors);
+      const { limit } = parseQuery(c, importFailureSummaryQuerySchema);
       await supplierOf(code);
       const rows = await ctx.read.importFailureSummary(code, limit);
       return c.json(rows.map((row) => ({ code: row.code, attr: row.attr === '' ? null : row.attr, accounts: row.accounts })));
@@ -178,18 +174,10 @@ export function importProgressRoutes(ctx: LedgerContext) {
     .get('/import-failures/:supplier/', async (c) => {
       const code = c.req.param('supplier');
       requireSupplierScope(c, code);
-      const errors: FieldError[] = [];
-      const limit = limitParam(singleQueryValue(c, 'limit'), errors);
-      const afterText = singleQueryValue(c, 'after');
-      const beforePosition = afterText === undefined ? null : decodeCursor(afterText);
-      if (afterText !== undefined && beforePosition === null) {
-        errors.push({ detail: 'after must be a cursor given by a Link header of this list.', code: 'invalid', attr: 'after' });
-      }
-      const codeFilter = singleQueryValue(c, 'code') ?? null;
-      if (codeFilter !== null && !CODE.test(codeFilter)) {
-        errors.push({ detail: 'code must be an error code (lower-case letters, digits and _).', code: 'invalid', attr: 'code' });
-      }
-      if (errors.length > 0) throw invalidQuery(errors);
+      const query = parseQuery(c, importFailuresQuerySchema);
+      const { limit } = query;
+      const beforePosition = query.after ?? null;
+      const codeFilter = query.code ?? null;
       await supplierOf(code);
       // One more than the page: the next page's link only when there is one.
       const rows = await ctx.read.importFailuresPage(code, { code: codeFilter, beforePosition, limit: limit + 1 });

@@ -1,25 +1,22 @@
 import { Hono, type Context } from 'hono';
+import { z } from 'zod';
 import type { LedgerContext } from '../../application/context.js';
-import { DomainError } from '../../domain/errors.js';
 import { reconciliationContentTypes, reconciliationParts, reconciliationFormats, type ReconciliationFormat } from '../../export/reconciliation-export.js';
 import { keysetChunks } from '../../queries/keyset-chunks.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
-import { singleQueryValue } from '../query.js';
+import { parseQuery } from '../query.js';
 import { streamedResponse, type StreamTally } from '../streaming.js';
+
+export const reconciliationQuerySchema = z.object({ format: z.enum(reconciliationFormats).optional() });
 
 /**
  * `?format=csv|ndjson` when given (anything else is a 400); otherwise CSV when
  * the Accept header names `text/csv`, NDJSON for any other Accept.
  */
 function exportFormat(c: Context<AppEnv>): ReconciliationFormat {
-  const format = singleQueryValue(c, 'format');
-  if (format !== undefined) {
-    if ((reconciliationFormats as readonly string[]).includes(format)) return format as ReconciliationFormat;
-    throw new DomainError('invalid_query_parameter', 'A query parameter is not valid.', {
-      errors: [{ detail: `format must be one of ${reconciliationFormats.join(', ')}.`, code: 'invalid_choice', attr: 'format' }],
-    });
-  }
+  const { format } = parseQuery(c, reconciliationQuerySchema);
+  if (format !== undefined) return format;
   return /(^|[\s,])text\/csv\b/i.test(c.req.header('accept') ?? '') ? 'csv' : 'ndjson';
 }
 

@@ -126,9 +126,13 @@ describe('consent_data', () => {
 describe('payment schedules', () => {
   const schedule = `${ELEC}.payment_schedules.0`;
 
-  it('amount is >= 0 with at most two decimals', () => {
+  it('amount is >= 0 with at most two decimals and ten whole digits, as money everywhere', () => {
     expectValid(setAt(domestic(), `${schedule}.amount`, 0));
     expectValid(setAt(domestic(), `${schedule}.amount`, 64.29));
+    expectValid(setAt(domestic(), `${schedule}.amount`, 9999999999.99));
+    expectError(setAt(domestic(), `${schedule}.amount`, 1e10), 'max_whole_digits', `${schedule}.amount`);
+    // Written with an exponent by String(): once refused as `max_decimal_places`, though it has no decimals.
+    expectError(setAt(domestic(), `${schedule}.amount`, 1e21), 'max_whole_digits', `${schedule}.amount`);
     expectError(setAt(domestic(), `${schedule}.amount`, -1), 'min_value', `${schedule}.amount`);
     expectError(setAt(domestic(), `${schedule}.amount`, 64.555), 'max_decimal_places', `${schedule}.amount`);
     expectError(setAt(domestic(), `${schedule}.amount`, '64.50'), 'invalid', `${schedule}.amount`);
