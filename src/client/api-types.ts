@@ -7611,7 +7611,7 @@ export interface operations {
                             different: number;
                         };
                     };
-                    /** @description The service the folder was compared with (GET service/): a verification of another service is refused. */
+                    /** @description The service the folder was compared with (GET service/): another service's identity is refused, `service_mismatch`. */
                     service_id?: string;
                 };
             };

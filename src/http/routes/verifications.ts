@@ -18,7 +18,7 @@ export const recordVerificationRequestSchema = z.object({
   import_supplier: z.string(),
   agree: z.boolean(),
   summary: z.record(z.string(), verificationCountsSchema),
-  service_id: z.string().optional().describe('The service the folder was compared with (GET service/): a verification of another service is refused.'),
+  service_id: z.string().optional().describe("The service the folder was compared with (GET service/): another service's identity is refused, `service_mismatch`."),
 });
 
 export function verificationRoutes(ctx: LedgerContext, serviceId: () => Promise<string>) {
