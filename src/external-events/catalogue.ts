@@ -44,6 +44,11 @@ type Mapped = {
 
 type Mappers = { readonly [S in LedgerEventType]?: (event: Extract<LedgerEvent, { type: S }>['data']) => Mapped | null };
 
+type Routing = Pick<Mapped, 'scope' | 'orderingKey'>;
+
+/** A `type` event: its data checked against the type's schema (an unknown field is a compile error too). */
+const emit = <T extends ExternalEventType>(type: T, data: ExternalEventData<T>, routing: Routing): Mapped => ({ type, data, ...routing }) as Mapped;
+
 type AccountRef = { readonly importSupplier: string; readonly externalAccountNumber: string };
 type BusinessRef = { readonly importSupplier: string; readonly externalBusinessIdentifier: string };
 
@@ -59,149 +64,144 @@ const refusalFacts = (d: { code: string; errors: readonly { code: string; attr: 
 });
 
 const mappers: Mappers = {
-  AccountStaged: (d) => ({ type: 'data_import.import_process.staged-v1', data: account(d), ...ofAccount(d) }),
-  AccountRestaged: (d) => ({ type: 'data_import.import_process.restaged-v1', data: account(d), ...ofAccount(d) }),
-  AccountProcessed: (d) => ({
-    type: 'data_import.import_process.complete-v1',
-    data: {
-      ...account(d),
-      platform_account_number: d.platformAccountNumber,
-      operations_team_name: d.operationsTeamName,
-      business_contract_identifier: d.businessContractIdentifier ?? null,
-    },
-    ...ofAccount(d),
-  }),
-  AccountProcessDryRunSucceeded: (d) => ({
-    type: 'data_import.import_process.dry_run_complete-v1',
-    data: { ...account(d), platform_account_number: d.platformAccountNumber, operations_team_name: d.operationsTeamName },
-    ...ofAccount(d),
-  }),
+  AccountStaged: (d) => emit('data_import.import_process.staged-v1', account(d), ofAccount(d)),
+  AccountRestaged: (d) => emit('data_import.import_process.restaged-v1', account(d), ofAccount(d)),
+  AccountProcessed: (d) =>
+    emit(
+      'data_import.import_process.complete-v1',
+      {
+        ...account(d),
+        platform_account_number: d.platformAccountNumber,
+        operations_team_name: d.operationsTeamName,
+        business_contract_identifier: d.businessContractIdentifier ?? null,
+      },
+      ofAccount(d),
+    ),
+  AccountProcessDryRunSucceeded: (d) =>
+    emit(
+      'data_import.import_process.dry_run_complete-v1',
+      { ...account(d), platform_account_number: d.platformAccountNumber, operations_team_name: d.operationsTeamName },
+      ofAccount(d),
+    ),
   AccountImportAttemptRefused: (d) => {
     const { operation } = d;
     if (isAccountImportOperation(operation)) {
       const data = { ...account(d), operation, ...refusalFacts(d) };
-      return d.dryRun
-        ? { type: 'data_import.import_process.dry_run_error-v1', data, ...ofAccount(d) }
-        : { type: 'data_import.import_process.error-v1', data, ...ofAccount(d) };
+      return emit(d.dryRun ? 'data_import.import_process.dry_run_error-v1' : 'data_import.import_process.error-v1', data, ofAccount(d));
     }
     const data = { ...account(d), record_type: recordTypeOfOperation[operation], ...refusalFacts(d) };
-    return d.dryRun
-      ? { type: 'data_import.post_import.dry_run_error-v1', data, ...ofAccount(d) }
-      : { type: 'data_import.post_import.error-v1', data, ...ofAccount(d) };
+    return emit(d.dryRun ? 'data_import.post_import.dry_run_error-v1' : 'data_import.post_import.error-v1', data, ofAccount(d));
   },
-  AccountMarkedToSkip: (d) => ({ type: 'data_import.import_process.cancelled-v1', data: account(d), ...ofAccount(d) }),
-  AccountTransferStatusChanged: (d) => ({ type: 'data_import.transfer_status.changed-v1', data: { ...account(d), from: d.from, to: d.to }, ...ofAccount(d) }),
-  AccountNoteCreated: (d) => ({
-    type: 'data_import.post_import.completed-v1',
-    data: { ...account(d), record_type: 'note', sequence: d.sequence, created_at: d.createdAt, is_pinned: d.isPinned, source: d.source },
-    ...ofAccount(d),
-  }),
-  LedgerTransactionAdded: (d) => ({
-    type: 'data_import.post_import.completed-v1',
-    data: {
-      ...account(d),
-      record_type: 'transaction',
-      transaction_id: d.transaction.transactionId,
-      transaction_type: d.transaction.type,
-      transaction_date: d.transaction.transactionDate,
-      amount: formatCents(d.transaction.amountCents),
-    },
-    ...ofAccount(d),
-  }),
-  HistoricalStatementImported: (d) => ({
-    type: 'data_import.post_import.completed-v1',
-    data: {
-      ...account(d),
-      record_type: 'historical_statement',
-      statement_id: d.statementId,
-      bill_period_from_date: d.billPeriodFromDate,
-      bill_period_to_date: d.billPeriodToDate,
-      source: d.source,
-    },
-    ...ofAccount(d),
-  }),
-  PaymentInstructionCreated: (d) => ({
-    type: 'data_import.post_import.completed-v1',
-    data: {
-      ...account(d),
-      record_type: 'payment_instruction',
-      platform_account_number: d.platformAccountNumber,
-      vendor: d.vendor,
-      reference: d.reference,
-      instruction_type: d.type,
-    },
-    ...ofAccount(d),
-  }),
-  TransactionsDryRunSucceeded: (d) => ({
-    type: 'data_import.post_import.dry_run_completed-v1',
-    data: { ...account(d), record_type: 'transaction', transaction_ids: d.added.map((transaction) => transaction.transactionId) },
-    ...ofAccount(d),
-  }),
-  AccountCreationScheduled: (d) => ({
-    type: 'data_import.account_creation.scheduled-v1',
-    data: {
-      ...account(d),
-      task_id: d.taskId,
-      is_dry_run: d.isDryRun,
-      operations_team_name: d.operationsTeamName,
-      schedule_window_start: d.windowStart,
-      schedule_window_end: d.windowEnd,
-    },
-    ...ofAccount(d),
-  }),
-  AccountCreationCancelled: (d) => ({ type: 'data_import.account_creation.cancelled-v1', data: { ...account(d), task_id: d.taskId }, ...ofAccount(d) }),
+  AccountMarkedToSkip: (d) => emit('data_import.import_process.cancelled-v1', account(d), ofAccount(d)),
+  AccountTransferStatusChanged: (d) => emit('data_import.transfer_status.changed-v1', { ...account(d), from: d.from, to: d.to }, ofAccount(d)),
+  AccountNoteCreated: (d) =>
+    emit(
+      'data_import.post_import.completed-v1',
+      { ...account(d), record_type: 'note', sequence: d.sequence, created_at: d.createdAt, is_pinned: d.isPinned, source: d.source },
+      ofAccount(d),
+    ),
+  LedgerTransactionAdded: ({ transaction, ...d }) =>
+    emit(
+      'data_import.post_import.completed-v1',
+      {
+        ...account(d),
+        record_type: 'transaction',
+        transaction_id: transaction.transactionId,
+        transaction_type: transaction.type,
+        transaction_date: transaction.transactionDate,
+        amount: formatCents(transaction.amountCents),
+      },
+      ofAccount(d),
+    ),
+  HistoricalStatementImported: (d) =>
+    emit(
+      'data_import.post_import.completed-v1',
+      {
+        ...account(d),
+        record_type: 'historical_statement',
+        statement_id: d.statementId,
+        bill_period_from_date: d.billPeriodFromDate,
+        bill_period_to_date: d.billPeriodToDate,
+        source: d.source,
+      },
+      ofAccount(d),
+    ),
+  PaymentInstructionCreated: (d) =>
+    emit(
+      'data_import.post_import.completed-v1',
+      {
+        ...account(d),
+        record_type: 'payment_instruction',
+        platform_account_number: d.platformAccountNumber,
+        vendor: d.vendor,
+        reference: d.reference,
+        instruction_type: d.type,
+      },
+      ofAccount(d),
+    ),
+  TransactionsDryRunSucceeded: (d) =>
+    emit(
+      'data_import.post_import.dry_run_completed-v1',
+      { ...account(d), record_type: 'transaction', transaction_ids: d.added.map((transaction) => transaction.transactionId) },
+      ofAccount(d),
+    ),
+  AccountCreationScheduled: (d) =>
+    emit(
+      'data_import.account_creation.scheduled-v1',
+      {
+        ...account(d),
+        task_id: d.taskId,
+        is_dry_run: d.isDryRun,
+        operations_team_name: d.operationsTeamName,
+        schedule_window_start: d.windowStart,
+        schedule_window_end: d.windowEnd,
+      },
+      ofAccount(d),
+    ),
+  AccountCreationCancelled: (d) => emit('data_import.account_creation.cancelled-v1', { ...account(d), task_id: d.taskId }, ofAccount(d)),
   AccountCreationFinished: (d) => {
     const ref = { ...account(d), task_id: d.taskId };
     switch (d.outcome) {
       case 'PROCESSED':
         // Written with the account's AccountProcessed, so it always names the number; one without would create nothing.
-        return d.platformAccountNumber === null ? null : { type: 'account.created-v1', data: { ...ref, platform_account_number: d.platformAccountNumber }, ...ofAccount(d) };
+        return d.platformAccountNumber === null ? null : emit('account.created-v1', { ...ref, platform_account_number: d.platformAccountNumber }, ofAccount(d));
       case 'DRY_RUN_SUCCEEDED':
-        return { type: 'data_import.account_creation.dry_run_complete-v1', data: ref, ...ofAccount(d) };
+        return emit('data_import.account_creation.dry_run_complete-v1', ref, ofAccount(d));
       case 'ERRORED':
       case 'DRY_RUN_ERRORED':
-        return {
-          type: 'data_import.account_creation.failed-v1',
-          data: { ...ref, is_dry_run: d.outcome === 'DRY_RUN_ERRORED', error_code: d.error?.code ?? null },
-          ...ofAccount(d),
-        };
+        return emit(
+          'data_import.account_creation.failed-v1',
+          { ...ref, is_dry_run: d.outcome === 'DRY_RUN_ERRORED', error_code: d.error?.code ?? null },
+          ofAccount(d),
+        );
     }
   },
-  ImportSupplierStatusChanged: (d) => ({
-    type: 'data_import.import_supplier.status_changed-v1',
-    data: { import_supplier: d.code, from: d.from, to: d.to },
-    scope: { supplier: d.code },
-    orderingKey: `supplier:${d.code}`,
-  }),
-  BusinessCreated: (d) => ({ type: 'data_import.business.created-v1', data: business(d), ...ofBusiness(d) }),
-  BusinessContractAdded: (d) => ({
-    type: 'data_import.business_contract.added-v1',
-    data: { ...business(d), business_contract_identifier: d.identifier },
-    ...ofBusiness(d),
-  }),
-  BusinessPaymentInstructionCreated: (d) => ({
-    type: 'data_import.business_payment_instruction.created-v1',
-    data: {
-      ...business(d),
-      vendor: d.vendor,
-      reference: d.reference,
-      instruction_type: d.type,
-      accounts: d.accounts.map((a) => ({ external_account_number: a.externalAccountNumber, platform_account_number: a.platformAccountNumber })),
-    },
-    ...ofBusiness(d),
-  }),
-  ProductCreated: (d) => ({ type: 'data_import.product.created-v1', data: { import_supplier: null, code: d.code, market_name: d.marketName }, ...ofCatalogue }),
-  RatesAdded: (d) => ({ type: 'data_import.product.rates_added-v1', data: { import_supplier: null, code: d.code, rates_added: d.rates.length }, ...ofCatalogue }),
-  SupplyPointImported: (d) => ({
-    type: 'data_import.supply_point.imported-v1',
-    data: { import_supplier: null, batch_id: d.batchId, supply_type: d.supplyType, identifier: d.identifier },
-    ...ofBatch(d.batchId),
-  }),
-  SupplyPointPopulateRequestErrored: (d) => ({
-    type: 'data_import.supply_point.error-v1',
-    data: { import_supplier: null, batch_id: d.batchId, supply_type: d.supplyType, identifier: d.identifier, reason: d.reason },
-    ...ofBatch(d.batchId),
-  }),
+  ImportSupplierStatusChanged: (d) =>
+    emit('data_import.import_supplier.status_changed-v1', { import_supplier: d.code, from: d.from, to: d.to }, { scope: { supplier: d.code }, orderingKey: `supplier:${d.code}` }),
+  BusinessCreated: (d) => emit('data_import.business.created-v1', business(d), ofBusiness(d)),
+  BusinessContractAdded: (d) => emit('data_import.business_contract.added-v1', { ...business(d), business_contract_identifier: d.identifier }, ofBusiness(d)),
+  BusinessPaymentInstructionCreated: (d) =>
+    emit(
+      'data_import.business_payment_instruction.created-v1',
+      {
+        ...business(d),
+        vendor: d.vendor,
+        reference: d.reference,
+        instruction_type: d.type,
+        accounts: d.accounts.map((a) => ({ external_account_number: a.externalAccountNumber, platform_account_number: a.platformAccountNumber })),
+      },
+      ofBusiness(d),
+    ),
+  ProductCreated: (d) => emit('data_import.product.created-v1', { import_supplier: null, code: d.code, market_name: d.marketName }, ofCatalogue),
+  RatesAdded: (d) => emit('data_import.product.rates_added-v1', { import_supplier: null, code: d.code, rates_added: d.rates.length }, ofCatalogue),
+  SupplyPointImported: (d) =>
+    emit('data_import.supply_point.imported-v1', { import_supplier: null, batch_id: d.batchId, supply_type: d.supplyType, identifier: d.identifier }, ofBatch(d.batchId)),
+  SupplyPointPopulateRequestErrored: (d) =>
+    emit(
+      'data_import.supply_point.error-v1',
+      { import_supplier: null, batch_id: d.batchId, supply_type: d.supplyType, identifier: d.identifier, reason: d.reason },
+      ofBatch(d.batchId),
+    ),
 };
 
 /** The stored event types the catalogue reads from the log (what a relay asks the log for). */
