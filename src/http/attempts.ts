@@ -23,7 +23,7 @@ export function recordingRefusals(ctx: LedgerContext, attemptOf: (c: Context<App
 }
 
 /**
- * The account a refused stage or process is recorded against, read from the
+ * The account a refused attempt is recorded against, read from the
  * raw body (the refusal may be that the body is invalid): null unless it names
  * an import supplier the caller's key is scoped to and an external account
  * number that can be one (1-128 characters, not blank). A request for another
