@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { transferStatuses } from '../events/account-import-process.js';
-import { importAttemptOperations, type ImportAttemptOperation } from '../events/import-attempt.js';
+import { accountImportOperations, isAccountImportOperation, type AccountImportOperation } from '../events/import-attempt.js';
 import { accountKey, defineProjection } from './projection.js';
 
 /** Where an account stands in its supplier's migration. */
@@ -18,7 +18,7 @@ interface FailureItem {
 /**
  * One row per account a supplier's migration has seen (staged, or tried and refused): where it stands and,
  * while it is failing, its latest refusal. It is failing while pending and its latest stage or process was
- * refused; a later stage, process, successful dry run or skip clears that. WITHOUT ROWID on SQLite (small
+ * refused (a refused record import is not the account's import failing); a later stage, process, successful dry run or skip clears that. WITHOUT ROWID on SQLite (small
  * rows: an insert writes one b-tree), which only its migration says.
  */
 export const accountImportProgressTable = sqliteTable(
@@ -32,7 +32,7 @@ export const accountImportProgressTable = sqliteTable(
     transferStatus: text('transfer_status', { enum: transferStatuses }),
     /** The failure: all null while the account is not failing. */
     failureStep: text('failure_step', { enum: failureSteps }),
-    failureOperation: text('failure_operation', { enum: importAttemptOperations }),
+    failureOperation: text('failure_operation', { enum: accountImportOperations }),
     failureCode: text('failure_code'),
     failureErrors: text('failure_errors', { mode: 'json' }).$type<FailureItem[]>(),
     /** The top-level and item codes between spaces (` a b `): what `?code=` matches, on either store. */
@@ -64,7 +64,7 @@ const cleared = {
 const current = (row: Row | null, data: { importSupplier: string; externalAccountNumber: string }): Row =>
   row ?? { importSupplier: data.importSupplier, externalAccountNumber: data.externalAccountNumber, state: 'PENDING', transferStatus: null, ...cleared };
 
-const stepOf = (operation: ImportAttemptOperation): FailureStep => (operation === 'stage' ? 'stage' : 'process');
+const stepOf = (operation: AccountImportOperation): FailureStep => (operation === 'stage' ? 'stage' : 'process');
 
 export const accountImportProgressProjection = defineProjection(accountImportProgressTable)({
   name: 'account_import_progress',
@@ -78,14 +78,17 @@ export const accountImportProgressProjection = defineProjection(accountImportPro
     AccountTransferStatusChanged: (row, { event }) => ({ ...current(row, event.data), transferStatus: event.data.to }),
     AccountProcessDryRunSucceeded: (row) => row && { ...row, ...cleared },
     AccountImportAttemptRefused(row, { event, globalPosition }) {
+      // A refused record import (notes, transactions, ...) is no failure of the account's import.
+      const { operation } = event.data;
+      if (!isAccountImportOperation(operation)) return row;
       const base = current(row, event.data);
       // An imported or skipped account is done with: a refused attempt on it is no failure of the migration.
       if (base.state !== 'PENDING') return row;
       const codes = new Set([event.data.code, ...event.data.errors.map((e) => e.code)]);
       return {
         ...base,
-        failureStep: stepOf(event.data.operation),
-        failureOperation: event.data.operation,
+        failureStep: stepOf(operation),
+        failureOperation: operation,
         failureCode: event.data.code,
         failureErrors: event.data.errors.map((e) => ({ code: e.code, attr: e.attr })),
         failureCodes: ` ${[...codes].join(' ')} `,

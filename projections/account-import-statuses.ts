@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { isAccountImportOperation } from '../events/import-attempt.js';
 import { accountKey, defineProjection } from './projection.js';
 
 /** The platform's v2 import statuses (GET /v2/data-import/accounts/<code>/<ext>/). */
@@ -92,7 +93,8 @@ export const accountImportStatusesProjection = defineProjection(accountImportSta
     AccountProcessDryRunSucceeded: (row, { event }) =>
       row && touched(row, event.data.ranAt, 'DRY_RUN_SUCCEEDED', null, { status: scheduled(row) ? row.status : 'DRY_RUN_SUCCEEDED' }),
     AccountImportAttemptRefused(row, { event }) {
-      if (!row) return null;
+      // A refused record import (notes, transactions, ...) is not the import process's: its status and errors stay.
+      if (!row || !isAccountImportOperation(event.data.operation)) return row;
       const error = { code: event.data.code, detail: event.data.detail, domain: IMPORT_PROCESS_DOMAIN };
       // A refused process is the import process erroring; a refused stage leaves the staged data and its status as they were.
       const erred = event.data.operation === 'process' && !scheduled(row);

@@ -1,4 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { isAccountImportOperation } from '../events/import-attempt.js';
 import { defineProjection } from './projection.js';
 
 /**
@@ -32,7 +33,7 @@ export const importThroughputProjection = defineProjection(importThroughputTable
   },
 });
 
-/** When a supplier's migration started (its first staged account) and last moved (any account event, refusals included). */
+/** When a supplier's migration started (its first staged account) and last moved (any event of an account's import, refused attempts included). */
 export const importActivityTable = sqliteTable('import_activity', {
   importSupplier: text('import_supplier').primaryKey(),
   firstStagedAt: text('first_staged_at'),
@@ -61,6 +62,8 @@ export const importActivityProjection = defineProjection(importActivityTable)({
     AccountMarkedToSkip: (row, { event }) => active(row, event.data.importSupplier, event.data.markedAt),
     AccountTransferStatusChanged: (row, { event }) => active(row, event.data.importSupplier, event.data.changedAt),
     AccountProcessDryRunSucceeded: (row, { event }) => active(row, event.data.importSupplier, event.data.ranAt),
-    AccountImportAttemptRefused: (row, { event }) => active(row, event.data.importSupplier, event.data.refusedAt),
+    // A refused record import (notes, transactions, ...) is not the migration moving.
+    AccountImportAttemptRefused: (row, { event }) =>
+      isAccountImportOperation(event.data.operation) ? active(row, event.data.importSupplier, event.data.refusedAt) : row,
   },
 });

@@ -16,8 +16,8 @@ export interface AttemptRef {
 
 /**
  * Codes that are no rule of the account: who the caller is and what it may see (so a key cannot write into
- * another supplier's audit), the transport, and the store asking for a retry. A denylist, so a rule added
- * later is recorded without anyone remembering this file.
+ * another supplier's audit), the transport, and the store or a payment vendor asking for a retry. A
+ * denylist, so a rule added later is recorded without anyone remembering this file.
  */
 const notARefusal: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'not_authenticated',
@@ -26,6 +26,7 @@ const notARefusal: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'throttled',
   'concurrency_conflict',
   'store_unavailable',
+  'payment_vendor_unavailable',
   'internal_error',
   ...bodyErrorCodes,
   ...idempotencyErrorCodes,

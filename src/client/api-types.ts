@@ -388,8 +388,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The integration event feed
-         * @description The events of the caller's suppliers after a position, as JSON pages or (with `Accept: text/event-stream`) a live SSE stream resumable with `Last-Event-ID`. The stream checks its credential again at least every 5 s and on every new event: once the key is revoked or the token expires it ends with a final `event: error` whose data is the 401 `authentication_failed` error body, and the reconnect is answered 401.
+         * The external event feed
+         * @description The external events of the caller's suppliers (and the shared catalogue) after a position, each `{position, id, type, timestamp, data}` (the types and their data: the document's `webhooks`), as JSON pages or (with `Accept: text/event-stream`) a live SSE stream (`event:` the type, `id:` the position, `data:` the item) resumable with `Last-Event-ID`. The stream checks its credential again at least every 5 s and on every new event: once the key is revoked or the token expires it ends with a final `event: error` whose data is the 401 `authentication_failed` error body, and the reconnect is answered 401.
          */
         get: operations["eventsFeed"];
         put?: never;
@@ -761,7 +761,508 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "data_import.import_process.staged-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_process.staged-v1
+         * @description An account was staged for the first time (v1 create-or-update/ answered 201, or a v2 accounts/ request staged it). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_process.staged-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.import_process.restaged-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_process.restaged-v1
+         * @description An account not imported yet was staged again: its new data replaces the old. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_process.restaged-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.import_process.complete-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_process.complete-v1
+         * @description An account was imported: processed into a platform account (v1 process/ or a v2 scheduled run). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_process.complete-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.import_process.dry_run_complete-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_process.dry_run_complete-v1
+         * @description A process dry run passed every check a real run makes; nothing of it was kept. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_process.dry_run_complete-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.import_process.error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_process.error-v1
+         * @description A stage, process or v2 schedule of the account (or its scheduled run) was refused by a rule. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_process.error-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.import_process.dry_run_error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_process.dry_run_error-v1
+         * @description A dry run of the account's process (v1, or a v2 dry-run schedule) was refused by a rule. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_process.dry_run_error-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.import_process.cancelled-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_process.cancelled-v1
+         * @description An operator marked the staged account to skip: it is neither staged nor processed again. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_process.cancelled-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.transfer_status.changed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.transfer_status.changed-v1
+         * @description An imported account's transfer status moved on. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.transfer_status.changed-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.post_import.completed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.post_import.completed-v1
+         * @description A record was imported onto an account: a note, a transaction, a historical statement or a payment instruction (one event each). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.post_import.completed-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.post_import.dry_run_completed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.post_import.dry_run_completed-v1
+         * @description A transactions dry run passed every check a real import makes; nothing of it was kept. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.post_import.dry_run_completed-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.post_import.error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.post_import.error-v1
+         * @description A request importing notes, transactions, historical statements or a payment instruction onto the account was refused by a rule: none of it was kept. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.post_import.error-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.post_import.dry_run_error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.post_import.dry_run_error-v1
+         * @description A transactions dry run was refused by a rule. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.post_import.dry_run_error-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.account_creation.scheduled-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.account_creation.scheduled-v1
+         * @description A v2 accounts/ request scheduled the account's creation (after staging its data). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.account_creation.scheduled-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.account_creation.cancelled-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.account_creation.cancelled-v1
+         * @description An operator cancelled a scheduled creation before it ran. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.account_creation.cancelled-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.account_creation.failed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.account_creation.failed-v1
+         * @description A scheduled creation ran and was refused by a rule, or its window closed first (`schedule_window_elapsed`). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.account_creation.failed-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.account_creation.dry_run_complete-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.account_creation.dry_run_complete-v1
+         * @description A dry-run scheduled creation ran and passed every check; nothing of it was kept. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.account_creation.dry_run_complete-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.created-v1
+         * @description A scheduled creation ran and created the platform account. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.account.created-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.import_supplier.status_changed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.import_supplier.status_changed-v1
+         * @description An operator changed the import supplier's status (staging and processing need Ongoing). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.import_supplier.status_changed-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.business.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.business.created-v1
+         * @description A business was created. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.business.created-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.business_contract.added-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.business_contract.added-v1
+         * @description A contract was added to a business (each contract of a new business too). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.business_contract.added-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.business_payment_instruction.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.business_payment_instruction.created-v1
+         * @description A payment instruction was recorded on a business, for some of its imported accounts. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.business_payment_instruction.created-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.product.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.product.created-v1
+         * @description A product was added to the shared catalogue (seen by every supplier). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.product.created-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.product.rates_added-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.product.rates_added-v1
+         * @description Rates were added to a product of the shared catalogue (seen by every supplier). Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.product.rates_added-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.supply_point.imported-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.supply_point.imported-v1
+         * @description A supply point of a populate batch was fetched from its network operator and stored. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.supply_point.imported-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_import.supply_point.error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * data_import.supply_point.error-v1
+         * @description A supply point of a populate batch could not be fetched: the operator refused it, or every attempt failed. Never a customer's personal data: a receiver that needs it asks the API with a key.
+         */
+        post: operations["externalEvent.data_import.supply_point.error-v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: never;
     responses: never;
@@ -4652,11 +5153,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         events: {
+                            /** @description The event's position in the log: pass the last one seen as `after` (or as Last-Event-ID) to continue. */
                             position: number;
-                            type: string;
-                            occurred_at: string;
-                            import_supplier: string | null;
-                            external_account_number?: string;
+                            /** @description The event's id: the same in every delivery of it (feed, stream, webhook, broker). */
+                            id: string;
+                            /** @enum {string} */
+                            type: "data_import.import_process.staged-v1" | "data_import.import_process.restaged-v1" | "data_import.import_process.complete-v1" | "data_import.import_process.dry_run_complete-v1" | "data_import.import_process.error-v1" | "data_import.import_process.dry_run_error-v1" | "data_import.import_process.cancelled-v1" | "data_import.transfer_status.changed-v1" | "data_import.post_import.completed-v1" | "data_import.post_import.dry_run_completed-v1" | "data_import.post_import.error-v1" | "data_import.post_import.dry_run_error-v1" | "data_import.account_creation.scheduled-v1" | "data_import.account_creation.cancelled-v1" | "data_import.account_creation.failed-v1" | "data_import.account_creation.dry_run_complete-v1" | "account.created-v1" | "data_import.import_supplier.status_changed-v1" | "data_import.business.created-v1" | "data_import.business_contract.added-v1" | "data_import.business_payment_instruction.created-v1" | "data_import.product.created-v1" | "data_import.product.rates_added-v1" | "data_import.supply_point.imported-v1" | "data_import.supply_point.error-v1";
+                            /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                            timestamp: string;
+                            /** @description The event's data, as its type's schema in `webhooks` says: always `import_supplier` (null for the shared catalogue and supply points). */
                             data: {
                                 [key: string]: unknown;
                             };
@@ -9789,6 +10294,1020 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+        };
+    };
+    "externalEvent.data_import.import_process.staged-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_process.staged-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_process.staged-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.import_process.restaged-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_process.restaged-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_process.restaged-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.import_process.complete-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_process.complete-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_process.complete-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @description The account's number on the platform. */
+                        platform_account_number: string;
+                        /** @description The operations team the account is assigned to. */
+                        operations_team_name: string;
+                        /** @description The business contract the account is linked to, if any. */
+                        business_contract_identifier: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.import_process.dry_run_complete-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_process.dry_run_complete-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_process.dry_run_complete-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @description The number the run drew (a real run draws its own). */
+                        platform_account_number: string;
+                        /** @description The operations team the account is assigned to. */
+                        operations_team_name: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.import_process.error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_process.error-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_process.error-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /**
+                         * @description What was refused: a v1 stage or process, a v2 schedule, or its scheduled run.
+                         * @enum {string}
+                         */
+                        operation: "stage" | "process" | "schedule" | "scheduled_run";
+                        /** @description The refusal's error code, as the API answered it (docs/errors.md). */
+                        code: string;
+                        /** @description Each error item's code and the path of the field it is about; never its detail (it may quote the payload). */
+                        errors: {
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.import_process.dry_run_error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_process.dry_run_error-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_process.dry_run_error-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /**
+                         * @description What was refused: a v1 stage or process, a v2 schedule, or its scheduled run.
+                         * @enum {string}
+                         */
+                        operation: "stage" | "process" | "schedule" | "scheduled_run";
+                        /** @description The refusal's error code, as the API answered it (docs/errors.md). */
+                        code: string;
+                        /** @description Each error item's code and the path of the field it is about; never its detail (it may quote the payload). */
+                        errors: {
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.import_process.cancelled-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_process.cancelled-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_process.cancelled-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.transfer_status.changed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.transfer_status.changed-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.transfer_status.changed-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @enum {string} */
+                        from: "UNKNOWN" | "PENDING" | "IN_PROGRESS" | "REJECTED" | "COMPLETED";
+                        /** @enum {string} */
+                        to: "UNKNOWN" | "PENDING" | "IN_PROGRESS" | "REJECTED" | "COMPLETED";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.post_import.completed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.post_import.completed-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.post_import.completed-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @constant */
+                        record_type: "note";
+                        /** @description The note's number within the account, from 1. */
+                        sequence: number;
+                        /** @description The note's creation time. */
+                        created_at: string;
+                        is_pinned: boolean;
+                        /**
+                         * @description Where it came from: a post-import request, the staged payload (at process time), or a transaction import (a note about moved transactions).
+                         * @enum {string}
+                         */
+                        source: "import_request" | "staged_payload" | "transaction_import";
+                    } | {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @constant */
+                        record_type: "transaction";
+                        transaction_id: string;
+                        /** @enum {string} */
+                        transaction_type: "CHARGE" | "CREDIT" | "PAYMENT" | "REPAYMENT" | "SUPPLY_CHARGE";
+                        /** @description The date the ledger books it on (the open period's first day when it was moved). */
+                        transaction_date: string;
+                        /** @description Signed as sent, two decimals, in the account's currency (a string: never a float). */
+                        amount: string;
+                    } | {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @constant */
+                        record_type: "historical_statement";
+                        statement_id: string;
+                        bill_period_from_date: string;
+                        bill_period_to_date: string;
+                        /**
+                         * @description Where it came from: a post-import request, or the staged payload (at process time).
+                         * @enum {string}
+                         */
+                        source: "import_request" | "staged_payload" | "transaction_import";
+                    } | {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @constant */
+                        record_type: "payment_instruction";
+                        /** @description The account's number on the platform. */
+                        platform_account_number: string;
+                        vendor: string;
+                        /** @description The instruction's reference at the payment vendor. */
+                        reference: string;
+                        /** @description CARD, DIRECT_DEBIT, ... */
+                        instruction_type: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.post_import.dry_run_completed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.post_import.dry_run_completed-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.post_import.dry_run_completed-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @constant */
+                        record_type: "transaction";
+                        /** @description The transactions it would have added. */
+                        transaction_ids: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.post_import.error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.post_import.error-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.post_import.error-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /**
+                         * @description Which kind of record the request imported.
+                         * @enum {string}
+                         */
+                        record_type: "note" | "transaction" | "historical_statement" | "payment_instruction";
+                        /** @description The refusal's error code, as the API answered it (docs/errors.md). */
+                        code: string;
+                        /** @description Each error item's code and the path of the field it is about; never its detail (it may quote the payload). */
+                        errors: {
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.post_import.dry_run_error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.post_import.dry_run_error-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.post_import.dry_run_error-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /**
+                         * @description Which kind of record the request imported.
+                         * @enum {string}
+                         */
+                        record_type: "note" | "transaction" | "historical_statement" | "payment_instruction";
+                        /** @description The refusal's error code, as the API answered it (docs/errors.md). */
+                        code: string;
+                        /** @description Each error item's code and the path of the field it is about; never its detail (it may quote the payload). */
+                        errors: {
+                            code: string;
+                            attr: string | null;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.account_creation.scheduled-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.account_creation.scheduled-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.account_creation.scheduled-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @description The v2 scheduled creation (one id per schedule). */
+                        task_id: string;
+                        is_dry_run: boolean;
+                        /** @description The operations team the account is assigned to. */
+                        operations_team_name: string;
+                        schedule_window_start: string | null;
+                        schedule_window_end: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.account_creation.cancelled-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.account_creation.cancelled-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.account_creation.cancelled-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @description The v2 scheduled creation (one id per schedule). */
+                        task_id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.account_creation.failed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.account_creation.failed-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.account_creation.failed-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @description The v2 scheduled creation (one id per schedule). */
+                        task_id: string;
+                        is_dry_run: boolean;
+                        /** @description The refusal's code; a run refused by a rule also emits the import_process error event, with its items. */
+                        error_code: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.account_creation.dry_run_complete-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.account_creation.dry_run_complete-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.account_creation.dry_run_complete-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @description The v2 scheduled creation (one id per schedule). */
+                        task_id: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.account.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `account.created-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "account.created-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The account's number at the legacy supplier. */
+                        external_account_number: string;
+                        /** @description The v2 scheduled creation (one id per schedule). */
+                        task_id: string;
+                        /** @description The account's number on the platform. */
+                        platform_account_number: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.import_supplier.status_changed-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.import_supplier.status_changed-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.import_supplier.status_changed-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @enum {string} */
+                        from: "Ongoing" | "Paused" | "Complete";
+                        /** @enum {string} */
+                        to: "Ongoing" | "Paused" | "Complete";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.business.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.business.created-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.business.created-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The business's identifier at the legacy supplier. */
+                        external_business_identifier: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.business_contract.added-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.business_contract.added-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.business_contract.added-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The business's identifier at the legacy supplier. */
+                        external_business_identifier: string;
+                        business_contract_identifier: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.business_payment_instruction.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.business_payment_instruction.created-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.business_payment_instruction.created-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description The import supplier (the legacy supplier being migrated) the event belongs to. */
+                        import_supplier: string;
+                        /** @description The business's identifier at the legacy supplier. */
+                        external_business_identifier: string;
+                        vendor: string;
+                        /** @description The instruction's reference at the payment vendor. */
+                        reference: string;
+                        /** @description CARD, DIRECT_DEBIT, ... */
+                        instruction_type: string;
+                        accounts: {
+                            external_account_number: string;
+                            platform_account_number: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.product.created-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.product.created-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.product.created-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description null: the event belongs to no one supplier. */
+                        import_supplier: null;
+                        code: string;
+                        /** @enum {string} */
+                        market_name: "FRA_ELECTRICITY" | "FRA_GAS";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.product.rates_added-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.product.rates_added-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.product.rates_added-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description null: the event belongs to no one supplier. */
+                        import_supplier: null;
+                        code: string;
+                        /** @description How many rates were added. */
+                        rates_added: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.supply_point.imported-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.supply_point.imported-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.supply_point.imported-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description null: the event belongs to no one supplier. */
+                        import_supplier: null;
+                        /** @description The populate batch (`supply-point/populate/`): seen by the suppliers of the key that created it. */
+                        batch_id: string;
+                        /** @enum {string} */
+                        supply_type: "ELECTRICITY" | "GAS";
+                        /** @description The supply point (PRM or PCE). */
+                        identifier: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "externalEvent.data_import.supply_point.error-v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `data_import.supply_point.error-v1` event. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "data_import.supply_point.error-v1";
+                    /** @description When it was recorded: ISO 8601, UTC, to the second. */
+                    timestamp: string;
+                    data: {
+                        /** @description null: the event belongs to no one supplier. */
+                        import_supplier: null;
+                        /** @description The populate batch (`supply-point/populate/`): seen by the suppliers of the key that created it. */
+                        batch_id: string;
+                        /** @enum {string} */
+                        supply_type: "ELECTRICITY" | "GAS";
+                        /** @description The supply point (PRM or PCE). */
+                        identifier: string;
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -249,10 +249,17 @@ function scheduleReload(): void {
 
 // ---- The live list: the feed's server-sent events through fetch, resumed with Last-Event-ID.
 
+/** A text field of an event's data, or '' (the data's fields depend on its type). */
+const dataText = (event: FeedEvent, name: string): string => {
+  const value = event.data[name];
+  return typeof value === 'string' ? value : '';
+};
+
 function showEvent(event: FeedEvent): void {
   const list = $<HTMLOListElement>('[data-testid="live-events"]');
-  const time = el('time', new Date(event.occurred_at).toLocaleTimeString(), { dateTime: event.occurred_at });
-  list.prepend(el('li', [time, el('code', event.type), el('span', event.external_account_number ?? '')]));
+  const time = el('time', new Date(event.timestamp).toLocaleTimeString(), { dateTime: event.timestamp });
+  const subject = dataText(event, 'external_account_number') || dataText(event, 'external_business_identifier');
+  list.prepend(el('li', [time, el('code', event.type), el('span', subject)]));
   while (list.children.length > LIVE_MAX) list.lastElementChild!.remove();
 }
 
@@ -272,7 +279,7 @@ function follow(code: string, from: number): void {
     if (id !== null && /^\d+$/.test(id)) last = Number(id);
     if (data.length === 0) return;
     const event = JSON.parse(data.join('\n')) as FeedEvent;
-    if (event.import_supplier !== code) return;
+    if (dataText(event, 'import_supplier') !== code) return;
     showEvent(event);
     scheduleReload();
   };

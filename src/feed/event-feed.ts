@@ -1,9 +1,12 @@
 import type { SupplyPointPopulateBatchRow } from '../../projections/supply-points-populate-batches.js';
 import type { EventLog } from '../store/event-log.js';
-import { feedEventTypes, toIntegrationEvent, type IntegrationEvent, type Scope } from './integration-events.js';
+import { sourceEventTypes, toExternalEvent, type ExternalEvent, type Scope } from '../external-events/catalogue.js';
+
+/** One event of the feed: the external event's payload with its id and position (what `after` takes). */
+export type FeedItem = ExternalEvent & { readonly position: number };
 
 export interface FeedPage {
-  readonly events: readonly IntegrationEvent[];
+  readonly events: readonly FeedItem[];
   /** Pass as `after` to continue: the position of the last log row looked at (matching or not). */
   readonly nextAfter: number;
 }
@@ -12,7 +15,7 @@ export interface FeedPage {
 const SCAN_LIMIT = 5_000;
 
 export interface FeedReadModels {
-  /** One page of the integration event feed, filtered to what `suppliers` may see. */
+  /** One page of the event feed, filtered to what `suppliers` may see. */
   feedPage(after: number, limit: number, suppliers: readonly string[]): Promise<FeedPage>;
   /** Resolves once the log holds events after `after` (any instance's commits wake it), after `timeoutMs`, or on `signal`. */
   waitForFeed(after: number, timeoutMs: number, signal?: AbortSignal): Promise<void>;
@@ -21,7 +24,7 @@ export interface FeedReadModels {
 }
 
 /**
- * Reads the feed from the log: the catalogue's events after `after`, filtered to what the caller's suppliers
+ * Reads the feed from the log: the external events after `after`, filtered to what the caller's suppliers
  * may see (a populate batch's suppliers looked up with `findBatch`), never reading the staged payloads.
  */
 export function createFeedReadModels(
@@ -49,17 +52,17 @@ export function createFeedReadModels(
       // Every position up to the last committed one is visible (positions are assigned in commit order), so
       // the window (after, end] can be marked as read even where nothing in it matched.
       const end = Math.min(after + SCAN_LIMIT, await log.lastPosition());
-      const events: IntegrationEvent[] = [];
+      const events: FeedItem[] = [];
       let read = 0;
       let lastRead = after;
       if (end > after) {
-        const page = await log.open({ after, through: end, types: feedEventTypes, limit, withBulkFields: false });
+        const page = await log.open({ after, through: end, types: sourceEventTypes, limit, withBulkFields: false });
         for await (const batch of page) {
           for (const stored of batch) {
             read++;
             lastRead = stored.globalPosition;
-            const mapped = toIntegrationEvent(stored);
-            if (mapped && (await visible(mapped.scope, allowed, batches))) events.push(mapped.event);
+            const routed = toExternalEvent(stored);
+            if (routed && (await visible(routed.scope, allowed, batches))) events.push({ position: routed.position, ...routed.event });
           }
         }
       }

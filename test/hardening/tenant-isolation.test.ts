@@ -93,10 +93,12 @@ describe('endpoints that name no supplier', () => {
     const res = await world.request(feed, { as: SUPPLIER, query: '?limit=1000' });
     expect(res.status).toBe(200);
     const text = await res.text();
-    const body = JSON.parse(text) as { events: { import_supplier: string | null }[] };
+    const body = JSON.parse(text) as { events: { type: string; data: { import_supplier: string | null; batch_id?: string } }[] };
     expect(body.events.length).toBeGreaterThan(0);
-    // Shared-catalogue events (products) carry no supplier; everything else is A's.
-    expect(body.events.filter((e) => e.import_supplier !== SUPPLIER && e.import_supplier !== null)).toEqual([]);
+    // Shared-catalogue events (products) and a batch's supply points carry no supplier; everything else is A's.
+    expect(body.events.filter((e) => e.data.import_supplier !== SUPPLIER && e.data.import_supplier !== null)).toEqual([]);
+    const unnamed = body.events.filter((e) => e.data.import_supplier === null);
+    expect(unnamed.filter((e) => !e.type.startsWith('data_import.product.') && e.data.batch_id !== world.params(feed, SUPPLIER).batchId)).toEqual([]);
     for (const secret of await secretsOf(OTHER_SUPPLIER)) expect(text).not.toContain(secret);
   });
 

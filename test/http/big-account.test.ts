@@ -161,9 +161,9 @@ describe('an account with 10,000 transactions', () => {
   it('the event feed pages it: at most limit events a page, every transaction once', async () => {
     let added = 0;
     for (let after = 0, pages = 0; ; pages++) {
-      const page = await get<{ events: { type: string }[]; next_after: number }>(`/v1/data-import/events/?after=${after}&limit=1000`);
+      const page = await get<{ events: { type: string; data: { record_type?: string } }[]; next_after: number }>(`/v1/data-import/events/?after=${after}&limit=1000`);
       expect(page.events.length).toBeLessThanOrEqual(1_000);
-      added += page.events.filter((e) => e.type === 'transaction.added').length;
+      added += page.events.filter((e) => e.type === 'data_import.post_import.completed-v1' && e.data.record_type === 'transaction').length;
       if (page.next_after === after) break;
       after = page.next_after;
       expect(pages).toBeLessThan(100);

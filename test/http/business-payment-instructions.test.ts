@@ -85,14 +85,20 @@ describe('POST business-payment-instruction/create/', () => {
       },
     ]);
     // The event feed tells downstream systems of the business, its contract and the instruction, without the vendor's details.
-    const feed = (await (await api.get('/v1/data-import/events/?after=0&limit=1000', token)).json()) as { events: { type: string; import_supplier: string; data: unknown }[] };
-    expect(feed.events.filter((event) => event.type.startsWith('business.')).map(({ type, import_supplier, data }) => ({ type, import_supplier, data }))).toEqual([
-      { type: 'business.created', import_supplier: SUPPLIER, data: { external_business_identifier: BIZ } },
-      { type: 'business.contract_added', import_supplier: SUPPLIER, data: { external_business_identifier: BIZ, identifier: BUSINESS_CONTRACT } },
+    const feed = (await (await api.get('/v1/data-import/events/?after=0&limit=1000', token)).json()) as { events: { type: string; data: unknown }[] };
+    const business = { import_supplier: SUPPLIER, external_business_identifier: BIZ };
+    expect(feed.events.filter((event) => event.type.startsWith('data_import.business')).map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: 'data_import.business.created-v1', data: business },
+      { type: 'data_import.business_contract.added-v1', data: { ...business, business_contract_identifier: BUSINESS_CONTRACT } },
       {
-        type: 'business.payment_instruction_created',
-        import_supplier: SUPPLIER,
-        data: { external_business_identifier: BIZ, vendor: 'STRIPE', reference: REFERENCE, type: 'DIRECT_DEBIT', external_account_numbers: [EXT] },
+        type: 'data_import.business_payment_instruction.created-v1',
+        data: {
+          ...business,
+          vendor: 'STRIPE',
+          reference: REFERENCE,
+          instruction_type: 'DIRECT_DEBIT',
+          accounts: [{ external_account_number: EXT, platform_account_number: platformAccountNumber }],
+        },
       },
     ]);
   });

@@ -5,11 +5,15 @@ import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, t
 
 interface FeedEvent {
   position: number;
+  id: string;
   type: string;
-  import_supplier: string | null;
-  external_account_number?: string;
-  data: Record<string, unknown>;
+  timestamp: string;
+  data: { import_supplier: string | null; external_account_number?: string } & Record<string, unknown>;
 }
+
+const supplierOf = (e: FeedEvent) => e.data.import_supplier;
+/** The event's type and account: what most checks compare. */
+const typeAndAccount = (e: FeedEvent) => [e.type, e.data.external_account_number];
 
 let api: TestApi;
 let token: string;
@@ -68,33 +72,40 @@ async function populate() {
 }
 
 describe('GET /v1/data-import/events/', () => {
-  it('returns integration events in order, scoped to the token’s suppliers, without payloads', async () => {
+  it('returns the external events in order, scoped to the token’s suppliers, without payloads', async () => {
     await populate();
     const events = await all();
-    const mine = events.filter((e) => e.import_supplier !== null);
+    const mine = events.filter((e) => supplierOf(e) !== null);
     // process also records the staged payload's note and statement (docs/account-records.md)
-    expect(mine.map((e) => [e.type, e.external_account_number])).toEqual([
-      ['import_process.staged', 'ACC-1'],
-      ['import_process.staged', 'ACC-2'],
-      ['import_process.imported', 'ACC-1'],
-      ['note.created', 'ACC-1'],
-      ['historical_statement.imported', 'ACC-1'],
-      ['transfer_status.changed', 'ACC-1'],
-      ['transaction.added', 'ACC-1'],
+    expect(mine.map(typeAndAccount)).toEqual([
+      ['data_import.import_process.staged-v1', 'ACC-1'],
+      ['data_import.import_process.staged-v1', 'ACC-2'],
+      ['data_import.import_process.complete-v1', 'ACC-1'],
+      ['data_import.post_import.completed-v1', 'ACC-1'],
+      ['data_import.post_import.completed-v1', 'ACC-1'],
+      ['data_import.transfer_status.changed-v1', 'ACC-1'],
+      ['data_import.post_import.completed-v1', 'ACC-1'],
     ]);
-    expect(mine.every((e) => e.import_supplier === SUPPLIER)).toBe(true);
-    expect(mine[2]!.data).toMatchObject({ operations_team_name: TEAM });
-    expect(mine[5]!.data).toEqual({ from: 'PENDING', to: 'IN_PROGRESS' });
-    expect(mine[6]!.data).toEqual({ transaction_id: 'TX-1', type: 'CHARGE', transaction_date: '2026-11-01', amount: '12.50' });
+    expect(mine.every((e) => supplierOf(e) === SUPPLIER)).toBe(true);
+    const account = { import_supplier: SUPPLIER, external_account_number: 'ACC-1' };
+    expect(mine[2]!.data).toMatchObject({ ...account, operations_team_name: TEAM, platform_account_number: expect.stringMatching(/^A-[0-9A-F]{8}$/) });
+    expect(mine.slice(3, 5).map((e) => e.data['record_type'])).toEqual(['note', 'historical_statement']);
+    expect(mine[5]!.data).toEqual({ ...account, from: 'PENDING', to: 'IN_PROGRESS' });
+    expect(mine[6]!.data).toEqual({ ...account, record_type: 'transaction', transaction_id: 'TX-1', transaction_type: 'CHARGE', transaction_date: '2026-11-01', amount: '12.50' });
+    for (const e of events) {
+      expect(Object.keys(e)).toEqual(['position', 'id', 'type', 'timestamp', 'data']);
+      expect(e.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    }
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     expect(JSON.stringify(events)).not.toContain('Claire'); // no staged payload leaks
-    expect(events.some((e) => e.type === 'product.created' && e.import_supplier === null)).toBe(true);
+    expect(events.some((e) => e.type === 'data_import.product.created-v1' && supplierOf(e) === null)).toBe(true);
     const positions = events.map((e) => e.position);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
-    const others = (await all(otherToken)).filter((e) => e.import_supplier !== null);
-    expect(others.map((e) => e.external_account_number)).toEqual(['OTHER-1']);
+    const others = (await all(otherToken)).filter((e) => supplierOf(e) !== null);
+    expect(others.map((e) => e.data.external_account_number)).toEqual(['OTHER-1']);
   });
 
-  it('a successful process dry run is import_process.dry_run_succeeded, a failing one import_process.attempt_refused, each seen only by its supplier', async () => {
+  it('a successful process dry run is import_process.dry_run_complete-v1, a failing one import_process.dry_run_error-v1, each seen only by its supplier', async () => {
     await stage('ACC-1');
     await stage('OTHER-1', OTHER_SUPPLIER, otherToken);
     const dryRun = (ext: string, supplier: string, tok: string, team = TEAM) =>
@@ -107,19 +118,24 @@ describe('GET /v1/data-import/events/', () => {
     await expectErrorBody(await dryRun('ACC-1', SUPPLIER, token, 'Nobody'), 400, 'operations_team_name_does_not_exist');
     await expectErrorBody(await dryRun('OTHER-1', OTHER_SUPPLIER, otherToken, 'Nobody'), 400, 'operations_team_name_does_not_exist');
 
-    const mine = (await all()).filter((e) => e.import_supplier !== null);
-    expect(mine.map((e) => [e.type, e.external_account_number])).toEqual([
-      ['import_process.staged', 'ACC-1'],
-      ['import_process.dry_run_succeeded', 'ACC-1'],
-      ['import_process.attempt_refused', 'ACC-1'],
+    const mine = (await all()).filter((e) => supplierOf(e) !== null);
+    expect(mine.map(typeAndAccount)).toEqual([
+      ['data_import.import_process.staged-v1', 'ACC-1'],
+      ['data_import.import_process.dry_run_complete-v1', 'ACC-1'],
+      ['data_import.import_process.dry_run_error-v1', 'ACC-1'],
     ]);
-    expect(mine[2]).toMatchObject({ data: { operation: 'process', dry_run: true, code: 'operations_team_name_does_not_exist' } });
-    expect(mine[1]).toMatchObject({ import_supplier: SUPPLIER, data: { platform_account_number: expect.stringMatching(/^A-[0-9A-F]{8}$/), operations_team_name: TEAM } });
-    expect(Object.keys(mine[1]!.data).sort()).toEqual(['operations_team_name', 'platform_account_number']);
-    const others = (await all(otherToken)).filter((e) => e.import_supplier !== null);
-    expect(others.map((e) => [e.type, e.external_account_number])).toEqual([
-      ['import_process.staged', 'OTHER-1'],
-      ['import_process.attempt_refused', 'OTHER-1'],
+    expect(mine[2]!.data).toEqual({
+      import_supplier: SUPPLIER,
+      external_account_number: 'ACC-1',
+      operation: 'process',
+      code: 'operations_team_name_does_not_exist',
+      errors: [{ code: 'operations_team_name_does_not_exist', attr: 'operations_team_name' }],
+    });
+    expect(mine[1]!.data).toEqual({ import_supplier: SUPPLIER, external_account_number: 'ACC-1', platform_account_number: expect.stringMatching(/^A-[0-9A-F]{8}$/), operations_team_name: TEAM });
+    const others = (await all(otherToken)).filter((e) => supplierOf(e) !== null);
+    expect(others.map(typeAndAccount)).toEqual([
+      ['data_import.import_process.staged-v1', 'OTHER-1'],
+      ['data_import.import_process.dry_run_error-v1', 'OTHER-1'],
     ]);
   });
 
@@ -144,7 +160,7 @@ describe('GET /v1/data-import/events/', () => {
     const expected = await all();
 
     /** Reads `count` SSE frames from a stream, then disconnects. */
-    async function readFrames(count: number, lastEventId?: string): Promise<{ id: string; event: FeedEvent }[]> {
+    async function readFrames(count: number, lastEventId?: string): Promise<{ id: string; name: string; event: FeedEvent }[]> {
       const res = await api.app.request('/v1/data-import/events/?limit=2', {
         headers: { authorization: `Token ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
       });
@@ -152,7 +168,7 @@ describe('GET /v1/data-import/events/', () => {
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
       let buffer = '';
-      const frames: { id: string; event: FeedEvent }[] = [];
+      const frames: { id: string; name: string; event: FeedEvent }[] = [];
       while (frames.length < count) {
         const { value, done } = await reader.read();
         if (done) break;
@@ -162,8 +178,9 @@ describe('GET /v1/data-import/events/', () => {
           const frame = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const id = /^id: (.*)$/m.exec(frame)?.[1];
+          const name = /^event: (.*)$/m.exec(frame)?.[1];
           const data = /^data: (.*)$/m.exec(frame)?.[1];
-          if (id && data) frames.push({ id, event: JSON.parse(data) as FeedEvent });
+          if (id && name && data) frames.push({ id, name, event: JSON.parse(data) as FeedEvent });
         }
       }
       await reader.cancel();
@@ -175,9 +192,12 @@ describe('GET /v1/data-import/events/', () => {
     // events appended while disconnected arrive too
     await stage('ACC-3');
     const late = await readFrames(1, rest[rest.length - 1]!.id);
-    const received = [...first, ...rest, ...late].map((f) => f.event);
+    const frames = [...first, ...rest, ...late];
+    // `event:` is the type, `id:` the position, `data:` the feed item.
+    expect(frames.every((f) => f.name === f.event.type && f.id === String(f.event.position))).toBe(true);
+    const received = frames.map((f) => f.event);
     expect(received.slice(0, expected.length)).toEqual(expected);
-    expect(late[0]!.event).toMatchObject({ type: 'import_process.staged', external_account_number: 'ACC-3' });
+    expect(late[0]!.event).toMatchObject({ type: 'data_import.import_process.staged-v1', data: { external_account_number: 'ACC-3' } });
     expect(new Set(received.map((e) => e.position)).size).toBe(received.length);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { accountImportProcessStreamId } from '../../events/account-import-process.js';
+import { refusedAttemptStreamId } from '../../events/import-attempt.js';
 import { createPaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { processAccount, stageAccount } from '../../src/application/account-import-processes.js';
 import { setImportSupplierStatus } from '../../src/application/operator.js';
@@ -54,6 +55,9 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
 
   const accountEvents = async (supplier = SUPPLIER, ext = EXT) =>
     (await api.ledger.store.readStream(accountImportProcessStreamId(supplier, ext))).map((stored) => stored.event);
+  /** The refusals recorded on the account's audit stream: the operation and code of each. */
+  const refusals = async () =>
+    (await api.ledger.store.readStream(refusedAttemptStreamId(SUPPLIER, EXT))).map(({ event }) => event.type === 'AccountImportAttemptRefused' && [event.data.operation, event.data.code]);
 
   it('201 with the example: the vendor is asked, the instruction recorded with its details as given', async () => {
     const platformAccountNumber = await importAccount(api);
@@ -111,6 +115,8 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
       reference: REFERENCE,
     });
     expect(await accountEvents()).toEqual(before);
+    // The refusal is a fact of the account's audit stream.
+    expect(await refusals()).toEqual([['payment_instruction', 'payment_instruction_rejected']]);
   });
 
   it('vendor answers 503: 500 payment_vendor_unavailable in the spec-7 shape, nothing written; a retry as is succeeds', async () => {
@@ -121,6 +127,8 @@ describe('POST payment-instruction/create/ (spec 4.12)', () => {
     expect(body.error_detail).toBe('Payment vendor STRIPE answered HTTP 503: maintenance');
     expect(await accountEvents()).toEqual(before);
     expect(await api.ledger.read.listPaymentInstructions(SUPPLIER, EXT)).toEqual([]);
+    // A vendor that cannot be reached refused nothing: no refusal is recorded.
+    expect(await refusals()).toEqual([]);
 
     fake.script(REFERENCE, { kind: 'found' });
     expect((await api.post(PATH, example, token)).status).toBe(201);

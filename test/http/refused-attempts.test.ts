@@ -5,7 +5,7 @@ import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
 import { OTHER_SUPPLIER, SUPPLIER, TEAM, createTestApi, loadExample, operator, type TestApi } from '../support/ledger.js';
 
-/** Every refused stage or process is a fact on the account's audit stream, and only that. */
+/** Every refused stage, process or record import is a fact on the account's audit stream, and only that. */
 
 const STAGE = '/v1/data-import/account-import-process/create-or-update/';
 const PROCESS = '/v1/data-import/account-import-process/process/';
@@ -70,6 +70,58 @@ describe('refused attempts (v1)', () => {
     );
     expect(await facts(api)).toEqual([]);
     expect(await facts(api, OTHER_SUPPLIER)).toEqual([]);
+  });
+});
+
+describe('refused record imports', () => {
+  let api: TestApi;
+  let token: string;
+  beforeEach(async () => {
+    api = await createTestApi();
+    token = await accessToken(api);
+  });
+  afterEach(() => api.close());
+
+  const TRANSACTIONS = '/v1/data-import/transactions/create/';
+  const futureCharge = { transaction_id: 'TX-F', transaction_date: '2099-01-01', amount: 1, type: 'CHARGE', reason: 'IMPORTED_CHARGE' };
+  /** What the account's import shows: the v2 status, the progress counters, the failures list. */
+  const importView = async () => ({
+    status: await (await api.get(`/v2/data-import/accounts/${SUPPLIER}/${EXT}/`, token)).json(),
+    progress: ((await (await api.get(`/v1/data-import/import-progress/${SUPPLIER}/`, token)).json()) as { accounts: unknown }).accounts,
+    failures: await (await api.get(`/v1/data-import/import-failures/${SUPPLIER}/`, token)).json(),
+  });
+
+  it('a refused transactions request records one fact naming the operation; the account\'s import status, progress and failures are unchanged', async () => {
+    expect((await api.post(STAGE, domestic(), token)).status).toBe(201);
+    expect((await api.post(PROCESS, { external_account_number: EXT, import_supplier_code: SUPPLIER, operations_team_name: TEAM }, token)).status).toBe(201);
+    const before = await importView();
+    const last = (await api.ledger.store.readAll(0, 100_000)).at(-1)!.globalPosition;
+
+    const body = { import_supplier: SUPPLIER, external_account_number: EXT, transactions: [futureCharge] };
+    await expectErrorBody(await api.post(TRANSACTIONS, body, token), 400, 'transactions_failed_validation');
+    const added = await api.ledger.store.readAll(last, 100_000);
+    expect(added.map((stored) => [stored.streamId, stored.event.type])).toEqual([[refusedAttemptStreamId(SUPPLIER, EXT), 'AccountImportAttemptRefused']]);
+    expect(await facts(api)).toEqual([
+      expect.objectContaining({
+        operation: 'transactions',
+        dryRun: false,
+        code: 'transactions_failed_validation',
+        errors: [{ code: 'transaction_in_future', attr: 'transactions.0.transaction_date' }],
+      }),
+    ]);
+    // A dry run is flagged; the alias account_number names the account too.
+    const { external_account_number: _ext, ...aliased } = body;
+    await expectErrorBody(await api.post(TRANSACTIONS, { ...aliased, account_number: EXT, dry_run: true }, token), 400, 'transactions_failed_validation');
+    expect((await facts(api)).map((f) => [f.operation, f.dryRun])).toEqual([['transactions', false], ['transactions', true]]);
+    expect(await importView()).toEqual(before);
+  });
+
+  it('a refused record import of an account never staged is recorded, and adds no account to the migration', async () => {
+    const before = await importView();
+    await expectErrorBody(await api.post('/v1/data-import/notes/create/', { ...loadExample('notes.json'), external_account_number: EXT }, token), 404, 'account_not_found');
+    const recorded = await facts(api);
+    expect(recorded.map((f) => f.operation)).toEqual(['notes']);
+    expect(await importView()).toEqual(before);
   });
 });
 

@@ -3,9 +3,10 @@ import type { LedgerEvent } from '../../../events/registry.js';
 import type { Decider } from '../decider.js';
 
 /**
- * Record that a stage or process of the account was refused (never throws: recording a refusal is not
- * refused): its `errors` are the items' codes and paths only, since their details may quote the payload;
- * `accountStreamVersion` is a fact, the version of the account's import-process stream it was refused on.
+ * Record that a stage, process or record import of the account was refused (never throws: recording a
+ * refusal is not refused): its `errors` are the items' codes and paths only, since their details may quote
+ * the payload; `accountStreamVersion` is a fact, the version of the account's import-process stream it was
+ * refused on.
  */
 export type RecordRefusedAttempt = Omit<AccountImportAttemptRefused['data'], 'refusedAt'> & { readonly type: 'RecordRefusedAttempt'; readonly now: string };
 

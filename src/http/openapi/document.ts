@@ -49,7 +49,12 @@ export function openApiDocument(app: Hono<AppEnv>): () => Promise<OpenAPIV3_1.Do
   let made: Promise<OpenAPIV3_1.Document> | null = null;
   return () =>
     (made ??= generateSpecs(app, {
-      documentation: { ...documentation, components: { ...documentation.components, schemas: describedOperations().components } },
+      documentation: {
+        ...documentation,
+        // openapi-types' 3.1 path item also demands its 3.0 operation type, which a 3.1 request body is not.
+        webhooks: describedOperations().webhooks as unknown as OpenAPIV3_1.Document['webhooks'],
+        components: { ...documentation.components, schemas: describedOperations().components },
+      },
       // Pages for people (the reference, the migration dashboard, their icon), not operations.
       exclude: [OPENAPI_PATH, /^\/docs(\/|$)/, /^\/dashboard(\/|$)/, FAVICON_PATH],
       excludeMethods: ['OPTIONS', 'HEAD'],

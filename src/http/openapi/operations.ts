@@ -226,7 +226,7 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     errors: ['account_not_found'],
   }),
   operation(`${V1}/events/`, 'eventsFeed', 'Audit', {
-    summary: 'The integration event feed', description: 'The events of the caller\'s suppliers after a position, as JSON pages or (with `Accept: text/event-stream`) a live SSE stream resumable with `Last-Event-ID`. The stream checks its credential again at least every 5 s and on every new event: once the key is revoked or the token expires it ends with a final `event: error` whose data is the 401 `authentication_failed` error body, and the reconnect is answered 401.',
+    summary: 'The external event feed', description: 'The external events of the caller\'s suppliers (and the shared catalogue) after a position, each `{position, id, type, timestamp, data}` (the types and their data: the document\'s `webhooks`), as JSON pages or (with `Accept: text/event-stream`) a live SSE stream (`event:` the type, `id:` the position, `data:` the item) resumable with `Last-Event-ID`. The stream checks its credential again at least every 5 s and on every new event: once the key is revoked or the token expires it ends with a final `event: error` whose data is the 401 `authentication_failed` error body, and the reconnect is answered 401.',
     query: eventsFeedQuerySchema,
     ok: {
       description: 'A page of events, or the live stream.',

@@ -6,6 +6,7 @@ import type { AppEnv } from '../env.js';
 import { errorResponses, HEADERS_TOO_LARGE, Schemas } from './common.js';
 import { operationDocs, type OperationDoc } from './operations.js';
 import { publicOperationDocs } from './public-operations.js';
+import { externalEventWebhooks, type Webhooks } from './webhooks.js';
 
 /** `?name=` parameters from a zod object of query values. */
 function queryParameters(schemas: Schemas, query: z.ZodObject): OpenAPIV3_1.ParameterObject[] {
@@ -40,6 +41,8 @@ function spec(schemas: Schemas, operation: OperationDoc) {
 interface Described {
   readonly operations: readonly OperationDoc[];
   readonly routes: readonly { method: string; path: string; spec: unknown }[];
+  /** The external events, as the document's `webhooks`. */
+  readonly webhooks: Webhooks;
   readonly components: Record<string, OpenAPIV3_1.SchemaObject>;
 }
 
@@ -54,7 +57,8 @@ export function describedOperations(): Described {
     ...operations.map((operation) => ({ method: operation.method, path: operation.path, spec: spec(schemas, operation) })),
     ...publicOperationDocs(schemas).map((operation) => ({ method: operation.method, path: operation.path, spec: operation.spec })),
   ];
-  return (described = { operations, routes, components: schemas.components });
+  const webhooks = externalEventWebhooks(schemas);
+  return (described = { operations, routes, webhooks, components: schemas.components });
 }
 
 /**

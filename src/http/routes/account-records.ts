@@ -13,6 +13,7 @@ import { validateImportNotesRequest } from '../../domain/notes/note-payload.js';
 import { historicalStatementsFailedValidation } from '../../domain/statements/decider.js';
 import { validateImportHistoricalStatementsRequest } from '../../domain/statements/statement-payload.js';
 import { answer } from '../answer.js';
+import { recordImportAttempt, recordingRefusals } from '../attempts.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { parseQuery } from '../query.js';
@@ -32,22 +33,22 @@ export const transactionsQuerySchema = z.object({
 /**
  * The records added to an imported account: notes (spec 4.9), transactions (4.10) and historical
  * statements (4.11). Each is one flow: the body's supplier scoped, the payload validated, the records
- * imported, the answer presented.
+ * imported, the answer presented. A refusal (payload rules included) is recorded on the account's audit stream.
  */
 export function accountRecordRoutes(ctx: LedgerContext, documents: DocumentStore) {
   return new Hono<AppEnv>()
-    .post('/notes/create/', async (c) => {
+    .post('/notes/create/', recordingRefusals(ctx, recordImportAttempt('notes')), async (c) => {
       const request = validated(await scopedBody(c), validateImportNotesRequest, notesFailedValidation);
       return answer(c, notesAnswer(await importNotes(ctx, documents, request, httpActor(c))));
     })
-    .post('/transactions/create/', async (c) => {
+    .post('/transactions/create/', recordingRefusals(ctx, recordImportAttempt('transactions', 'dry_run')), async (c) => {
       const body = await scopedBody(c);
       const query = parseQuery(c, transactionsQuerySchema);
       const options = { checkPreviouslyAdded: query.check_previously_added === 'true', forceAddToCurrentStatement: query.force_add_to_current_statement === 'true' };
       const request = validated(body, validateImportTransactionsRequest, transactionsFailedValidation);
       return answer(c, transactionsAnswer(await importTransactions(ctx, request, options, httpActor(c))));
     })
-    .post('/historical-statements/create/', async (c) => {
+    .post('/historical-statements/create/', recordingRefusals(ctx, recordImportAttempt('historical_statements')), async (c) => {
       const request = validated(await scopedBody(c), validateImportHistoricalStatementsRequest, historicalStatementsFailedValidation);
       await importHistoricalStatements(ctx, documents, request, httpActor(c));
       return answer(c, historicalStatementsAnswer(request));

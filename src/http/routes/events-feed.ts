@@ -2,24 +2,25 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { AppEnv } from '../env.js';
+import { externalEventTypes } from '../../external-events/catalogue.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LedgerContext } from '../../application/context.js';
 import { errorBody, statusOf } from '../../answers/errors.js';
 import { parseQuery } from '../query.js';
 import { positionPageQuery } from '../pagination.js';
 
-/** GET events/?after=&limit= (beyond the spec): the integration event feed, scoped to the token's suppliers. */
+/** GET events/?after=&limit= (beyond the spec): the external events, scoped to the token's suppliers. */
 export const eventsFeedQuerySchema = z.object(positionPageQuery);
 
-export const integrationEventSchema = z.object({
-  position: z.number().int(),
-  type: z.string(),
-  occurred_at: z.string(),
-  import_supplier: z.string().nullable(),
-  external_account_number: z.string().optional(),
-  data: z.record(z.string(), z.unknown()),
+/** One event of the feed: an external event's payload (its type's schema is in the document's `webhooks`) with its id and position. */
+export const feedItemSchema = z.object({
+  position: z.int().meta({ description: "The event's position in the log: pass the last one seen as `after` (or as Last-Event-ID) to continue." }),
+  id: z.string().meta({ description: "The event's id: the same in every delivery of it (feed, stream, webhook, broker)." }),
+  type: z.enum(externalEventTypes),
+  timestamp: z.string().meta({ description: 'When it was recorded: ISO 8601, UTC, to the second.' }),
+  data: z.record(z.string(), z.unknown()).meta({ description: "The event's data, as its type's schema in `webhooks` says: always `import_supplier` (null for the shared catalogue and supply points)." }),
 });
-export const eventsFeedResponseSchema = z.object({ events: z.array(integrationEventSchema), next_after: z.number().int() });
+export const eventsFeedResponseSchema = z.object({ events: z.array(feedItemSchema), next_after: z.number().int() });
 
 /**
  * Longest a live SSE stream waits for a wake-up before it looks at the log and checks its credential

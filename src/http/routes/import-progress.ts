@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { accountImportOperations } from '../../../events/import-attempt.js';
 import { verificationCountsSchema } from '../../../events/import-supplier.js';
 import { failureSteps, type AccountImportProgressRow } from '../../../projections/account-import-progress.js';
 import type { LedgerContext } from '../../application/context.js';
@@ -48,7 +49,7 @@ export const importProgressResponseSchema = z.object({
 export const importFailureItemSchema = z.object({
   external_account_number: z.string(),
   step: z.enum(failureSteps),
-  operation: z.enum(['stage', 'process', 'schedule', 'scheduled_run']),
+  operation: z.enum(accountImportOperations),
   code: z.string(),
   errors: z.array(z.object({ code: z.string(), attr: z.string().nullable() })),
   failed_at: z.string(),

@@ -12,6 +12,7 @@ import { isDomainError } from '../../domain/errors.js';
 import { referenceField, referenceOrAliasFields, withOneReference } from '../../domain/payment-instruction/reference-fields.js';
 import { noRepeatedKeys } from '../../domain/validation/field-errors.js';
 import { answer } from '../answer.js';
+import { recordImportAttempt, recordingRefusals } from '../attempts.js';
 import { httpActor, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
 import { errorBodySchema } from '../errors.js';
@@ -102,7 +103,8 @@ async function warningWhenVendorUnavailable<T>(c: Context<AppEnv>, request: { ve
  */
 export function paymentInstructionRoutes(ctx: LedgerContext, vendors: PaymentVendors) {
   return new Hono<AppEnv>()
-    .post('/payment-instruction/create/', async (c) => {
+    // A refusal of an account's instruction is recorded on the account's audit stream.
+    .post('/payment-instruction/create/', recordingRefusals(ctx, recordImportAttempt('payment_instruction')), async (c) => {
       const request = validated(await scopedBody(c), bySchema(createPaymentInstructionRequestSchema));
       const instruction = {
         importSupplier: request.import_supplier,

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountCreationEvent } from '../../../events/account-creation.js';
-import type { AccountImportAttemptRefused } from '../../../events/import-attempt.js';
 import { accountCreationDecider, type AccountCreationCommand } from '../../../src/domain/account-creation/decider.js';
 import { checkScheduleWindow } from '../../../src/domain/account-creation/schedule-window.js';
-import { refusedAttemptDecider, type RecordRefusedAttempt } from '../../../src/domain/import-attempt/decider.js';
 import { given } from '../../support/given.js';
 
 const NOW = '2026-11-21T10:00:00.000Z';
@@ -116,48 +114,5 @@ describe('finishing and cancelling', () => {
     given(accountCreationDecider, [scheduled(), claimed()]).when(cancel).then([cancelled]);
     given(accountCreationDecider, [scheduled(), cancelled]).when(cancel).thenFails('account_creation_not_scheduled');
     given(accountCreationDecider, []).when(cancel).thenFails('account_creation_not_scheduled');
-  });
-});
-
-describe('refused attempts (the audit decider)', () => {
-  const refusal = (overrides: Partial<RecordRefusedAttempt> = {}): RecordRefusedAttempt => ({
-    type: 'RecordRefusedAttempt',
-    ...ref,
-    operation: 'stage',
-    dryRun: false,
-    code: 'account_failed_validation',
-    detail: 'Account data could not be validated.',
-    errors: [{ code: 'invalid_phone_number', attr: 'customers.0.landline' }],
-    accountStreamVersion: 1,
-    now: NOW,
-    ...overrides,
-  });
-  const recorded = (command: RecordRefusedAttempt): AccountImportAttemptRefused => {
-    const { type: _type, now, ...data } = command;
-    return { type: 'AccountImportAttemptRefused', version: 1, data: { ...data, errors: [...data.errors], refusedAt: now } };
-  };
-
-  it('records a refusal with its codes and paths', () => {
-    given(refusedAttemptDecider).when(refusal()).then([recorded(refusal())]);
-  });
-
-  it('records the same refusal repeated back to back once, whatever its time or wording', () => {
-    given(refusedAttemptDecider, [recorded(refusal())]).when(refusal({ now: at(1), detail: 'other words' })).then([]);
-  });
-
-  it.each([
-    ['another code', { code: 'account_marked_to_skip', errors: [{ code: 'account_marked_to_skip', attr: null }] }],
-    ['another path', { errors: [{ code: 'invalid_phone_number', attr: 'customers.0.mobile' }] }],
-    ['another operation', { operation: 'process' as const }],
-    ['a dry run', { dryRun: true }],
-    ['a change of the account in between', { accountStreamVersion: 2 }],
-  ])('records it again after %s', (_name, overrides) => {
-    given(refusedAttemptDecider, [recorded(refusal())]).when(refusal(overrides)).then([recorded(refusal(overrides))]);
-  });
-
-  it('records A, B, A as three facts (only back to back repeats collapse)', () => {
-    const a = refusal();
-    const b = refusal({ code: 'account_marked_to_skip', errors: [] });
-    given(refusedAttemptDecider, [recorded(a), recorded(b)]).when(a).then([recorded(a)]);
   });
 });

@@ -45,14 +45,14 @@ describe('event feed over SSE across instances', () => {
     const appended = performance.now();
     let text = '';
     const deadline = appended + 1_000;
-    while (!text.includes('import_supplier.status_changed')) {
+    while (!text.includes('data_import.import_supplier.status_changed-v1')) {
       const chunk = await Promise.race([reader.read(), new Promise<null>((resolve) => setTimeout(() => resolve(null), Math.max(0, deadline - performance.now())))]);
       if (chunk === null || chunk.done) break;
       text += new TextDecoder().decode(chunk.value);
     }
     const seconds = (performance.now() - appended) / 1000;
     await reader.cancel();
-    expect(text).toContain('event: import_supplier.status_changed');
+    expect(text).toContain('event: data_import.import_supplier.status_changed-v1');
     expect(seconds).toBeLessThanOrEqual(1);
   });
 
