@@ -10300,7 +10300,14 @@ export interface operations {
     "externalEvent.data_import.import_process.staged-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10334,7 +10341,14 @@ export interface operations {
     "externalEvent.data_import.import_process.restaged-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10368,7 +10382,14 @@ export interface operations {
     "externalEvent.data_import.import_process.complete-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10408,7 +10429,14 @@ export interface operations {
     "externalEvent.data_import.import_process.dry_run_complete-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10446,7 +10474,14 @@ export interface operations {
     "externalEvent.data_import.import_process.error-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10492,7 +10527,14 @@ export interface operations {
     "externalEvent.data_import.import_process.dry_run_error-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10538,7 +10580,14 @@ export interface operations {
     "externalEvent.data_import.import_process.cancelled-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10572,7 +10621,14 @@ export interface operations {
     "externalEvent.data_import.transfer_status.changed-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10610,7 +10666,14 @@ export interface operations {
     "externalEvent.data_import.post_import.completed-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10699,7 +10762,14 @@ export interface operations {
     "externalEvent.data_import.post_import.dry_run_completed-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10737,7 +10807,14 @@ export interface operations {
     "externalEvent.data_import.post_import.error-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10783,7 +10860,14 @@ export interface operations {
     "externalEvent.data_import.post_import.dry_run_error-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10829,7 +10913,14 @@ export interface operations {
     "externalEvent.data_import.account_creation.scheduled-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10870,7 +10961,14 @@ export interface operations {
     "externalEvent.data_import.account_creation.cancelled-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10906,7 +11004,14 @@ export interface operations {
     "externalEvent.data_import.account_creation.failed-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10945,7 +11050,14 @@ export interface operations {
     "externalEvent.data_import.account_creation.dry_run_complete-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10981,7 +11093,14 @@ export interface operations {
     "externalEvent.account.created-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11019,7 +11138,14 @@ export interface operations {
     "externalEvent.data_import.import_supplier.status_changed-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11055,7 +11181,14 @@ export interface operations {
     "externalEvent.data_import.business.created-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11089,7 +11222,14 @@ export interface operations {
     "externalEvent.data_import.business_contract.added-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11124,7 +11264,14 @@ export interface operations {
     "externalEvent.data_import.business_payment_instruction.created-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11167,7 +11314,14 @@ export interface operations {
     "externalEvent.data_import.product.created-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11202,7 +11356,14 @@ export interface operations {
     "externalEvent.data_import.product.rates_added-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11237,7 +11398,14 @@ export interface operations {
     "externalEvent.data_import.supply_point.imported-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11275,7 +11443,14 @@ export interface operations {
     "externalEvent.data_import.supply_point.error-v1": {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of the event to the endpoint (dedupe by it). The NATS relay's Nats-Msg-Id. */
+                "webhook-id": string;
+                /** @description This attempt's time, in seconds since the epoch. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under the endpoint's secret (the base64 after `whsec_`); during a rotation, space separated, one under the new secret and one under the old. */
+                "webhook-signature": string;
+            };
             path?: never;
             cookie?: never;
         };
