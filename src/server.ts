@@ -114,6 +114,7 @@ async function startLedger(config: LedgerConfig, logger: Logger, metrics: Ledger
     ...(batchStats ? { onBatch: batchStats.add } : {}),
     ...(metrics ? { observer: metrics.observer } : {}),
     ...(config.LEDGER_SQLITE_WRITER === 'thread' && !config.LEDGER_DATABASE_URL ? { writerThread: true } : {}),
+    webhookAttemptRetentionDays: config.LEDGER_WEBHOOK_ATTEMPT_RETENTION_DAYS,
   });
   const statsTimer = batchStats
     ? setInterval(() => {

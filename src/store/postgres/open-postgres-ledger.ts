@@ -11,6 +11,7 @@ import { PgProjectionMaintenance } from './pg-projection-rebuild.js';
 import { PgQueryRunner } from './pg-query-runner.js';
 import { readGeneration } from './pg-read-generation.js';
 import { PgSharedLimits } from './pg-shared-limits.js';
+import { pgWebhookStorage } from './pg-webhook-storage.js';
 
 export interface PostgresLedgerOptions extends PgOptions {
   readonly clock: () => Date;
@@ -47,6 +48,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
     log,
     projections: new PgProjectionMaintenance(pool, url, log, clock, { ...options, replayBatch: options.rebuildBatchSize }),
     limits,
+    ...pgWebhookStorage(pool),
     location: redactedUrl(url),
     async healthCheck() {
       try {

@@ -12,6 +12,7 @@ import { SqliteProjectionMaintenance } from './projection-rebuild.js';
 import { SqliteQueryRunner } from './query-runner.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
+import { sqliteWebhookStorage } from './webhook-storage.js';
 import { ThreadedEventStore, ThreadedIdempotencyRecords, WriterThread } from './writer-thread.js';
 
 export interface SqliteLedgerOptions {
@@ -75,6 +76,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
     // One server process per SQLite file: its limits are the process's.
     limits: new InProcessLimits(clock),
+    ...sqliteWebhookStorage(sqlite),
     location: database.file,
     async healthCheck() {
       try {

@@ -3,6 +3,7 @@ import { eventStoreContract } from './event-store.contract.js';
 import type { LedgerFactory } from './harness.js';
 import { idempotencyContract } from './idempotency.contract.js';
 import { projectionsContract } from './projections.contract.js';
+import { webhookStorageContract } from './webhook-storage.contract.js';
 
 export type { ContractLedger, LedgerFactory } from './harness.js';
 
@@ -15,6 +16,7 @@ export function storeContract(open: LedgerFactory): void {
   idempotencyContract(open);
   eventLogContract(open);
   projectionsContract(open);
+  webhookStorageContract(open);
 }
 
-export { eventLogContract, eventStoreContract, idempotencyContract, projectionsContract };
+export { eventLogContract, eventStoreContract, idempotencyContract, projectionsContract, webhookStorageContract };
