@@ -53,6 +53,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     paymentVendors: paymentVendorsFromConfig(config),
     metrics: metrics?.http ?? null,
     serviceState: () => state,
+    webhookDestinations: { allowPrivateNetworks: config.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS },
   });
   fetch = app.fetch;
   metrics?.watch({
