@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { webhookDisabledReasons, webhookEndpointStatuses } from '../../events/webhook-endpoint.js';
+import type { WebhookEndpointRow } from '../../projections/webhook-endpoints.js';
 import type { WebhookEndpointSettings } from '../domain/webhook-endpoint/decider.js';
 import { ofType, type Answer, type Events } from './answer.js';
 
@@ -67,6 +68,40 @@ export function settingsView(s: WebhookEndpointSettings): Settings {
     disabled_at: s.disabledAt,
   };
 }
+
+/** An endpoint as listed and read (the API's and the CLI's `--json`). */
+export const endpointView = (row: WebhookEndpointRow): z.input<typeof webhookEndpointSchema> => ({
+  ...settingsView({ ...row, endpointId: row.id }),
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+});
+
+/** A recorded delivery attempt (the delivery log's row). */
+export interface DeliveryAttempt {
+  readonly id: number;
+  readonly messageId: string;
+  readonly eventType: string;
+  readonly position: number;
+  readonly attempt: number;
+  readonly statusCode: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  readonly outcome: 'delivered' | 'failed';
+  readonly attemptedAt: string;
+}
+
+export const deliveryView = (a: DeliveryAttempt): z.input<typeof webhookDeliverySchema> => ({
+  id: a.id,
+  message_id: a.messageId,
+  event_type: a.eventType,
+  position: a.position,
+  attempt: a.attempt,
+  status_code: a.statusCode,
+  duration_ms: a.durationMs,
+  error: a.error,
+  outcome: a.outcome,
+  attempted_at: a.attemptedAt,
+});
 
 export const webhookSettingsAnswer = (settings: WebhookEndpointSettings): Answer<Settings> => ({ status: 200, body: settingsView(settings) });
 

@@ -32,14 +32,14 @@ export function cliEnv(overrides: Record<string, string | undefined>): NodeJS.Pr
 
 /**
  * Runs `node bin/import-ledger.js ...args` against the database `database` (a SQLite file, or any ledger
- * location: LEDGER_DATABASE or LEDGER_DATABASE_URL); resolves with the exit code, never rejects on a non-zero one.
+ * location: LEDGER_DATABASE or LEDGER_DATABASE_URL), with `env` besides; resolves with the exit code, never rejects on a non-zero one.
  */
-export function runCli(database: string | LedgerLocation, args: readonly string[]): Promise<CliResult> {
+export function runCli(database: string | LedgerLocation, args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: PROJECT_ROOT, env: cliEnv(databaseEnv(typeof database === 'string' ? { sqliteFile: database } : database)), timeout: 60_000 },
+      { cwd: PROJECT_ROOT, env: cliEnv({ ...databaseEnv(typeof database === 'string' ? { sqliteFile: database } : database), ...env }), timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? error.code : 0;
         if (typeof code !== 'number') {

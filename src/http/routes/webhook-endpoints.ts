@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { WebhookEndpointRow } from '../../../projections/webhook-endpoints.js';
 import {
   createdWebhookEndpointAnswer,
+  deliveryView,
+  endpointView,
   removedWebhookEndpointAnswer,
   rotatedWebhookSecretAnswer,
-  settingsView,
   webhookReplayAnswer,
   webhookSettingsAnswer,
 } from '../../answers/webhook-endpoints.js';
@@ -24,7 +24,7 @@ import {
   emptyRequestSchema,
   webhookReplayRequestSchema,
 } from '../../domain/webhook-endpoint/webhook-endpoint-input.js';
-import type { StoredAttempt, WebhookAttempts } from '../../store/webhook-storage.js';
+import type { WebhookAttempts } from '../../store/webhook-storage.js';
 import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope, scopedBody } from '../auth.js';
 import type { AppEnv } from '../env.js';
@@ -53,26 +53,6 @@ export const webhookDeliveriesQuerySchema = z.object({
     .transform(Number)
     .optional()
     .describe('Only attempts older than this one: the cursor of the `Link` header.'),
-});
-
-/** An endpoint as listed and read. */
-export const endpointView = (row: WebhookEndpointRow) => ({
-  ...settingsView({ ...row, endpointId: row.id }),
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-});
-
-const deliveryView = (a: StoredAttempt) => ({
-  id: a.id,
-  message_id: a.messageId,
-  event_type: a.eventType,
-  position: a.position,
-  attempt: a.attempt,
-  status_code: a.statusCode,
-  duration_ms: a.durationMs,
-  error: a.error,
-  outcome: a.outcome,
-  attempted_at: a.attemptedAt,
 });
 
 /**
