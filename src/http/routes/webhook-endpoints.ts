@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import {
   createdWebhookEndpointAnswer,
@@ -60,7 +60,7 @@ export const webhookDeliveriesQuerySchema = z.object({
  * key's scope is 403 before anything else; an endpoint of another supplier is 404, as one that does not exist.
  */
 export function webhookEndpointRoutes(ctx: WebhookContext & { readonly webhookAttempts: WebhookAttempts }) {
-  const owned = (c: { get(key: 'principal'): { suppliers: string[] } }, id: string) => findScopedWebhookEndpoint(ctx, id, c.get('principal').suppliers);
+  const owned = (c: Context<AppEnv>, id: string) => findScopedWebhookEndpoint(ctx, id, c.get('principal').suppliers);
   return new Hono<AppEnv>()
     .post('/webhook-endpoints/', async (c) => {
       const body = validated(await scopedBody(c, 'import_supplier_code'), bySchema(createWebhookEndpointRequestSchema));
@@ -121,6 +121,7 @@ export function webhookEndpointRoutes(ctx: WebhookContext & { readonly webhookAt
     .post('/webhook-endpoints/:id/replay/', async (c) => {
       const { id } = await owned(c, c.req.param('id'));
       const body = validated(await c.req.json(), bySchema(webhookReplayRequestSchema));
+      // The schema admits exactly one of the two.
       const from = body.since !== undefined ? { since: new Date(body.since) } : { fromPosition: body.from_position ?? 1 };
       const { fromPosition } = await requestWebhookEndpointReplay(ctx, id, from, httpActor(c));
       return answer(c, webhookReplayAnswer(id, fromPosition));
