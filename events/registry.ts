@@ -15,6 +15,7 @@ import { operationsTeamEventSchemas } from './operations-team.js';
 import { productEventSchemas } from './product.js';
 import { serviceConfigEventSchemas } from './service-config.js';
 import { supplyPointPopulateEventSchemas } from './supply-point-populate.js';
+import { webhookEndpointEventSchemas } from './webhook-endpoint.js';
 
 const currentSchemas = [
   ...importSupplierEventSchemas,
@@ -32,6 +33,7 @@ const currentSchemas = [
   ...serviceConfigEventSchemas,
   ...supplyPointPopulateEventSchemas,
   ...businessEventSchemas,
+  ...webhookEndpointEventSchemas,
 ] as const;
 
 const ledgerEventSchema = z.discriminatedUnion('type', currentSchemas);

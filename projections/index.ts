@@ -21,6 +21,7 @@ import { serviceConfigProjection } from './service-config.js';
 import { supplyPointsProjection } from './supply-points.js';
 import { supplyPointPopulateBatchesProjection } from './supply-points-populate-batches.js';
 import { supplyPointPopulateRequestsProjection } from './supply-points-populate-requests.js';
+import { webhookEndpointsProjection } from './webhook-endpoints.js';
 
 /** Every inline projection, updated in the transaction that appends the events it handles. */
 export const inlineProjections: readonly AnyRowProjection[] = [
@@ -39,6 +40,7 @@ export const inlineProjections: readonly AnyRowProjection[] = [
   businessPaymentInstructionsProjection,
   paymentInstructionsProjection,
   customerEmailsProjection,
+  webhookEndpointsProjection,
   accountNotesProjection,
   accountLedgerTransactionsProjection,
   accountLedgersProjection,

@@ -3,6 +3,7 @@ import { DEFAULT_OPERATOR_TIMEOUT_MS } from './adapters/network-operators.js';
 import { DEFAULT_PAYMENT_VENDOR_TIMEOUT_MS, parsePaymentVendors } from './adapters/payment-vendors.js';
 import { DEFAULT_MAIL_FROM, DEFAULT_SMTP_TIMEOUT_MS } from './adapters/smtp-defaults.js';
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from './relay/webhooks/retry-schedule.js';
+import { DEFAULT_WEBHOOK_ATTEMPT_RETENTION_DAYS } from './store/webhook-storage.js';
 
 /** Request bodies larger than this are refused with 413 (`LEDGER_MAX_BODY_BYTES`). */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -44,6 +45,13 @@ export const envSchema = z.object({
   LEDGER_SMTP_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^smtps?$/ }).optional()),
   LEDGER_MAIL_FROM: z.string().min(3).default(DEFAULT_MAIL_FROM),
   LEDGER_SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_SMTP_TIMEOUT_MS),
+  // Webhooks (docs/webhooks.md): `true` lets endpoints use private, loopback and link-local addresses and plain http (tests, on-premises).
+  LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false'], { message: 'expected true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
+  // How many days webhook delivery attempts are kept (GET webhook-endpoints/<id>/deliveries/).
+  LEDGER_WEBHOOK_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(DEFAULT_WEBHOOK_ATTEMPT_RETENTION_DAYS),
   // Notes' and statements' documents (docs/account-records.md): a local directory.
   LEDGER_DOCUMENT_STORE: z.string().min(1).default('./data/documents'),
   // Events out (docs/events.md): set, every external event is published to a JetStream stream.
@@ -75,6 +83,8 @@ export const envSchema = z.object({
   LEDGER_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   // Deliveries in flight per endpoint: different accounts go in parallel, one account's in order.
   LEDGER_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  // How long an instance holds a relay (NATS, a webhook endpoint) without renewing it: how soon another takes over a dead one's.
+  LEDGER_RELAY_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
 });
 export type LedgerConfig = z.infer<typeof envSchema>;
 

@@ -14,6 +14,7 @@ import type { AnswerRebuilder } from './store/idempotency.js';
 import type { LedgerStorage } from './store/ledger.js';
 import { observedEventStore, type StoreObserver } from './store/store-observer.js';
 import type { BatchReport } from './store/write-batches.js';
+import { DEFAULT_WEBHOOK_ATTEMPT_RETENTION_DAYS, withAttemptRetention } from './store/webhook-storage.js';
 
 /** The ledger as the service, the CLI and the tests see it, whatever the store behind it. */
 export interface Ledger extends LedgerContext, Omit<LedgerStorage, 'queries' | 'readGeneration' | 'keepServiceValue'> {
@@ -47,6 +48,8 @@ export interface OpenLedgerOptions {
   readonly observer?: StoreObserver;
   /** SQLite: the service's writes run in a thread of their own (LEDGER_SQLITE_WRITER=thread), which draws random event ids. */
   readonly writerThread?: boolean;
+  /** How long webhook delivery attempts are kept (LEDGER_WEBHOOK_ATTEMPT_RETENTION_DAYS, 7 days by default). */
+  readonly webhookAttemptRetentionDays?: number;
 }
 
 /** The writer thread's module: the bundle's when this runs from it, else the sources' (through tsx). */
@@ -56,9 +59,11 @@ export const writerEntry = (): URL =>
 /** The composition root: the one place that knows which adapter runs; the server, the CLI and the tests see only the ports. */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {
   const sources = { clock: options.clock ?? (() => new Date()), ids: options.ids ?? randomIds };
-  const storage = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid, rebuildAnswer }, options).catch(async (error: unknown) => {
+  const opened = await openAdapter(location, { clock: sources.clock, newId: sources.ids.uuid, rebuildAnswer }, options).catch(async (error: unknown) => {
     throw (await unusableDatabase(location, error)) ?? error;
   });
+  const retentionMs = (options.webhookAttemptRetentionDays ?? DEFAULT_WEBHOOK_ATTEMPT_RETENTION_DAYS) * 24 * 60 * 60 * 1000;
+  const storage = { ...opened, webhookAttempts: withAttemptRetention(opened.webhookAttempts, sources.clock, retentionMs) };
   const { observer } = options;
   return assembleLedger(observer ? { ...storage, store: observedEventStore(storage.store, observer) } : storage, sources);
 }

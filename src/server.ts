@@ -20,6 +20,7 @@ import { rebuildStaleProjections } from './startup-rebuild.js';
 import { BatchStats } from './store/write-batches.js';
 import { Relays } from './relay/relays.js';
 import { RelayMetrics } from './relay/relay-metrics.js';
+import { ledgerWebhookEndpoints } from './relay/endpoints.js';
 
 /**
  * Serves probes from the first moment (`starting`), opens the ledger, rebuilds stale projections, seeds
@@ -55,6 +56,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     paymentVendors: paymentVendorsFromConfig(config),
     metrics: metrics?.http ?? null,
     serviceState: () => state,
+    webhookDestinations: { allowPrivateNetworks: config.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS },
   });
   fetch = app.fetch;
   metrics?.watch({
@@ -78,8 +80,17 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     relays: ledger.relays,
     logger: logger.child({ component: 'relays' }),
     nats: config.LEDGER_NATS_URL ? { url: config.LEDGER_NATS_URL, stream: config.LEDGER_NATS_STREAM, subjectPrefix: config.LEDGER_NATS_SUBJECT_PREFIX } : null,
-    webhooks: null,
+    webhooks: {
+      endpoints: ledgerWebhookEndpoints(ledger, { allowPrivateNetworks: config.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS }, { actor: 'system:webhooks', requestId: null }),
+      settings: {
+        schedule: config.LEDGER_WEBHOOK_RETRY_SCHEDULE,
+        disableAfterMs: config.LEDGER_WEBHOOK_DISABLE_AFTER,
+        timeoutMs: config.LEDGER_WEBHOOK_TIMEOUT_MS,
+        concurrency: config.LEDGER_WEBHOOK_CONCURRENCY,
+      },
+    },
     metrics: metrics ? new RelayMetrics(metrics.registry, () => ledger.log.lastPosition()) : null,
+    laneOptions: { leaseMs: config.LEDGER_RELAY_LEASE_MS },
   });
   relays.start();
   let stopping = false;
@@ -126,6 +137,7 @@ async function startLedger(config: LedgerConfig, logger: Logger, metrics: Ledger
     ...(batchStats ? { onBatch: batchStats.add } : {}),
     ...(metrics ? { observer: metrics.observer } : {}),
     ...(config.LEDGER_SQLITE_WRITER === 'thread' && !config.LEDGER_DATABASE_URL ? { writerThread: true } : {}),
+    webhookAttemptRetentionDays: config.LEDGER_WEBHOOK_ATTEMPT_RETENTION_DAYS,
   });
   const statsTimer = batchStats
     ? setInterval(() => {

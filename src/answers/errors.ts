@@ -79,6 +79,10 @@ const statusByCode = {
   invalid_vendor: 400,
   payment_instruction_rejected: 400,
   payment_vendor_unavailable: 500,
+  // Webhook endpoints: one of another supplier is not found, as one that does not exist.
+  webhook_endpoint_not_found: 404,
+  webhook_endpoint_limit_reached: 400,
+  webhook_url_refused: 400,
   store_unavailable: 503,
   service_starting: 503,
   // Operator commands: the CLI's; over HTTP (import_supplier_not_found on stage) a broken rule, 400.
@@ -108,6 +112,7 @@ const statusByCode = {
   account_creation_not_due: 400,
   account_creation_claimed: 400,
   account_creation_claim_lost: 400,
+  webhook_endpoint_already_exists: 400,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /**

@@ -7,6 +7,7 @@ import { productsAnswerFromEvents } from './products.js';
 import { populateAnswerFromEvents } from './supply-point-populate.js';
 import { verificationAnswerFromEvents } from './verifications.js';
 import { scheduledAnswerFromEvents } from './v2-accounts.js';
+import { removedWebhookEndpointAnswerFromEvents, webhookReplayAnswerFromEvents, webhookSettingsAnswerFromEvents } from './webhook-endpoints.js';
 
 type Recover = (request: unknown, events: Events, reservedAt: string) => Answer | null;
 
@@ -34,8 +35,23 @@ export const recoveries: Readonly<Record<string, Recover>> = {
   '/v1/data-import/verifications/': (_request, events) => verificationAnswerFromEvents(events),
 };
 
+/**
+ * The same for the POSTs whose path names a resource (a webhook endpoint's id). Creating an endpoint and
+ * rotating its secret have none: their answer shows a secret, which the log never holds (docs/webhooks.md).
+ */
+const recoveriesByPattern: readonly (readonly [RegExp, Recover])[] = [
+  [/^\/v1\/data-import\/webhook-endpoints\/[^/]+\/$/, (_request, events) => webhookSettingsAnswerFromEvents(events)],
+  [/^\/v1\/data-import\/webhook-endpoints\/[^/]+\/delete\/$/, (_request, events) => removedWebhookEndpointAnswerFromEvents(events)],
+  [/^\/v1\/data-import\/webhook-endpoints\/[^/]+\/replay\/$/, (_request, events) => webhookReplayAnswerFromEvents(events)],
+];
+
+/** The way to rebuild a POST's answer on `requestPath`, or null when it has none. */
+export function recoveryFor(requestPath: string): Recover | null {
+  return (Object.hasOwn(recoveries, requestPath) ? recoveries[requestPath] : undefined) ?? recoveriesByPattern.find(([pattern]) => pattern.test(requestPath))?.[1] ?? null;
+}
+
 /** The answer a keyed request's events rebuild, as the store records it (`AnswerRebuilder`); null for a path without one. */
 export function rebuildAnswer(requestPath: string, body: unknown, events: Events, reservedAt: string): { status: number; body: string; contentType: string } | null {
-  const rebuilt = recoveries[requestPath]?.(body, events, reservedAt) ?? null;
+  const rebuilt = recoveryFor(requestPath)?.(body, events, reservedAt) ?? null;
   return rebuilt === null ? null : { status: rebuilt.status, body: JSON.stringify(rebuilt.body), contentType: REBUILT_CONTENT_TYPE };
 }

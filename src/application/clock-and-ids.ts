@@ -14,6 +14,8 @@ export interface IdGenerator {
   platformAccountNumber(): string;
   /** A new API key: its public id and the secret key shown once to the operator. */
   apiKey(): { keyId: string; key: string };
+  /** A webhook signing secret: `whsec_` and the base64 of 32 random bytes (the Standard Webhooks form). */
+  webhookSecret(): string;
 }
 
 let lastMs = -1;
@@ -44,4 +46,5 @@ export const randomIds: IdGenerator = {
     const keyId = `key_${randomBytes(6).toString('hex')}`;
     return { keyId, key: `ilk_${randomBytes(32).toString('base64url')}` };
   },
+  webhookSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
 };

@@ -22,6 +22,7 @@ export const commandRegistry: readonly CommandEntry[] = [
   { name: 'team', description: 'manage operations teams', load: async () => (await import('./operator-commands.js')).teamCommand() },
   { name: 'api-key', description: 'manage API keys (stored only as a hash)', load: async () => (await import('./operator-commands.js')).apiKeyCommand() },
   { name: 'account', description: 'operator actions on account import processes', load: async () => (await import('./account-commands.js')).accountCommand() },
+  { name: 'webhook', description: 'manage webhook endpoints: where external events are delivered, signed', load: async () => (await import('./webhook-commands.js')).webhookCommand() },
   { name: 'config', description: 'service-wide settings', load: async () => (await import('./operator-commands.js')).configCommand() },
   { name: 'populate', description: 'supply point pre-population from the network operators', load: async () => (await import('./populate-commands.js')).populateCommand() },
   { name: 'projections', description: 'rebuild and verify the read models from the event log', load: async () => (await import('./projection-commands.js')).projectionsCommand() },

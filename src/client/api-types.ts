@@ -660,6 +660,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/data-import/webhook-endpoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook endpoints
+         * @description The endpoints of the key's suppliers (or of the one `import_supplier_code` names), by supplier then age; never their secrets. Not paged: a supplier has at most 20.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description An endpoint of the supplier that receives the external events its `event_types` select, signed with its secret (Standard Webhooks). The secret is in this answer only. At most 20 endpoints a supplier. The URL must be `https` and its host resolve to public addresses only (400 `webhook_url_refused`, the item's code saying why: `invalid_url`, `https_required`, `private_address`, `unresolvable_host`), unless the service runs with `LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`. Retried after a lost answer, a create cannot show its secret again (409 `idempotency_response_lost`): list the endpoints and rotate its secret. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/webhook-endpoints/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint
+         * @description Its settings and status: when disabled, why (`operator`, `gone`: the receiver answered 410, `failing`: it failed for too long), since when, and what the delivery engine saw.
+         */
+        get: operations["readWebhookEndpoint"];
+        put?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the settings given (`status` `enabled` or `disabled`, `event_types`, `description`, `url`); the others stay. Enabling a disabled endpoint resumes delivery where it stopped: no event is dropped while it is disabled. The URL must be `https` and its host resolve to public addresses only (400 `webhook_url_refused`, the item's code saying why: `invalid_url`, `https_required`, `private_address`, `unresolvable_host`), unless the service runs with `LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["changeWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/webhook-endpoints/{id}/delete/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Nothing more is delivered to it, and its secrets are forgotten. The body is `{}`. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["deleteWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/webhook-endpoints/{id}/rotate-secret/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description A new secret, in this answer only; deliveries carry a signature with each of the two secrets until `previous_secret_expires_at` (24 hours), so receivers can switch without missing one. The body is `{}`. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/webhook-endpoints/{id}/deliveries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's delivery attempts
+         * @description Every attempt, newest first, with the receiver's status code (null when none came), how long it took and the error; `?status=failed` keeps the failed ones. `?limit=` (1 to 1000) pages it; the next page's address comes in the `Link` header. Attempts are kept for LEDGER_WEBHOOK_ATTEMPT_RETENTION_DAYS (7 days by default).
+         */
+        get: operations["webhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/data-import/webhook-endpoints/{id}/replay/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver events again
+         * @description Delivers again what the endpoint's filter selects from a log position: `from_position`, or the first event recorded at or after `since` (RFC 3339). The answer names the position; the delivery itself happens after it. A replayed event keeps its `webhook-id`. A write: atomic (all its events and read models in one transaction, or nothing), and with an `Idempotency-Key` header a retry answers the stored response instead of writing twice.
+         */
+        post: operations["replayWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/data-import/accounts/validate/": {
         parameters: {
             query?: never;
@@ -8955,6 +9083,1710 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     });
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Only this supplier's endpoints (403 outside the key's scope). */
+                import_supplier_code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        import_supplier_code: string;
+                        url: string;
+                        /** @description Exact event types and `prefix.*` filters; empty: every type. */
+                        event_types: string[];
+                        description: string | null;
+                        /** @enum {string} */
+                        status: "enabled" | "disabled";
+                        /** @description `operator` (a key or the CLI), `gone` (the receiver answered 410), `failing` (failing for too long); null while enabled. */
+                        disabled_reason: ("operator" | "gone" | "failing") | null;
+                        disabled_detail: string | null;
+                        disabled_at: string | null;
+                        created_at: string;
+                        updated_at: string;
+                    }[];
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The supplier, the URL, and optionally the event types and a description. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    import_supplier_code: string;
+                    /** @description Where deliveries are POSTed: an `https` URL whose host resolves to public addresses only. */
+                    url: string;
+                    /** @description Exact event types (`data_import.import_process.complete-v1`) and prefix filters (`data_import.*`); empty or absent: every type. */
+                    event_types?: string[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Registered, enabled. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        import_supplier_code: string;
+                        event_types: string[];
+                        description: string | null;
+                        /** @enum {string} */
+                        status: "enabled" | "disabled";
+                        /** @description `whsec_` and the base64 of 32 random bytes: shown only in this answer. */
+                        secret: string;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `import_supplier_not_found`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`, `validation_error`, `webhook_endpoint_limit_reached`, `webhook_url_refused`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "import_supplier_not_found" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long" | "validation_error" | "webhook_endpoint_limit_reached" | "webhook_url_refused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `permission_denied`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "permission_denied";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    readWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        import_supplier_code: string;
+                        url: string;
+                        /** @description Exact event types and `prefix.*` filters; empty: every type. */
+                        event_types: string[];
+                        description: string | null;
+                        /** @enum {string} */
+                        status: "enabled" | "disabled";
+                        /** @description `operator` (a key or the CLI), `gone` (the receiver answered 410), `failing` (failing for too long); null while enabled. */
+                        disabled_reason: ("operator" | "gone" | "failing") | null;
+                        disabled_detail: string | null;
+                        disabled_at: string | null;
+                        created_at: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "webhook_endpoint_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    changeWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The settings to change. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where deliveries are POSTed: an `https` URL whose host resolves to public addresses only. */
+                    url?: string;
+                    /** @description Exact event types (`data_import.import_process.complete-v1`) and prefix filters (`data_import.*`); empty or absent: every type. */
+                    event_types?: string[];
+                    description?: string | null;
+                    /** @enum {string} */
+                    status?: "enabled" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as they are now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        import_supplier_code: string;
+                        url: string;
+                        /** @description Exact event types and `prefix.*` filters; empty: every type. */
+                        event_types: string[];
+                        description: string | null;
+                        /** @enum {string} */
+                        status: "enabled" | "disabled";
+                        /** @description `operator` (a key or the CLI), `gone` (the receiver answered 410), `failing` (failing for too long); null while enabled. */
+                        disabled_reason: ("operator" | "gone" | "failing") | null;
+                        disabled_detail: string | null;
+                        disabled_at: string | null;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`, `validation_error`, `webhook_url_refused`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long" | "validation_error" | "webhook_url_refused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "webhook_endpoint_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description An empty object. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long" | "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "webhook_endpoint_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description An empty object. */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The new secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        secret: string;
+                        previous_secret_expires_at: string;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long" | "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "webhook_endpoint_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    webhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description `failed`: only the failed attempts. */
+                status?: "failed";
+                /** @description Attempts per page, 1 to 1000 (100 by default). */
+                limit?: string;
+                /** @description Only attempts older than this one: the cursor of the `Link` header. */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description The `webhook-id` header of the delivery: the same for every attempt and replay of one event. */
+                        message_id: string;
+                        event_type: string;
+                        position: number;
+                        attempt: number;
+                        status_code: number | null;
+                        duration_ms: number;
+                        error: string | null;
+                        /** @enum {string} */
+                        outcome: "delivered" | "failed";
+                        attempted_at: string;
+                    }[];
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "webhook_endpoint_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `store_unavailable`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "store_unavailable";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    replayWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Exactly one of `since` and `from_position`. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Deliver again from the first event recorded at or after this time.
+                     */
+                    since?: string;
+                    /** @description Deliver again from this log position (the first delivered again). */
+                    from_position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The replay is recorded. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        from_position: number;
+                    };
+                };
+            };
+            /** @description Error codes: `array_too_long`, `invalid_idempotency_key`, `invalid_unicode`, `nesting_too_deep`, `number_out_of_range`, `number_precision_lost`, `parse_error`, `string_too_long`, `validation_error`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "array_too_long" | "invalid_idempotency_key" | "invalid_unicode" | "nesting_too_deep" | "number_out_of_range" | "number_precision_lost" | "parse_error" | "string_too_long" | "validation_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `authentication_failed`, `not_authenticated`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "authentication_failed" | "not_authenticated";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "webhook_endpoint_not_found";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `concurrency_conflict`, `idempotency_key_in_progress`, `idempotency_response_lost`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "concurrency_conflict" | "idempotency_key_in_progress" | "idempotency_response_lost";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "payload_too_large";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "idempotency_key_reused";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Error codes: `throttled`. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "throttled";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Request headers over Node's 16 KiB limit: refused by the HTTP server before the service reads the request (no body). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error codes: `internal_error`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "internal_error";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description Error codes: `store_unavailable`. */

@@ -16,6 +16,7 @@ import { serviceConfigDecider } from './service-config/service-config-decider.js
 import { statementsDecider } from './statements/decider.js';
 import { populateBatchDecider } from './supply-point/populate-batch-decider.js';
 import { populateRequestDecider } from './supply-point/populate-request-decider.js';
+import { webhookEndpointDecider } from './webhook-endpoint/decider.js';
 
 /**
  * Every decider by a name: a command crosses to the SQLite writer thread with its decider's name, and the
@@ -40,6 +41,7 @@ export const decidersByName: Readonly<Record<string, AnyDecider>> = {
   statements: statementsDecider,
   populateBatch: populateBatchDecider,
   populateRequest: populateRequestDecider,
+  webhookEndpoint: webhookEndpointDecider,
 };
 
 const names = new Map<AnyDecider, string>(Object.entries(decidersByName).map(([name, decider]) => [decider, name]));

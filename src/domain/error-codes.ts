@@ -81,6 +81,11 @@ export const errorCodes = [
   'invalid_vendor',
   'payment_instruction_rejected',
   'payment_vendor_unavailable',
+  // Webhook endpoints (docs/webhooks.md).
+  'webhook_endpoint_not_found',
+  'webhook_endpoint_limit_reached',
+  /** A URL the delivery rules refuse: not https, not a public address (items name which). */
+  'webhook_url_refused',
   // The store cannot take a write now (writers' lock wait, unknown COMMIT outcome, an older instance): retry.
   'store_unavailable',
   // The instance is still starting (migrations, start-up projection rebuilds): retry, or let the load balancer pick another.
@@ -113,6 +118,7 @@ export const errorCodes = [
   'account_creation_not_due',
   'account_creation_claimed',
   'account_creation_claim_lost',
+  'webhook_endpoint_already_exists',
 ] as const;
 
 /** A top-level machine code of a `DomainError`. */

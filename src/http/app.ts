@@ -38,6 +38,9 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { docsRoutes } from './routes/docs.js';
 import { faviconRoutes } from './routes/favicon.js';
 import { importProgressRoutes } from './routes/import-progress.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { PUBLIC_ONLY, type DestinationPolicy } from '../relay/webhooks/destination.js';
+import type { WebhookAttempts, WebhookSecrets } from '../store/webhook-storage.js';
 import { openApiDocument } from './openapi/document.js';
 import { describeOperations } from './openapi/register.js';
 
@@ -64,6 +67,11 @@ export interface AppDeps extends LedgerContext {
   readonly serviceId: () => Promise<string>;
   /** Where the instance is in its life (docs/operations.md "Probes"): /readyz answers 200 only when `ready`. */
   readonly serviceState: () => ServiceState;
+  /** Webhook endpoints' signing secrets and delivery log (the ledger's). */
+  readonly webhookSecrets: WebhookSecrets;
+  readonly webhookAttempts: WebhookAttempts;
+  /** Where webhooks may be delivered (LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS); public https only unless given. */
+  readonly webhookDestinations?: DestinationPolicy;
 }
 
 /** An instance starts, serves, and drains after SIGTERM (still answering while the load balancer lets go of it). */
@@ -148,6 +156,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.route('/', supplyPointPopulateRoutes(deps));
   api.route('/', accountRecordRoutes(deps, deps.documents));
   api.route('/', paymentInstructionRoutes(deps, deps.paymentVendors));
+  api.route('/', webhookEndpointRoutes({ ...deps, webhookDestinations: deps.webhookDestinations ?? PUBLIC_ONLY }));
   app.route('/v1/data-import', api);
   // The platform's v2 account operations: validate, schedule a creation, its status (docs/v2-accounts.md).
   app.route('/v2/data-import', dataImportApi().route('/', v2AccountRoutes(deps)));

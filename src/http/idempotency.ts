@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { REBUILT_CONTENT_TYPE, recoveries } from '../answers/recoveries.js';
+import { REBUILT_CONTENT_TYPE, recoveryFor } from '../answers/recoveries.js';
 import { DomainError } from '../domain/errors.js';
 import type { EventStore } from '../store/event-store.js';
 import { keyInProgress, sameResponse, type IdempotencyRecord, type IdempotencyRecords, type IdempotentRequest } from '../store/idempotency.js';
@@ -143,7 +143,7 @@ async function recover(
   const first = positions[0] ?? 1;
   const last = positions[positions.length - 1] ?? 0;
   const events = (await store.readAll(first - 1, Math.max(1, last - first + 1))).filter((stored) => wanted.has(stored.globalPosition));
-  const recovered = recoveries[record.requestPath]?.(JSON.parse(text) as unknown, events, record.createdAt) ?? null;
+  const recovered = recoveryFor(record.requestPath)?.(JSON.parse(text) as unknown, events, record.createdAt) ?? null;
   if (!recovered) {
     throw new DomainError('idempotency_response_lost', 'The request with this Idempotency-Key was applied, but its response could not be rebuilt.', {
       attr: 'Idempotency-Key',

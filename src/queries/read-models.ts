@@ -13,6 +13,7 @@ import { createImportProgressReadModels } from './import-progress-read-models.js
 import { createProductReadModels } from './product-read-models.js';
 import { createStreamEventReadModels } from './stream-event-read-models.js';
 import { createSupplyPointReadModels } from './supply-point-read-models.js';
+import { createWebhookEndpointReadModels } from './webhook-endpoint-read-models.js';
 
 /**
  * Queries over the projections: what the API and the CLI read, never folding streams. Written once against
@@ -34,6 +35,7 @@ export function createReadModels(queries: ProjectionQueries, log: EventLog) {
     ...createAccountRecordsExportReadModels(queries),
     ...createStreamEventReadModels(log),
     ...createOperationalFigureReadModels(queries),
+    ...createWebhookEndpointReadModels(queries),
   };
 }
 

@@ -8,31 +8,25 @@ import { RelayLane, type LaneOptions, type RelaySink } from './lane.js';
 import { NatsSink, type NatsRelayConfig } from './nats-sink.js';
 import type { RelayMetrics } from './relay-metrics.js';
 import { createDeliver } from './webhooks/deliver.js';
-import { WebhookSink, type AttemptRecord } from './webhooks/webhook-sink.js';
+import { WebhookSink } from './webhooks/webhook-sink.js';
+import type { AttemptRow } from '../store/webhook-storage.js';
+import type { WebhookEndpointRow } from '../../projections/webhook-endpoints.js';
 
-/** A webhook endpoint as the relays read it. */
-export interface EndpointView {
-  readonly id: string;
-  readonly importSupplier: string;
-  readonly url: string;
-  /** Exact names and `prefix.*`; empty: every type. */
-  readonly eventTypes: readonly string[];
-  readonly status: 'enabled' | 'disabled';
-  /** How many replays were asked for, and from where the last one reads again. */
-  readonly replaySeq: number;
-  readonly replayFromPosition: number | null;
-}
+/** A webhook endpoint as the relays read it (the `webhook_endpoints` projection's row). */
+export type EndpointView = Pick<WebhookEndpointRow, 'id' | 'importSupplier' | 'url' | 'eventTypes' | 'status' | 'replaySeq' | 'replayFromPosition'>;
 
 /** What the webhook relays need of the ledger beside the log (the endpoints resource, src/application/webhook-endpoints.ts). */
 export interface WebhookEndpointsPort {
   list(): Promise<readonly EndpointView[]>;
   signingSecrets(endpointId: string, nowMs: number): Promise<readonly string[]>;
-  recordAttempts(attempts: readonly AttemptRecord[]): Promise<void>;
+  recordAttempts(attempts: readonly AttemptRow[]): Promise<void>;
   disable(endpointId: string, reason: 'gone' | 'failing', detail: string): Promise<void>;
   /** The suppliers a populate batch belongs to (a batch's events go to its suppliers' endpoints). */
   batchSuppliers(batchId: string): Promise<readonly string[]>;
   /** Resolves a receiver's host, refusing an address it must not reach (destination.ts). */
   readonly lookup: LookupFunction;
+  /** Why a URL may not be posted to, judged before each attempt (an address literal is never looked up); null: it may. */
+  refusal(url: string): string | null;
 }
 
 export interface WebhookSettings {
@@ -73,7 +67,7 @@ export class Relays {
   private endpoints = new Map<string, EndpointView>();
   private watcher: NodeJS.Timeout | null = null;
   private watching: Promise<void> = Promise.resolve();
-  private readonly attempts: AttemptRecord[] = [];
+  private readonly attempts: AttemptRow[] = [];
   private flushing: Promise<void> | null = null;
 
   constructor(private readonly options: RelaysOptions) {}
@@ -149,7 +143,7 @@ export class Relays {
   private launchEndpoint(name: string, endpoint: EndpointView): void {
     const { endpoints, settings } = this.options.webhooks!;
     const { log, relays, logger, metrics } = this.options;
-    const { deliver, close } = createDeliver({ timeoutMs: settings.timeoutMs, lookup: endpoints.lookup, maxSockets: settings.concurrency });
+    const { deliver, close } = createDeliver({ timeoutMs: settings.timeoutMs, lookup: endpoints.lookup, refusal: endpoints.refusal, maxSockets: settings.concurrency });
     let secrets: { readonly at: number; readonly value: Promise<readonly string[]> } | null = null;
     const sink = new WebhookSink({
       endpointId: endpoint.id,
@@ -187,7 +181,7 @@ export class Relays {
   }
 
   /** Attempts are written in batches: one write for many deliveries. */
-  private recordAttempt(attempt: AttemptRecord): void {
+  private recordAttempt(attempt: AttemptRow): void {
     this.attempts.push(attempt);
     if (this.attempts.length >= 500) void this.flushAttempts();
     else if (!this.flushing) this.flushing = new Promise<void>((resolve) => setTimeout(resolve, 250)).then(() => this.flushAttempts());

@@ -5,6 +5,7 @@ import type { IdempotencyRecords } from './idempotency.js';
 import type { ProjectionMaintenance } from './projection-maintenance.js';
 import type { ProjectionQueries } from './projection-queries.js';
 import type { SharedLimits } from './shared-limits.js';
+import type { WebhookAttempts, WebhookSecrets } from './webhook-storage.js';
 
 /** Work a store does in the background while the service runs (SQLite: WAL checkpoints in a worker thread). */
 export interface StoreUpkeep {
@@ -28,6 +29,10 @@ export interface LedgerStorage {
   readonly limits: SharedLimits;
   /** The relays' positions, leases and parked webhook messages (events out: src/relay). */
   readonly relays: RelayStore;
+  /** Webhook endpoints' signing secrets: outside the log, shown once to the caller. */
+  readonly webhookSecrets: WebhookSecrets;
+  /** The webhook delivery log (attempts): operational, kept for a retention. */
+  readonly webhookAttempts: WebhookAttempts;
   /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
   readonly location: string;
   /**

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * The event log: the single source of truth, rows only ever inserted. `global_position` orders the whole
@@ -61,3 +61,48 @@ export const rateLimitWindows = sqliteTable('rate_limit_windows', {
   /** No start before this time (ms since the epoch): an operator's Retry-After. */
   pausedUntilMs: integer('paused_until_ms').notNull(),
 });
+
+/**
+ * Webhook endpoints' signing secrets (`whsec_` + base64): not events, as auditors read the log, which names
+ * only a secret's id. The current secret has no expiry; a rotated one signs beside it until `expires_at`.
+ */
+export const webhookSecrets = sqliteTable(
+  'webhook_secrets',
+  {
+    endpointId: text('endpoint_id').notNull(),
+    secretId: text('secret_id').notNull(),
+    secret: text('secret').notNull(),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at'),
+  },
+  (t) => [primaryKey({ columns: [t.endpointId, t.secretId] })],
+);
+
+/**
+ * The delivery log: one row per attempt to deliver an external event (`message_id`, at log position
+ * `position`) to a webhook endpoint. Operational and high in volume, so not events: kept for the retention
+ * (LEDGER_WEBHOOK_ATTEMPT_RETENTION_DAYS) and read newest first, all of an endpoint's or its failed ones.
+ */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    endpointId: text('endpoint_id').notNull(),
+    messageId: text('message_id').notNull(),
+    eventType: text('event_type').notNull(),
+    position: integer('position').notNull(),
+    /** 1 for the first attempt of this message to this endpoint, then 2, 3, ... */
+    attempt: integer('attempt').notNull(),
+    /** The receiver's HTTP status; null when none came (refused address, connection error, timeout). */
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+    outcome: text('outcome', { enum: ['delivered', 'failed'] }).notNull(),
+    attemptedAt: text('attempted_at').notNull(),
+  },
+  (t) => [
+    index('webhook_attempts_endpoint_idx').on(t.endpointId, t.id),
+    index('webhook_attempts_endpoint_outcome_idx').on(t.endpointId, t.outcome, t.id),
+    index('webhook_attempts_attempted_at_idx').on(t.attemptedAt),
+  ],
+);

@@ -28,7 +28,7 @@ function recordingContext() {
       return commands.map(() => ({ events: [], state: null, streamVersion: 0 }));
     },
   } as unknown as EventStore;
-  const ids: IdGenerator = { uuid: () => `uuid-${++uuids}`, platformAccountNumber: () => 'A-00000000', apiKey: () => ({ keyId: 'k', key: 'key' }) };
+  const ids: IdGenerator = { uuid: () => `uuid-${++uuids}`, platformAccountNumber: () => 'A-00000000', apiKey: () => ({ keyId: 'k', key: 'key' }), webhookSecret: () => 'whsec_AAAA' };
   const ctx = {
     store,
     read: {} as LedgerContext['read'],

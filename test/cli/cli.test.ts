@@ -21,6 +21,8 @@ const COMMANDS = [
   ['account', 'cancel-creation'],
   ['config', 'set'],
   ['export', 'reconciliation'],
+  ['webhook', 'add'],
+  ['webhook', 'replay'],
 ] as const;
 
 let db: { file: string; cleanup: () => void };

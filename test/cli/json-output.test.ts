@@ -2,11 +2,14 @@ import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_OPTION_HELP } from '../../src/cli/context.js';
 import { buildProgram } from '../../src/cli/main.js';
+import { WEBHOOK_ADD_JSON_HELP } from '../../src/cli/webhook-commands.js';
 import { tempDatabaseFile } from '../support/ledger.js';
 import { CLI_TEST_TIMEOUT_MS, runCli } from './run-cli.js';
 
 /** The one command whose `--json` is NDJSON: its output has no bound (a history of any length). */
 const NDJSON = ['account history'];
+/** The one command whose `--json` is one object: it creates one thing (test/cli/webhook-commands.test.ts runs it). */
+const ONE_OBJECT = ['webhook add'];
 
 function commandsWithJson(command: Command, path: readonly string[] = []): { name: string; help: string }[] {
   return command.commands.flatMap((sub) => {
@@ -16,7 +19,7 @@ function commandsWithJson(command: Command, path: readonly string[] = []): { nam
   });
 }
 
-/** One `--json` form: a listing prints one JSON document (an array of objects with snake_case fields), empty or not. */
+/** One `--json` form: a listing prints one JSON document (an array of objects with snake_case fields), empty or not; `webhook add` one object. */
 describe('--json', () => {
   let db: { file: string; cleanup: () => void };
   beforeAll(() => {
@@ -26,9 +29,10 @@ describe('--json', () => {
 
   it('says the same in every --help: one JSON document; NDJSON only where the output has no bound, and its help says so', async () => {
     const found = commandsWithJson(await buildProgram());
-    expect(found.map((c) => c.name).sort()).toEqual(['account history', 'api-key list', 'emails list', 'supplier list']);
+    expect(found.map((c) => c.name).sort()).toEqual(['account history', 'api-key list', 'emails list', 'supplier list', 'webhook add', 'webhook deliveries', 'webhook list']);
     for (const { name, help } of found) {
       if (NDJSON.includes(name)) expect(help, name).toMatch(/^NDJSON, one JSON object per line, as a history has no bound/);
+      else if (ONE_OBJECT.includes(name)) expect(help, name).toBe(WEBHOOK_ADD_JSON_HELP);
       else expect(help, name).toBe(JSON_OPTION_HELP);
     }
   });

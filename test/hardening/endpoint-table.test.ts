@@ -24,7 +24,7 @@ describe('the endpoint table (test/support/endpoints.ts)', () => {
     const p = world.params(endpoints[0]!);
     const tabled = new Set(
       endpoints.map((e) => {
-        const path = e.path({ ...p, supplier: '__supplier__', ext: '__ext__', batchId: '__batchId__' });
+        const path = e.path({ ...p, supplier: '__supplier__', ext: '__ext__', batchId: '__batchId__', webhookId: '__webhookId__' });
         return shape(e.method, path);
       }),
     );

@@ -26,10 +26,10 @@ function describeGet(endpoint: Endpoint) {
   return fc.record({ supplier: hostileSegment, ext: hostileSegment, batchId: hostileSegment, query: fc.oneof(fc.constant(''), fc.string({ maxLength: 40 }).map((q) => `?${q}`), fc.constantFrom('?after=-1', '?limit=0', '?limit=99999', '?after=1e400', '?as_of=2025-13-45T99:00:00Z', '?as_of=x', '?after=9007199254740993', '?limit=1&limit=2')) }).map((p) => {
     let path: string;
     try {
-      path = endpoint.path({ supplier: p.supplier, ext: p.ext, batchId: p.batchId, apiKey: '' });
+      path = endpoint.path({ supplier: p.supplier, ext: p.ext, batchId: p.batchId, webhookId: p.batchId, apiKey: '' });
     } catch {
       // encodeURIComponent refuses lone surrogates: send the segments raw instead.
-      path = endpoint.path({ supplier: 'X', ext: 'Y', batchId: 'Z', apiKey: '' }).replace('/X/', `/${p.supplier}/`).replace('/Y/', `/${p.ext}/`).replace('/Z/', `/${p.batchId}/`);
+      path = endpoint.path({ supplier: 'X', ext: 'Y', batchId: 'Z', webhookId: 'Z', apiKey: '' }).replace('/X/', `/${p.supplier}/`).replace('/Y/', `/${p.ext}/`).replace('/Z/', `/${p.batchId}/`);
     }
     return path + p.query;
   });

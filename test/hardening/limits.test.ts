@@ -64,7 +64,11 @@ describe.each(dataImportPosts.map((e) => [e.name, e] as [string, Endpoint]))('%s
     const before = await world.eventCount();
     const example = JSON.stringify(endpoint.payloads(world.params(endpoint))[0]);
     // Each problem is put inside a copy of the example, under a key the endpoint does not know.
-    const inject = (json: string) => (example.startsWith('[') ? `[${json},${example.slice(1)}` : `{"zz_extra":${json},${example.slice(1)}`);
+    const inject = (json: string) => {
+      if (example.startsWith('[')) return `[${json},${example.slice(1)}`;
+      // An empty example (`{}`: rotate-secret/, delete/) takes the key alone, without a comma after it.
+      return example === '{}' ? `{"zz_extra":${json}}` : `{"zz_extra":${json},${example.slice(1)}`;
+    };
     const cases: [string, string][] = [
       ['nesting_too_deep', inject('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH))],
       ['nesting_too_deep', '['.repeat(100_000) + ']'.repeat(100_000)],

@@ -22,10 +22,11 @@ const byName = (name: string): Endpoint => {
   return found;
 };
 
-/** What a foreign request must not echo: B's platform account numbers and batch ids. */
+/** What a foreign request must not echo: B's platform account numbers, batch ids and webhook endpoint ids. */
 async function secretsOf(supplier: string): Promise<string[]> {
   const rows = await world.api.ledger.read.accountListChunk(supplier, null, { after: null, through: null }, 10_000);
-  return [...rows.flatMap((r) => (r.platformAccountNumber ? [r.platformAccountNumber] : [])), world.params(endpoints[0]!, supplier).batchId];
+  const p = world.params(endpoints[0]!, supplier);
+  return [...rows.flatMap((r) => (r.platformAccountNumber ? [r.platformAccountNumber] : [])), p.batchId, p.webhookId];
 }
 
 const scoped = authenticatedEndpoints.filter((e) => e.supplier.in === 'body' || e.supplier.in === 'path' || e.supplier.in === 'owned-id');
@@ -39,9 +40,9 @@ describe.each(scoped.map((e) => [e.name, e] as [string, Endpoint]))('%s', (_name
     for (const body of bodies) {
       const res = await world.request(endpoint, { as: SUPPLIER, params: b, body });
       const text = await res.clone().text();
-      if (endpoint.supplier.in === 'owned-id') await expectErrorBody(res, 404, 'populate_batch_not_found');
+      if (endpoint.supplier.in === 'owned-id') await expectErrorBody(res, 404, endpoint.supplier.notFound);
       else await expectErrorBody(res, 403, 'permission_denied');
-      // Only what the caller sent may come back (a 404 names the batch id asked for).
+      // Only what the caller sent may come back (a 404 names the batch or endpoint id asked for).
       const sent = endpoint.path(b) + JSON.stringify(body ?? '');
       for (const secret of secrets.filter((s) => !sent.includes(s))) expect(text).not.toContain(secret);
     }
@@ -100,6 +101,20 @@ describe('endpoints that name no supplier', () => {
     const unnamed = body.events.filter((e) => e.data.import_supplier === null);
     expect(unnamed.filter((e) => !e.type.startsWith('data_import.product.') && e.data.batch_id !== world.params(feed, SUPPLIER).batchId)).toEqual([]);
     for (const secret of await secretsOf(OTHER_SUPPLIER)) expect(text).not.toContain(secret);
+  });
+
+  it("webhook endpoints are listed for the key's suppliers only; naming another supplier is 403", async () => {
+    const list = byName('GET webhook-endpoints/');
+    const res = await world.request(list, { as: SUPPLIER });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const body = JSON.parse(text) as { import_supplier_code: string }[];
+    expect(body.length).toBeGreaterThan(0);
+    expect(body.filter((e) => e.import_supplier_code !== SUPPLIER)).toEqual([]);
+    for (const secret of await secretsOf(OTHER_SUPPLIER)) expect(text).not.toContain(secret);
+    for (const supplier of [OTHER_SUPPLIER, 'NO_SUCH_SUPPLIER']) {
+      await expectErrorBody(await world.request(list, { as: SUPPLIER, query: `?import_supplier_code=${supplier}` }), 403, 'permission_denied');
+    }
   });
 
   it('products are the shared catalogue: any valid token may validate and create them (the payload names no supplier)', async () => {

@@ -99,7 +99,7 @@ describe('the OpenAPI document against the routes', () => {
     const drives = new Map<string, Drive>(Object.entries(OUTSIDE_THE_TABLE));
     for (const endpoint of endpoints) {
       const p = world.params(endpoint);
-      const template = endpoint.path({ ...p, supplier: '__supplier__', ext: '__ext__', batchId: '__batchId__' });
+      const template = endpoint.path({ ...p, supplier: '__supplier__', ext: '__ext__', batchId: '__batchId__', webhookId: '__webhookId__' });
       drives.set(shape(endpoint.method, template), { method: endpoint.method, path: endpoint.path(p), bodies: endpoint.method === 'POST' ? endpoint.payloads(p) : [undefined], auth: endpoint.auth });
     }
     for (const [operation, drive] of drives) {

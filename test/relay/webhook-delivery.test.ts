@@ -6,7 +6,7 @@ import { processAccount, stageAccount } from '../../src/application/account-impo
 import { sourceEventTypes, toExternalEvent, type RoutedEvent } from '../../src/external-events/catalogue.js';
 import type { Ledger } from '../../src/ledger.js';
 import { Relays, type EndpointView, type WebhookEndpointsPort } from '../../src/relay/relays.js';
-import type { AttemptRecord } from '../../src/relay/webhooks/webhook-sink.js';
+import type { AttemptRow } from '../../src/store/webhook-storage.js';
 import { examplePayload } from '../support/account-records.js';
 import { createTestApi, operator, SUPPLIER, TEAM, type TestApi } from '../support/ledger.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -16,7 +16,7 @@ const ext = (i: number) => `LEG-${String(i).padStart(7, '0')}`;
 
 /** The endpoints resource as the relays see it, held in memory: what the test changes, the relays read. */
 class Endpoints implements WebhookEndpointsPort {
-  readonly attempts: AttemptRecord[] = [];
+  readonly attempts: AttemptRow[] = [];
   readonly disabled: { id: string; reason: string; detail: string }[] = [];
   views: EndpointView[] = [];
   signing: string[];
@@ -29,7 +29,7 @@ class Endpoints implements WebhookEndpointsPort {
   async signingSecrets() {
     return this.signing;
   }
-  async recordAttempts(rows: readonly AttemptRecord[]) {
+  async recordAttempts(rows: readonly AttemptRow[]) {
     this.attempts.push(...rows);
   }
   async disable(id: string, reason: string, detail: string) {
@@ -40,6 +40,9 @@ class Endpoints implements WebhookEndpointsPort {
     return [];
   }
   readonly lookup = dnsLookup;
+  refusal() {
+    return null;
+  }
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {

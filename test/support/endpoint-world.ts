@@ -1,6 +1,8 @@
 import { processAccount, stageAccount } from '../../src/application/account-import-processes.js';
 import { createPopulateBatch } from '../../src/application/supply-point-populate.js';
 import { setImportSupplierConfig } from '../../src/application/operator.js';
+import { createWebhookEndpoint } from '../../src/application/webhook-endpoints.js';
+import { PUBLIC_ONLY } from '../../src/relay/webhooks/destination.js';
 import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import type { IdempotencyRecords } from '../../src/store/idempotency.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
@@ -63,6 +65,7 @@ export async function createEndpointWorld(
   const keys: Record<string, string> = { [SUPPLIER]: api.key, [OTHER_SUPPLIER]: api.otherKey };
   const tokens: Record<string, string> = {};
   const batches: Record<string, string> = {};
+  const webhooks: Record<string, string> = {};
   for (const supplier of [SUPPLIER, OTHER_SUPPLIER]) {
     for (const path of EXAMPLE_DOCUMENTS) documents.add(path, documentRoot(supplier));
     await setImportSupplierConfig(api.ledger, supplier, { documentRoot: documentRoot(supplier) }, operator);
@@ -76,6 +79,12 @@ export async function createEndpointWorld(
       { actor: `key-of-${supplier}`, requestId: null },
     );
     batches[supplier] = batchId;
+    const webhook = await createWebhookEndpoint(
+      { ...api.ledger, webhookDestinations: PUBLIC_ONLY },
+      { importSupplier: supplier, url: 'https://93.184.215.14/hooks/world', eventTypes: [], description: null },
+      operator,
+    );
+    webhooks[supplier] = webhook.endpointId;
     tokens[supplier] = await accessToken(api, keys[supplier]);
   }
 
@@ -84,6 +93,7 @@ export async function createEndpointWorld(
     ext: accountFor(endpoint),
     batchId: batches[supplier] ?? 'no-batch',
     apiKey: keys[supplier] ?? 'no-key',
+    webhookId: webhooks[supplier] ?? 'no-webhook',
   });
 
   return {

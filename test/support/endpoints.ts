@@ -13,7 +13,8 @@ import { loadExample, SUPPLIER, TEAM } from './ledger.js';
  * - `business-contract`: the business holding contract CTR-2025-000123 that
  *   account-business.json names;
  * - `populate-batch`: a supply point populate batch created with the supplier's key;
- * - `payment-vendor`: a vendor STRIPE that knows every reference.
+ * - `payment-vendor`: a vendor STRIPE that knows every reference;
+ * - `webhook-endpoint`: a webhook endpoint of the supplier (to a public address that is never called).
  * The example products (products.json) always exist.
  */
 
@@ -26,9 +27,11 @@ export interface EndpointParams {
   readonly batchId: string;
   /** An API key scoped to the supplier (GraphQL's payload names it). */
   readonly apiKey: string;
+  /** A webhook endpoint of the supplier. */
+  readonly webhookId: string;
 }
 
-export type EndpointNeed = 'imported-account' | 'staged-account' | 'business-contract' | 'populate-batch' | 'payment-vendor';
+export type EndpointNeed = 'imported-account' | 'staged-account' | 'business-contract' | 'populate-batch' | 'payment-vendor' | 'webhook-endpoint';
 
 /**
  * Where the request names the import supplier it acts for. `none` says why a
@@ -40,8 +43,11 @@ export type SupplierField =
   | { readonly in: 'body'; readonly field: string }
   | { readonly in: 'path'; readonly param: 'supplier' }
   | { readonly in: 'none'; readonly why: 'shared-catalogue' | 'caller-scoped' | 'unauthenticated' | 'service-wide' }
-  /** Named by an id whose owner is the creator's key's suppliers (populate batch status). */
-  | { readonly in: 'owned-id'; readonly param: 'batchId' };
+  /**
+   * Named by an id whose owner is a supplier (a populate batch: its creator's key's suppliers; a webhook
+   * endpoint: its supplier): to a key of another supplier it does not exist (`notFound`, 404).
+   */
+  | { readonly in: 'owned-id'; readonly param: 'batchId' | 'webhookId'; readonly notFound: string };
 
 export interface Endpoint {
   /** `METHOD path-template`, used as the test name. */
@@ -64,6 +70,12 @@ export interface Endpoint {
   readonly ndjson?: true;
   /** Spec-documented answers that are not in spec 7's error shape (the transactions endpoint's TRANSACTION_IMPORT_ERROR). */
   readonly transactionImportError?: true;
+  /**
+   * Why this write's answer cannot be rebuilt from its events (it shows a secret the log never holds): an
+   * Idempotency-Key retry gets the answer stored once rendered, and after a crash between the commit and
+   * that, 409 `idempotency_response_lost` (docs/webhooks.md). Every other write's answer is rebuilt.
+   */
+  readonly answerNotInLog?: string;
   /**
    * For endpoints whose examples the world already holds (products, the business): a payload
    * that writes something new, different for each `n`. Others write with their first example.
@@ -101,6 +113,115 @@ const obtainTokenQuery =
   'mutation($input: ObtainTokenInput!) { obtainToken(input: $input) { token refreshToken refreshExpiresIn } }';
 
 export const DATA_IMPORT = '/v1/data-import';
+
+const WEBHOOKS = `${DATA_IMPORT}/webhook-endpoints`;
+/** A webhook endpoint named by its id: 404 to another supplier's key. */
+const ownedWebhook = { in: 'owned-id', param: 'webhookId', notFound: 'webhook_endpoint_not_found' } as const;
+const webhookPath = (p: EndpointParams, rest = '') => `${WEBHOOKS}/${encodeURIComponent(p.webhookId)}/${rest}`;
+const SECRET_SHOWN = 'its answer shows a signing secret, which the log never holds';
+
+/** The webhook endpoint operations; removing one comes last, as the other entries use the world's endpoint. */
+const webhookEndpoints: readonly Endpoint[] = [
+  {
+    name: 'POST webhook-endpoints/',
+    method: 'POST',
+    path: () => `${WEBHOOKS}/`,
+    examples: [],
+    payloads: (p) => [{ import_supplier_code: p.supplier, url: 'https://93.184.215.14/hooks/ledger', event_types: ['data_import.*'], description: 'CRM' }],
+    supplier: { in: 'body', field: 'import_supplier_code' },
+    needs: [],
+    auth: true,
+    writes: true,
+    success: [201],
+    answerNotInLog: SECRET_SHOWN,
+  },
+  {
+    name: 'GET webhook-endpoints/',
+    method: 'GET',
+    path: () => `${WEBHOOKS}/`,
+    examples: [],
+    payloads: () => [],
+    supplier: { in: 'none', why: 'caller-scoped' },
+    needs: ['webhook-endpoint'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'GET webhook-endpoints/<id>/',
+    method: 'GET',
+    path: (p) => webhookPath(p),
+    examples: [],
+    payloads: () => [],
+    supplier: ownedWebhook,
+    needs: ['webhook-endpoint'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'POST webhook-endpoints/<id>/',
+    method: 'POST',
+    path: (p) => webhookPath(p),
+    examples: [],
+    payloads: () => [{ description: 'CRM, production', event_types: ['data_import.import_process.complete-v1', 'account.*'] }],
+    supplier: ownedWebhook,
+    needs: ['webhook-endpoint'],
+    auth: true,
+    writes: true,
+    success: [200],
+    fresh: (_p, n) => ({ description: `CRM ${n}` }),
+  },
+  {
+    name: 'POST webhook-endpoints/<id>/rotate-secret/',
+    method: 'POST',
+    path: (p) => webhookPath(p, 'rotate-secret/'),
+    examples: [],
+    payloads: () => [{}],
+    supplier: ownedWebhook,
+    needs: ['webhook-endpoint'],
+    auth: true,
+    writes: true,
+    success: [201],
+    answerNotInLog: SECRET_SHOWN,
+  },
+  {
+    name: 'GET webhook-endpoints/<id>/deliveries/',
+    method: 'GET',
+    path: (p) => webhookPath(p, 'deliveries/'),
+    examples: [],
+    payloads: () => [],
+    supplier: ownedWebhook,
+    needs: ['webhook-endpoint'],
+    auth: true,
+    writes: false,
+    success: [200],
+  },
+  {
+    name: 'POST webhook-endpoints/<id>/replay/',
+    method: 'POST',
+    path: (p) => webhookPath(p, 'replay/'),
+    examples: [],
+    payloads: () => [{ from_position: 1 }, { since: '2026-11-21T10:00:00+01:00' }],
+    supplier: ownedWebhook,
+    needs: ['webhook-endpoint'],
+    auth: true,
+    writes: true,
+    success: [202],
+  },
+  {
+    name: 'POST webhook-endpoints/<id>/delete/',
+    method: 'POST',
+    path: (p) => webhookPath(p, 'delete/'),
+    examples: [],
+    payloads: () => [{}],
+    supplier: ownedWebhook,
+    needs: ['webhook-endpoint'],
+    auth: true,
+    writes: true,
+    success: [200],
+  },
+];
 
 export const endpoints: readonly Endpoint[] = [
   {
@@ -224,7 +345,7 @@ export const endpoints: readonly Endpoint[] = [
     path: (p) => `${DATA_IMPORT}/supply-point/populate/${encodeURIComponent(p.batchId)}/`,
     examples: [],
     payloads: () => [],
-    supplier: { in: 'owned-id', param: 'batchId' },
+    supplier: { in: 'owned-id', param: 'batchId', notFound: 'populate_batch_not_found' },
     needs: ['populate-batch'],
     auth: true,
     writes: false,
@@ -477,6 +598,7 @@ export const endpoints: readonly Endpoint[] = [
     writes: false,
     success: [200],
   },
+  ...webhookEndpoints,
 ];
 
 /** The endpoints that take a token: everything under /v1/data-import/. */

@@ -14,6 +14,7 @@ import { noPaymentVendors, type PaymentVendors } from '../../src/adapters/paymen
 import type { LedgerMetrics } from '../../src/observability/metrics.js';
 import type { StoreObserver } from '../../src/store/store-observer.js';
 import type { IdempotencyRecords } from '../../src/store/idempotency.js';
+import type { DestinationPolicy } from '../../src/relay/webhooks/destination.js';
 import { openLedger, type Ledger, type LedgerLocation } from '../../src/ledger.js';
 import { createTestDatabase, executeOn, postgresAvailable } from './postgres.js';
 import { createExampleProducts } from './products.js';
@@ -192,6 +193,8 @@ export async function createTestApi(
     metrics?: LedgerMetrics;
     /** Wraps the store's Idempotency-Key records the app uses (to watch or hold them). */
     idempotency?: (records: IdempotencyRecords) => IdempotencyRecords;
+    /** Where webhooks may go (LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS); public https only by default, as the service's. */
+    webhookDestinations?: DestinationPolicy;
   } = {},
 ): Promise<TestApi> {
   const base = await createTestLedger({ ...options, ...(options.metrics ? { observer: options.metrics.observer } : {}) });
@@ -221,6 +224,7 @@ export async function createTestApi(
     metrics: options.metrics?.http ?? null,
     serviceState: () => 'ready',
     ...(options.idempotency ? { idempotency: options.idempotency(ledger.idempotency) } : {}),
+    ...(options.webhookDestinations ? { webhookDestinations: options.webhookDestinations } : {}),
   });
   // Every answer a test receives through the app is checked against the OpenAPI document (test/support/openapi-check.ts).
   app.request = checkedRequest(app.request);

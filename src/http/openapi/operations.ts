@@ -55,6 +55,7 @@ import { accountImportStatusResponseSchema, taskParamsSchema } from '../routes/v
 import { accountPayloadSchema } from '../../domain/account-import-process/account-payload.js';
 import { listPagingQuerySchema, MAX_LIST_LIMIT } from '../list-paging.js';
 import { ACCOUNT_RULES, BUSINESS_DETAIL_RULES, BUSINESS_INSTRUCTION_RULES, CONTRACT_RULES, NOTE_RULES, POPULATE_RULES, PRODUCT_RULES, STATEMENT_RULES, TRANSACTION_RULES } from './request-rules.js';
+import { webhookOperations } from './webhook-operations.js';
 import { AUTHENTICATED_ERRORS, scoped, WRITE_ERRORS, type Responses, type Schemas } from './common.js';
 
 /** One operation's description: what the route itself cannot say. */
@@ -101,6 +102,8 @@ type Own = Pick<OperationDoc, 'summary' | 'description' | 'query' | 'errorBodies
   readonly ok?: Json | OpenAPIV3_1.ResponseObject;
   /** The 201 answer of a write, which gives the guarantees of every write. */
   readonly created?: Json;
+  /** The 202 answer of a write that asks for work done later (a webhook replay). */
+  readonly accepted?: Json;
   /** Any valid token may call it (the key's own suppliers, the shared catalogue); else a key not scoped to the supplier named is 403. */
   readonly anyKey?: true;
   /** Its codes besides those that follow from the rest; with query parameters, `invalid_query_parameter` follows. */
@@ -116,15 +119,19 @@ const streamed = (description: string, ...media: string[]): OpenAPIV3_1.Response
 /** The description of every operation under `/v1/data-import/`, its schemas converted by `schemas`. */
 export function operationDocs(schemas: Schemas): OperationDoc[] {
   const answer = ([schema, description]: Json) => schemas.answer(schema, description);
-  const operation = (path: string, operationId: string, tag: string, { request, ok, created, anyKey, errors = [], ...own }: Own): OperationDoc => ({
+  const operation = (path: string, operationId: string, tag: string, { request, ok, created, accepted, anyKey, errors = [], ...own }: Own): OperationDoc => ({
     ...own,
     method: request ? 'post' : 'get',
     path,
     operationId,
     tags: [tag],
-    description: created ? `${own.description} ${WRITE}` : own.description,
+    description: created || accepted ? `${own.description} ${WRITE}` : own.description,
     ...(request ? { request: schemas.request(...request) } : {}),
-    responses: { ...(created ? { 201: answer(created) } : {}), ...(ok ? { 200: Array.isArray(ok) ? answer(ok) : ok } : {}) },
+    responses: {
+      ...(created ? { 201: answer(created) } : {}),
+      ...(accepted ? { 202: answer(accepted) } : {}),
+      ...(ok ? { 200: Array.isArray(ok) ? answer(ok) : ok } : {}),
+    },
     errors: [
       ...(anyKey ? AUTHENTICATED_ERRORS : scoped(...(request ? WRITE_ERRORS : []))),
       ...(own.query ? ['invalid_query_parameter' as const] : []),
@@ -301,6 +308,9 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     created: [createBusinessPaymentInstructionResponseSchema, 'Added (or already added with this reference).'],
     errors: ['validation_error', 'business_not_found', 'account_not_found', ...MIGRATING], errorBody: businessPaymentInstructionErrorBodySchema,
   }),
+  ...webhookOperations(V1).map(({ path, operationId, write, ...own }) =>
+    operation(path, operationId, 'Webhooks', { ...own, description: write ? `${own.description} ${WRITE}` : own.description }),
+  ),
   operation(`${V2}/accounts/validate/`, 'v2ValidateAccount', 'Accounts (v2)', {
     summary: 'Validate an account (v2)', description: `The account under \`payload\` (refusals name its fields as v1 does, without \`payload.\`); 200 \`{}\` when valid. ${ACCOUNT_RULES} ${ORDER}`,
     request: [z.object({ payload: accountPayloadSchema }), 'The account (spec 2.2) under `payload`.'], ok: [z.object({}), 'Valid.'],

@@ -21,6 +21,8 @@ export interface DeliverOptions {
    * the connection goes to the address checked, so a DNS change between checks cannot redirect it.
    */
   readonly lookup: LookupFunction;
+  /** Why the URL may not be posted to at all (an address literal is never looked up); null: it may. */
+  readonly refusal: (url: string) => string | null;
   /** Connections kept open to one receiver. */
   readonly maxSockets: number;
 }
@@ -39,6 +41,8 @@ export function createDeliver(options: DeliverOptions): { deliver: Deliver; clos
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
   const deliver: Deliver = (url, headers, body) =>
     new Promise((resolve) => {
+      const refused = options.refusal(url);
+      if (refused !== null) return resolve({ status: null, durationMs: 0, error: refused, retryAfterMs: null });
       const started = performance.now();
       const target = new URL(url);
       const secure = target.protocol === 'https:';

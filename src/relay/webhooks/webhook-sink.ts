@@ -1,25 +1,12 @@
 import type { Logger } from 'pino';
 import type { RoutedEvent } from '../../external-events/catalogue.js';
 import type { ParkedMessage, RelayStore } from '../../store/relay-store.js';
+import type { AttemptRow } from '../../store/webhook-storage.js';
 import type { RelaySink } from '../lane.js';
 import { payloadOf } from '../nats-sink.js';
 import type { Deliver, DeliveryResult } from './deliver.js';
 import { retryWaitMs } from './retry-schedule.js';
 import { signatureHeader } from './signature.js';
-
-/** One attempt, as the endpoint's delivery log keeps it. */
-export interface AttemptRecord {
-  readonly endpointId: string;
-  readonly messageId: string;
-  readonly eventType: string;
-  readonly position: number;
-  readonly attempt: number;
-  readonly statusCode: number | null;
-  readonly durationMs: number;
-  readonly error: string | null;
-  readonly outcome: 'delivered' | 'failed';
-  readonly attemptedAt: string;
-}
 
 export interface WebhookSinkOptions {
   readonly endpointId: string;
@@ -30,7 +17,7 @@ export interface WebhookSinkOptions {
   readonly relays: RelayStore;
   /** A parked message's event, read again from the log. */
   readonly readEvent: (position: number) => Promise<RoutedEvent | null>;
-  readonly recordAttempt: (attempt: AttemptRecord) => void;
+  readonly recordAttempt: (attempt: AttemptRow) => void;
   /** Disables the endpoint (a 410, or failing for `disableAfterMs`): recorded as an event by the caller. */
   readonly disable: (reason: 'gone' | 'failing', detail: string) => Promise<void>;
   /** The waits before each attempt (LEDGER_WEBHOOK_RETRY_SCHEDULE). */

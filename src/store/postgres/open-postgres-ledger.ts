@@ -12,6 +12,7 @@ import { PgQueryRunner } from './pg-query-runner.js';
 import { readGeneration } from './pg-read-generation.js';
 import { PgSharedLimits } from './pg-shared-limits.js';
 import { PgRelayStore } from './pg-relay-store.js';
+import { pgWebhookStorage } from './pg-webhook-storage.js';
 
 export interface PostgresLedgerOptions extends PgOptions {
   readonly clock: () => Date;
@@ -49,6 +50,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
     projections: new PgProjectionMaintenance(pool, url, log, clock, { ...options, replayBatch: options.rebuildBatchSize }),
     limits,
     relays: new PgRelayStore(pool),
+    ...pgWebhookStorage(pool),
     location: redactedUrl(url),
     async healthCheck() {
       try {

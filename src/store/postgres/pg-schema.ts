@@ -18,7 +18,7 @@ import { getTableConfig, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-co
 import { inlineProjections } from '../../../projections/index.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import { idempotencyKeys } from '../idempotency-schema.js';
-import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../schema.js';
+import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets, webhookAttempts, webhookSecrets } from '../schema.js';
 import { relayCursors, webhookRetries } from '../relay-schema.js';
 
 /**
@@ -199,6 +199,9 @@ export const pgRateLimitBuckets = toPgTable(rateLimitBuckets);
 export const pgRateLimitWindows = toPgTable(rateLimitWindows);
 export const pgRelayCursors = toPgTable(relayCursors);
 export const pgWebhookRetries = toPgTable(webhookRetries);
+/** The delivery log's `id` is an identity column on PostgreSQL: its migration adds it (the derived key is a plain bigint). */
+export const pgWebhookSecrets = toPgTable(webhookSecrets);
+export const pgWebhookAttempts = toPgTable(webhookAttempts);
 
 /** The derived table of every inline projection, by table name. */
 const projectionTables = new Map<string, DerivedPgTable>();
@@ -240,11 +243,12 @@ export const pgImportFailureSummary = projectionTable('import_failure_summary');
 export const pgImportThroughput = projectionTable('import_throughput');
 export const pgImportActivity = projectionTable('import_activity');
 export const pgAccountHistoricalStatements = projectionTable('account_historical_statements');
+export const pgWebhookEndpoints = projectionTable('webhook_endpoints');
 
 /** Every derived table by its SQL name: the store's tables and every inline projection's. */
 export const pgTablesByName: Record<string, PgTable> = {
   ...Object.fromEntries(
-    [pgEvents, pgServiceSecrets, pgProjectionVersions, pgIdempotencyKeys, pgRateLimitBuckets, pgRateLimitWindows].map((t) => [getTableName(t), t]),
+    [pgEvents, pgServiceSecrets, pgProjectionVersions, pgIdempotencyKeys, pgRateLimitBuckets, pgRateLimitWindows, pgWebhookSecrets, pgWebhookAttempts].map((t) => [getTableName(t), t]),
   ),
   ...Object.fromEntries(projectionTables),
 };

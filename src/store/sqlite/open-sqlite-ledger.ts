@@ -13,6 +13,7 @@ import { SqliteQueryRunner } from './query-runner.js';
 import { SqliteRelayStore } from './relay-store.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
+import { sqliteWebhookStorage } from './webhook-storage.js';
 import { ThreadedEventStore, ThreadedIdempotencyRecords, WriterThread } from './writer-thread.js';
 
 export interface SqliteLedgerOptions {
@@ -77,6 +78,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     // One server process per SQLite file: its limits are the process's.
     limits: new InProcessLimits(clock),
     relays: new SqliteRelayStore(sqlite, (work) => runner.run(work)),
+    ...sqliteWebhookStorage(sqlite),
     location: database.file,
     async healthCheck() {
       try {

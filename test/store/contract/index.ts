@@ -4,6 +4,7 @@ import type { LedgerFactory } from './harness.js';
 import { idempotencyContract } from './idempotency.contract.js';
 import { projectionsContract } from './projections.contract.js';
 import { relaysContract } from './relays.contract.js';
+import { webhookStorageContract } from './webhook-storage.contract.js';
 
 export type { ContractLedger, LedgerFactory } from './harness.js';
 
@@ -17,6 +18,7 @@ export function storeContract(open: LedgerFactory): void {
   eventLogContract(open);
   projectionsContract(open);
   relaysContract(open);
+  webhookStorageContract(open);
 }
 
-export { eventLogContract, eventStoreContract, idempotencyContract, projectionsContract, relaysContract };
+export { eventLogContract, eventStoreContract, idempotencyContract, projectionsContract, relaysContract, webhookStorageContract };

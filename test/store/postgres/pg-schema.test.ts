@@ -33,7 +33,7 @@ import { inlineProjections } from '../../../projections/index.js';
 import { idempotencyKeys } from '../../../src/store/idempotency-schema.js';
 import * as pgSchema from '../../../src/store/postgres/pg-schema.js';
 import { canonicalTable, idempotencyKeysPgOnlyIndexes, pgTablesByName, toPgTable } from '../../../src/store/postgres/pg-schema.js';
-import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets } from '../../../src/store/schema.js';
+import { events, projectionVersions, rateLimitBuckets, rateLimitWindows, serviceSecrets, webhookAttempts, webhookSecrets } from '../../../src/store/schema.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -44,6 +44,8 @@ const canonicalTables: SQLiteTable[] = [
   idempotencyKeys,
   rateLimitBuckets,
   rateLimitWindows,
+  webhookSecrets,
+  webhookAttempts,
   ...inlineProjections.map((projection) => canonicalTable(projection)),
 ];
 
