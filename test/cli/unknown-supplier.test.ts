@@ -17,6 +17,8 @@ const WITH_UNKNOWN_SUPPLIER: Record<string, readonly string[]> = {
   'account history': ['account', 'history', MISSPELT, 'LEG-0000001'],
   'emails list': ['emails', 'list', '--supplier', MISSPELT],
   'export reconciliation': ['export', 'reconciliation', MISSPELT],
+  'webhook add': ['webhook', 'add', 'https://receiver.example/hooks', '--supplier', MISSPELT],
+  'webhook list': ['webhook', 'list', '--supplier', MISSPELT],
 };
 
 /**

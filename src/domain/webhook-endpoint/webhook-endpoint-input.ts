@@ -13,10 +13,14 @@ export const webhookUrlSchema = z.string().min(1).max(2048).describe('Where deli
 /** Exact event types and `prefix.*` filters, at most 50; none (or empty): every type. */
 export const webhookEventTypesSchema = z
   .array(
-    z.string().max(200).refine(isEventTypeFilter, {
-      message: 'Not an event type (`data_import.import_process.complete-v1`) or a prefix filter (`data_import.*`).',
-      params: { code: 'invalid_event_type' },
-    }),
+    z
+      .string()
+      .max(200)
+      .refine(isEventTypeFilter, {
+        message: 'Not an event type (`data_import.import_process.complete-v1`) or a prefix filter (`data_import.*`).',
+        params: { code: 'invalid_event_type' },
+      })
+      .describe('A type of the catalogue (the `webhooks` of this document), or a `prefix.*` filter that matches at least one; anything else is `invalid_event_type`.'),
   )
   .max(50)
   .describe('Exact event types (`data_import.import_process.complete-v1`) and prefix filters (`data_import.*`); empty or absent: every type.');
