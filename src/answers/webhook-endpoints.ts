@@ -17,8 +17,40 @@ export const webhookEndpointSettingsSchema = z.object({
   disabled_at: z.string().nullable(),
 });
 
-/** An endpoint as listed and read. Never its secret. */
-export const webhookEndpointSchema = webhookEndpointSettingsSchema.extend({ created_at: z.string(), updated_at: z.string() });
+export const webhookDeliverySchema = z.object({
+  id: z.int(),
+  message_id: z.string().describe('The `webhook-id` header of the delivery: the same for every attempt and replay of one event.'),
+  event_type: z.string(),
+  position: z.int(),
+  attempt: z.int(),
+  status_code: z.int().nullable(),
+  duration_ms: z.int(),
+  error: z.string().nullable(),
+  outcome: z.enum(['delivered', 'failed']),
+  attempted_at: z.string(),
+});
+export const webhookDeliveryListSchema = z.array(webhookDeliverySchema);
+
+/** Where an endpoint's deliveries stand (what the endpoint reads show, and the dashboard). */
+export interface WebhookDeliveryState {
+  /** The log position delivered (or parked) through; null before the endpoint's relay first ran. */
+  readonly position: number | null;
+  /** Events in the log after `position` (events its filter leaves out included). */
+  readonly lagEvents: number;
+  /** Messages waiting for a retry while the others go on. */
+  readonly waiting: number;
+  readonly lastFailure: DeliveryAttempt | null;
+}
+
+export const webhookDeliveryStateSchema = z.object({
+  position: z.int().nullable().describe('The log position delivered (or kept for a retry) through; null until deliveries first ran.'),
+  lag_events: z.int().describe('Events in the log after `position` (events the filter leaves out included).'),
+  waiting: z.int().describe("Events kept for a retry (a failing account's) while the others go on."),
+  last_failure: webhookDeliverySchema.nullable().describe('The latest failed attempt still in the delivery log.'),
+});
+
+/** An endpoint as listed and read, with where its deliveries stand. Never its secret. */
+export const webhookEndpointSchema = webhookEndpointSettingsSchema.extend({ created_at: z.string(), updated_at: z.string(), delivery: webhookDeliveryStateSchema });
 export const webhookEndpointListSchema = z.array(webhookEndpointSchema);
 
 /** 201 of create: the signing secret, shown this once. */
@@ -39,20 +71,6 @@ export const removedWebhookEndpointSchema = z.object({ id: z.string(), deleted: 
 /** 202 of replay: the first log position delivered again. */
 export const webhookReplaySchema = z.object({ id: z.string(), from_position: z.int() });
 
-export const webhookDeliverySchema = z.object({
-  id: z.int(),
-  message_id: z.string().describe('The `webhook-id` header of the delivery: the same for every attempt and replay of one event.'),
-  event_type: z.string(),
-  position: z.int(),
-  attempt: z.int(),
-  status_code: z.int().nullable(),
-  duration_ms: z.int(),
-  error: z.string().nullable(),
-  outcome: z.enum(['delivered', 'failed']),
-  attempted_at: z.string(),
-});
-export const webhookDeliveryListSchema = z.array(webhookDeliverySchema);
-
 type Settings = z.input<typeof webhookEndpointSettingsSchema>;
 
 export function settingsView(s: WebhookEndpointSettings): Settings {
@@ -70,10 +88,16 @@ export function settingsView(s: WebhookEndpointSettings): Settings {
 }
 
 /** An endpoint as listed and read (the API's and the CLI's `--json`). */
-export const endpointView = (row: WebhookEndpointRow): z.input<typeof webhookEndpointSchema> => ({
+export const endpointView = (row: WebhookEndpointRow, delivery: WebhookDeliveryState): z.input<typeof webhookEndpointSchema> => ({
   ...settingsView({ ...row, endpointId: row.id }),
   created_at: row.createdAt,
   updated_at: row.updatedAt,
+  delivery: {
+    position: delivery.position,
+    lag_events: delivery.lagEvents,
+    waiting: delivery.waiting,
+    last_failure: delivery.lastFailure ? deliveryView(delivery.lastFailure) : null,
+  },
 });
 
 /** A recorded delivery attempt (the delivery log's row). */

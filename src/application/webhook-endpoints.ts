@@ -3,7 +3,9 @@ import { webhookEndpointStreamId, type WebhookEndpointStatus } from '../../event
 import { webhookEndpointDecider, type WebhookEndpointSettings } from '../domain/webhook-endpoint/decider.js';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import { checkDestination, type DestinationPolicy } from '../relay/webhooks/destination.js';
-import { DEFAULT_SECRET_OVERLAP_MS, type WebhookSecrets } from '../store/webhook-storage.js';
+import type { RelayStore } from '../store/relay-store.js';
+import { DEFAULT_SECRET_OVERLAP_MS, type WebhookAttempts, type WebhookSecrets } from '../store/webhook-storage.js';
+import type { WebhookDeliveryState } from '../answers/webhook-endpoints.js';
 import { handle } from './command-handler.js';
 import type { Actor, LedgerContext } from './context.js';
 
@@ -187,4 +189,21 @@ export async function requestWebhookEndpointReplay(ctx: LedgerContext, id: strin
     since: 'since' in from ? from.since.toISOString() : null,
   });
   return { fromPosition };
+}
+
+/** The delivery state of each endpoint given: its relay's position, what waits, its latest failed attempt. */
+export async function webhookDeliveryStates(
+  ctx: LedgerContext & { readonly relays: RelayStore; readonly webhookAttempts: WebhookAttempts },
+  ids: readonly string[],
+): Promise<Map<string, WebhookDeliveryState>> {
+  const [cursors, head] = await Promise.all([ctx.relays.cursors(), ctx.read.feedHead()]);
+  const positions = new Map(cursors.map((c) => [c.name, c.position]));
+  const states = await Promise.all(
+    ids.map(async (id): Promise<[string, WebhookDeliveryState]> => {
+      const position = positions.get(`webhook:${id}`) ?? null;
+      const [waiting, [lastFailure]] = await Promise.all([ctx.relays.countParked(id), ctx.webhookAttempts.list(id, { failedOnly: true, limit: 1 })]);
+      return [id, { position, lagEvents: position === null ? 0 : Math.max(0, head - position), waiting, lastFailure: lastFailure ?? null }];
+    }),
+  );
+  return new Map(states);
 }

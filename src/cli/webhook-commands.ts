@@ -9,6 +9,7 @@ import {
   removeWebhookEndpoint,
   requestWebhookEndpointReplay,
   rotateWebhookEndpointSecret,
+  webhookDeliveryStates,
   type WebhookContext,
 } from '../application/webhook-endpoints.js';
 import { loadConfig } from '../config.js';
@@ -88,8 +89,11 @@ export function webhookCommand(): Command {
     .option('--supplier <CODE>', "only this supplier's endpoints")
     .option('--json', JSON_OPTION_HELP, false)
     .action(async (opts: { supplier?: string; json: boolean }) => {
-      const rows = await withLedger((ledger) => ledger.read.listWebhookEndpoints(opts.supplier === undefined ? undefined : [opts.supplier]), opts.supplier);
-      const views = rows.map(endpointView);
+      const views = await withLedger(async (ledger) => {
+        const rows = await ledger.read.listWebhookEndpoints(opts.supplier === undefined ? undefined : [opts.supplier]);
+        const states = await webhookDeliveryStates(ledger, rows.map((row) => row.id));
+        return rows.map((row) => endpointView(row, states.get(row.id)!));
+      }, opts.supplier);
       if (opts.json) return printJson(views);
       if (views.length === 0) return info('no webhook endpoints');
       out(
@@ -100,6 +104,9 @@ export function webhookCommand(): Command {
             STATUS: v.status === 'disabled' ? `disabled (${v.disabled_reason ?? ''})` : v.status,
             URL: v.url,
             EVENT_TYPES: filters(v.event_types),
+            LAG: String(v.delivery.lag_events),
+            WAITING: String(v.delivery.waiting),
+            LAST_FAILURE: v.delivery.last_failure ? `${v.delivery.last_failure.attempted_at} ${v.delivery.last_failure.status_code ?? ''} ${v.delivery.last_failure.error ?? ''}`.trim() : '',
             DESCRIPTION: v.description ?? '',
           })),
         ),

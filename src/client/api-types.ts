@@ -9140,6 +9140,29 @@ export interface operations {
                         disabled_at: string | null;
                         created_at: string;
                         updated_at: string;
+                        delivery: {
+                            /** @description The log position delivered (or kept for a retry) through; null until deliveries first ran. */
+                            position: number | null;
+                            /** @description Events in the log after `position` (events the filter leaves out included). */
+                            lag_events: number;
+                            /** @description Events kept for a retry (a failing account's) while the others go on. */
+                            waiting: number;
+                            /** @description The latest failed attempt still in the delivery log. */
+                            last_failure: {
+                                id: number;
+                                /** @description The `webhook-id` header of the delivery: the same for every attempt and replay of one event. */
+                                message_id: string;
+                                event_type: string;
+                                position: number;
+                                attempt: number;
+                                status_code: number | null;
+                                duration_ms: number;
+                                error: string | null;
+                                /** @enum {string} */
+                                outcome: "delivered" | "failed";
+                                attempted_at: string;
+                            } | null;
+                        };
                     }[];
                 };
             };
@@ -9554,6 +9577,29 @@ export interface operations {
                         disabled_at: string | null;
                         created_at: string;
                         updated_at: string;
+                        delivery: {
+                            /** @description The log position delivered (or kept for a retry) through; null until deliveries first ran. */
+                            position: number | null;
+                            /** @description Events in the log after `position` (events the filter leaves out included). */
+                            lag_events: number;
+                            /** @description Events kept for a retry (a failing account's) while the others go on. */
+                            waiting: number;
+                            /** @description The latest failed attempt still in the delivery log. */
+                            last_failure: {
+                                id: number;
+                                /** @description The `webhook-id` header of the delivery: the same for every attempt and replay of one event. */
+                                message_id: string;
+                                event_type: string;
+                                position: number;
+                                attempt: number;
+                                status_code: number | null;
+                                duration_ms: number;
+                                error: string | null;
+                                /** @enum {string} */
+                                outcome: "delivered" | "failed";
+                                attempted_at: string;
+                            } | null;
+                        };
                     };
                 };
             };

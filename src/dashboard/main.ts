@@ -6,6 +6,7 @@
  */
 import type { operations } from '../client/api-types.js';
 import { drawChart } from './chart.js';
+import { showWebhooks, type Endpoint } from './webhooks.js';
 
 const API = '/v1/data-import';
 const SESSION_KEY = 'import-ledger.dashboard.session';
@@ -158,9 +159,10 @@ async function choose(code: string): Promise<void> {
 
 async function loadCounts(): Promise<Progress> {
   const code = supplier!;
-  const [progress, summary] = await Promise.all([
+  const [progress, summary, endpoints] = await Promise.all([
     api<Progress>(`/import-progress/${encodeURIComponent(code)}/`),
     api<SummaryRow[]>(`/import-failures/${encodeURIComponent(code)}/summary/?limit=50`),
+    api<Endpoint[]>(`/webhook-endpoints/?import_supplier_code=${encodeURIComponent(code)}`),
   ]);
   if (code !== supplier) return progress;
   for (const name of ['pending', 'imported', 'skipped', 'failing', 'total'] as const) {
@@ -180,6 +182,7 @@ async function loadCounts(): Promise<Progress> {
   showVerification(progress.last_verification);
   drawChart($('#chart'), progress.imports_per_minute, progress.first_staged_at);
   showSummary(summary);
+  showWebhooks($<HTMLTableSectionElement>('[data-testid="webhooks"] tbody'), endpoints);
   return progress;
 }
 

@@ -8,6 +8,7 @@ import { requestRateLimit } from './request-rate-limiter.js';
 import { idempotency } from './idempotency.js';
 import type { IdempotencyRecords } from '../store/idempotency.js';
 import type { SharedLimits } from '../store/shared-limits.js';
+import type { RelayStore } from '../store/relay-store.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, toDomainError } from './errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -70,6 +71,8 @@ export interface AppDeps extends LedgerContext {
   /** Webhook endpoints' signing secrets and delivery log (the ledger's). */
   readonly webhookSecrets: WebhookSecrets;
   readonly webhookAttempts: WebhookAttempts;
+  /** Where the relays stand (an endpoint's delivery position and what waits for a retry: the endpoint reads show it). */
+  readonly relays: RelayStore;
   /** Where webhooks may be delivered (LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS); public https only unless given. */
   readonly webhookDestinations?: DestinationPolicy;
 }

@@ -39,6 +39,8 @@ export interface RelayStore {
   /** Lets the relay go (a stopping instance), so that another takes it at once. */
   release(name: string, holder: string): Promise<void>;
   cursors(): Promise<readonly RelayCursorRow[]>;
+  /** How many of the endpoint's messages are parked. */
+  countParked(endpointId: string): Promise<number>;
   /** The endpoint's parked messages, oldest first (at most `limit`). */
   parked(endpointId: string, limit: number): Promise<readonly ParkedMessage[]>;
   /** Parks messages, or records a parked message's next attempt (an upsert by endpoint and position). */

@@ -25,8 +25,9 @@ describe('GET /dashboard/ in headless Chromium', () => {
   let server: ServerType;
   let base: string;
   let browser: Browser;
+  let endpointId: string;
   beforeAll(async () => {
-    t = await createTestApi();
+    t = await createTestApi({ webhookDestinations: { allowPrivateNetworks: true } });
     token = await accessToken(t);
     // A migration under way: two imported, one pending, two failing (one of them on two fields).
     for (const ext of ['ACC-1', 'ACC-2', 'ACC-3']) expect((await t.post(`${BASE}/account-import-process/create-or-update/`, account(ext), token)).status).toBe(201);
@@ -43,6 +44,16 @@ describe('GET /dashboard/ in headless Chromium', () => {
     // A verification recorded by `import-ledger verify`: the dashboard shows the last one.
     const summary = { accounts: { identical: 2, missing: 1, extra: 0, different: 0 }, transactions: { identical: 4, missing: 0, extra: 0, different: 1 } };
     expect((await t.post(`${BASE}/verifications/`, { import_supplier: SUPPLIER, agree: false, summary }, token)).status).toBe(201);
+    // A webhook endpoint whose deliveries stand behind the log, one event waiting for a retry, the last attempt failed.
+    const created = await t.post(`${BASE}/webhook-endpoints/`, { import_supplier_code: SUPPLIER, url: 'http://127.0.0.1:9/hooks' }, token);
+    expect(created.status).toBe(201);
+    endpointId = ((await created.json()) as { id: string }).id;
+    const head = await t.ledger.log.lastPosition();
+    expect(await t.ledger.relays.acquire(`webhook:${endpointId}`, 'an-instance', Date.now(), 60_000, { position: head - 3, replaySeq: 0 })).not.toBeNull();
+    await t.ledger.relays.park([{ endpointId, position: head - 5, orderingKey: `account:${SUPPLIER}/ACC-1`, attempts: 2, nextAttemptAtMs: Date.now() + 60_000, firstFailedAtMs: Date.now() }]);
+    await t.ledger.webhookAttempts.record([
+      { endpointId, messageId: 'evt-1', eventType: 'data_import.import_process.complete-v1', position: head - 5, attempt: 2, statusCode: 503, durationMs: 4, error: 'busy', outcome: 'failed', attemptedAt: new Date().toISOString() },
+    ]);
     server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
     });
@@ -82,6 +93,10 @@ describe('GET /dashboard/ in headless Chromium', () => {
     expect(await page.locator('#progress').getAttribute('value')).toBe('2');
     // The last verification: when, by which key, what differed.
     await expect.poll(() => page.getByTestId('last-verification').textContent()).toMatch(/^Last verification: .+ by key \S+: differ: accounts 1, transactions 1$/);
+
+    // The supplier's webhook endpoints: status, lag, what waits for a retry, the last failure.
+    const webhook = page.getByTestId('webhooks').locator(`tr[data-endpoint="${endpointId}"] td`);
+    await expect.poll(() => webhook.allTextContents()).toEqual(['http://127.0.0.1:9/hooks', 'enabled', '3', '1', expect.stringMatching(/, data_import\.import_process\.complete-v1: HTTP 503: busy$/)]);
 
     // The token is in sessionStorage only; the key is nowhere.
     const storage = await page.evaluate<{ session: string; local: number }>('({ session: JSON.stringify(sessionStorage), local: localStorage.length })');

@@ -80,6 +80,8 @@ describe('POST webhook-endpoints/', () => {
       disabled_at: null,
       created_at: created.created_at,
       updated_at: created.created_at,
+      // No relay has run for it yet: nothing delivered, nothing waiting, no failure.
+      delivery: { position: null, lag_events: 0, waiting: 0, last_failure: null },
     });
     const plain = await create();
     expect(plain).toMatchObject({ event_types: [], description: null });

@@ -91,6 +91,14 @@ const page = `<!doctype html>
               </table>
             </div>
           </section>
+          <section class="panel wide" aria-labelledby="webhooks-heading">
+            <h2 id="webhooks-heading">Webhooks</h2>
+            <table data-testid="webhooks">
+              <caption class="muted">The supplier's endpoints: lag is the events in the log not yet delivered; waiting, the events kept for a retry.</caption>
+              <thead><tr><th scope="col">URL</th><th scope="col">Status</th><th scope="col" class="n">Lag</th><th scope="col" class="n">Waiting</th><th scope="col">Last failure</th></tr></thead>
+              <tbody></tbody>
+            </table>
+          </section>
           <section class="panel wide" aria-labelledby="live-heading">
             <h2 id="live-heading">Live events</h2>
             <p id="live-state" class="muted" aria-live="polite">Live: connecting…</p>

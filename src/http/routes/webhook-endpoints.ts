@@ -17,6 +17,7 @@ import {
   requestWebhookEndpointReplay,
   rotateWebhookEndpointSecret,
   type WebhookContext,
+  webhookDeliveryStates,
 } from '../../application/webhook-endpoints.js';
 import {
   changeWebhookEndpointRequestSchema,
@@ -24,6 +25,7 @@ import {
   emptyRequestSchema,
   webhookReplayRequestSchema,
 } from '../../domain/webhook-endpoint/webhook-endpoint-input.js';
+import type { RelayStore } from '../../store/relay-store.js';
 import type { WebhookAttempts } from '../../store/webhook-storage.js';
 import { answer } from '../answer.js';
 import { httpActor, requireSupplierScope, scopedBody } from '../auth.js';
@@ -59,7 +61,7 @@ export const webhookDeliveriesQuerySchema = z.object({
  * Webhook endpoints (docs/webhooks.md), scoped like every resource: a body naming a supplier outside the
  * key's scope is 403 before anything else; an endpoint of another supplier is 404, as one that does not exist.
  */
-export function webhookEndpointRoutes(ctx: WebhookContext & { readonly webhookAttempts: WebhookAttempts }) {
+export function webhookEndpointRoutes(ctx: WebhookContext & { readonly webhookAttempts: WebhookAttempts; readonly relays: RelayStore }) {
   const owned = (c: Context<AppEnv>, id: string) => findScopedWebhookEndpoint(ctx, id, c.get('principal').suppliers);
   return new Hono<AppEnv>()
     .post('/webhook-endpoints/', async (c) => {
@@ -75,9 +77,14 @@ export function webhookEndpointRoutes(ctx: WebhookContext & { readonly webhookAt
       const { import_supplier_code: supplier } = parseQuery(c, webhookEndpointListQuerySchema);
       if (supplier !== undefined) requireSupplierScope(c, supplier);
       const rows = await ctx.read.listWebhookEndpoints(supplier === undefined ? c.get('principal').suppliers : [supplier]);
-      return c.json(rows.map(endpointView), 200);
+      const states = await webhookDeliveryStates(ctx, rows.map((row) => row.id));
+      return c.json(rows.map((row) => endpointView(row, states.get(row.id)!)), 200);
     })
-    .get('/webhook-endpoints/:id/', async (c) => c.json(endpointView(await owned(c, c.req.param('id'))), 200))
+    .get('/webhook-endpoints/:id/', async (c) => {
+      const row = await owned(c, c.req.param('id'));
+      const states = await webhookDeliveryStates(ctx, [row.id]);
+      return c.json(endpointView(row, states.get(row.id)!), 200);
+    })
     .post('/webhook-endpoints/:id/', async (c) => {
       const { id } = await owned(c, c.req.param('id'));
       const body = validated(await c.req.json(), bySchema(changeWebhookEndpointRequestSchema));

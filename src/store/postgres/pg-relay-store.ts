@@ -42,6 +42,11 @@ export class PgRelayStore implements RelayStore {
     return rows.map((r) => ({ name: r.name, position: r.position, replaySeq: r.replay_seq, holder: r.holder, leaseExpiresAtMs: r.lease_expires_at_ms }));
   }
 
+  async countParked(endpointId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM webhook_retries WHERE endpoint_id = $1', [endpointId]);
+    return rows[0]?.n ?? 0;
+  }
+
   async parked(endpointId: string, limit: number): Promise<readonly ParkedMessage[]> {
     const { rows } = await this.pool.query<ParkedRow>(`SELECT ${PARKED_COLUMNS} FROM webhook_retries WHERE endpoint_id = $1 ORDER BY position LIMIT $2`, [endpointId, limit]);
     return rows.map((r) => ({

@@ -37,6 +37,7 @@ export class SqliteRelayStore implements RelayStore {
       ),
       release: sqlite.prepare<[string, string]>('UPDATE relay_cursors SET holder = NULL, lease_expires_at_ms = NULL WHERE name = ? AND holder = ?'),
       cursors: sqlite.prepare<[], CursorRow>('SELECT name, position, holder, lease_expires_at_ms, replay_seq FROM relay_cursors ORDER BY name'),
+      countParked: sqlite.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM webhook_retries WHERE endpoint_id = ?'),
       parked: sqlite.prepare<[string, number], ParkedRow>('SELECT * FROM webhook_retries WHERE endpoint_id = ? ORDER BY position LIMIT ?'),
       park: sqlite.prepare<[string, number, string, number, number | null, number]>(
         `INSERT INTO webhook_retries (endpoint_id, position, ordering_key, attempts, next_attempt_at_ms, first_failed_at_ms) VALUES (?, ?, ?, ?, ?, ?)
@@ -64,6 +65,10 @@ export class SqliteRelayStore implements RelayStore {
 
   async cursors(): Promise<readonly RelayCursorRow[]> {
     return this.statements.cursors.all().map((r) => ({ name: r.name, position: r.position, replaySeq: r.replay_seq, holder: r.holder, leaseExpiresAtMs: r.lease_expires_at_ms }));
+  }
+
+  async countParked(endpointId: string): Promise<number> {
+    return this.statements.countParked.get(endpointId)?.n ?? 0;
   }
 
   async parked(endpointId: string, limit: number): Promise<readonly ParkedMessage[]> {

@@ -54,6 +54,7 @@ export function relaysContract(open: LedgerFactory): void {
           await t.ledger.relays.park(positions.map((p) => message(p)));
           await t.ledger.relays.park([message(positions[0]!, 5)]);
           const sorted = [...positions].sort((a, b) => a - b);
+          expect(await t.ledger.relays.countParked(endpointId)).toBe(positions.length);
           expect(await t.ledger.relays.parked(endpointId, 1_000)).toEqual(sorted.map((p) => message(p, p === positions[0] ? 5 : 1)));
           await t.ledger.relays.unpark(endpointId, { positions: [sorted[0]!] });
           await t.ledger.relays.unpark(endpointId, { from });
