@@ -25,6 +25,7 @@ CREATE TABLE "webhook_endpoints" (
 	"current_secret_id" text NOT NULL,
 	"replay_seq" bigint NOT NULL,
 	"replay_from_position" bigint,
+	"created_position" bigint NOT NULL,
 	"created_at" text NOT NULL,
 	"updated_at" text NOT NULL,
 	"removed" boolean NOT NULL

@@ -37,6 +37,7 @@ CREATE TABLE `webhook_endpoints` (
 	`current_secret_id` text NOT NULL,
 	`replay_seq` integer NOT NULL,
 	`replay_from_position` integer,
+	`created_position` integer NOT NULL,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	`removed` integer NOT NULL

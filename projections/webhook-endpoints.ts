@@ -23,6 +23,8 @@ export const webhookEndpoints = sqliteTable(
     currentSecretId: text('current_secret_id').notNull(),
     replaySeq: integer('replay_seq').notNull(),
     replayFromPosition: integer('replay_from_position'),
+    /** The log position of its creation: deliveries start after it, whenever the relay first runs. */
+    createdPosition: integer('created_position').notNull(),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
     removed: integer('removed', { mode: 'boolean' }).notNull(),
@@ -36,7 +38,7 @@ export const webhookEndpointsProjection = defineProjection(webhookEndpoints)({
   version: 1,
   keyOf: ({ event }) => ({ id: event.data.endpointId }),
   evolve: {
-    WebhookEndpointCreated: (_row, { event }) => ({
+    WebhookEndpointCreated: (_row, { event, globalPosition }) => ({
       id: event.data.endpointId,
       importSupplier: event.data.importSupplier,
       url: event.data.url,
@@ -49,6 +51,7 @@ export const webhookEndpointsProjection = defineProjection(webhookEndpoints)({
       currentSecretId: event.data.secretId,
       replaySeq: 0,
       replayFromPosition: null,
+      createdPosition: globalPosition,
       createdAt: event.data.createdAt,
       updatedAt: event.data.createdAt,
       removed: false,

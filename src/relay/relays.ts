@@ -13,7 +13,7 @@ import type { AttemptRow } from '../store/webhook-storage.js';
 import type { WebhookEndpointRow } from '../../projections/webhook-endpoints.js';
 
 /** A webhook endpoint as the relays read it (the `webhook_endpoints` projection's row). */
-export type EndpointView = Pick<WebhookEndpointRow, 'id' | 'importSupplier' | 'url' | 'eventTypes' | 'status' | 'replaySeq' | 'replayFromPosition'>;
+export type EndpointView = Pick<WebhookEndpointRow, 'id' | 'importSupplier' | 'url' | 'eventTypes' | 'status' | 'replaySeq' | 'replayFromPosition' | 'createdPosition'>;
 
 /** What the webhook relays need of the ledger beside the log (the endpoints resource, src/application/webhook-endpoints.ts). */
 export interface WebhookEndpointsPort {
@@ -169,8 +169,8 @@ export class Relays {
     });
     const batches = new Map<string, Promise<readonly string[]>>();
     const accepts = async (routed: RoutedEvent) => matchesEventTypes(endpoint.eventTypes, routed.event.type) && (await visibleTo(endpoint.importSupplier, routed.scope, batches, endpoints));
-    // A new endpoint is told of what happens from its creation on; a replay reaches further back.
-    const initialPosition = () => log.lastPosition();
+    // An endpoint is told of what happens after its creation, however late its relay first runs; a replay reaches further back.
+    const initialPosition = async () => endpoint.createdPosition;
     const replay = async (replaySeq: number) => {
       const current = this.endpoints.get(endpoint.id);
       if (!current || current.replaySeq <= replaySeq || current.replayFromPosition === null) return null;

@@ -119,8 +119,10 @@ describe('webhook delivery', () => {
     await api.close();
   });
 
-  const endpoint = (overrides: Partial<EndpointView> = {}): EndpointView => ({
+  /** An endpoint created now (its relay starts after the log's current end). */
+  const endpoint = async (overrides: Partial<EndpointView> = {}): Promise<EndpointView> => ({
     id: 'we_test',
+    createdPosition: await api.ledger.log.lastPosition(),
     importSupplier: SUPPLIER,
     url: receiver.url,
     eventTypes: [],
@@ -132,9 +134,8 @@ describe('webhook delivery', () => {
 
   it('delivers every event from the endpoint on, signed, in order per account; a receiver failing for a while then answering gets everything', async () => {
     const before = await api.ledger.log.lastPosition();
-    endpoints.views = [endpoint()];
+    endpoints.views = [await endpoint()];
     start();
-    await until(async () => (await api.ledger.relays.cursors()).length === 1, 'the lane to hold its relay');
     await stageAndProcess(1, 10);
     // Down for a while: every delivery fails (some with a Retry-After), then the receiver is back.
     receiver.answer(() => ({ status: 503, headers: { 'retry-after': '0' } }));
@@ -154,7 +155,7 @@ describe('webhook delivery', () => {
   });
 
   it("one account's failing event holds none of the others back; it and the rest of its account follow, in order, once it is accepted", async () => {
-    endpoints.views = [endpoint()];
+    endpoints.views = [await endpoint()];
     start([0, 30, 60]);
     await until(async () => (await api.ledger.relays.cursors()).length === 1, 'the lane to hold its relay');
     const before = await api.ledger.log.lastPosition();
@@ -177,7 +178,7 @@ describe('webhook delivery', () => {
 
   it('a 410 disables the endpoint and delivers nothing more; a rotation signs with both secrets; a filter selects the types', async () => {
     const rotated = secret();
-    endpoints.views = [endpoint({ eventTypes: ['data_import.import_process.staged-v1'] })];
+    endpoints.views = [await endpoint({ eventTypes: ['data_import.import_process.staged-v1'] })];
     endpoints.signing = [rotated, signingSecret];
     receiver.secrets([rotated]);
     start();
