@@ -1,65 +1,14 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { sourceEventTypes, toExternalEvent, type RoutedEvent } from '../../src/external-events/catalogue.js';
-import { openLedger, type LedgerLocation } from '../../src/ledger.js';
 import { createTestDatabaseLocation } from '../support/ledger.js';
 import { skipWithoutNats, TEST_NATS_URL, testStream } from '../support/nats.js';
 import { checkedFetch } from '../support/openapi-check.js';
-import { startWebhookReceiver, type Received } from '../support/webhook-receiver.js';
+import { supplierCatalogue as catalogue, orderViolations, until } from '../support/relay-checks.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { CrashWorkload, SUPPLIER, setUpCrashDatabase, startServer } from './crash-workload.js';
 
 const unavailable = await skipWithoutNats();
-
-/** The supplier's catalogue events after `after`, in log order, read from the database as an operator would. */
-async function catalogue(location: LedgerLocation, after: number): Promise<RoutedEvent[]> {
-  const ledger = await openLedger(location);
-  try {
-    const out: RoutedEvent[] = [];
-    for await (const batch of await ledger.log.open({ after, types: sourceEventTypes })) {
-      for (const stored of batch) {
-        const routed = toExternalEvent(stored);
-        if (routed && ('everyone' in routed.scope || ('supplier' in routed.scope && routed.scope.supplier === SUPPLIER))) out.push(routed);
-      }
-    }
-    return out;
-  } finally {
-    await ledger.close();
-  }
-}
-
-/**
- * At least once and in order per account: every delivery of an event came after at least one delivery of each
- * earlier event of its ordering key (a repeat after a restart comes late, which is allowed; a jump ahead is not).
- */
-function orderViolations(want: readonly RoutedEvent[], received: readonly Received[]): string[] {
-  const indexOf = new Map<string, { key: string; index: number }>();
-  const perKey = new Map<string, number>();
-  for (const r of want) {
-    const index = perKey.get(r.orderingKey) ?? 0;
-    perKey.set(r.orderingKey, index + 1);
-    indexOf.set(r.event.id, { key: r.orderingKey, index });
-  }
-  const seen = new Map<string, Set<number>>();
-  const violations: string[] = [];
-  for (const got of received) {
-    const at = indexOf.get(got.id);
-    if (!at) continue;
-    const delivered = seen.get(at.key) ?? new Set<number>();
-    for (let j = 0; j < at.index; j++) if (!delivered.has(j)) violations.push(`${at.key}: event ${at.index} before event ${j}`);
-    delivered.add(at.index);
-    seen.set(at.key, delivered);
-  }
-  return violations;
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe.skipIf(unavailable)('events out through SIGKILLs of the service', () => {
   it('a migration through the API: every event reaches the webhook (signed, in order per account) and the NATS stream (once each), whatever the kills', async () => {
