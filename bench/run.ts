@@ -15,6 +15,7 @@ import { freePort, freshPostgresDatabase, median, peakRssMb, root, run, start, s
 import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.js';
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
 import { measureVerify, type VerifyFigures } from './verify-client.js';
+import { measureRelays, printRelays } from './relays.js';
 import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metrics-overhead.js';
 
 const quick = process.argv.includes('--quick');
@@ -30,6 +31,8 @@ if (!Number.isSafeInteger(VERIFY_ACCOUNTS) || VERIFY_ACCOUNTS < 1) throw new Err
 const onlyMetrics = process.argv.includes('--only=metrics');
 /** `-- --only=writer`: the echo, then SQLite's two writers (LEDGER_SQLITE_WRITER inline and thread) alternated. */
 const onlyWriter = process.argv.includes('--only=writer');
+/** `-- --only=relays`: events out (bench/relays.ts): stage-account with the relays on and off, their lag, and each relay's rate alone. */
+const onlyRelays = process.argv.includes('--only=relays');
 /** `-- --only=stores`: only the echo and the write scenarios, on SQLite and (with `--store=postgres`) PostgreSQL. */
 const onlyStores = process.argv.includes('--only=stores');
 const givenLog = process.argv.find((a) => a.startsWith('--log='))?.slice('--log='.length);
@@ -205,6 +208,13 @@ async function main() {
     printMetricsOverhead(overhead);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, metricsOverhead: overhead }, null, 2)}\n`);
+    return;
+  }
+  if (onlyRelays) {
+    const relays = await measureRelays(work, { rounds: quick ? 2 : 3, seconds: DURATION, logEvents: quick ? 50_000 : 200_000 }, accountBody, progress);
+    printRelays(relays);
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, relays }, null, 2)}\n`);
     return;
   }
   if (onlyWriter) {

@@ -109,3 +109,36 @@ describe('the webhook delivery engine', () => {
     );
   }, 120_000);
 });
+
+describe('the webhook delivery engine read-ahead', () => {
+  it('reads on past its window once the messages in it are delivered, with nobody asking how far it settled', async () => {
+    const test = await createTestLedger({ store: 'sqlite' });
+    const delivered: number[] = [];
+    const sink = new WebhookSink({
+      endpointId: 'we_window',
+      url: 'http://receiver.test/',
+      deliver: async (_url, headers) => {
+        delivered.push(Number(headers['webhook-id']!.slice('evt-'.length)));
+        return { status: 204, durationMs: 1, error: null, retryAfterMs: null };
+      },
+      secrets: async () => ['whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0'],
+      relays: test.ledger.relays,
+      readEvent: async () => null,
+      recordAttempt: () => undefined,
+      disable: async () => undefined,
+      schedule: [0],
+      disableAfterMs: 60_000,
+      concurrency: 4,
+      logger: pino({ level: 'silent' }),
+      windowSize: 5,
+    });
+    try {
+      for (let position = 1; position <= 60; position++) await sink.push(routed(position, position % 7));
+      expect(await until(() => delivered.length === 60, 5_000)).toBe(true);
+      expect(sink.settledThrough(60)).toBe(60);
+    } finally {
+      await sink.close();
+      await test.close();
+    }
+  });
+});

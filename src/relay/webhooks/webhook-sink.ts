@@ -93,8 +93,18 @@ export class WebhookSink implements RelaySink {
     return this.recent.length >= DOWN_AFTER && this.recent.every((ok) => !ok);
   }
 
+  /** Messages read ahead and not yet delivered or parked (the head moved past the settled ones first). */
   private get unsettled(): number {
+    this.advanceHead();
     return this.window.length - this.head;
+  }
+
+  private advanceHead(): void {
+    while (this.head < this.window.length && (this.window[this.head]!.state === 'done' || this.window[this.head]!.state === 'parked')) this.head++;
+    if (this.head > 4_096) {
+      this.window = this.window.slice(this.head);
+      this.head = 0;
+    }
   }
 
   async push(routed: RoutedEvent): Promise<void> {
@@ -124,11 +134,7 @@ export class WebhookSink implements RelaySink {
   }
 
   settledThrough(readThrough: number): number {
-    while (this.head < this.window.length && (this.window[this.head]!.state === 'done' || this.window[this.head]!.state === 'parked')) this.head++;
-    if (this.head > 4_096) {
-      this.window = this.window.slice(this.head);
-      this.head = 0;
-    }
+    this.advanceHead();
     const first = this.window[this.head];
     return first ? first.routed.position - 1 : readThrough;
   }
