@@ -17,7 +17,7 @@ const staging = `dist.build-${process.pid}`;
 rmSync(join(root, staging), { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { 'import-ledger': 'src/cli/run.ts', 'sqlite-writer': 'src/sqlite-writer.ts' },
+  entryPoints: { 'import-ledger': 'src/cli/run.ts', 'sqlite-writer': 'src/sqlite-writer.ts', 'relay-thread': 'src/relay-thread.ts' },
   outdir: staging,
   outExtension: { '.js': '.mjs' },
   chunkNames: 'chunks/[name]-[hash]',

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { rebuildAnswer } from './answers/recoveries.js';
 import { randomIds, type Clock, type IdGenerator } from './application/clock-and-ids.js';
 import type { LedgerContext } from './application/context.js';
 import { generateTokenSecret } from './application/tokens.js';
 import { ConfigError, type LedgerConfig } from './config.js';
 import { createFeedReadModels } from './feed/event-feed.js';
-import { packageRoot } from './package-root.js';
+import { threadEntry } from './thread-module.js';
 import { generationCachedReads } from './queries/generation-cached-reads.js';
 import { createReadModels } from './queries/read-models.js';
 import type { AnswerRebuilder } from './store/idempotency.js';
@@ -52,9 +50,8 @@ export interface OpenLedgerOptions {
   readonly webhookAttemptRetentionDays?: number;
 }
 
-/** The writer thread's module: the bundle's when this runs from it, else the sources' (through tsx). */
-export const writerEntry = (): URL =>
-  import.meta.url.endsWith('.ts') ? new URL('./sqlite-writer.ts', import.meta.url) : pathToFileURL(join(packageRoot(), 'dist/sqlite-writer.mjs'));
+/** The writer thread's module: the bundle's when this runs from it, else the sources'. */
+export const writerEntry = (): URL => threadEntry('sqlite-writer', import.meta.url);
 
 /** The composition root: the one place that knows which adapter runs; the server, the CLI and the tests see only the ports. */
 export async function openLedger(location: LedgerLocation, options: OpenLedgerOptions = {}): Promise<Ledger> {

@@ -18,9 +18,9 @@ import { AccountCreationScheduler } from './scheduler/account-creation-scheduler
 import { DEMO_SUPPLIER, seedDemoData } from './seed.js';
 import { rebuildStaleProjections } from './startup-rebuild.js';
 import { BatchStats } from './store/write-batches.js';
-import { Relays } from './relay/relays.js';
+import { RelayThread } from './relay/relay-thread.js';
+import { threadEntry } from './thread-module.js';
 import { RelayMetrics } from './relay/relay-metrics.js';
-import { ledgerWebhookEndpoints } from './relay/endpoints.js';
 
 /**
  * Serves probes from the first moment (`starting`), opens the ledger, rebuilds stale projections, seeds
@@ -74,25 +74,27 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     new AccountCreationScheduler({ ctx: ledger, logger: logger.child({ component: 'scheduler' }), actor: { actor: 'system:scheduler', requestId: null } }),
   ];
   for (const worker of workers) worker.start();
-  // Events out: NATS when configured, and the webhook endpoints; each relay on its lease (src/relay).
-  const relays = new Relays({
-    log: ledger.log,
-    relays: ledger.relays,
-    logger: logger.child({ component: 'relays' }),
-    nats: config.LEDGER_NATS_URL ? { url: config.LEDGER_NATS_URL, stream: config.LEDGER_NATS_STREAM, subjectPrefix: config.LEDGER_NATS_SUBJECT_PREFIX } : null,
-    webhooks: {
-      endpoints: ledgerWebhookEndpoints(ledger, { allowPrivateNetworks: config.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS }, { actor: 'system:webhooks', requestId: null }),
-      settings: {
+  // Events out: NATS when configured, and the webhook endpoints, each relay on its lease, in a thread of their
+  // own with a ledger of their own, so that no request waits behind them (src/relay).
+  const relays = await RelayThread.start(
+    threadEntry('relay-thread', import.meta.url),
+    {
+      location: ledgerLocation(config),
+      nats: config.LEDGER_NATS_URL ? { url: config.LEDGER_NATS_URL, stream: config.LEDGER_NATS_STREAM, subjectPrefix: config.LEDGER_NATS_SUBJECT_PREFIX } : null,
+      webhooks: {
         schedule: config.LEDGER_WEBHOOK_RETRY_SCHEDULE,
         disableAfterMs: config.LEDGER_WEBHOOK_DISABLE_AFTER,
         timeoutMs: config.LEDGER_WEBHOOK_TIMEOUT_MS,
         concurrency: config.LEDGER_WEBHOOK_CONCURRENCY,
+        allowPrivateNetworks: config.LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        attemptRetentionDays: config.LEDGER_WEBHOOK_ATTEMPT_RETENTION_DAYS,
       },
+      leaseMs: config.LEDGER_RELAY_LEASE_MS,
+      logLevel: config.LOG_LEVEL,
     },
-    metrics: metrics ? new RelayMetrics(metrics.registry, () => ledger.log.lastPosition()) : null,
-    laneOptions: { leaseMs: config.LEDGER_RELAY_LEASE_MS },
-  });
-  relays.start();
+    metrics ? new RelayMetrics(metrics.registry, () => ledger.log.lastPosition()) : null,
+    logger.child({ component: 'relays' }),
+  );
   let stopping = false;
   const stop = () => {
     if (stopping) return;

@@ -55,10 +55,19 @@ export class NatsSink implements RelaySink {
     this.maxInFlight = config.maxInFlight ?? 1_024;
   }
 
-  async push(routed: RoutedEvent): Promise<void> {
+  push(routed: RoutedEvent): Promise<void> | void {
+    // At once while connected and not at the limit: the client sends a turn's publishes in one write.
+    if (this.connection && this.inFlight < this.maxInFlight && !this.failure) this.publish(this.connection.js, routed);
+    else return this.pushWhenReady(routed);
+  }
+
+  private async pushWhenReady(routed: RoutedEvent): Promise<void> {
     const { js } = await this.connected();
     while (this.inFlight >= this.maxInFlight && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
-    if (this.failure) return;
+    if (!this.failure) this.publish(js, routed);
+  }
+
+  private publish(js: JetStreamClient, routed: RoutedEvent): void {
     const entry: Pending = { position: routed.position, done: false };
     const generation = this.generation;
     this.pending.push(entry);
@@ -117,7 +126,8 @@ export class NatsSink implements RelaySink {
 
   private async connected(): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
     if (this.connection) return this.connection;
-    const nc = await connect({ servers: this.config.url, name: 'import-ledger relay', maxReconnectAttempts: -1 });
+    // No async traces: the client would build an Error (its stack) for every publish, in case it fails.
+    const nc = await connect({ servers: this.config.url, name: 'import-ledger relay', maxReconnectAttempts: -1, noAsyncTraces: true });
     try {
       const jsm = await jetstreamManager(nc);
       const subjects = [`${this.config.subjectPrefix}.>`];

@@ -1,12 +1,19 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { LaneProgress } from './lane.js';
 
+/** What the relays tell of their work: deliveries by outcome, each relay's progress, a relay let go. */
+export interface RelayObserver {
+  delivered(relay: string, outcome: string, count?: number): void;
+  progress(relay: string, progress: LaneProgress): void;
+  forget(relay: string): void;
+}
+
 /**
  * Events out, on the service's registry (docs/operations.md "Metrics"): deliveries by relay and outcome, and
  * each relay's lag behind the log, in events and in seconds (how long ago the oldest event it has not
  * settled was read from the log: 0 when it is caught up).
  */
-export class RelayMetrics {
+export class RelayMetrics implements RelayObserver {
   private readonly deliveries: Counter<'relay' | 'outcome'>;
   private readonly lagEvents: Gauge<'relay'>;
   private readonly lagSeconds: Gauge<'relay'>;
@@ -45,8 +52,8 @@ export class RelayMetrics {
     });
   }
 
-  delivered(relay: string, outcome: string): void {
-    this.deliveries.inc({ relay, outcome });
+  delivered(relay: string, outcome: string, count = 1): void {
+    this.deliveries.inc({ relay, outcome }, count);
   }
 
   progress(relay: string, { settledThrough, readThrough }: LaneProgress): void {

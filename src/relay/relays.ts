@@ -6,7 +6,7 @@ import type { EventLog } from '../store/event-log.js';
 import type { RelayStore } from '../store/relay-store.js';
 import { RelayLane, type LaneOptions, type RelaySink } from './lane.js';
 import { NatsSink, type NatsRelayConfig } from './nats-sink.js';
-import type { RelayMetrics } from './relay-metrics.js';
+import type { RelayObserver } from './relay-metrics.js';
 import { createDeliver } from './webhooks/deliver.js';
 import { WebhookSink } from './webhooks/webhook-sink.js';
 import type { AttemptRow } from '../store/webhook-storage.js';
@@ -42,7 +42,7 @@ export interface RelaysOptions {
   readonly logger: Logger;
   readonly nats: NatsRelayConfig | null;
   readonly webhooks: { readonly endpoints: WebhookEndpointsPort; readonly settings: WebhookSettings } | null;
-  readonly metrics?: RelayMetrics | null;
+  readonly metrics?: RelayObserver | null;
   /** How often the endpoints are read again (new, changed, disabled, removed, replayed). */
   readonly watchEveryMs?: number;
   readonly laneOptions?: { readonly leaseMs?: number; readonly persistEveryMs?: number };

@@ -107,23 +107,33 @@ export class WebhookSink implements RelaySink {
     }
   }
 
-  async push(routed: RoutedEvent): Promise<void> {
+  push(routed: RoutedEvent): Promise<void> | void {
+    const room = !this.failure && !this.down && this.unsettled < (this.options.windowSize ?? 10_000);
+    if (!(this.parked && room && !this.parked.has(routed.orderingKey))) return this.pushWhenReady(routed);
+    this.take(routed);
+  }
+
+  private async pushWhenReady(routed: RoutedEvent): Promise<void> {
     const parked = await this.loadParked();
     while (!this.failure && (this.down || this.unsettled >= (this.options.windowSize ?? 10_000))) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     if (this.failure) return;
+    const behind = parked.get(routed.orderingKey);
+    if (!behind) return this.take(routed);
     const message: Message = { routed, body: payloadOf(routed), state: 'queued', attempts: 0, retryAt: 0, firstFailedAt: null };
     this.window.push(message);
-    const behind = parked.get(routed.orderingKey);
-    if (behind) {
-      // Its key waits for a parked message: it waits in the store too (unless a run before this one parked it already).
-      if (!behind.some((p) => p.position === routed.position)) {
-        const row: ParkedMessage = { endpointId: this.options.endpointId, position: routed.position, orderingKey: routed.orderingKey, attempts: 0, nextAttemptAtMs: null, firstFailedAtMs: this.now() };
-        behind.push(row);
-        await this.options.relays.park([row]);
-      }
-      message.state = 'parked';
-      return;
+    // Its key waits for a parked message: it waits in the store too (unless a run before this one parked it already).
+    if (!behind.some((p) => p.position === routed.position)) {
+      const row: ParkedMessage = { endpointId: this.options.endpointId, position: routed.position, orderingKey: routed.orderingKey, attempts: 0, nextAttemptAtMs: null, firstFailedAtMs: this.now() };
+      behind.push(row);
+      await this.options.relays.park([row]);
     }
+    message.state = 'parked';
+  }
+
+  /** A message of a key no parked message holds back: queued behind its key's earlier ones, or sent. */
+  private take(routed: RoutedEvent): void {
+    const message: Message = { routed, body: payloadOf(routed), state: 'queued', attempts: 0, retryAt: 0, firstFailedAt: null };
+    this.window.push(message);
     const queue = this.keys.get(routed.orderingKey);
     if (queue) queue.push(message);
     else {

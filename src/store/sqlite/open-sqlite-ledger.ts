@@ -78,7 +78,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     // One server process per SQLite file: its limits are the process's.
     limits: new InProcessLimits(clock),
     relays: new SqliteRelayStore(sqlite, (work) => runner.run(work)),
-    ...sqliteWebhookStorage(sqlite),
+    ...sqliteWebhookStorage(sqlite, (work) => runner.run(work)),
     location: database.file,
     async healthCheck() {
       try {

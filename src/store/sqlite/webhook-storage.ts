@@ -14,10 +14,12 @@ import {
 } from '../webhook-storage.js';
 
 /**
- * The webhook secrets and the delivery log on the service's connection, as the token secret is: small
- * transactions of their own beside the event store's batches (SQLite serialises the writers).
+ * The webhook secrets and the delivery log on the service's connection. Their writes are units of the group
+ * commit (`run`): they share its batches and its WAL syncs off the event loop, and never hold SQLite's one
+ * write lock through a sync of their own (another connection's writer, the relay thread's or the service's,
+ * would wait that long).
  */
-export function sqliteWebhookStorage(sqlite: Database.Database): { webhookSecrets: WebhookSecrets; webhookAttempts: WebhookAttempts } {
+export function sqliteWebhookStorage(sqlite: Database.Database, run: <T>(work: () => T) => Promise<T>): { webhookSecrets: WebhookSecrets; webhookAttempts: WebhookAttempts } {
   const insertSecret = sqlite.prepare<[string, string, string, string]>(
     'INSERT INTO webhook_secrets (endpoint_id, secret_id, secret, created_at, expires_at) VALUES (?, ?, ?, ?, NULL)',
   );
@@ -58,21 +60,21 @@ export function sqliteWebhookStorage(sqlite: Database.Database): { webhookSecret
   return {
     webhookSecrets: {
       async add(endpointId, secretId, secret, now) {
-        insertSecret.run(endpointId, secretId, secret, now.toISOString());
+        await run(() => insertSecret.run(endpointId, secretId, secret, now.toISOString()));
       },
       async rotate(endpointId, newSecretId, newSecret, now, overlapMs = DEFAULT_SECRET_OVERLAP_MS) {
-        rotate(endpointId, newSecretId, newSecret, now.toISOString(), new Date(now.getTime() + overlapMs).toISOString());
+        await run(() => rotate(endpointId, newSecretId, newSecret, now.toISOString(), new Date(now.getTime() + overlapMs).toISOString()));
       },
       async signingSecrets(endpointId, now) {
         return signing.all(endpointId, now.toISOString()).map((row) => row.secret);
       },
       async remove(endpointId) {
-        forgetAll.run(endpointId);
+        await run(() => forgetAll.run(endpointId));
       },
     },
     webhookAttempts: {
       async record(rows) {
-        if (rows.length > 0) record(rows);
+        if (rows.length > 0) await run(() => record(rows));
       },
       async list(endpointId, { failedOnly, before, limit }) {
         return (failedOnly ? listFailed : listAll).all(endpointId, before ?? Number.MAX_SAFE_INTEGER, limit).map(toStoredAttempt);
@@ -81,10 +83,10 @@ export function sqliteWebhookStorage(sqlite: Database.Database): { webhookSecret
         const cutoff = olderThan.toISOString();
         let deleted = 0;
         for (;;) {
-          const { changes } = purgeChunk.run(cutoff, ATTEMPT_PURGE_CHUNK);
+          const { changes } = await run(() => purgeChunk.run(cutoff, ATTEMPT_PURGE_CHUNK));
           deleted += changes;
           if (changes < ATTEMPT_PURGE_CHUNK) return deleted;
-          // Each chunk is a transaction of its own: other requests run between them.
+          // Each chunk is a unit of its own: other requests run between them.
           await setImmediate();
         }
       },

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type MessagePort, Worker } from 'node:worker_threads';
 import { inlineProjections } from '../../../projections/index.js';
 import type { LedgerEvent } from '../../../events/registry.js';
@@ -29,7 +26,7 @@ import type {
   ReserveOptions,
   StoredResponse,
 } from '../idempotency.js';
-import { packageRoot } from '../../package-root.js';
+import { threadModule } from '../../thread-module.js';
 import { openDatabase } from './database.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { SqliteIdempotencyRecords } from './idempotency-records.js';
@@ -241,27 +238,6 @@ export interface WriterThreadOptions {
   readonly clock?: () => Date;
 }
 
-const bundles = new Map<string, Promise<URL>>();
-
-/**
- * The thread's module from the sources (tests, `npm run` scripts), bundled once per process with esbuild
- * under node_modules so that Node finds the packages: tsx would compile every module again in each thread.
- */
-function bundled(entry: URL): Promise<URL> {
-  let found = bundles.get(entry.href);
-  if (!found) {
-    found = (async () => {
-      const { build } = await import('esbuild');
-      const outfile = join(packageRoot(), 'node_modules/.cache/import-ledger', `sqlite-writer-${process.pid}-${randomUUID()}.mjs`);
-      await build({ entryPoints: [fileURLToPath(entry)], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
-      process.once('exit', () => rmSync(outfile, { force: true }));
-      return pathToFileURL(outfile);
-    })();
-    bundles.set(entry.href, found);
-  }
-  return found;
-}
-
 /** The service's side of the writer thread: started once per ledger, closed with it. */
 export class WriterThread {
   private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -296,7 +272,7 @@ export class WriterThread {
     };
     // The time the thread opens at: its Idempotency-Key records tell a reservation a stopped process left by it.
     if (data.clock) new Float64Array(data.clock)[0] = options.clock!().getTime();
-    const worker = new Worker(entry.pathname.endsWith('.ts') ? await bundled(entry) : entry, { workerData: data });
+    const worker = new Worker(await threadModule(entry), { workerData: data });
     const thread = new WriterThread(worker, data, options);
     await new Promise<void>((resolve, reject) => {
       const first = (message: Reply) => {
