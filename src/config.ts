@@ -26,6 +26,8 @@ export const envSchema = z.object({
   LEDGER_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(DEFAULT_MAX_BODY_BYTES),
   LEDGER_TOKEN_SECRET: z.string().min(32, 'LEDGER_TOKEN_SECRET must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Which requests get a log line of their own: `failures` (4xx, 5xx, slower than a second) or `all`.
+  LEDGER_ACCESS_LOG: z.enum(['all', 'failures']).default('failures'),
   NODE_ENV: z.string().default('development'),
   // Supply point pre-population (docs/supply-points.md): unset (or empty) means "not configured".
   LEDGER_ELECTRICITY_OPERATOR_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),

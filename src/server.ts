@@ -51,6 +51,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
     logger,
     tokenSecret,
     maxBodyBytes: config.LEDGER_MAX_BODY_BYTES,
+    accessLog: config.LEDGER_ACCESS_LOG,
     databaseReachable: () => ledger.healthCheck(),
     documents: new LocalDirectoryDocumentStore(config.LEDGER_DOCUMENT_STORE),
     paymentVendors: paymentVendorsFromConfig(config),

@@ -15,7 +15,7 @@ import { methodNotAllowed } from './method-not-allowed.js';
 import { storeUnavailable } from '../store/store-faults.js';
 import { jsonBody } from './json-body.js';
 import { requestScope, wantsRequestScope } from '../queries/request-scope.js';
-import { requestContext } from './request-context.js';
+import { requestContext, type AccessLog } from './request-context.js';
 import { httpMetrics, type HttpMetrics } from './metrics-middleware.js';
 import { accountImportProcessRoutes, PROCESS_PATH } from './routes/account-import-processes.js';
 import { accountStatusRoutes } from './routes/account-status.js';
@@ -66,6 +66,8 @@ export interface AppDeps extends LedgerContext {
   readonly metrics: HttpMetrics | null;
   /** The service's identity (the ledger's `serviceId`): GET /v1/data-import/service/. */
   readonly serviceId: () => Promise<string>;
+  /** Which requests get a log line of their own (LEDGER_ACCESS_LOG; every one when not given). */
+  readonly accessLog?: AccessLog;
   /** Where the instance is in its life (docs/operations.md "Probes"): /readyz answers 200 only when `ready`. */
   readonly serviceState: () => ServiceState;
   /** Webhook endpoints' signing secrets and delivery log (the ledger's). */
@@ -85,7 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>({ strict: true });
   // First, so that it times the whole answer and sees every status, an error's too.
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
-  app.use('*', ...requestContext(deps.logger, deps.ids.uuid));
+  app.use('*', ...requestContext(deps.logger, deps.ids.uuid, deps.accessLog));
   app.use('*', methodNotAllowed(app));
   // On PostgreSQL a request's cached reads share one check of the read generation (src/queries/request-scope.ts).
   if (wantsRequestScope(deps.read)) app.use('*', (_c, next) => requestScope.run({}, next));

@@ -235,13 +235,24 @@ export class LedgerMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
+  /** Per label set (method, status class, route), its counter's and histogram's children: a request's count and time go to them without hashing its labels. */
+  private readonly httpChildren = new Map<string, { readonly requests: Counter.Internal; readonly duration: Histogram.Internal<'method' | 'route' | 'status_class'> }>();
+
   readonly http: HttpMetrics = {
     started: () => this.httpInFlight.inc(),
     finished: (method, route, status, seconds) => {
       this.httpInFlight.dec();
-      const labels = { method: METHODS.has(method) ? method : 'OTHER', route, status_class: `${Math.floor(status / 100)}xx` };
-      this.httpRequests.inc(labels);
-      this.httpDuration.observe(labels, seconds);
+      const known = METHODS.has(method) ? method : 'OTHER';
+      const statusClass = `${Math.floor(status / 100)}xx`;
+      const key = `${known} ${statusClass} ${route}`;
+      let child = this.httpChildren.get(key);
+      if (!child) {
+        const labels = { method: known, route, status_class: statusClass };
+        child = { requests: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+        this.httpChildren.set(key, child);
+      }
+      child.requests.inc();
+      child.duration.observe(seconds);
     },
     storeUnavailable: (reason) => this.unavailable.inc({ reason }),
   };
