@@ -248,7 +248,7 @@ export const pgWebhookEndpoints = projectionTable('webhook_endpoints');
 /** Every derived table by its SQL name: the store's tables and every inline projection's. */
 export const pgTablesByName: Record<string, PgTable> = {
   ...Object.fromEntries(
-    [pgEvents, pgServiceSecrets, pgProjectionVersions, pgIdempotencyKeys, pgRateLimitBuckets, pgRateLimitWindows, pgWebhookSecrets, pgWebhookAttempts].map((t) => [getTableName(t), t]),
+    [pgEvents, pgServiceSecrets, pgProjectionVersions, pgIdempotencyKeys, pgRateLimitBuckets, pgRateLimitWindows, pgRelayCursors, pgWebhookRetries, pgWebhookSecrets, pgWebhookAttempts].map((t) => [getTableName(t), t]),
   ),
   ...Object.fromEntries(projectionTables),
 };

@@ -1,3 +1,4 @@
+import { relayCursors, webhookRetries } from '../../../src/store/relay-schema.js';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,8 @@ const canonicalTables: SQLiteTable[] = [
   idempotencyKeys,
   rateLimitBuckets,
   rateLimitWindows,
+  relayCursors,
+  webhookRetries,
   webhookSecrets,
   webhookAttempts,
   ...inlineProjections.map((projection) => canonicalTable(projection)),
