@@ -77,7 +77,7 @@ export async function runServer(config: LedgerConfig, logger: Logger): Promise<S
   for (const worker of workers) worker.start();
   // Events out: NATS when configured, and the webhook endpoints, each relay on its lease, in a thread of their
   // own with a ledger of their own, so that no request waits behind them (src/relay).
-  const relays = await RelayThread.start(
+  const relays = RelayThread.start(
     threadEntry('relay-thread', import.meta.url),
     {
       location: ledgerLocation(config),

@@ -86,22 +86,35 @@ export class RelayThread {
   private worker: Worker | null = null;
   private stopping = false;
   private restart: NodeJS.Timeout | null = null;
+  /** The thread's module, once runnable (from the sources it is bundled first). */
+  private readonly module: Promise<URL>;
 
   private constructor(
-    private readonly entry: URL,
+    entry: URL,
     private readonly data: RelayThreadData,
     private readonly observer: RelayObserver | null,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.module = threadModule(entry);
+  }
 
-  static async start(entry: URL, data: RelayThreadData, observer: RelayObserver | null, logger: Logger): Promise<RelayThread> {
-    const thread = new RelayThread(await threadModule(entry), data, observer, logger);
+  /** Starts the thread as soon as its module is runnable; the service does not wait for it (a stop meanwhile starts none). */
+  static start(entry: URL, data: RelayThreadData, observer: RelayObserver | null, logger: Logger): RelayThread {
+    const thread = new RelayThread(entry, data, observer, logger);
     thread.launch();
     return thread;
   }
 
   private launch(): void {
-    const worker = new Worker(this.entry, { workerData: this.data });
+    this.module.then(
+      (module) => this.run(module),
+      (error: unknown) => this.logger.error({ err: error }, 'the relay thread could not be started'),
+    );
+  }
+
+  private run(module: URL): void {
+    if (this.stopping) return;
+    const worker = new Worker(module, { workerData: this.data });
     this.worker = worker;
     worker.on('message', (message: FromThread) => {
       if (message.kind !== 'figures' || !this.observer) return;
@@ -122,6 +135,7 @@ export class RelayThread {
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     if (this.restart) clearTimeout(this.restart);
+    await this.module.catch(() => undefined);
     const worker = this.worker;
     if (!worker) return;
     const stopped = new Promise<void>((resolve) => {
