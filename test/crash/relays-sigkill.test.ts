@@ -6,7 +6,7 @@ import { skipWithoutNats, TEST_NATS_URL, testStream } from '../support/nats.js';
 import { checkedFetch } from '../support/openapi-check.js';
 import { supplierCatalogue as catalogue, orderViolations, until } from '../support/relay-checks.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { CrashWorkload, SUPPLIER, setUpCrashDatabase, startServer } from './crash-workload.js';
+import { CrashWorkload, SUPPLIER, setUpCrashDatabase, startServer, type Server } from './crash-workload.js';
 
 const unavailable = await skipWithoutNats();
 
@@ -16,6 +16,7 @@ describe.skipIf(unavailable)('events out through SIGKILLs of the service', () =>
     const { stream, subjectPrefix } = testStream();
     const receiver = await startWebhookReceiver([]);
     const nc = await connect({ servers: TEST_NATS_URL });
+    let server: Server | null = null;
     try {
       const token = await setUpCrashDatabase(db.location);
       const env = {
@@ -26,7 +27,7 @@ describe.skipIf(unavailable)('events out through SIGKILLs of the service', () =>
         LEDGER_NATS_STREAM: stream,
         LEDGER_NATS_SUBJECT_PREFIX: subjectPrefix,
       };
-      let server = await startServer(db.location, env);
+      server = await startServer(db.location, env);
       const created = await checkedFetch(`${server.base}/v1/data-import/webhook-endpoints/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Token ${token}` },
@@ -40,18 +41,20 @@ describe.skipIf(unavailable)('events out through SIGKILLs of the service', () =>
 
       const workload = new CrashWorkload(token);
       for (let kill = 0; kill < 2; kill++) {
-        await workload.retryLost(() => [server.base]);
+        const current = server;
+        await workload.retryLost(() => [current.base]);
         let running = true;
-        const load = workload.load(6, () => running, () => () => [server.base]);
+        const load = workload.load(6, () => running, () => () => [current.base]);
         // Killed while deliveries are in flight: some events delivered and not yet stored as delivered.
         await until(async () => receiver.received.length > 20 * (kill + 1), 'deliveries under way', 30_000);
-        server.child.kill('SIGKILL');
+        current.child.kill('SIGKILL');
         running = false;
-        await server.exited;
+        await current.exited;
         await load;
         server = await startServer(db.location, env);
       }
-      await workload.retryLost(() => [server.base]);
+      const last = server;
+      await workload.retryLost(() => [last.base]);
 
       const want = (await catalogue(db.location, 0)).filter((r) => r.position > from);
       expect(want.length).toBeGreaterThan(50);
@@ -71,9 +74,9 @@ describe.skipIf(unavailable)('events out through SIGKILLs of the service', () =>
       const everything = await catalogue(db.location, 0);
       const jsm = await jetstreamManager(nc);
       await until(async () => (await jsm.streams.info(stream).catch(() => null))?.state.messages === everything.length, `all ${everything.length} events in the stream`);
-      server.child.kill('SIGTERM');
-      await server.exited;
     } finally {
+      server?.child.kill('SIGKILL');
+      await server?.exited;
       const jsm = await jetstreamManager(nc);
       await jsm.streams.delete(stream).catch(() => undefined);
       await nc.close();
