@@ -4,21 +4,22 @@
 // (3) the NATS relay's events a second over a generated log, each relay alone. The targets: at least 2,000
 // deliveries/s, lag under 1 s while stage-account runs at full speed, the NATS relay at least 10,000 events/s,
 // stage-account with both relays on within 10% of its rate with them off.
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
-import { median, root, run, stop } from './lib.js';
+import { median, processCpuMs, root, run, stop } from './lib.js';
 import { databaseEnv, serviceBin, startService, tokenFor } from './service.js';
 
 const NATS_URL = process.env['LEDGER_BENCH_NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const tsx = join(root, 'node_modules/.bin/tsx');
 
 export interface RelayFigures {
-  readonly rounds: readonly { readonly relays: boolean; readonly stage: number; readonly p99Ms: number }[];
+  readonly rounds: readonly { readonly relays: boolean; readonly stage: number; readonly p99Ms: number; readonly cpuMsPerRequest: number }[];
+  /** The service's CPU a stage request (its relays' included), medians with the relays on and off. */
+  readonly cpuOn: number;
+  readonly cpuOff: number;
   readonly stageOn: number;
   readonly stageOff: number;
   /** Median rate with the relays on over the median with them off. */
@@ -37,33 +38,59 @@ interface Lag {
   readonly events: number;
 }
 
-/** A receiver that answers 204 at once, and notes when each staged account's first event arrived. */
-async function startReceiver(onAccount: (ext: string, at: number) => void): Promise<{ url: string; deliveries: () => number; ids: () => number; close: () => Promise<void> }> {
-  let deliveries = 0;
-  const ids = new Set<string>();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      deliveries++;
-      ids.add(String(req.headers['webhook-id']));
-      res.writeHead(204).end();
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { external_account_number?: string } };
-      if (body.type === 'data_import.import_process.staged-v1' && body.data.external_account_number) onAccount(body.data.external_account_number, performance.now());
+interface Counts {
+  readonly deliveries: number;
+  /** Distinct webhook-ids. */
+  readonly ids: number;
+  /** Staged accounts whose event arrived. */
+  readonly webhook: number;
+  readonly nats: number;
+}
+
+interface Arrivals {
+  readonly webhook: readonly [string, number][];
+  readonly nats: readonly [string, number][];
+}
+
+/** The webhook receiver and the NATS subscriber (bench/relay-receivers.mjs), in a process of their own. */
+async function startReceivers(): Promise<{ url: string; subscribe: (subject: string) => Promise<void>; counts: () => Promise<Counts>; arrivals: () => Promise<Arrivals>; close: () => void }> {
+  const child = fork(join(root, 'bench/relay-receivers.mjs'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = <T>(test: (message: any) => boolean): Promise<T> =>
+    new Promise((resolve) => {
+      const listener = (message: unknown) => {
+        if (!test(message)) return;
+        child.off('message', listener);
+        resolve(message as T);
+      };
+      child.on('message', listener);
     });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const { port } = await next<{ port: number }>((m) => typeof m?.port === 'number');
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    deliveries: () => deliveries,
-    ids: () => ids.size,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    url: `http://127.0.0.1:${port}/hooks`,
+    subscribe: async (subject) => {
+      const subscribed = next((m) => m?.subscribed === subject);
+      child.send({ nats: NATS_URL, subject });
+      await subscribed;
+    },
+    counts: () => {
+      const counts = next<Counts>((m) => typeof m?.deliveries === 'number');
+      child.send('counts');
+      return counts;
+    },
+    arrivals: () => {
+      const arrivals = next<Arrivals>((m) => Array.isArray(m?.webhook));
+      child.send('arrivals');
+      return arrivals;
+    },
+    close: () => child.kill(),
   };
 }
 
-const lagOf = (sent: ReadonlyMap<string, number>, arrived: ReadonlyMap<string, number>): Lag => {
-  const lags = [...arrived].flatMap(([ext, at]) => (sent.has(ext) ? [at - sent.get(ext)!] : [])).sort((a, b) => a - b);
+/** A moment on a clock every process of the machine shares (the receivers' process notes arrivals on it). */
+const now = () => performance.timeOrigin + performance.now();
+
+const lagOf = (sent: ReadonlyMap<string, number>, arrived: readonly [string, number][]): Lag => {
+  const lags = arrived.flatMap(([ext, at]) => (sent.has(ext) ? [at - sent.get(ext)!] : [])).sort((a, b) => a - b);
   const at = (q: number) => Math.round(lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? 0);
   return { p50: at(0.5), p99: at(0.99), max: Math.round(lags.at(-1) ?? 0), events: lags.length };
 };
@@ -103,26 +130,18 @@ async function stageRound(
   seconds: number,
   accountBody: (ext: string) => string,
   nc: NatsConnection,
-): Promise<{ rate: number; p99Ms: number; webhook: Lag | null; nats: Lag | null }> {
+): Promise<{ rate: number; p99Ms: number; cpuMsPerRequest: number; webhook: Lag | null; nats: Lag | null }> {
   const database = join(work, `relays-${round}-${relays ? 'on' : 'off'}.db`);
   const stream = `BENCH_RELAYS_${round}`;
   const sent = new Map<string, number>();
-  const atWebhook = new Map<string, number>();
-  const atNats = new Map<string, number>();
-  const receiver = relays ? await startReceiver((ext, at) => atWebhook.has(ext) || atWebhook.set(ext, at)) : null;
-  const subscription = relays
-    ? nc.subscribe(`${stream.toLowerCase()}.BENCH.data_import.import_process.staged-v1`, {
-        callback: (_error, msg) => {
-          const ext = (msg.json() as { data: { external_account_number: string } }).data.external_account_number;
-          if (!atNats.has(ext)) atNats.set(ext, performance.now());
-        },
-      })
-    : null;
-  await setUp(database, receiver?.url ?? null);
+  const receivers = relays ? await startReceivers() : null;
+  await receivers?.subscribe(`${stream.toLowerCase()}.BENCH.data_import.import_process.staged-v1`);
+  await setUp(database, receivers?.url ?? null);
   const service = await startService(database, { env: relays ? relayEnv(stream) : {} });
   try {
     const token = await tokenFor(service.base, database);
     let i = 0;
+    const cpuBefore = processCpuMs(service.child.pid!);
     const result = await autocannon({
       url: `${service.base}/v1/data-import/account-import-process/create-or-update/`,
       method: 'POST',
@@ -133,24 +152,31 @@ async function stageRound(
         {
           setupRequest: (req) => {
             const ext = `R${round}-${i++}`;
-            sent.set(ext, performance.now());
+            sent.set(ext, now());
             return { ...req, body: accountBody(ext) };
           },
         },
       ],
     });
     const ok = result.requests.total - result.non2xx - result.errors;
-    if (relays) await until(() => atWebhook.size >= ok && atNats.size >= ok, 60_000);
+    if (receivers) {
+      await until(async () => {
+        const counts = await receivers.counts();
+        return counts.webhook >= ok && counts.nats >= ok;
+      }, 60_000);
+    }
+    const cpuMsPerRequest = Math.round(((processCpuMs(service.child.pid!) - cpuBefore) / ok) * 1000) / 1000;
+    const report = await receivers?.arrivals();
     return {
       rate: Math.round(ok / (result.duration || seconds)),
       p99Ms: result.latency.p99,
-      webhook: relays ? lagOf(sent, atWebhook) : null,
-      nats: relays ? lagOf(sent, atNats) : null,
+      cpuMsPerRequest,
+      webhook: report ? lagOf(sent, report.webhook) : null,
+      nats: report ? lagOf(sent, report.nats) : null,
     };
   } finally {
-    subscription?.unsubscribe();
     await stop(service.child);
-    await receiver?.close();
+    receivers?.close();
     if (relays) await deleteStream(nc, stream);
   }
 }
@@ -162,21 +188,23 @@ async function drainRates(work: string, events: number, nc: NatsConnection, prog
   // Every generated event is an external event but the supplier's and the team's creation.
   const catalogue = events - 2;
   let first = 0;
-  const receiver = await startReceiver(() => undefined);
+  const receiver = await startReceivers();
+  const ids = async () => (await receiver.counts()).ids;
   const service = await startService(database, { env: { LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
   let webhook = 0;
   try {
     const env = { ...databaseEnv(database), NODE_ENV: 'production', LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
     const added = JSON.parse(await run(process.execPath, [serviceBin, 'webhook', 'add', receiver.url, '--supplier', 'BENCH', '--json'], env)) as { id: string };
     await run(process.execPath, [serviceBin, 'webhook', 'replay', added.id, '--from-position', '1'], env);
-    await until(() => receiver.ids() > 0, 30_000);
+    await until(async () => (await ids()) > 0, 30_000);
     first = performance.now();
-    await until(() => receiver.ids() >= catalogue, 600_000);
-    webhook = Math.round(receiver.ids() / ((performance.now() - first) / 1000));
-    progress(`  webhook relay: ${receiver.ids().toLocaleString()} events delivered (${receiver.deliveries().toLocaleString()} deliveries) at ${webhook.toLocaleString()}/s`);
+    await until(async () => (await ids()) >= catalogue, 600_000);
+    const { ids: delivered, deliveries } = await receiver.counts();
+    webhook = Math.round(delivered / ((performance.now() - first) / 1000));
+    progress(`  webhook relay: ${delivered.toLocaleString()} events delivered (${deliveries.toLocaleString()} deliveries) at ${webhook.toLocaleString()}/s`);
   } finally {
     await stop(service.child);
-    await receiver.close();
+    receiver.close();
   }
   const stream = 'BENCH_RELAYS_DRAIN';
   await deleteStream(nc, stream);
@@ -207,16 +235,16 @@ export async function measureRelays(
   const nc = await connect({ servers: NATS_URL });
   try {
     progress(`events out: stage-account with the relays on and off (${options.rounds} alternated rounds of ${options.seconds} s, fresh databases):`);
-    const rounds: { relays: boolean; stage: number; p99Ms: number }[] = [];
+    const rounds: { relays: boolean; stage: number; p99Ms: number; cpuMsPerRequest: number }[] = [];
     const lags = { webhook: [] as Lag[], nats: [] as Lag[] };
     for (let round = 0; round < options.rounds; round++) {
       for (const relays of round % 2 === 0 ? [false, true] : [true, false]) {
         const r = await stageRound(work, round, relays, options.seconds, accountBody, nc);
-        rounds.push({ relays, stage: r.rate, p99Ms: r.p99Ms });
+        rounds.push({ relays, stage: r.rate, p99Ms: r.p99Ms, cpuMsPerRequest: r.cpuMsPerRequest });
         if (r.webhook) lags.webhook.push(r.webhook);
         if (r.nats) lags.nats.push(r.nats);
         progress(
-          `  round ${round + 1}, relays ${relays ? 'on ' : 'off'}: ${r.rate} req/s, p99 ${r.p99Ms} ms` +
+          `  round ${round + 1}, relays ${relays ? 'on ' : 'off'}: ${r.rate} req/s, p99 ${r.p99Ms} ms, service CPU ${r.cpuMsPerRequest} ms a request` +
             (r.webhook && r.nats ? `; lag to the webhook p50 ${r.webhook.p50} ms, p99 ${r.webhook.p99} ms, max ${r.webhook.max} ms; to NATS p50 ${r.nats.p50} ms, p99 ${r.nats.p99} ms, max ${r.nats.max} ms` : ''),
         );
       }
@@ -230,6 +258,8 @@ export async function measureRelays(
       rounds,
       stageOn,
       stageOff,
+      cpuOn: median(rounds.filter((r) => r.relays).map((r) => r.cpuMsPerRequest)),
+      cpuOff: median(rounds.filter((r) => !r.relays).map((r) => r.cpuMsPerRequest)),
       ratio: Math.round((stageOn / stageOff) * 1000) / 1000,
       webhookLagMs: worst(lags.webhook),
       natsLagMs: worst(lags.nats),
@@ -246,6 +276,7 @@ export function printRelays(f: RelayFigures): void {
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   process.stdout.write(
     `events out: stage-account with both relays on ${f.stageOn} req/s, off ${f.stageOff} req/s: ${(f.ratio * 100).toFixed(1)}% (target at least 90%: ${met(f.ratio >= 0.9)})\n` +
+      `  the service's CPU a stage request (its relays' share of the event included): ${f.cpuOn} ms on, ${f.cpuOff} ms off\n` +
       `  lag from the stage request to the event's arrival (worst round): webhook p50 ${f.webhookLagMs.p50} ms, p99 ${f.webhookLagMs.p99} ms, max ${f.webhookLagMs.max} ms; ` +
       `NATS p50 ${f.natsLagMs.p50} ms, p99 ${f.natsLagMs.p99} ms, max ${f.natsLagMs.max} ms (target under 1 s: ${met(f.webhookLagMs.p99 < 1_000 && f.natsLagMs.p99 < 1_000)})\n` +
       `  webhook relay alone: ${f.webhookDeliveriesPerSecond.toLocaleString()} deliveries/s (target 2,000: ${met(f.webhookDeliveriesPerSecond >= 2_000)}); ` +
