@@ -105,13 +105,15 @@ export function sqliteStoredBytes(file: string): number {
 
 /**
  * What PostgreSQL wrote, cluster-wide (other databases of the server count too): the WAL's bytes and the
- * pages the checkpointer, the background writer and the backends wrote out.
+ * pages the checkpointer, the background writer and the backends wrote out, after a checkpoint.
  */
 export async function postgresWrittenBytes(url: string): Promise<number> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    // The pages the run dirtied are its writes too: a checkpoint writes them out, and counts them.
+    await client.query('CHECKPOINT');
     const { rows } = await client.query<{ bytes: string }>(
       `SELECT ((SELECT wal_bytes FROM pg_stat_wal) +
                (SELECT (buffers_checkpoint + buffers_clean + buffers_backend) * current_setting('block_size')::bigint FROM pg_stat_bgwriter))::bigint AS bytes`,
