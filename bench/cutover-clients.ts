@@ -2,7 +2,8 @@
 // child process of its own (its CPU written at exit by bench/cpu-at-exit.mjs), watched by the meters, its
 // summary line read from stdout and its progress lines passed on, a few a minute.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Meters, Side } from './cutover-meters.js';
@@ -102,4 +103,17 @@ export async function journalReaches(file: string, count: number, stop: () => bo
     await new Promise((r) => setTimeout(r, 500));
   }
   return false;
+}
+
+/** A report's lines that `keep` picks (at most `limit`), read a line at a time: what to look at when a run goes wrong. */
+export async function reportLines(report: string, keep: (line: string) => boolean, limit = 1_000): Promise<string[]> {
+  if (!existsSync(report)) return [];
+  const found: string[] = [];
+  const lines = createInterface({ input: createReadStream(report), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (keep(line)) found.push(line);
+    if (found.length >= limit) break;
+  }
+  lines.close();
+  return found;
 }

@@ -4,13 +4,14 @@
 // corrected folder is migrated again (the journal skips what is settled) and verify must then find the
 // folder and the service in agreement (exit 0), and the store must hold each record once.
 import { loadavg, tmpdir } from 'node:os';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runClient, journalReaches, type ClientResult } from './cutover-clients.js';
+import { journalReaches, reportLines, runClient, type ClientResult } from './cutover-clients.js';
 import { correctAccounts, ext, SUPPLIER, writeFolder, type FolderCounts } from './cutover-folder.js';
 import { Meters, postgresStoredBytes, postgresWrittenBytes, sqliteStoredBytes } from './cutover-meters.js';
 import { startServices } from './cutover-services.js';
 import { storeCounts, storeDifferences, type StoreCounts } from './cutover-store.js';
+import { root } from './lib.js';
 import { obtainToken, pollReads } from './service.js';
 
 export interface CutoverOptions {
@@ -72,6 +73,8 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
   const work = mkdtempSync(join(tmpdir(), 'import-ledger-bench-cutover-'));
   const meters = new Meters();
   const problems: string[] = [];
+  /** The report lines of what went wrong, kept past the temporary folder (bench/results/cutover-failures.ndjson). */
+  const kept: string[] = [];
   const atStart = loadavg().map((l) => round(l));
   const dir = join(work, 'folder');
   let services: Awaited<ReturnType<typeof startServices>> | null = null;
@@ -128,6 +131,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
     const firstExport = runs[runs.length - 1]!;
     const expectedCode = folder.brokenAccounts > 0 ? 1 : 0;
     if (firstExport.code !== expectedCode || failedOf(firstExport) !== folder.brokenAccounts) {
+      kept.push(...(await reportLines(report, (line) => line.includes('"outcome":"failed"') && !line.includes('"account_failed_validation"'))));
       problems.push(`migrate of the first export exited ${firstExport.code} with ${failedOf(firstExport)} failed items (expected ${expectedCode}, ${folder.brokenAccounts}: the broken accounts): ${JSON.stringify(firstExport.summary)} ${firstExport.stderrTail.slice(-1000)}`);
     }
 
@@ -135,6 +139,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
     correctAccounts(dir, options.accounts);
     const corrected = await migrate().done;
     runs.push(corrected);
+    if (corrected.code !== 0) kept.push(...(await reportLines(report, (line) => line.includes('"outcome":"failed"'))));
     if (corrected.code !== 0) problems.push(`migrate of the corrected folder exited ${corrected.code}: ${JSON.stringify(corrected.summary)} ${corrected.stderrTail.slice(-1000)}`);
 
     progress('  verify ...');
@@ -142,6 +147,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
     const summary = (verified.summary?.['summary'] ?? {}) as Record<string, { missing: number; extra: number; different: number }>;
     const extra = Object.values(summary).reduce((n, k) => n + k.extra, 0);
     const differences = Object.values(summary).reduce((n, k) => n + k.missing + k.extra + k.different, 0);
+    if (verified.code !== 0) kept.push(...(await reportLines(join(work, 'verify.ndjson'), () => true)));
     if (verified.code !== 0) problems.push(`verify exited ${verified.code}: ${JSON.stringify(verified.summary)} ${verified.stderrTail.slice(-1000)}`);
 
     const polled = await reads.stop();
@@ -153,6 +159,12 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
     if (storeDiff.length > 0) problems.push(`the store does not hold what the folder holds: ${storeDiff.map(([k, held, want]) => `${k} ${held} (folder ${want})`).join(', ')}`);
     await services.drop();
 
+    if (kept.length > 0) {
+      const file = join(root, 'bench/results/cutover-failures.ndjson');
+      mkdirSync(join(root, 'bench/results'), { recursive: true });
+      writeFileSync(file, `${kept.join('\n')}\n`);
+      problems.push(`the unexpected failures of the migrate reports and verify's differences (the first 1,000 of each) are in ${file}`);
+    }
     const perAccount = (n: number) => round(n / options.accounts, 3);
     const clientSeconds = runs.reduce((s, r) => s + r.seconds, 0) + verified.seconds;
     const accountsPerSecond = options.accounts / clientSeconds;
