@@ -139,16 +139,20 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
     correctAccounts(dir, options.accounts);
     const corrected = await migrate().done;
     runs.push(corrected);
-    if (corrected.code !== 0) kept.push(...(await reportLines(report, (line) => line.includes('"outcome":"failed"'))));
-    if (corrected.code !== 0) problems.push(`migrate of the corrected folder exited ${corrected.code}: ${JSON.stringify(corrected.summary)} ${corrected.stderrTail.slice(-1000)}`);
+    if (corrected.code !== 0) {
+      kept.push(...(await reportLines(report, (line) => line.includes('"outcome":"failed"'))));
+      problems.push(`migrate of the corrected folder exited ${corrected.code}: ${JSON.stringify(corrected.summary)} ${corrected.stderrTail.slice(-1000)}`);
+    }
 
     progress('  verify ...');
     const verified = await runClient('verify', [dir, '--url', base, '--supplier', SUPPLIER, '--concurrency', String(options.concurrency), '--report', join(work, 'verify.ndjson')], env, meters, join(work, 'verify-cpu.json'), progress).done;
     const summary = (verified.summary?.['summary'] ?? {}) as Record<string, { missing: number; extra: number; different: number }>;
     const extra = Object.values(summary).reduce((n, k) => n + k.extra, 0);
     const differences = Object.values(summary).reduce((n, k) => n + k.missing + k.extra + k.different, 0);
-    if (verified.code !== 0) kept.push(...(await reportLines(join(work, 'verify.ndjson'), () => true)));
-    if (verified.code !== 0) problems.push(`verify exited ${verified.code}: ${JSON.stringify(verified.summary)} ${verified.stderrTail.slice(-1000)}`);
+    if (verified.code !== 0) {
+      kept.push(...(await reportLines(join(work, 'verify.ndjson'), () => true)));
+      problems.push(`verify exited ${verified.code}: ${JSON.stringify(verified.summary)} ${verified.stderrTail.slice(-1000)}`);
+    }
 
     const polled = await reads.stop();
     await services.stop();
