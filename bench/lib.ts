@@ -132,3 +132,12 @@ export const tenTransactions = (importSupplier: string, externalAccountNumber: s
     ...(n % 3 === 0 ? {} : { reason: 'IMPORTED_CHARGE' }),
   })),
 });
+
+/**
+ * KB a process has caused to be written to the disk so far (every thread): `write_bytes` of /proc/PID/io,
+ * the pages it dirtied as the block layer counts them, where `wchar` counts every write(2) (sockets too).
+ */
+export function processDiskWrittenKb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/io`, 'utf8').split('\n').find((l) => l.startsWith('write_bytes:'));
+  return Number(line?.slice('write_bytes:'.length).trim() ?? 0) / 1024;
+}

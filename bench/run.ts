@@ -16,6 +16,8 @@ import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.j
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
 import { measureVerify, type VerifyFigures } from './verify-client.js';
 import { measureRelays, printRelays } from './relays.js';
+import { CutoverUsage, parseCutoverOptions, runCutover } from './cutover.js';
+import { printCutover } from './cutover-print.js';
 import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metrics-overhead.js';
 
 const quick = process.argv.includes('--quick');
@@ -27,6 +29,8 @@ const onlyVerify = process.argv.includes('--only=verify');
 /** `--verify-accounts=N`: the accounts verify compares (100,000; 20,000 with `--quick`), to see its memory against the supplier's size. */
 const VERIFY_ACCOUNTS = Number(process.argv.find((a) => a.startsWith('--verify-accounts='))?.slice('--verify-accounts='.length) ?? (quick ? 20_000 : 100_000));
 if (!Number.isSafeInteger(VERIFY_ACCOUNTS) || VERIFY_ACCOUNTS < 1) throw new Error('--verify-accounts takes a whole number of accounts, at least 1');
+/** `-- --only=cutover --accounts=N [--store=postgres --instances=K] [--kill=service|client] [--concurrency=8]`: bench/cutover.ts. */
+const onlyCutover = process.argv.includes('--only=cutover');
 /** `-- --only=metrics`: only stage-account with metrics on and off. */
 const onlyMetrics = process.argv.includes('--only=metrics');
 /** `-- --only=writer`: the echo, then SQLite's two writers (LEDGER_SQLITE_WRITER inline and thread) alternated. */
@@ -201,7 +205,16 @@ async function keyToken(base: string, database: string): Promise<string> {
 }
 
 async function main() {
+  const cutover = onlyCutover ? parseCutoverOptions(process.argv, PG_SERVER) : null;
   await run(process.execPath, [join(root, 'scripts/build.mjs')], {});
+  if (cutover) {
+    const figures = await runCutover(cutover, progress);
+    printCutover(figures);
+    mkdirSync(join(root, 'bench/results'), { recursive: true });
+    writeFileSync(join(root, 'bench/results/cutover.json'), `${JSON.stringify(figures, null, 2)}\n`);
+    if (!figures.passed) process.exitCode = 1;
+    return;
+  }
   progress(`import-ledger bench (${quick ? 'quick' : 'full'}): ${CONNECTIONS} connections, ${DURATION} s per HTTP scenario, ${LOG_EVENTS.toLocaleString()}-event log`);
   if (onlyMetrics) {
     const overhead = await metricsScenario();
@@ -796,6 +809,11 @@ function printTable() {
 
 main()
   .catch((error) => {
+    if (error instanceof CutoverUsage) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
     process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exitCode = 1;
   })

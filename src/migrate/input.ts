@@ -1,11 +1,13 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /**
- * The migration folder (docs/migrate.md "The folder"): products.json, businesses/, accounts/ or
- * accounts.ndjson, records/<EXT>/. Accounts are read one at a time, never the whole cohort at once.
+ * The migration folder (docs/migrate.md "The folder"): products.json, businesses/ (and its
+ * payment-instructions.ndjson), accounts/ or accounts.ndjson, records/<EXT>/ and records/<kind>.ndjson.
+ * Accounts and records are read one at a time, never the whole cohort at once.
  */
 
 /** One input item: its id (for the report and the journal), its body, and where it came from. */
@@ -15,6 +17,12 @@ export interface InputItem {
   /** The body's JSON text as read (an account file, an NDJSON line): sent and hashed as is, never re-serialised. */
   readonly json?: string;
   readonly source: string;
+  /**
+   * What the journal knows the item by, when its id is not enough: an NDJSON record line names an account
+   * that may have other lines (or a records/<EXT>/ file) of the same kind, so it is the account and a hash
+   * of the line's own bytes (the same line is the same item, wherever it moves in the file).
+   */
+  readonly journalId?: string;
 }
 
 /** A file that cannot be read as JSON, or lacks the id a step needs: reported as a failed item. */
@@ -30,6 +38,9 @@ export const isUnreadable = (item: ReadItem): item is UnreadableItem => 'problem
 
 export const RECORD_KINDS = ['notes', 'transactions', 'statements'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** The field naming the supplier in a body, filled in with --supplier when a line or file leaves it out. */
+type SupplierField = 'import_supplier' | 'import_supplier_code';
 
 /** How the accounts/ folder is listed: its `.json` names in JavaScript's sort order (migrate's at once, verify's sorted on disk). */
 export type JsonNames = (dir: string) => AsyncIterable<string>;
@@ -132,27 +143,82 @@ export class MigrationInput {
       }
       return;
     }
-    let lineNumber = 0;
-    for await (const line of createInterface({ input: createReadStream(source.file), crlfDelay: Infinity })) {
-      lineNumber++;
-      if (line.trim() === '') continue;
-      const where = `${source.file}:${lineNumber}`;
-      try {
-        yield item(JSON.parse(line) as unknown, line, where, `line ${lineNumber}`);
-      } catch (error) {
-        yield { id: `line ${lineNumber}`, problem: `not JSON: ${error instanceof Error ? error.message : String(error)}`, source: where };
-      }
-    }
+    yield* ndjsonItems(source.file, (value, line, where, lineId) => item(value, line, where, lineId));
   }
 
-  /** The account numbers that have a records folder, sorted (null: no records/ folder). */
-  recordAccounts(): string[] | null {
+  /** The NDJSON file of one kind of records (null: none). */
+  recordsFile(kind: RecordKind): string | null {
+    const file = join(this.dir, 'records', `${kind}.ndjson`);
+    return existsSync(file) ? file : null;
+  }
+
+  /** The lines of records/<kind>.ndjson, one account's body each, the supplier filled in where absent; in file order. */
+  recordLines(kind: RecordKind, supplier: string): AsyncGenerator<ReadItem> {
+    const file = join(this.dir, 'records', `${kind}.ndjson`);
+    return ndjsonItems(file, (value, line, where, lineId) => {
+      const id = stringField(value, 'external_account_number');
+      if (!id) return { id: lineId, problem: 'a line without external_account_number', source: where };
+      return { id, ...withSupplier(value, line, 'import_supplier', supplier), source: where, journalId: `${id}#${lineHash(line)}` };
+    });
+  }
+
+  /** records/payment-instructions.ndjson (null: none). */
+  paymentInstructionsFile(): string | null {
+    const file = join(this.dir, 'records', 'payment-instructions.ndjson');
+    return existsSync(file) ? file : null;
+  }
+
+  /** The lines of records/payment-instructions.ndjson, one instruction's body each, known by `<account>/<reference>`. */
+  paymentInstructionLines(supplier: string): AsyncGenerator<ReadItem> {
+    return ndjsonItems(join(this.dir, 'records', 'payment-instructions.ndjson'), (value, line, where, lineId) => {
+      const ext = stringField(value, 'external_account_number');
+      const reference = stringField(value, 'reference') ?? stringField(value, 'instruction_reference');
+      if (!ext || !reference) return { id: lineId, problem: 'a line without external_account_number or reference', source: where };
+      return { id: `${ext}/${reference}`, ...withSupplier(value, line, 'import_supplier', supplier), source: where };
+    });
+  }
+
+  /** An account's records/<EXT>/payment-instructions.json: one item per instruction, the supplier and account filled in (null: no such file). */
+  paymentInstructions(ext: string, supplier: string): ReadItem[] | null {
+    const file = join(this.dir, 'records', ext, 'payment-instructions.json');
+    if (!existsSync(file)) return null;
+    const read = readJson(file);
+    if (!read.ok) return [{ id: ext, problem: read.problem, source: file }];
+    if (!Array.isArray(read.value)) return [{ id: ext, problem: 'payment-instructions.json must hold an array of instructions', source: file }];
+    return read.value.map((instruction, index): ReadItem => {
+      const where = `${file}#${index}`;
+      const reference = stringField(instruction, 'reference') ?? stringField(instruction, 'instruction_reference');
+      if (!reference || typeof instruction !== 'object') return { id: `${ext}/#${index}`, problem: 'an instruction without reference', source: where };
+      return { id: `${ext}/${reference}`, body: { import_supplier: supplier, external_account_number: ext, ...(instruction as Record<string, unknown>) }, source: where };
+    });
+  }
+
+  /** businesses/payment-instructions.ndjson (null: none). */
+  businessPaymentInstructionsFile(): string | null {
+    const file = join(this.dir, 'businesses', 'payment-instructions.ndjson');
+    return existsSync(file) ? file : null;
+  }
+
+  /** Its lines, one business payment instruction's body each, known by `<business>/<reference>`. */
+  businessPaymentInstructionLines(supplier: string): AsyncGenerator<ReadItem> {
+    return ndjsonItems(join(this.dir, 'businesses', 'payment-instructions.ndjson'), (value, line, where, lineId) => {
+      const business = stringField(value, 'external_business_identifier');
+      const reference = stringField(value, 'reference');
+      if (!business || !reference) return { id: lineId, problem: 'a line without external_business_identifier or reference', source: where };
+      return { id: `${business}/${reference}`, ...withSupplier(value, line, 'import_supplier_code', supplier), source: where };
+    });
+  }
+
+  /** Whether there is a records/ folder. */
+  hasRecordsFolder(): boolean {
     const dir = join(this.dir, 'records');
-    if (!existsSync(dir)) return null;
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name)
-      .sort();
+    return existsSync(dir) && statSync(dir).isDirectory();
+  }
+
+  /** The account numbers that have a records folder, as the folder lists them (streamed, never held). */
+  async *recordAccounts(): AsyncGenerator<string> {
+    if (!this.hasRecordsFolder()) return;
+    for await (const entry of await opendir(join(this.dir, 'records'))) if (entry.isDirectory()) yield entry.name;
   }
 
   hasRecords(ext: string, kind: RecordKind): boolean {
@@ -169,6 +235,38 @@ export class MigrationInput {
       ? { import_supplier: supplier, external_account_number: ext, [kind]: read.value }
       : { import_supplier: supplier, external_account_number: ext, ...(read.value as Record<string, unknown>) };
     return { id: ext, body, source: file };
+  }
+}
+
+/** The body of a line or file with its supplier field filled in when absent: the line's own text when it has it, else the filled body serialised. */
+function withSupplier(value: unknown, line: string, field: SupplierField, supplier: string): { body: unknown; json: string } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || field in value) return { body: value, json: line };
+  const body = { [field]: supplier, ...value };
+  return { body, json: JSON.stringify(body) };
+}
+
+const lineHash = (line: string): string => createHash('sha256').update(line).digest('base64url').slice(0, 16);
+
+/**
+ * The one NDJSON reader (accounts.ndjson and every other NDJSON file of the folder): a line at a time, in
+ * file order, blank lines skipped; `item` makes a line's item from its parsed value, its text, where it is
+ * (`file:N`) and the id of a line that names nothing (`line N`). A line that does not parse is that line's
+ * unreadable item, never the end of the file.
+ */
+async function* ndjsonItems(file: string, item: (value: unknown, line: string, where: string, lineId: string) => ReadItem): AsyncGenerator<ReadItem> {
+  let lineNumber = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    lineNumber++;
+    if (line.trim() === '') continue;
+    const where = `${file}:${lineNumber}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line) as unknown;
+    } catch (error) {
+      yield { id: `line ${lineNumber}`, problem: `not JSON: ${error instanceof Error ? error.message : String(error)}`, source: where };
+      continue;
+    }
+    yield item(value, line, where, `line ${lineNumber}`);
   }
 }
 

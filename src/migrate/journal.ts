@@ -1,13 +1,15 @@
 import { closeSync, createReadStream, existsSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import type { MigrateScratch, SettledEntry } from './migrate-scratch.js';
 
 /**
  * The journal: its owner's line (the service, the supplier, the folder), then one NDJSON line per settled
  * item, appended with one write(2) as soon as it settles, so a run killed at any instant (SIGKILL included)
  * leaves every settled item on record for a re-run to skip.
  * A torn last line is ignored: that item is done again under the same Idempotency-Key. Failures are not
- * journaled, so a re-run tries them again.
+ * journaled, so a re-run tries them again. The settled items are looked up in the run's scratch file
+ * (migrate-scratch.ts), loaded from the journal at the start: memory does not grow with them.
  */
 export interface JournalEntry {
   readonly step: string;
@@ -39,20 +41,22 @@ export class Journal {
   private readonly fd: number | null;
   private constructor(
     readonly file: string | null,
-    private readonly done: Map<string, JournalEntry>,
+    private readonly settled: MigrateScratch,
+    /** How many settled items the journal held when opened. */
+    readonly size: number,
   ) {
     this.fd = file === null ? null : openSync(file, 'a');
   }
 
   /**
-   * Opens the journal of `owner` (null file: none, a dry run). A new journal, or one started over with
-   * `fresh`, begins with the owner's line; an existing one must be the owner's, or `ForeignJournal` is thrown
-   * before anything is sent: the items another service settled are not settled here (a reset database, a
-   * second service, another folder). A torn last line is ignored.
+   * Opens the journal of `owner` (null file: none, a dry run), its settled items loaded into `settled`. A new
+   * journal, or one started over with `fresh`, begins with the owner's line; an existing one must be the
+   * owner's, or `ForeignJournal` is thrown before anything is sent: the items another service settled are
+   * not settled here (a reset database, a second service, another folder). A torn last line is ignored.
    */
-  static async open(file: string | null, fresh: boolean, owner: JournalOwner): Promise<Journal> {
-    const done = new Map<string, JournalEntry>();
-    if (file === null) return new Journal(null, done);
+  static async open(file: string | null, fresh: boolean, owner: JournalOwner, settled: MigrateScratch): Promise<Journal> {
+    if (file === null) return new Journal(null, settled, 0);
+    let size = 0;
     if (!fresh && existsSync(file) && statSync(file).size > 0) {
       let first = true;
       for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
@@ -63,7 +67,10 @@ export class Journal {
         }
         try {
           const entry = JSON.parse(line) as JournalEntry;
-          if (typeof entry.step === 'string' && typeof entry.id === 'string') done.set(Journal.key(entry.step, entry.id), entry);
+          if (typeof entry.step === 'string' && typeof entry.id === 'string' && typeof entry.outcome === 'string') {
+            settled.settle(entry.step, entry.id, { outcome: entry.outcome, platform_account_number: entry.platform_account_number ?? null });
+            size++;
+          }
         } catch {
           // a torn line: that item is done again
         }
@@ -71,7 +78,7 @@ export class Journal {
     } else {
       writeFileSync(file, `${JSON.stringify({ journal: HEADER, ...owner, started_at: new Date().toISOString() })}\n`);
     }
-    return new Journal(file, done);
+    return new Journal(file, settled, size);
   }
 
   private static checkOwner(file: string, line: string, owner: JournalOwner): void {
@@ -87,22 +94,13 @@ export class Journal {
     throw new ForeignJournal(`the journal ${file} ${whose}; this run is ${what(owner)}. Nothing was sent.`);
   }
 
-  private static key(step: string, id: string): string {
-    return `${step}\u0000${id}`;
-  }
-
-  finished(step: string, id: string): JournalEntry | undefined {
-    return this.done.get(Journal.key(step, id));
-  }
-
-  get size(): number {
-    return this.done.size;
+  finished(step: string, id: string): SettledEntry | undefined {
+    return this.settled.settled(step, id);
   }
 
   record(entry: Omit<JournalEntry, 'at'>): void {
-    const full: JournalEntry = { ...entry, at: new Date().toISOString() };
-    this.done.set(Journal.key(entry.step, entry.id), full);
-    if (this.fd !== null) writeSync(this.fd, `${JSON.stringify(full)}\n`);
+    this.settled.settle(entry.step, entry.id, { outcome: entry.outcome, platform_account_number: entry.platform_account_number ?? null });
+    if (this.fd !== null) writeSync(this.fd, `${JSON.stringify({ ...entry, at: new Date().toISOString() })}\n`);
   }
 
   close(): void {

@@ -1,14 +1,24 @@
 import type { AccountsListQuery, ApiClient } from './api-client.js';
 import { realpathSync } from 'node:fs';
 import { MigrationAborted, connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
-import { MigrationInput, RECORD_KINDS, type ReadItem } from './input.js';
+import { MigrationInput, RECORD_KINDS, countNonBlankLines, type ReadItem, type RecordKind } from './input.js';
 import { ForeignJournal, Journal } from './journal.js';
+import { MigrateScratch } from './migrate-scratch.js';
 import { checkBeforeWriting } from './preflight.js';
 import { Progress, type StepProgress } from './progress.js';
 import { Report, type ReportLine, type Summary } from './report.js';
 import type { Sender } from './retry.js';
 import { readAhead } from './read-ahead.js';
-import { migrateAccount, migrateBusiness, migrateProduct, migrateRecords, prepareAccount, type StepContext } from './steps.js';
+import {
+  migrateAccount,
+  migrateBusiness,
+  migrateBusinessPaymentInstruction,
+  migratePaymentInstruction,
+  migrateProduct,
+  migrateRecords,
+  prepareAccount,
+  type StepContext,
+} from './steps.js';
 
 export interface MigrateOptions extends FolderRunOptions {
   readonly team: string;
@@ -25,20 +35,55 @@ export interface MigrateResult {
   readonly exitCode: number;
 }
 
-/** What the service knows of the supplier's accounts (the all-accounts list): number -> platform number or null. */
-async function knownAccounts(client: ApiClient, sender: Sender, supplier: string, baseUrl: string): Promise<Map<string, string | null>> {
-  const known = new Map<string, string | null>();
+/** What the service knows of the supplier's accounts (the all-accounts list), into the scratch file: number -> platform number or null. */
+async function readKnownAccounts(client: ApiClient, sender: Sender, supplier: string, baseUrl: string, scratch: MigrateScratch): Promise<void> {
   const read = (query: AccountsListQuery, token: string) => client.listAccounts(supplier, query, token);
   type Entry = { external_account_number?: unknown; platform_account_number?: unknown };
   // The checks stay: a front (a proxy) may answer anything.
   for await (const page of pagedList<AccountsListQuery, Entry>(sender, baseUrl, { limit: 10000 }, read, `listing the accounts of ${supplier}`)) {
     for (const entry of page) {
       if (typeof entry.external_account_number === 'string') {
-        known.set(entry.external_account_number, typeof entry.platform_account_number === 'string' && entry.platform_account_number ? entry.platform_account_number : null);
+        scratch.know(entry.external_account_number, typeof entry.platform_account_number === 'string' && entry.platform_account_number ? entry.platform_account_number : null);
       }
     }
   }
-  return known;
+}
+
+/** The records of the per-account folders, a (folder, kind) at a time, then each kind's NDJSON lines: streamed, nothing listed ahead. */
+async function* recordItems(input: MigrationInput, supplier: string): AsyncGenerator<{ kind: RecordKind; item: ReadItem }> {
+  for await (const ext of input.recordAccounts()) {
+    for (const kind of RECORD_KINDS) {
+      const item = input.records(ext, kind, supplier);
+      if (item) yield { kind, item };
+    }
+  }
+  for (const kind of RECORD_KINDS) {
+    if (input.recordsFile(kind)) for await (const item of input.recordLines(kind, supplier)) yield { kind, item };
+  }
+}
+
+/** The payment instructions of the per-account folders, then of records/payment-instructions.ndjson. */
+async function* paymentInstructionItems(input: MigrationInput, supplier: string): AsyncGenerator<ReadItem> {
+  for await (const ext of input.recordAccounts()) yield* input.paymentInstructions(ext, supplier) ?? [];
+  if (input.paymentInstructionsFile()) yield* input.paymentInstructionLines(supplier);
+}
+
+/** The progress total of the records: the per-account folders' files, and the NDJSON files' lines (one more pass over the names, nothing kept). */
+async function countRecords(input: MigrationInput): Promise<number> {
+  let count = 0;
+  for await (const ext of input.recordAccounts()) count += RECORD_KINDS.filter((kind) => input.hasRecords(ext, kind)).length;
+  for (const kind of RECORD_KINDS) {
+    const file = input.recordsFile(kind);
+    if (file) count += await countNonBlankLines(file);
+  }
+  return count;
+}
+
+/** How many items a generator gives (a progress total, counted beside the run, nothing kept). */
+async function countOf(items: AsyncIterable<unknown>): Promise<number> {
+  let count = 0;
+  for await (const _ of items) count++;
+  return count;
 }
 
 /**
@@ -56,13 +101,19 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
   // A dry run neither reads nor writes the journal: it settles nothing, and must not skip anything either.
   // Another service's journal stops the run first: the checks below read the whole folder.
   const owner = { service_id: serviceId, supplier: options.supplier, folder: realpathSync(options.dir) };
-  const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh, owner).catch((error: unknown) => {
+  const scratch = await MigrateScratch.open().catch((error: unknown) => {
+    client.close();
+    throw error;
+  });
+  const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh, owner, scratch).catch((error: unknown) => {
+    scratch.close();
     client.close();
     throw error instanceof ForeignJournal ? new MigrationAborted(error.message, true, error.hint) : error;
   });
   const preflight = { client, sender, input, team: options.team, concurrency: options.concurrency, stopped: stopRequested, log };
   await checkBeforeWriting(preflight).catch((error: unknown) => {
     journal.close();
+    scratch.close();
     client.close();
     throw error;
   });
@@ -71,9 +122,8 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
   let interrupted = false;
   try {
     if (journal.size > 0 && !options.dryRun) log(`resuming: the journal ${options.journalFile} holds ${journal.size} settled items`);
-    const known = await knownAccounts(client, sender, options.supplier, options.baseUrl);
-    const ctx: StepContext = { client, sender, journal, supplier: options.supplier, team: options.team, dryRun: options.dryRun, stageOnly: options.stageOnly, known };
-    const failedAccounts = new Set<string>();
+    await readKnownAccounts(client, sender, options.supplier, options.baseUrl, scratch);
+    const ctx: StepContext = { client, sender, journal, supplier: options.supplier, team: options.team, dryRun: options.dryRun, stageOnly: options.stageOnly, scratch };
 
     /** `total` may still be counted (a promise): the step starts at once, and its progress shows no total until then. */
     const runStep = async <T>(step: string, total: number | Promise<number>, items: AsyncIterable<T> | Iterable<T>, concurrency: number, work: (item: T) => Promise<ReportLine | null>) => {
@@ -106,28 +156,41 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
       const accounts = readAhead(input.accounts(), 2 * options.concurrency, (item) => prepareAccount(ctx, item));
       await runStep('accounts', input.countAccounts(), accounts, options.concurrency, async (account) => {
         const result = await migrateAccount(ctx, account);
-        if (result?.outcome === 'failed') failedAccounts.add(result.id);
+        if (result?.outcome === 'failed') scratch.fail(result.id);
         return result;
       });
     } else log('accounts: no accounts/ folder or accounts.ndjson, step skipped');
 
-    const recordAccounts = input.recordAccounts();
-    if (!recordAccounts) log('records: no records/ folder, step skipped');
-    else if (options.dryRun) log('records: not sent in a dry run (the service has no way to validate them without storing them)');
-    else if (options.stageOnly) log('records: not sent with --stage-only (they need imported accounts)');
-    else {
-      const work = recordAccounts.flatMap((ext) => RECORD_KINDS.filter((kind) => input.hasRecords(ext, kind)).map((kind) => ({ ext, kind })));
-      await runStep('records', work.length, work, options.concurrency, async ({ ext, kind }) => {
-        const item: ReadItem | null = input.records(ext, kind, options.supplier);
-        if (!item) return null;
-        if (failedAccounts.has(ext)) return { step: kind, id: ext, outcome: 'skipped', platform_account_number: null, http_status: null, error_code: null, error_items: null, detail: 'the account was not imported in this run' };
-        return migrateRecords(ctx, kind, item);
-      });
+    // What follows needs imported accounts (and, for business payment instructions, imported accounts and businesses).
+    const after = (what: string): boolean => {
+      if (options.dryRun) log(`${what}: not sent in a dry run (the service has no way to validate them without storing them)`);
+      else if (options.stageOnly) log(`${what}: not sent with --stage-only (they need imported accounts)`);
+      return !options.dryRun && !options.stageOnly;
+    };
+    if (!input.hasRecordsFolder()) log('records: no records/ folder, step skipped');
+    else if (after('records')) {
+      const items = readAhead(recordItems(input, options.supplier), 2 * options.concurrency, (entry) => entry);
+      await runStep('records', countRecords(input), items, options.concurrency, ({ kind, item }) => migrateRecords(ctx, kind, item));
+    }
+
+    if (!input.hasRecordsFolder()) log('payment instructions: no records/ folder, step skipped');
+    else if (after('payment instructions')) {
+      const items = readAhead(paymentInstructionItems(input, options.supplier), 2 * options.concurrency, (item) => item);
+      await runStep('payment instructions', countOf(paymentInstructionItems(input, options.supplier)), items, options.concurrency, (item) => migratePaymentInstruction(ctx, item));
+    }
+
+    if (!input.businessPaymentInstructionsFile()) log('business payment instructions: no businesses/payment-instructions.ndjson, step skipped');
+    else if (after('business payment instructions')) {
+      const items = readAhead(input.businessPaymentInstructionLines(options.supplier), 2 * options.concurrency, (item) => item);
+      await runStep('business payment instructions', countOf(input.businessPaymentInstructionLines(options.supplier)), items, options.concurrency, (item) =>
+        migrateBusinessPaymentInstruction(ctx, item),
+      );
     }
     interrupted = stopRequested();
   } finally {
     progress.stop();
     journal.close();
+    scratch.close();
     report.close();
     client.close();
   }

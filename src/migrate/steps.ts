@@ -2,6 +2,7 @@ import type { ApiClient, Body, WritePath } from './api-client.js';
 import { allAlreadyExisted, failedLine, isDryRunSuccess, isSuccess, line, platformAccountNumber, productUnchanged } from './answers.js';
 import { isUnreadable, type InputItem, type ReadItem, type RecordKind, type UnreadableItem } from './input.js';
 import { idempotencyKey, type Journal } from './journal.js';
+import type { MigrateScratch } from './migrate-scratch.js';
 import type { ReportLine } from './report.js';
 import type { Outcome, Sender } from './retry.js';
 
@@ -17,8 +18,8 @@ export interface StepContext {
   readonly team: string;
   readonly dryRun: boolean;
   readonly stageOnly: boolean;
-  /** What the service knew at the start: account number -> platform account number (null: staged, not imported). */
-  readonly known: ReadonlyMap<string, string | null>;
+  /** What the service knew at the start (account number -> platform account number, null: staged, not imported) and the accounts failed in this run. */
+  readonly scratch: Pick<MigrateScratch, 'known' | 'fail' | 'hasFailed'>;
 }
 
 const PATHS = {
@@ -31,6 +32,8 @@ const PATHS = {
   notes: '/v1/data-import/notes/create/',
   transactions: '/v1/data-import/transactions/create/',
   statements: '/v1/data-import/historical-statements/create/',
+  paymentInstruction: '/v1/data-import/payment-instruction/create/',
+  businessPaymentInstruction: '/v1/data-import/business-payment-instruction/create/',
 } as const satisfies Record<string, WritePath>;
 
 const RECORD_PATHS: Record<RecordKind, (typeof PATHS)['notes' | 'transactions' | 'statements']> = { notes: PATHS.notes, transactions: PATHS.transactions, statements: PATHS.statements };
@@ -38,18 +41,18 @@ const RECORD_PATHS: Record<RecordKind, (typeof PATHS)['notes' | 'transactions' |
 /** Outcomes a later run need not redo. Failures are never journaled: a re-run tries them again. */
 const SETTLED = new Set(['imported', 'already imported', 'staged']);
 
-/** Journals a settled line of a real run (a dry run writes nothing anywhere). */
-function settle(ctx: StepContext, result: ReportLine): ReportLine {
+/** Journals a settled line of a real run (a dry run writes nothing anywhere), under `journalId` when the item's id is not unique. */
+function settle(ctx: StepContext, result: ReportLine, journalId = result.id): ReportLine {
   if (!ctx.dryRun && SETTLED.has(result.outcome)) {
-    ctx.journal.record({ step: result.step, id: result.id, outcome: result.outcome, platform_account_number: result.platform_account_number });
+    ctx.journal.record({ step: result.step, id: journalId, outcome: result.outcome, platform_account_number: result.platform_account_number });
   }
   return result;
 }
 
 /** The line of an item an earlier run settled, when the journal says so (and it is enough for this run). */
-function fromJournal(ctx: StepContext, step: string, id: string): ReportLine | null {
+function fromJournal(ctx: StepContext, step: string, id: string, journalId = id): ReportLine | null {
   if (ctx.dryRun) return null;
-  const entry = ctx.journal.finished(step, id);
+  const entry = ctx.journal.finished(step, journalId);
   if (!entry) return null;
   // An account only staged by an earlier --stage-only run still has to be processed by a full run.
   if (entry.outcome === 'staged' && !ctx.stageOnly) return null;
@@ -84,14 +87,14 @@ async function sendItem<P extends WritePath>(
   body: Body<P>,
   unchanged: (body: unknown) => boolean = () => false,
 ): Promise<ReportLine | null> {
-  const done = fromJournal(ctx, step, item.id);
+  const done = fromJournal(ctx, step, item.id, item.journalId);
   if (done) return done;
   const outcome = await post(ctx, step, item.id, path, body);
   if (outcome.kind === 'interrupted') return null;
   if (outcome.kind !== 'answer' || !isSuccess(outcome.answer)) return failedLine(step, item.id, outcome);
   const status = outcome.answer.status;
   if (ctx.dryRun) return line(step, item.id, 'validated', { http_status: status });
-  return settle(ctx, line(step, item.id, byThisRun(outcome) && !unchanged(outcome.answer.body) ? 'imported' : 'already imported', { http_status: status }));
+  return settle(ctx, line(step, item.id, byThisRun(outcome) && !unchanged(outcome.answer.body) ? 'imported' : 'already imported', { http_status: status }), item.journalId);
 }
 
 /**
@@ -134,7 +137,7 @@ export async function migrateAccount(ctx: StepContext, { item, stageKey }: Prepa
   }
   const done = fromJournal(ctx, 'accounts', item.id);
   if (done) return done;
-  const known = ctx.known.get(item.id);
+  const known = ctx.scratch.known(item.id);
   if (known) return settle(ctx, line('accounts', item.id, 'already imported', { platform_account_number: known, detail: 'imported before this run (imported list)' }));
   if (ctx.dryRun) return dryRunAccount(ctx, item.id, item.body, item.json, known === null);
 
@@ -173,7 +176,25 @@ async function dryRunAccount(ctx: StepContext, id: string, body: unknown, json: 
 
 const withStep = (result: ReportLine, step: string): ReportLine => ({ ...result, detail: `${step}: ${result.detail ?? ''}` });
 
+/** Records and payment instructions of an account that failed in this run are not sent: they would be refused. */
+const ofFailedAccount = (ctx: StepContext, step: string, item: InputItem, ext: string): ReportLine | null =>
+  ctx.scratch.hasFailed(ext) ? line(step, item.id, 'skipped', { detail: `the account was not imported in this run (${item.source})` }) : null;
+
+/** One kind of records of one account: a records/<EXT>/ file, or a line of records/<kind>.ndjson. */
 export async function migrateRecords(ctx: StepContext, kind: RecordKind, item: ReadItem): Promise<ReportLine | null> {
   if (isUnreadable(item)) return unreadable(kind, item);
-  return sendItem(ctx, kind, item, RECORD_PATHS[kind], asRead(item.body), allAlreadyExisted);
+  return ofFailedAccount(ctx, kind, item, item.id) ?? sendItem(ctx, kind, item, RECORD_PATHS[kind], asRead(item.body, item.json), allAlreadyExisted);
+}
+
+/** One payment instruction of an account (spec 4.12): a 500 (the vendor could not answer) is retried as is, a 400 is its answer. */
+export async function migratePaymentInstruction(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
+  if (isUnreadable(item)) return unreadable('payment_instructions', item);
+  const ext = (item.body as Record<string, unknown>)['external_account_number'];
+  const skipped = typeof ext === 'string' ? ofFailedAccount(ctx, 'payment_instructions', item, ext) : null;
+  return skipped ?? sendItem(ctx, 'payment_instructions', item, PATHS.paymentInstruction, asRead(item.body, item.json));
+}
+
+export async function migrateBusinessPaymentInstruction(ctx: StepContext, item: ReadItem): Promise<ReportLine | null> {
+  if (isUnreadable(item)) return unreadable('business_payment_instructions', item);
+  return sendItem(ctx, 'business_payment_instructions', item, PATHS.businessPaymentInstruction, asRead(item.body, item.json));
 }

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { opendir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import { Scratch } from './scratch.js';
 
-/** Writes a transaction: the scratch is committed in batches, not a commit a write. */
-const BATCH = 5_000;
 /** Names read back a query: in pages, so the scratch stays writable between them. */
 const PAGE = 1_000;
 
@@ -19,29 +14,25 @@ export interface Unimported {
 const nameKey = (name: string): Buffer => Buffer.from(name, 'utf16le').swap16();
 const nameOf = (key: Buffer): string => Buffer.from(key).swap16().toString('utf16le');
 
+const SCHEMA = `
+  CREATE TABLE expected (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, fingerprint TEXT NOT NULL, refusal TEXT);
+  CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
+  CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE listing (name BLOB PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE line_records (ext TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL);
+  CREATE INDEX line_records_by_ext ON line_records (ext);
+`;
+
 /**
  * What `verify` keeps per account of the folder (fingerprints, accounts not imported or differing, refusal
- * codes, the accounts/ folder's names), in a scratch SQLite file rather than the heap, so its memory is a
- * small page cache whatever the supplier's size. A crash loses nothing worth keeping: no journal, no fsync.
+ * codes, the accounts/ folder's names, the records of the NDJSON record files by account) in its scratch
+ * file (scratch.ts) rather than the heap.
  */
 export class VerifyScratch {
-  private pending = 0;
   private readonly statements;
 
-  private constructor(
-    private readonly db: Database.Database,
-    private readonly dir: string,
-  ) {
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
-    db.pragma('cache_size = -2048'); // 2 MiB of pages (better-sqlite3 builds SQLite with 16 MB)
-    db.exec(`
-      CREATE TABLE expected (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, fingerprint TEXT NOT NULL, refusal TEXT);
-      CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
-      CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
-      CREATE TABLE listing (name BLOB PRIMARY KEY) WITHOUT ROWID;
-      BEGIN;
-    `);
+  private constructor(private readonly scratch: Scratch) {
+    const db = scratch.db;
     this.statements = {
       expect: db.prepare('INSERT INTO expected (ext, fingerprint) VALUES (?, ?) ON CONFLICT (ext) DO NOTHING'),
       take: db.prepare('DELETE FROM expected WHERE ext = ? RETURNING fingerprint').pluck(),
@@ -53,32 +44,32 @@ export class VerifyScratch {
       clearListing: db.prepare('DELETE FROM listing'),
       list: db.prepare('INSERT INTO listing (name) VALUES (?)'),
       listed: db.prepare('SELECT name FROM listing WHERE name > ? ORDER BY name LIMIT ?').pluck(),
+      lineRecords: db.prepare('INSERT INTO line_records (ext, kind, records) VALUES (?, ?, ?)'),
+      recordsOf: db.prepare('SELECT kind, records FROM line_records WHERE ext = ? ORDER BY rowid'),
     };
   }
 
-  /** A new scratch file in a folder of its own in `parent`; better-sqlite3 is loaded here, not at the CLI's start-up. */
-  static async open(parent = tmpdir()): Promise<VerifyScratch> {
-    const { default: Sqlite } = await import('better-sqlite3');
-    const dir = mkdtempSync(join(parent, 'import-ledger-verify-'));
-    try {
-      return new VerifyScratch(new Sqlite(join(dir, 'scratch.db')), dir);
-    } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
-      throw error;
-    }
+  /** A new scratch file in a folder of its own in `parent` (the temporary folder by default). */
+  static async open(parent?: string): Promise<VerifyScratch> {
+    return new VerifyScratch(await Scratch.open(SCHEMA, parent));
   }
 
   private write<T>(run: () => T): T {
-    const result = run();
-    if (++this.pending >= BATCH) {
-      this.db.exec('COMMIT; BEGIN');
-      this.pending = 0;
-    }
-    return result;
+    return this.scratch.write(run);
   }
 
   private count(table: 'expected' | 'not_imported' | 'differing'): number {
-    return this.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    return this.scratch.count(table);
+  }
+
+  /** Before pass 1: the records one line of an NDJSON record file holds for an account (a JSON array, in the compared form). */
+  addLineRecords(ext: string, kind: string, records: string): void {
+    this.write(() => this.statements.lineRecords.run(ext, kind, records));
+  }
+
+  /** The records the NDJSON record files hold for an account, a JSON array per line, in the files' order. */
+  lineRecordsOf(ext: string): { readonly kind: string; readonly records: string }[] {
+    return this.statements.recordsOf.all(ext) as { kind: string; records: string }[];
   }
 
   /** Pass 1: an account's fingerprint; false when the account is expected already (twice in the folder). */
@@ -125,12 +116,12 @@ export class VerifyScratch {
 
   /** The accounts still expected after pass 2, in the folder's order. */
   missing(): IterableIterator<Unimported> {
-    return this.db.prepare('SELECT ext, refusal FROM expected ORDER BY seq').iterate() as IterableIterator<Unimported>;
+    return this.scratch.db.prepare('SELECT ext, refusal FROM expected ORDER BY seq').iterate() as IterableIterator<Unimported>;
   }
 
   /** The accounts found not imported, in the export's order. */
   notImportedAccounts(): IterableIterator<Unimported & { readonly state: string }> {
-    return this.db.prepare('SELECT ext, state, refusal FROM not_imported ORDER BY seq').iterate() as IterableIterator<Unimported & { readonly state: string }>;
+    return this.scratch.db.prepare('SELECT ext, state, refusal FROM not_imported ORDER BY seq').iterate() as IterableIterator<Unimported & { readonly state: string }>;
   }
 
   /** The names in `dir` ending in `.json`, in migrate's (JavaScript's) sort order, streamed through the scratch file a page at a time. */
@@ -147,7 +138,6 @@ export class VerifyScratch {
   }
 
   close(): void {
-    this.db.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    this.scratch.close();
   }
 }

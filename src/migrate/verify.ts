@@ -12,6 +12,7 @@ import { VerifyReport, type VerifySummary } from './verify-report.js';
 import { fingerprint, sourceAccount, sourceFingerprint } from './verify-source.js';
 import { verifyCatalogue } from './verify-catalogue.js';
 import { VerifyScratch } from './verify-scratch.js';
+import { readRecordLines } from './verify-lines.js';
 
 /**
  * `import-ledger verify`: compares the folder `migrate` reads with what the service holds for the
@@ -66,6 +67,10 @@ export async function verify(options: FolderRunOptions, log: (line: string) => v
   try {
     await verifyCatalogue({ client, sender, supplier: options.supplier, input, report, progress, concurrency: options.concurrency, stopped: stopRequested, log });
 
+    if (input.businessPaymentInstructionsFile()) log("business payment instructions: not compared (the service's business read does not carry them)");
+    await readRecordLines(input, options.supplier, scratch, report, progress, stopRequested);
+    if (stopRequested()) throw new MigrationAborted('interrupted', false);
+
     // Pass 1: the folder's accounts, each to a fingerprint.
     if (input.accountsSource()) {
       const p = progress.begin('read folder', null);
@@ -79,7 +84,7 @@ export async function verify(options: FolderRunOptions, log: (line: string) => v
           continue;
         }
         if ((item.body as Record<string, unknown>)['import_supplier'] !== options.supplier) continue; // migrate sends it nowhere
-        if (!scratch.expect(item.id, sourceFingerprint(sourceAccount(input, options.supplier, item.id, item.body)))) {
+        if (!scratch.expect(item.id, sourceFingerprint(sourceAccount(input, options.supplier, item.id, item.body, scratch.lineRecordsOf(item.id))))) {
           report.add({ kind: 'accounts', item: item.id, difference: 'different', field: 'source', source: `twice in the folder (again at ${item.source})`, service: null });
           p.failed++;
         }
@@ -150,7 +155,7 @@ export async function verify(options: FolderRunOptions, log: (line: string) => v
         );
         if (answer.status !== 200) throw new MigrationAborted(`the records of ${item.id} answered ${answer.status}`, false);
         const theirs = accountRecordsLineSchema.parse(answer.body);
-        const ours = sourceAccount(input, options.supplier, item.id, item.body);
+        const ours = sourceAccount(input, options.supplier, item.id, item.body, scratch.lineRecordsOf(item.id));
         const before = report.differences;
         compareRecords(report, item.id, ours.records, theirs.records ?? { notes: [], transactions: [], statements: [], payment_instructions: [] });
         if (ours.balanceCents === theirs.ledger_balance_cents) report.identical('ledger_balance');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import pino from 'pino';
+import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
 import { createApp } from '../../src/http/app.js';
 import { migrate, type MigrateOptions, type MigrateResult } from '../../src/migrate/migrate.js';
@@ -37,7 +38,8 @@ export interface RunningService extends TestLedger {
   stop(): Promise<void>;
 }
 
-export async function startService(options: { store?: TestStore } = {}): Promise<RunningService> {
+/** `paymentVendors`: the service's vendors (none by default: payment instructions are refused `invalid_vendor`). */
+export async function startService(options: { store?: TestStore; paymentVendors?: PaymentVendors } = {}): Promise<RunningService> {
   const test = await createTestLedger(options.store ? { store: options.store } : {});
   const { ledger } = test;
   await createImportSupplier(ledger, { code: SUPPLIER, status: 'Ongoing', sendEmails: false, documentRoot: null }, operator);
@@ -46,6 +48,7 @@ export async function startService(options: { store?: TestStore } = {}): Promise
   const app = createApp({
     ...ledger,
     ...plainAppDeps,
+    ...(options.paymentVendors ? { paymentVendors: options.paymentVendors } : {}),
     logger: pino({ level: 'silent' }),
     tokenSecret: SECRET,
     maxBodyBytes: 5 * 1024 * 1024,

@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { errorFields, isDryRunSuccess, platformAccountNumber } from '../../src/migrate/answers.js';
 import { parseRetryAfter } from '../../src/adapters/network-operators.js';
 import { NoAnswer, type ApiAnswer, type ApiClient } from '../../src/migrate/api-client.js';
 import { countNonBlankLines } from '../../src/migrate/input.js';
 import { readAhead } from '../../src/migrate/read-ahead.js';
-import { ForeignJournal, Journal, idempotencyKey } from '../../src/migrate/journal.js';
+import { ForeignJournal, Journal, idempotencyKey, type JournalOwner } from '../../src/migrate/journal.js';
+import { MigrateScratch } from '../../src/migrate/migrate-scratch.js';
 import { Progress } from '../../src/migrate/progress.js';
 import { Report } from '../../src/migrate/report.js';
 import { backoffMs, classify, createSender } from '../../src/migrate/retry.js';
@@ -146,23 +147,32 @@ describe('journal, keys and report', () => {
     );
   });
 
+  /** A journal as a new run opens it: with a scratch file of its own (closed after the test). */
+  const scratches: MigrateScratch[] = [];
+  afterEach(() => scratches.splice(0).forEach((scratch) => scratch.close()));
+  const openJournal = async (file: string, fresh: boolean, whose: JournalOwner): Promise<Journal> => {
+    const scratch = await MigrateScratch.open();
+    scratches.push(scratch);
+    return Journal.open(file, fresh, whose, scratch);
+  };
+
   const owner = { service_id: '0b8c3f5e-0000-4000-8000-000000000001', supplier: 'LEGACY_ENERGIE', folder: '/data/migration' };
 
   it('the journal survives a torn last line, and --fresh starts it over with its owner', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-ledger-journal-'));
     try {
       const file = join(dir, 'j.ndjson');
-      const journal = await Journal.open(file, false, owner);
+      const journal = await openJournal(file, false, owner);
       journal.record({ step: 'accounts', id: 'LEG-1', outcome: 'imported', platform_account_number: 'A-1' });
       journal.close();
       const { appendFileSync } = await import('node:fs');
       appendFileSync(file, '{"step":"accounts","id":"LEG-2","outc');
-      const reopened = await Journal.open(file, false, owner);
+      const reopened = await openJournal(file, false, owner);
       expect(reopened.finished('accounts', 'LEG-1')).toMatchObject({ outcome: 'imported', platform_account_number: 'A-1' });
       expect(reopened.finished('accounts', 'LEG-2')).toBeUndefined();
       reopened.close();
       const other = { ...owner, service_id: '0b8c3f5e-0000-4000-8000-000000000002' };
-      const fresh = await Journal.open(file, true, other);
+      const fresh = await openJournal(file, true, other);
       expect(fresh.size).toBe(0);
       fresh.close();
       expect(readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
@@ -177,16 +187,16 @@ describe('journal, keys and report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-ledger-journal-'));
     try {
       const file = join(dir, 'j.ndjson');
-      const journal = await Journal.open(file, false, owner);
+      const journal = await openJournal(file, false, owner);
       journal.record({ step: 'accounts', id: 'LEG-1', outcome: 'imported', platform_account_number: 'A-1' });
       journal.close();
       for (const changed of [{ service_id: '0b8c3f5e-0000-4000-8000-000000000002' }, { supplier: 'OTHER' }, { folder: '/data/other' }]) {
-        await expect(Journal.open(file, false, { ...owner, ...changed })).rejects.toThrow(ForeignJournal);
+        await expect(openJournal(file, false, { ...owner, ...changed })).rejects.toThrow(ForeignJournal);
       }
-      await expect(Journal.open(file, false, { ...owner, service_id: 'x' })).rejects.toThrow(/belongs to service 0b8c3f5e-0000-4000-8000-000000000001, supplier LEGACY_ENERGIE, folder \/data\/migration; this run is service x.*Nothing was sent/);
+      await expect(openJournal(file, false, { ...owner, service_id: 'x' })).rejects.toThrow(/belongs to service 0b8c3f5e-0000-4000-8000-000000000001, supplier LEGACY_ENERGIE, folder \/data\/migration; this run is service x.*Nothing was sent/);
       const old = join(dir, 'old.ndjson');
       writeFileSync(old, '{"step":"accounts","id":"LEG-1","outcome":"imported","at":"2026-01-01T00:00:00Z"}\n');
-      await expect(Journal.open(old, false, owner)).rejects.toThrow(/names no service/);
+      await expect(openJournal(old, false, owner)).rejects.toThrow(/names no service/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
