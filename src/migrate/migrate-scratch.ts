@@ -60,6 +60,11 @@ export class MigrateScratch {
     return row?.platform_account_number;
   }
 
+  /** The accounts/ folder's names in sort order (Scratch.sortedJsonNames). */
+  sortedJsonNames(dir: string): AsyncGenerator<string> {
+    return this.scratch.sortedJsonNames(dir);
+  }
+
   fail(ext: string): void {
     this.scratch.write(() => this.statements.fail.run(ext));
   }

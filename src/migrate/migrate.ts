@@ -93,7 +93,6 @@ async function countOf(items: AsyncIterable<unknown>): Promise<number> {
  */
 export async function migrate(options: MigrateOptions, log: (line: string) => void): Promise<MigrateResult> {
   const stopRequested = options.stopRequested ?? (() => false);
-  const input = new MigrationInput(options.dir);
   let retriesOf: StepProgress | null = null;
   const { client, sender, serviceId } = await connect(options, 30_000, () => {
     if (retriesOf) retriesOf.retries++;
@@ -105,6 +104,8 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
     client.close();
     throw error;
   });
+  // An accounts/ folder is read in name order, its names sorted in the scratch file, not held.
+  const input = new MigrationInput(options.dir, (dir) => scratch.sortedJsonNames(dir));
   const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh, owner, scratch).catch((error: unknown) => {
     scratch.close();
     client.close();

@@ -1,8 +1,4 @@
-import { opendir } from 'node:fs/promises';
 import { Scratch } from './scratch.js';
-
-/** Names read back a query: in pages, so the scratch stays writable between them. */
-const PAGE = 1_000;
 
 export interface Unimported {
   readonly ext: string;
@@ -10,15 +6,10 @@ export interface Unimported {
   readonly refusal: string | null;
 }
 
-/** A file name as a key whose byte order (memcmp) is JavaScript's sort order: UTF-16 big-endian (UTF-8 orders above U+FFFF differently). */
-const nameKey = (name: string): Buffer => Buffer.from(name, 'utf16le').swap16();
-const nameOf = (key: Buffer): string => Buffer.from(key).swap16().toString('utf16le');
-
 const SCHEMA = `
   CREATE TABLE expected (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, fingerprint TEXT NOT NULL, refusal TEXT);
   CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
   CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
-  CREATE TABLE listing (name BLOB PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE line_records (ext TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL);
   CREATE INDEX line_records_by_ext ON line_records (ext);
 `;
@@ -41,9 +32,6 @@ export class VerifyScratch {
       isDiffering: db.prepare('SELECT 1 FROM differing WHERE ext = ?').pluck(),
       refuseExpected: db.prepare('UPDATE expected SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
       refuseNotImported: db.prepare('UPDATE not_imported SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
-      clearListing: db.prepare('DELETE FROM listing'),
-      list: db.prepare('INSERT INTO listing (name) VALUES (?)'),
-      listed: db.prepare('SELECT name FROM listing WHERE name > ? ORDER BY name LIMIT ?').pluck(),
       lineRecords: db.prepare('INSERT INTO line_records (ext, kind, records) VALUES (?, ?, ?)'),
       recordsOf: db.prepare('SELECT kind, records FROM line_records WHERE ext = ? ORDER BY rowid'),
     };
@@ -124,17 +112,9 @@ export class VerifyScratch {
     return this.scratch.db.prepare('SELECT ext, state, refusal FROM not_imported ORDER BY seq').iterate() as IterableIterator<Unimported & { readonly state: string }>;
   }
 
-  /** The names in `dir` ending in `.json`, in migrate's (JavaScript's) sort order, streamed through the scratch file a page at a time. */
-  async *sortedJsonNames(dir: string): AsyncGenerator<string> {
-    this.write(() => this.statements.clearListing.run());
-    for await (const entry of await opendir(dir)) if (entry.name.endsWith('.json')) this.write(() => this.statements.list.run(nameKey(entry.name)));
-    let after: Buffer = Buffer.alloc(0);
-    for (;;) {
-      const page = this.statements.listed.all(after, PAGE) as Buffer[];
-      for (const key of page) yield nameOf(key);
-      if (page.length < PAGE) return;
-      after = page[page.length - 1]!;
-    }
+  /** The names in `dir` ending in `.json`, in migrate's (JavaScript's) sort order (Scratch.sortedJsonNames). */
+  sortedJsonNames(dir: string): AsyncGenerator<string> {
+    return this.scratch.sortedJsonNames(dir);
   }
 
   close(): void {
