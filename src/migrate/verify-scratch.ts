@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { Scratch } from './scratch.js';
 
 export interface Unimported {
@@ -11,7 +12,6 @@ const SCHEMA = `
   CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
   CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE line_records (ext TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL);
-  CREATE INDEX line_records_by_ext ON line_records (ext);
 `;
 
 /**
@@ -21,6 +21,7 @@ const SCHEMA = `
  */
 export class VerifyScratch {
   private readonly statements;
+  private recordsOf: Statement | null = null;
 
   private constructor(private readonly scratch: Scratch) {
     const db = scratch.db;
@@ -33,7 +34,6 @@ export class VerifyScratch {
       refuseExpected: db.prepare('UPDATE expected SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
       refuseNotImported: db.prepare('UPDATE not_imported SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
       lineRecords: db.prepare('INSERT INTO line_records (ext, kind, records) VALUES (?, ?, ?)'),
-      recordsOf: db.prepare('SELECT kind, records FROM line_records WHERE ext = ? ORDER BY rowid'),
     };
   }
 
@@ -55,9 +55,18 @@ export class VerifyScratch {
     this.write(() => this.statements.lineRecords.run(ext, kind, records));
   }
 
-  /** The records the NDJSON record files hold for an account, a JSON array per line, in the files' order. */
+  /**
+   * Once every line is in: the lines indexed by account, built in one sort rather than an insert at a time
+   * into a B-tree much larger than the page cache (the lines come in any order).
+   */
+  lineRecordsRead(): void {
+    this.scratch.db.exec('CREATE INDEX line_records_by_ext ON line_records (ext)');
+    this.recordsOf = this.scratch.db.prepare('SELECT kind, records FROM line_records WHERE ext = ? ORDER BY rowid');
+  }
+
+  /** The records the NDJSON record files hold for an account, a JSON array per line, in the files' order (none before `lineRecordsRead`). */
   lineRecordsOf(ext: string): { readonly kind: string; readonly records: string }[] {
-    return this.statements.recordsOf.all(ext) as { kind: string; records: string }[];
+    return (this.recordsOf?.all(ext) ?? []) as { kind: string; records: string }[];
   }
 
   /** Pass 1: an account's fingerprint; false when the account is expected already (twice in the folder). */
