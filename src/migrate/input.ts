@@ -178,6 +178,10 @@ export class MigrationInput {
     });
   }
 
+  hasPaymentInstructions(ext: string): boolean {
+    return existsSync(join(this.dir, 'records', ext, 'payment-instructions.json'));
+  }
+
   /** An account's records/<EXT>/payment-instructions.json: one item per instruction, the supplier and account filled in (null: no such file). */
   paymentInstructions(ext: string, supplier: string): ReadItem[] | null {
     const file = join(this.dir, 'records', ext, 'payment-instructions.json');
