@@ -1,5 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import { Scratch } from './scratch.js';
+
+type Statement = ReturnType<Scratch['db']['prepare']>;
 
 export interface Unimported {
   readonly ext: string;
