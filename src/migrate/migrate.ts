@@ -1,7 +1,8 @@
 import type { AccountsListQuery, ApiClient } from './api-client.js';
 import { realpathSync } from 'node:fs';
 import { MigrationAborted, connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
-import { MigrationInput, RECORD_KINDS, countNonBlankLines, type ReadItem, type RecordKind } from './input.js';
+import { MigrationInput, RECORD_KINDS, type ReadItem, type RecordKind } from './input.js';
+import { countNonBlankLines } from './ndjson.js';
 import { ForeignJournal, Journal } from './journal.js';
 import { MigrateScratch } from './migrate-scratch.js';
 import { checkBeforeWriting } from './preflight.js';
