@@ -100,9 +100,9 @@ describe('architecture: the store is a port, SQLite one adapter behind it', () =
     expect(offenders(all.filter(under('src/queries')), underAny('src/http', 'src/cli'))).toEqual([]);
   });
 
-  // verify's scratch file is the client's own working file (src/migrate/verify-scratch.ts), never the ledger.
-  it('better-sqlite3 and drizzle-orm/better-sqlite3 are imported only under src/store/sqlite/ (and by verify\'s scratch file)', () => {
-    const sqliteUsers = all.filter((f) => !under('src/store/sqlite')(f) && f !== 'src/migrate/verify-scratch.ts');
+  // migrate's and verify's scratch file is the client's own working file (src/migrate/scratch.ts), never the ledger.
+  it('better-sqlite3 and drizzle-orm/better-sqlite3 are imported only under src/store/sqlite/ (and by the migrate client\'s scratch file)', () => {
+    const sqliteUsers = all.filter((f) => !under('src/store/sqlite')(f) && f !== 'src/migrate/scratch.ts');
     expect(offenders(sqliteUsers, (m) => m === 'better-sqlite3' || m.startsWith('drizzle-orm/better-sqlite3'))).toEqual([]);
   });
 

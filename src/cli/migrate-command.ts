@@ -25,7 +25,8 @@ export function migrateCommand(): Command {
     .description('migrate a folder into a running service over HTTP (resumable, with progress and a report)')
     .addHelpText(
       'after',
-      '\nThe folder: products.json, businesses/*.json, accounts/*.json or accounts.ndjson, records/<EXT>/{notes,transactions,statements}.json;\n' +
+      '\nThe folder: products.json, businesses/*.json, businesses/payment-instructions.ndjson, accounts/*.json or accounts.ndjson,\n' +
+        'records/<EXT>/{notes,transactions,statements,payment-instructions}.json, records/{notes,transactions,statements,payment-instructions}.ndjson;\n' +
         'a step whose input is absent is skipped. Every write carries an Idempotency-Key; settled items are journaled (FILE.journal.ndjson\n' +
         'beside --report, else ./migrate-<SUPPLIER>.journal.ndjson) and skipped by a re-run. Exit 0 nothing failed, 1 some items failed,\n' +
         '2 bad usage or configuration, 130 interrupted (Ctrl-C: the requests in flight finish; run again to resume).',

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { countNonBlankLines, ndjsonLines } from './ndjson.js';
 
 /**
  * The migration folder (docs/migrate.md "The folder"): products.json, businesses/ (and its
@@ -178,6 +178,10 @@ export class MigrationInput {
     });
   }
 
+  hasPaymentInstructions(ext: string): boolean {
+    return existsSync(join(this.dir, 'records', ext, 'payment-instructions.json'));
+  }
+
   /** An account's records/<EXT>/payment-instructions.json: one item per instruction, the supplier and account filled in (null: no such file). */
   paymentInstructions(ext: string, supplier: string): ReadItem[] | null {
     const file = join(this.dir, 'records', ext, 'payment-instructions.json');
@@ -248,51 +252,14 @@ function withSupplier(value: unknown, line: string, field: SupplierField, suppli
 const lineHash = (line: string): string => createHash('sha256').update(line).digest('base64url').slice(0, 16);
 
 /**
- * The one NDJSON reader (accounts.ndjson and every other NDJSON file of the folder): a line at a time, in
- * file order, blank lines skipped; `item` makes a line's item from its parsed value, its text, where it is
- * (`file:N`) and the id of a line that names nothing (`line N`). A line that does not parse is that line's
- * unreadable item, never the end of the file.
+ * The items of an NDJSON file (accounts.ndjson and every other NDJSON file of the folder, through the one
+ * reader, ndjson.ts): `item` makes a line's item from its parsed value, its text, where it is (`file:N`) and
+ * the id of a line that names nothing (`line N`). A line that does not parse is that line's unreadable item.
  */
 async function* ndjsonItems(file: string, item: (value: unknown, line: string, where: string, lineId: string) => ReadItem): AsyncGenerator<ReadItem> {
-  let lineNumber = 0;
-  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    lineNumber++;
-    if (line.trim() === '') continue;
-    const where = `${file}:${lineNumber}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line) as unknown;
-    } catch (error) {
-      yield { id: `line ${lineNumber}`, problem: `not JSON: ${error instanceof Error ? error.message : String(error)}`, source: where };
-      continue;
-    }
-    yield item(value, line, where, `line ${lineNumber}`);
+  for await (const read of ndjsonLines(file)) {
+    const where = `${file}:${read.lineNumber}`;
+    if ('problem' in read) yield { id: `line ${read.lineNumber}`, problem: read.problem, source: where };
+    else yield item(read.value, read.line, where, `line ${read.lineNumber}`);
   }
-}
-
-/** ASCII whitespace: a line of nothing else is blank (as `line.trim() === ''` has it for any line of ASCII). */
-const isBlankByte = (byte: number) => byte === 0x20 || (byte >= 0x09 && byte <= 0x0d);
-
-/**
- * The lines of a file holding anything but whitespace, counted on its bytes (newlines by `indexOf`, a line
- * looked at up to its first other byte), at the speed the file is read, without a string per line. Only
- * the progress total comes from it: a lone CR, a line break to readline, is not one here.
- */
-export async function countNonBlankLines(file: string, chunkBytes = 64 * 1024): Promise<number> {
-  let count = 0;
-  /** Whether the line being read (it may go on in the next chunk) has a byte that is not whitespace. */
-  let lineHasContent = false;
-  for await (const chunk of createReadStream(file, { highWaterMark: chunkBytes }) as AsyncIterable<Buffer>) {
-    let start = 0;
-    while (start < chunk.length) {
-      const newline = chunk.indexOf(0x0a, start);
-      const end = newline === -1 ? chunk.length : newline;
-      for (let i = start; i < end && !lineHasContent; i++) if (!isBlankByte(chunk[i]!)) lineHasContent = true;
-      if (newline === -1) break;
-      if (lineHasContent) count++;
-      lineHasContent = false;
-      start = newline + 1;
-    }
-  }
-  return lineHasContent ? count + 1 : count;
 }

@@ -15,7 +15,11 @@ const SCHEMA = `
   CREATE TABLE settled (step TEXT NOT NULL, id TEXT NOT NULL, outcome TEXT NOT NULL, platform_account_number TEXT, PRIMARY KEY (step, id)) WITHOUT ROWID;
   CREATE TABLE known (ext TEXT PRIMARY KEY, platform_account_number TEXT) WITHOUT ROWID;
   CREATE TABLE failed (ext TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE instruction_folders (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL);
 `;
+
+/** Folders read back a query: in pages, so the scratch stays writable between them. */
+const PAGE = 1_000;
 
 export class MigrateScratch {
   private readonly statements;
@@ -29,6 +33,8 @@ export class MigrateScratch {
       known: db.prepare('SELECT platform_account_number FROM known WHERE ext = ?'),
       fail: db.prepare('INSERT INTO failed (ext) VALUES (?) ON CONFLICT (ext) DO NOTHING'),
       failed: db.prepare('SELECT 1 FROM failed WHERE ext = ?').pluck(),
+      noteInstructions: db.prepare('INSERT INTO instruction_folders (ext) VALUES (?)'),
+      instructionFolders: db.prepare('SELECT seq, ext FROM instruction_folders WHERE seq > ? ORDER BY seq LIMIT ?'),
     };
   }
 
@@ -60,12 +66,33 @@ export class MigrateScratch {
     return row?.platform_account_number;
   }
 
+  /** The accounts/ folder's names in sort order (Scratch.sortedJsonNames). */
+  sortedJsonNames(dir: string): AsyncGenerator<string> {
+    return this.scratch.sortedJsonNames(dir);
+  }
+
   fail(ext: string): void {
     this.scratch.write(() => this.statements.fail.run(ext));
   }
 
   hasFailed(ext: string): boolean {
     return this.statements.failed.get(ext) !== undefined;
+  }
+
+  /** A records/<EXT>/ folder holding payment instructions, seen on the records step's walk. */
+  noteInstructions(ext: string): void {
+    this.scratch.write(() => this.statements.noteInstructions.run(ext));
+  }
+
+  /** The folders noted, in the order they were, a page at a time. */
+  async *instructionFolders(): AsyncGenerator<string> {
+    let after = 0;
+    for (;;) {
+      const page = this.statements.instructionFolders.all(after, PAGE) as { seq: number; ext: string }[];
+      for (const row of page) yield row.ext;
+      if (page.length < PAGE) return;
+      after = page[page.length - 1]!.seq;
+    }
   }
 
   close(): void {

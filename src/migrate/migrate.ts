@@ -1,7 +1,8 @@
 import type { AccountsListQuery, ApiClient } from './api-client.js';
 import { realpathSync } from 'node:fs';
 import { MigrationAborted, connect, pagedList, pool, type FolderRunOptions } from './folder-run.js';
-import { MigrationInput, RECORD_KINDS, countNonBlankLines, type ReadItem, type RecordKind } from './input.js';
+import { MigrationInput, RECORD_KINDS, type ReadItem, type RecordKind } from './input.js';
+import { countNonBlankLines } from './ndjson.js';
 import { ForeignJournal, Journal } from './journal.js';
 import { MigrateScratch } from './migrate-scratch.js';
 import { checkBeforeWriting } from './preflight.js';
@@ -49,22 +50,28 @@ async function readKnownAccounts(client: ApiClient, sender: Sender, supplier: st
   }
 }
 
-/** The records of the per-account folders, a (folder, kind) at a time, then each kind's NDJSON lines: streamed, nothing listed ahead. */
-async function* recordItems(input: MigrationInput, supplier: string): AsyncGenerator<{ kind: RecordKind; item: ReadItem }> {
+/**
+ * The records of the per-account folders, a (folder, kind) at a time, then each kind's NDJSON lines:
+ * streamed, nothing listed ahead. The walk notes the folders holding payment instructions in the scratch
+ * file (`walked` once it is done), so that step walks only them, not a million folders twice more.
+ */
+async function* recordItems(input: MigrationInput, supplier: string, scratch: MigrateScratch, walked: () => void): AsyncGenerator<{ kind: RecordKind; item: ReadItem }> {
   for await (const ext of input.recordAccounts()) {
+    if (input.hasPaymentInstructions(ext)) scratch.noteInstructions(ext);
     for (const kind of RECORD_KINDS) {
       const item = input.records(ext, kind, supplier);
       if (item) yield { kind, item };
     }
   }
+  walked();
   for (const kind of RECORD_KINDS) {
     if (input.recordsFile(kind)) for await (const item of input.recordLines(kind, supplier)) yield { kind, item };
   }
 }
 
-/** The payment instructions of the per-account folders, then of records/payment-instructions.ndjson. */
-async function* paymentInstructionItems(input: MigrationInput, supplier: string): AsyncGenerator<ReadItem> {
-  for await (const ext of input.recordAccounts()) yield* input.paymentInstructions(ext, supplier) ?? [];
+/** The payment instructions of the per-account folders (those the records step saw, else every folder), then of records/payment-instructions.ndjson. */
+async function* paymentInstructionItems(input: MigrationInput, supplier: string, folders: AsyncIterable<string> | Iterable<string>): AsyncGenerator<ReadItem> {
+  for await (const ext of folders) yield* input.paymentInstructions(ext, supplier) ?? [];
   if (input.paymentInstructionsFile()) yield* input.paymentInstructionLines(supplier);
 }
 
@@ -93,7 +100,6 @@ async function countOf(items: AsyncIterable<unknown>): Promise<number> {
  */
 export async function migrate(options: MigrateOptions, log: (line: string) => void): Promise<MigrateResult> {
   const stopRequested = options.stopRequested ?? (() => false);
-  const input = new MigrationInput(options.dir);
   let retriesOf: StepProgress | null = null;
   const { client, sender, serviceId } = await connect(options, 30_000, () => {
     if (retriesOf) retriesOf.retries++;
@@ -105,6 +111,8 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
     client.close();
     throw error;
   });
+  // An accounts/ folder is read in name order, its names sorted in the scratch file, not held.
+  const input = new MigrationInput(options.dir, (dir) => scratch.sortedJsonNames(dir));
   const journal = await Journal.open(options.dryRun ? null : options.journalFile, options.fresh, owner, scratch).catch((error: unknown) => {
     scratch.close();
     client.close();
@@ -167,16 +175,19 @@ export async function migrate(options: MigrateOptions, log: (line: string) => vo
       else if (options.stageOnly) log(`${what}: not sent with --stage-only (they need imported accounts)`);
       return !options.dryRun && !options.stageOnly;
     };
+    let walked = false;
     if (!input.hasRecordsFolder()) log('records: no records/ folder, step skipped');
     else if (after('records')) {
-      const items = readAhead(recordItems(input, options.supplier), 2 * options.concurrency, (entry) => entry);
+      const items = readAhead(recordItems(input, options.supplier, scratch, () => (walked = true)), 2 * options.concurrency, (entry) => entry);
       await runStep('records', countRecords(input), items, options.concurrency, ({ kind, item }) => migrateRecords(ctx, kind, item));
     }
 
     if (!input.hasRecordsFolder()) log('payment instructions: no records/ folder, step skipped');
     else if (after('payment instructions')) {
-      const items = readAhead(paymentInstructionItems(input, options.supplier), 2 * options.concurrency, (item) => item);
-      await runStep('payment instructions', countOf(paymentInstructionItems(input, options.supplier)), items, options.concurrency, (item) => migratePaymentInstruction(ctx, item));
+      // A records step stopped before its walk was done has not noted every folder: they are all walked.
+      const folders = () => (walked ? scratch.instructionFolders() : input.recordAccounts());
+      const items = readAhead(paymentInstructionItems(input, options.supplier, folders()), 2 * options.concurrency, (item) => item);
+      await runStep('payment instructions', countOf(paymentInstructionItems(input, options.supplier, folders())), items, options.concurrency, (item) => migratePaymentInstruction(ctx, item));
     }
 
     if (!input.businessPaymentInstructionsFile()) log('business payment instructions: no businesses/payment-instructions.ndjson, step skipped');

@@ -1,5 +1,5 @@
-import { RECORD_KINDS, isUnreadable, type MigrationInput, type ReadItem } from './input.js';
-import type { Progress } from './progress.js';
+import { RECORD_KINDS, isUnreadable, type MigrationInput, type ReadItem, type RecordKind } from './input.js';
+import type { Progress, StepProgress } from './progress.js';
 import { compared } from './verify-source.js';
 import type { VerifyReport } from './verify-report.js';
 import type { VerifyScratch } from './verify-scratch.js';
@@ -19,8 +19,24 @@ export async function readRecordLines(input: MigrationInput, supplier: string, s
   ];
   if (files.length === 0) return;
   const p = progress.begin('read records', null);
+  try {
+    await readLines(files, supplier, scratch, report, p, stopped);
+  } finally {
+    scratch.lineRecordsRead();
+  }
+  progress.end(p);
+}
+
+async function readLines(
+  files: readonly { kind: RecordKind | 'payment_instructions'; lines: AsyncIterable<ReadItem> }[],
+  supplier: string,
+  scratch: VerifyScratch,
+  report: VerifyReport,
+  p: StepProgress,
+  stopped: () => boolean,
+): Promise<void> {
   for (const { kind, lines } of files) {
-    for await (const item of lines as AsyncIterable<ReadItem>) {
+    for await (const item of lines) {
       if (stopped()) return;
       p.done++;
       if (isUnreadable(item)) {
@@ -35,5 +51,4 @@ export async function readRecordLines(input: MigrationInput, supplier: string, s
       scratch.addLineRecords(ext, kind, JSON.stringify(records));
     }
   }
-  progress.end(p);
 }

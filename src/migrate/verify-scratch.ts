@@ -1,8 +1,6 @@
-import { opendir } from 'node:fs/promises';
 import { Scratch } from './scratch.js';
 
-/** Names read back a query: in pages, so the scratch stays writable between them. */
-const PAGE = 1_000;
+type Statement = ReturnType<Scratch['db']['prepare']>;
 
 export interface Unimported {
   readonly ext: string;
@@ -10,17 +8,11 @@ export interface Unimported {
   readonly refusal: string | null;
 }
 
-/** A file name as a key whose byte order (memcmp) is JavaScript's sort order: UTF-16 big-endian (UTF-8 orders above U+FFFF differently). */
-const nameKey = (name: string): Buffer => Buffer.from(name, 'utf16le').swap16();
-const nameOf = (key: Buffer): string => Buffer.from(key).swap16().toString('utf16le');
-
 const SCHEMA = `
   CREATE TABLE expected (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, fingerprint TEXT NOT NULL, refusal TEXT);
   CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
   CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
-  CREATE TABLE listing (name BLOB PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE line_records (ext TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL);
-  CREATE INDEX line_records_by_ext ON line_records (ext);
 `;
 
 /**
@@ -30,6 +22,7 @@ const SCHEMA = `
  */
 export class VerifyScratch {
   private readonly statements;
+  private recordsOf: Statement | null = null;
 
   private constructor(private readonly scratch: Scratch) {
     const db = scratch.db;
@@ -41,11 +34,7 @@ export class VerifyScratch {
       isDiffering: db.prepare('SELECT 1 FROM differing WHERE ext = ?').pluck(),
       refuseExpected: db.prepare('UPDATE expected SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
       refuseNotImported: db.prepare('UPDATE not_imported SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
-      clearListing: db.prepare('DELETE FROM listing'),
-      list: db.prepare('INSERT INTO listing (name) VALUES (?)'),
-      listed: db.prepare('SELECT name FROM listing WHERE name > ? ORDER BY name LIMIT ?').pluck(),
       lineRecords: db.prepare('INSERT INTO line_records (ext, kind, records) VALUES (?, ?, ?)'),
-      recordsOf: db.prepare('SELECT kind, records FROM line_records WHERE ext = ? ORDER BY rowid'),
     };
   }
 
@@ -67,9 +56,24 @@ export class VerifyScratch {
     this.write(() => this.statements.lineRecords.run(ext, kind, records));
   }
 
-  /** The records the NDJSON record files hold for an account, a JSON array per line, in the files' order. */
+  /**
+   * Once every line is in: the lines copied in account order into a table clustered by account (one sort,
+   * then appends), so an account's lines are one page read, not one a line, and accounts read in order read
+   * the table in order. Inserting them clustered as they come (in any order) would write all over a B-tree
+   * much larger than the page cache.
+   */
+  lineRecordsRead(): void {
+    this.scratch.db.exec(`
+      CREATE TABLE account_line_records (ext TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL, PRIMARY KEY (ext, seq)) WITHOUT ROWID;
+      INSERT INTO account_line_records SELECT ext, rowid, kind, records FROM line_records ORDER BY ext, rowid;
+      DELETE FROM line_records;
+    `);
+    this.recordsOf = this.scratch.db.prepare('SELECT kind, records FROM account_line_records WHERE ext = ? ORDER BY seq');
+  }
+
+  /** The records the NDJSON record files hold for an account, a JSON array per line, in the files' order (none before `lineRecordsRead`). */
   lineRecordsOf(ext: string): { readonly kind: string; readonly records: string }[] {
-    return this.statements.recordsOf.all(ext) as { kind: string; records: string }[];
+    return (this.recordsOf?.all(ext) ?? []) as { kind: string; records: string }[];
   }
 
   /** Pass 1: an account's fingerprint; false when the account is expected already (twice in the folder). */
@@ -124,17 +128,9 @@ export class VerifyScratch {
     return this.scratch.db.prepare('SELECT ext, state, refusal FROM not_imported ORDER BY seq').iterate() as IterableIterator<Unimported & { readonly state: string }>;
   }
 
-  /** The names in `dir` ending in `.json`, in migrate's (JavaScript's) sort order, streamed through the scratch file a page at a time. */
-  async *sortedJsonNames(dir: string): AsyncGenerator<string> {
-    this.write(() => this.statements.clearListing.run());
-    for await (const entry of await opendir(dir)) if (entry.name.endsWith('.json')) this.write(() => this.statements.list.run(nameKey(entry.name)));
-    let after: Buffer = Buffer.alloc(0);
-    for (;;) {
-      const page = this.statements.listed.all(after, PAGE) as Buffer[];
-      for (const key of page) yield nameOf(key);
-      if (page.length < PAGE) return;
-      after = page[page.length - 1]!;
-    }
+  /** The names in `dir` ending in `.json`, in migrate's (JavaScript's) sort order (Scratch.sortedJsonNames). */
+  sortedJsonNames(dir: string): AsyncGenerator<string> {
+    return this.scratch.sortedJsonNames(dir);
   }
 
   close(): void {

@@ -16,7 +16,8 @@ import { readRecordLines } from './verify-lines.js';
 
 /**
  * `import-ledger verify`: compares the folder `migrate` reads with what the service holds for the
- * supplier, over HTTP only (docs/migrate.md "Verify"). The accounts in three passes:
+ * supplier, over HTTP only (docs/migrate.md "Verify"). The accounts in three passes, after the NDJSON record
+ * files are read into the scratch file by account (verify-lines.ts):
  *  1. the folder's accounts, each reduced to a fingerprint kept in a scratch file, so memory does not grow;
  *  2. the service's records export, streamed: each line matched with its fingerprint, or reported extra or
  *     not imported (with its latest refusal code); what no line matched is missing;

@@ -1,4 +1,4 @@
-import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { errorFields, isDryRunSuccess, platformAccountNumber } from '../../src/migrate/answers.js';
 import { parseRetryAfter } from '../../src/adapters/network-operators.js';
 import { NoAnswer, type ApiAnswer, type ApiClient } from '../../src/migrate/api-client.js';
-import { countNonBlankLines } from '../../src/migrate/input.js';
+import { MigrationInput, type InputItem, type ReadItem } from '../../src/migrate/input.js';
+import { countNonBlankLines } from '../../src/migrate/ndjson.js';
 import { readAhead } from '../../src/migrate/read-ahead.js';
 import { ForeignJournal, Journal, idempotencyKey, type JournalOwner } from '../../src/migrate/journal.js';
 import { MigrateScratch } from '../../src/migrate/migrate-scratch.js';
@@ -309,6 +310,36 @@ describe('input: the accounts of an NDJSON file', () => {
         }),
         { numRuns: 200 },
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('input: the NDJSON record files', () => {
+  it('a line is the same item (journal id, text sent) wherever it moves in the file; a supplier left out is filled in the same way every time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'import-ledger-lines-'));
+    try {
+      mkdirSync(join(dir, 'records'));
+      const a = '{"import_supplier":"SUP","external_account_number":"A","notes":[{"body":"x"}]}';
+      const b = '{"external_account_number":"B","notes":[{"body":"y"}]}';
+      const read = async () => {
+        const items: ReadItem[] = [];
+        for await (const item of new MigrationInput(dir).recordLines('notes', 'SUP')) items.push(item);
+        return items;
+      };
+      writeFileSync(join(dir, 'records', 'notes.ndjson'), `${a}\n${b}\nnot json\n`);
+      const first = await read();
+      writeFileSync(join(dir, 'records', 'notes.ndjson'), `\n${b}\n${a}\n`);
+      const moved = await read();
+      const byId = (items: ReadItem[], id: string) => items.find((item) => item.id === id) as InputItem;
+      for (const id of ['A', 'B']) {
+        expect(byId(moved, id).journalId).toBe(byId(first, id).journalId);
+        expect(byId(moved, id).json).toBe(byId(first, id).json);
+      }
+      expect(byId(first, 'A').json).toBe(a);
+      expect(JSON.parse(byId(first, 'B').json!)).toEqual({ import_supplier: 'SUP', external_account_number: 'B', notes: [{ body: 'y' }] });
+      expect(first[2]).toMatchObject({ id: 'line 3', problem: expect.stringContaining('not JSON') as unknown as string });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
