@@ -5,7 +5,9 @@ import type { TokenSource } from './token-source.js';
  * When to send a request again, by HTTP status only (the statuses are the contract): 408, 409, 429, 5xx
  * (spec 4.12) and no answer are sent again unchanged with the same Idempotency-Key, so a lost answer is
  * never applied twice; 401 gets a new token first (twice at most); any other 4xx stands. Waits grow
- * exponentially with full jitter, never below the service's Retry-After.
+ * exponentially with equal jitter (at least half of each ceiling, so the tries together outlast a service's
+ * restart of some 15 s whatever the draws: with full jitter, eight short draws spent every try within a
+ * restart of a few seconds), never below the service's Retry-After.
  */
 export interface RetryPolicy {
   /** Tries in all, the first included. */
@@ -27,10 +29,10 @@ export function classify(status: number): Transience {
   return 'done';
 }
 
-/** The wait before try `attempt + 1` (attempt counts from 1), at least what the service asked for. */
+/** The wait before try `attempt + 1` (attempt counts from 1): between half the ceiling and the ceiling, and at least what the service asked for. */
 export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | null, random = Math.random): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  const jittered = Math.round(random() * ceiling);
+  const jittered = Math.round(ceiling / 2 + (random() * ceiling) / 2);
   return retryAfterMs === null ? jittered : Math.max(Math.min(retryAfterMs, MAX_RETRY_AFTER_MS), jittered);
 }
 

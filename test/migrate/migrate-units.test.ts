@@ -14,7 +14,7 @@ import { ForeignJournal, Journal, idempotencyKey, type JournalOwner } from '../.
 import { MigrateScratch } from '../../src/migrate/migrate-scratch.js';
 import { Progress } from '../../src/migrate/progress.js';
 import { Report } from '../../src/migrate/report.js';
-import { backoffMs, classify, createSender } from '../../src/migrate/retry.js';
+import { backoffMs, classify, createSender, DEFAULT_RETRY_POLICY } from '../../src/migrate/retry.js';
 import { createTokenSource, tokenLifetimeMs } from '../../src/migrate/token-source.js';
 
 // Typed as whatever the fake answers for (the fakes below answer for any operation of the document).
@@ -28,15 +28,24 @@ describe('retries: decided by HTTP status only', () => {
     expect([200, 201, 400, 403, 404, 413, 415, 422].map(classify)).toEqual(Array(8).fill('done'));
   });
 
-  it('property: a wait is within the exponential ceiling, and never shorter than Retry-After (capped at 60 s)', () => {
+  it('property: a wait is between half the exponential ceiling and the ceiling, and never shorter than Retry-After (capped at 60 s)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 30 }), fc.option(fc.integer({ min: 0, max: 600_000 })), fc.double({ min: 0, max: 0.999, noNaN: true }), (attempt, retryAfter, r) => {
         const policy = { attempts: 8, baseDelayMs: 250, maxDelayMs: 15_000 };
         const wait = backoffMs(policy, attempt, retryAfter, () => r);
         const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-        expect(wait).toBeGreaterThanOrEqual(0);
+        expect(wait).toBeGreaterThanOrEqual(Math.round(ceiling / 2));
         if (retryAfter === null) expect(wait).toBeLessThanOrEqual(ceiling);
-        else expect(wait).toBe(Math.max(Math.min(retryAfter, 60_000), Math.round(r * ceiling)));
+        else expect(wait).toBe(Math.max(Math.min(retryAfter, 60_000), Math.round(ceiling / 2 + (r * ceiling) / 2)));
+      }),
+    );
+  });
+
+  it('property: the default tries outlast a service restart of 15 s, whatever the draws (full jitter spent all eight within a 5 s restart)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 7, maxLength: 7 }), (draws) => {
+        const waited = draws.reduce((sum, r, i) => sum + backoffMs(DEFAULT_RETRY_POLICY, i + 1, null, () => r), 0);
+        expect(waited).toBeGreaterThanOrEqual(15_000);
       }),
     );
   });
