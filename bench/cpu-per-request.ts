@@ -1,7 +1,9 @@
-// tsx bench/cpu-per-request.ts [--requests=N] [--profile] [--runs=K] [--against=DIR]: the service's CPU time per request of
-// stage-account, process and transactions (the bench's payloads, 10 connections, a fixed number of
-// requests each after a warm-up), and the echo reference's under the stage body, with the budget per request
-// the targets leave (30% of the echo's rate for stage, 20% for the others). CPU time is the service process's user + system time (/proc/PID/stat:
+// tsx bench/cpu-per-request.ts [--requests=N] [--profile] [--runs=K] [--against=DIR] [--reads]: the service's CPU time per request of
+// each request a migrated account costs, as `import-ledger migrate` sends them (an Idempotency-Key on every
+// one): stage-account, process, notes (2), transactions (3) and a historical statement, N accounts through
+// each in turn (10 connections, after a warm-up), and their sum, the CPU of one migrated account; and the echo
+// reference's under the stage body, with the budget per request the targets leave (30% of the echo's rate for
+// stage, 20% for the others). CPU time is the service process's user + system time (/proc/PID/stat:
 // every thread, the thread pool's fdatasync included) over the phase, divided by its requests: unlike
 // req/s it hardly moves when other work shares the machine. With --profile the service runs under
 // `node --cpu-prof` and each phase's samples (cut out of the one profile by time) are summed per function:
@@ -10,17 +12,23 @@
 // printed directory. With --against=DIR (another checkout of the project, built), each run measures both
 // services in turn (the order alternating from run to run), without the echo, and the medians of both and
 // their ratio are printed: one same-run comparison, fair to both under whatever else loads the machine.
+// With --reads, /healthz and a supplier's progress are read one after the other every 20 ms during stage-account
+// (as bench/run.ts's stage scenario reads them), and the service runs with its metrics on: each stage phase also
+// prints its worst read and the event loop's longest delay (`nodejs_eventloop_lag_max_seconds`, perf_hooks'
+// monitorEventLoopDelay, reset by the scrape before the phase). The reads and the metrics add to the CPU figures.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, root, run, start, stop, tenTransactions } from './lib.js';
+import { freePort, root, run, start, stop } from './lib.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const REQUESTS = arg('requests', 3000);
 const WARMUP = 400;
 const RUNS = arg('runs', 1);
 const profile = process.argv.includes('--profile');
+const reads = process.argv.includes('--reads');
+const READ_POLL_MS = 20;
 const bin = join(root, 'dist/import-ledger.mjs');
 const against = process.argv.find((a) => a.startsWith('--against='))?.split('=')[1];
 const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic.json'), 'utf8');
@@ -29,7 +37,42 @@ const accountTemplate = example
   .replace('"LEGACY_ENERGIE"', '"BENCH"')
   .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
 const accountBody = (ext: string) => accountTemplate.replace('__EXT__', ext);
-const transactionsBody = (i: number, accounts: number) => JSON.stringify(tenTransactions('BENCH', `BENCH-${i % accounts}`, i));
+const processBody = (ext: string) => JSON.stringify({ external_account_number: ext, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' });
+/** An account's records as the issue's cut-over folder holds them: 2 notes, 3 transactions, a statement. */
+const notesBody = (ext: string) =>
+  JSON.stringify({
+    import_supplier: 'BENCH',
+    external_account_number: ext,
+    notes: [
+      { body: 'Welcome call done on migration day.', created_at: '2025-07-01T10:00:00Z', is_pinned: true, unpin_at: '2025-08-01T00:00:00Z' },
+      { body: 'Customer asked for paper bills.' },
+    ],
+  });
+const transactionsBody = (ext: string) =>
+  JSON.stringify({
+    import_supplier: 'BENCH',
+    external_account_number: ext,
+    transactions: [
+      { transaction_id: `${ext}-1`, transaction_date: '2025-07-02', amount: 35.2, type: 'CHARGE', reason: 'IMPORTED_CHARGE', display_note: 'Solde reporté', note: 'Legacy closing balance' },
+      { transaction_id: `${ext}-2`, transaction_date: '2025-07-03', amount: 10.0, type: 'CREDIT', reason: 'GENERAL_CREDIT', display_note: 'Geste commercial', note: 'Goodwill' },
+      { transaction_id: `${ext}-3`, transaction_date: '2025-07-05', amount: 64.5, type: 'PAYMENT', reason: 'ACCOUNT_CHARGE_PAYMENT', payment_type: 'DD_REGULAR_COLLECTION', reference: 'PMT-7781' },
+    ],
+  });
+const statementBody = (ext: string) =>
+  JSON.stringify({
+    import_supplier: 'BENCH',
+    external_account_number: ext,
+    statements: [{ bill_period_from_date: '2025-04-01', bill_period_to_date: '2025-04-30', statement_id: `ST-${ext}`, issued_date: '2025-05-03', number: `F-${ext}`, gross_amount: 71.4 }],
+  });
+/** The requests of one migrated account, in the order migrate sends them. */
+const ACCOUNT_STEPS = [
+  { name: 'stage-account', path: '/v1/data-import/account-import-process/create-or-update/', body: accountBody },
+  { name: 'process', path: '/v1/data-import/account-import-process/process/', body: processBody },
+  { name: 'notes (2)', path: '/v1/data-import/notes/create/', body: notesBody },
+  { name: 'transactions (3)', path: '/v1/data-import/transactions/create/', body: transactionsBody },
+  { name: 'statement', path: '/v1/data-import/historical-statements/create/', body: statementBody },
+] as const;
+const PER_ACCOUNT = 'per account';
 
 
 /** User + system CPU of a process, in ms. */
@@ -39,9 +82,49 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-interface Phase { name: string; requests: number; cpuMs: number; seconds: number; non2xx: number; p99: number; from: number; to: number }
+interface Phase { name: string; requests: number; cpuMs: number; seconds: number; non2xx: number; p99: number; from: number; to: number; reads?: ReadFigures }
 
-async function load(url: string, headers: Record<string, string>, amount: number, body: (i: number) => string) {
+/** The reads polled beside a phase (--reads): the slowest answer, and the event loop's longest delay over the phase. */
+interface ReadFigures { worstMs: number; worstPath: string; polls: number; loopDelayMaxMs: number }
+
+/** The event loop's longest delay since the last scrape, in ms (prom-client resets the histogram at each scrape). */
+async function loopDelayMaxMs(metricsPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('nodejs_eventloop_lag_max_seconds '));
+  return line ? Math.round(Number(line.split(' ')[1]) * 10_000) / 10 : NaN;
+}
+
+/** Reads asked one after the other every READ_POLL_MS until stopped; the worst answer time is what a reader waits behind the writes. */
+function pollReads(base: string, headers: Record<string, string>, metricsPort: number) {
+  const paths = ['/healthz', '/v1/data-import/import-progress/BENCH/'];
+  let worst = { ms: 0, path: '' };
+  let polls = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const path of paths) {
+        const started = performance.now();
+        const res = await fetch(`${base}${path}`, { headers });
+        await res.arrayBuffer();
+        const ms = performance.now() - started;
+        if (!res.ok) throw new Error(`${path} answered ${res.status} during the load`);
+        if (ms > worst.ms) worst = { ms, path };
+      }
+      polls++;
+      await new Promise((r) => setTimeout(r, READ_POLL_MS));
+    }
+  })();
+  return {
+    async stop(): Promise<ReadFigures> {
+      stopped = true;
+      await loop;
+      return { worstMs: Math.round(worst.ms * 10) / 10, worstPath: worst.path, polls, loopDelayMaxMs: await loopDelayMaxMs(metricsPort) };
+    },
+  };
+}
+
+/** `amount` POSTs of `body(i)`; with `keyPrefix`, each with an Idempotency-Key of its own, as migrate sends. */
+async function load(url: string, headers: Record<string, string>, amount: number, body: (i: number) => string, keyPrefix?: string) {
   let i = 0;
   return autocannon({
     url,
@@ -49,7 +132,14 @@ async function load(url: string, headers: Record<string, string>, amount: number
     connections: 10,
     amount,
     headers: { 'content-type': 'application/json', ...headers },
-    requests: [{ setupRequest: (req) => ({ ...req, body: body(i++) }) }],
+    requests: [
+      {
+        setupRequest: (req) => {
+          const n = i++;
+          return { ...req, body: body(n), ...(keyPrefix ? { headers: { ...req.headers, 'idempotency-key': `${keyPrefix}-${n}` } } : {}) };
+        },
+      },
+    ],
   });
 }
 
@@ -73,7 +163,7 @@ async function echoPhase(): Promise<Phase> {
   return { name: 'echo (stage body)', requests: result.requests.total, cpuMs: used, seconds: (to - from) / 1000, non2xx: result.non2xx + result.errors, p99: result.latency.p99, from, to };
 }
 
-/** The service's phases: stage-account, process and transactions (10), on a fresh database. */
+/** The service's phases: each request of a migrated account (ACCOUNT_STEPS), keyed, on a fresh database. */
 async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: string; stopAt: number }> {
   const work = mkdtempSync(join(tmpdir(), 'import-ledger-cpu-'));
   const database = join(work, 'ledger.db');
@@ -82,7 +172,8 @@ async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: stri
   await run(process.execPath, [bin, 'team', 'create', 'Migrations'], env);
   const port = await freePort();
   const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${work}`] : [];
-  const service = await start(process.execPath, [...flags, bin, 'serve'], { ...env, PORT: String(port) });
+  const metricsPort = reads ? await freePort() : null;
+  const service = await start(process.execPath, [...flags, bin, 'serve'], { ...env, PORT: String(port), ...(metricsPort ? { LEDGER_METRICS_PORT: String(metricsPort) } : {}) });
   const base = `http://127.0.0.1:${port}`;
   while (!(await fetch(`${base}/healthz`).catch(() => null))?.ok) await new Promise((r) => setTimeout(r, 20));
   const key = (await run(process.execPath, [bin, 'api-key', 'create', '--supplier', 'BENCH'], env)).trim();
@@ -100,21 +191,28 @@ async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: stri
   });
   const pid = service.pid!;
   const phases: Phase[] = [];
-  const measure = async (name: string, path: string, body: (i: number) => string, warm: (i: number) => string) => {
-    await load(`${base}${path}`, headers, WARMUP, warm);
+  for (const step of ACCOUNT_STEPS) {
+    const url = `${base}${step.path}`;
+    await load(url, headers, WARMUP, (i) => step.body(`WARM-${i}`), `warm-${step.name}`);
+    const polled = metricsPort && step.name === 'stage-account' ? (await loopDelayMaxMs(metricsPort), pollReads(base, headers, metricsPort)) : null;
     const before = cpuMs(pid);
     const from = performance.now();
-    const result = await load(`${base}${path}`, headers, REQUESTS, body);
+    const result = await load(url, headers, REQUESTS, (i) => step.body(`BENCH-${i}`), `bench-${step.name}`);
     const to = performance.now();
     const used = cpuMs(pid) - before;
-    phases.push({ name, requests: result.requests.total, cpuMs: used, seconds: (to - from) / 1000, non2xx: result.non2xx + result.errors, p99: result.latency.p99, from, to });
-  };
-  const stagePath = '/v1/data-import/account-import-process/create-or-update/';
-  const processPath = '/v1/data-import/account-import-process/process/';
-  const processBody = (ext: string) => JSON.stringify({ external_account_number: ext, import_supplier_code: 'BENCH', operations_team_name: 'Migrations' });
-  await measure('stage-account', stagePath, (i) => accountBody(`BENCH-${i}`), (i) => accountBody(`WARM-${i}`));
-  await measure('process', processPath, (i) => processBody(`BENCH-${i}`), (i) => processBody(`WARM-${i}`));
-  await measure('transactions (10)', '/v1/data-import/transactions/create/', (i) => transactionsBody(i, REQUESTS), (i) => transactionsBody(i + 1_000_000, REQUESTS));
+    const readFigures = await polled?.stop();
+    phases.push({
+      name: step.name,
+      requests: result.requests.total,
+      cpuMs: used,
+      seconds: (to - from) / 1000,
+      non2xx: result.non2xx + result.errors,
+      p99: result.latency.p99,
+      from,
+      to,
+      ...(readFigures ? { reads: readFigures } : {}),
+    });
+  }
   const stopAt = performance.now();
   await stop(service);
   return { phases, work, stopAt };
@@ -126,9 +224,10 @@ async function once(runIndex: number): Promise<Phase[]> {
   for (const p of [echo, ...phases]) {
     process.stdout.write(
       `run ${runIndex}  ${p.name.padEnd(18)} ${(p.cpuMs / p.requests).toFixed(2).padStart(6)} ms CPU/request  ` +
-        `${Math.round(p.requests / p.seconds).toString().padStart(5)} req/s  p99 ${p.p99} ms${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}\n`,
+        `${Math.round(p.requests / p.seconds).toString().padStart(5)} req/s  p99 ${p.p99} ms${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}${readsNote(p)}\n`,
     );
   }
+  process.stdout.write(`run ${runIndex}  ${PER_ACCOUNT.padEnd(18)} ${accountCpu(phases).toFixed(2).padStart(6)} ms CPU/account (the sum of its requests)\n`);
   // The targets: stage-account at 30% of the echo's rate, process and transactions at 20%. At one core each,
   // the rate is 1 / CPU per request, so the budget is the echo's CPU per request over the share.
   const echoCpu = echo.cpuMs / echo.requests;
@@ -192,6 +291,13 @@ function printProfiles(work: string, phases: Phase[], stopAt: number) {
   }
 }
 
+/** A phase's reads (--reads), for its line. */
+const readsNote = (p: Phase) =>
+  p.reads ? `  reads: worst ${p.reads.worstMs} ms (${p.reads.worstPath}, ${p.reads.polls} polls), longest event loop delay ${p.reads.loopDelayMaxMs} ms` : '';
+
+/** The CPU of one migrated account: one request of each step (every phase sends one request an account). */
+const accountCpu = (phases: readonly Phase[]) => phases.reduce((sum, p) => sum + p.cpuMs / p.requests, 0);
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Both services in every run, the order alternating; per phase, each one's CPU per request and their ratio. */
@@ -201,25 +307,41 @@ async function compare(otherRoot: string) {
     { name: otherRoot, bin: join(otherRoot, 'dist/import-ledger.mjs') },
   ];
   const cpu = new Map<string, number[]>();
+  const reads = new Map<string, ReadFigures[]>();
   for (let r = 1; r <= RUNS; r++) {
     for (const build of r % 2 === 1 ? builds : [...builds].reverse()) {
       const { phases, work } = await servicePhases(build.bin);
       rmSync(work, { recursive: true, force: true });
-      for (const p of phases) {
+      const figures = [...phases.map((p) => ({ name: p.name, value: p.cpuMs / p.requests, non2xx: p.non2xx })), { name: PER_ACCOUNT, value: accountCpu(phases), non2xx: 0 }];
+      for (const p of figures) {
         const key = `${p.name}\t${build.name}`;
-        cpu.set(key, [...(cpu.get(key) ?? []), p.cpuMs / p.requests]);
-        process.stdout.write(`run ${r}  ${build.name.padEnd(20)} ${p.name.padEnd(18)} ${(p.cpuMs / p.requests).toFixed(3)} ms CPU/request${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}\n`);
+        cpu.set(key, [...(cpu.get(key) ?? []), p.value]);
+        process.stdout.write(`run ${r}  ${build.name.padEnd(20)} ${p.name.padEnd(18)} ${p.value.toFixed(3)} ms CPU/request${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}\n`);
+      }
+      for (const p of phases) {
+        if (!p.reads) continue;
+        const key = `${p.name} reads\t${build.name}`;
+        reads.set(key, [...(reads.get(key) ?? []), p.reads]);
+        process.stdout.write(`run ${r}  ${build.name.padEnd(20)} ${p.name.padEnd(18)}${readsNote(p)}\n`);
       }
     }
   }
   // The ratio within each run as well: the two services of one run met about the same load from the rest of the machine.
   process.stdout.write(`\nmedian over ${RUNS} runs, ms CPU/request (this / ${otherRoot}), and the median of the runs' ratios:\n`);
-  for (const name of ['stage-account', 'process', 'transactions (10)']) {
+  for (const name of [...ACCOUNT_STEPS.map((step) => step.name), PER_ACCOUNT]) {
     const mine = cpu.get(`${name}\tthis`)!;
     const theirs = cpu.get(`${name}\t${otherRoot}`)!;
     const percent = (ratio: number) => `${((ratio - 1) * 100).toFixed(1)}%`;
     const ratios = mine.map((value, i) => value / theirs[i]!);
     process.stdout.write(`  ${name.padEnd(18)} ${median(mine).toFixed(3)} / ${median(theirs).toFixed(3)}  ${percent(median(mine) / median(theirs))}; per run ${percent(median(ratios))}\n`);
+  }
+  for (const build of builds) {
+    const figures = reads.get(`stage-account reads\t${build.name}`);
+    if (!figures) continue;
+    process.stdout.write(
+      `  reads during stage, ${build.name}: worst read ${figures.map((f) => f.worstMs).join(', ')} ms (median ${median(figures.map((f) => f.worstMs))}); ` +
+        `longest event loop delay ${figures.map((f) => f.loopDelayMaxMs).join(', ')} ms (median ${median(figures.map((f) => f.loopDelayMaxMs))})\n`,
+    );
   }
 }
 
@@ -236,4 +358,6 @@ if (RUNS > 1) {
     const values = all.map((phases) => phases.find((p) => p.name === name)!).map((p) => p.cpuMs / p.requests).sort((a, b) => a - b);
     process.stdout.write(`  ${name.padEnd(18)} ${values[Math.floor(values.length / 2)]!.toFixed(2)} ms CPU/request (${values.map((v) => v.toFixed(2)).join(', ')})\n`);
   }
+  const accounts = all.map((phases) => accountCpu(phases.slice(1)));
+  process.stdout.write(`  ${PER_ACCOUNT.padEnd(18)} ${median(accounts).toFixed(2)} ms CPU/account (${accounts.map((v) => v.toFixed(2)).join(', ')})\n`);
 }
