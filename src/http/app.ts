@@ -91,6 +91,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', methodNotAllowed(app));
   // On PostgreSQL a request's cached reads share one check of the read generation (src/queries/request-scope.ts).
   if (wantsRequestScope(deps.read)) app.use('*', (_c, next) => requestScope.run({}, next));
+  // Liveness: the process answers. A database that cannot be reached is no reason to restart the instance
+  // (it serves again by itself once the database is back): /readyz takes it out of the load balancer instead.
+  // Registered before the wait for durability below: it shows nothing of the store, so it never waits for a sync.
+  app.get('/healthz', (c) => c.json({ status: 'ok' as const }));
   // No answer shows a write before it is on disk: a write's own answer already waits for its batch's
   // sync; a read (or an Idempotency-Key replay) that saw a batch still being synced waits for it too.
   // A streamed body reads on after this point (docs/reliability.md).
@@ -99,9 +103,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await deps.durable();
   });
 
-  // Liveness: the process answers. A database that cannot be reached is no reason to restart the instance
-  // (it serves again by itself once the database is back): /readyz takes it out of the load balancer instead.
-  app.get('/healthz', (c) => c.json({ status: 'ok' as const }));
   // The contract, generated from the routes (on first request, once every route is registered), and its reference page.
   app.route('/', docsRoutes(openApiDocument(app)));
   app.route('/', dashboardRoutes());
