@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, root, run, start, stop } from './lib.js';
+import { pollReads } from './service.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const REQUESTS = arg('requests', 3000);
@@ -94,31 +95,13 @@ async function loopDelayMaxMs(metricsPort: number): Promise<number> {
   return line ? Math.round(Number(line.split(' ')[1]) * 10_000) / 10 : NaN;
 }
 
-/** Reads asked one after the other every READ_POLL_MS until stopped; the worst answer time is what a reader waits behind the writes. */
-function pollReads(base: string, headers: Record<string, string>, metricsPort: number) {
-  const paths = ['/healthz', '/v1/data-import/import-progress/BENCH/'];
-  let worst = { ms: 0, path: '' };
-  let polls = 0;
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      for (const path of paths) {
-        const started = performance.now();
-        const res = await fetch(`${base}${path}`, { headers });
-        await res.arrayBuffer();
-        const ms = performance.now() - started;
-        if (!res.ok) throw new Error(`${path} answered ${res.status} during the load`);
-        if (ms > worst.ms) worst = { ms, path };
-      }
-      polls++;
-      await new Promise((r) => setTimeout(r, READ_POLL_MS));
-    }
-  })();
+/** The reads beside stage (bench/service.ts's poller), and the event loop's longest delay over the phase. */
+function pollReadsAndLoop(base: string, headers: Record<string, string>, metricsPort: number) {
+  const reads = pollReads(base, headers, { paths: ['/healthz', '/v1/data-import/import-progress/BENCH/'], everyMs: READ_POLL_MS });
   return {
     async stop(): Promise<ReadFigures> {
-      stopped = true;
-      await loop;
-      return { worstMs: Math.round(worst.ms * 10) / 10, worstPath: worst.path, polls, loopDelayMaxMs: await loopDelayMaxMs(metricsPort) };
+      const { worstMs, worstPath, polls } = await reads.stop();
+      return { worstMs, worstPath, polls, loopDelayMaxMs: await loopDelayMaxMs(metricsPort) };
     },
   };
 }
@@ -194,7 +177,7 @@ async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: stri
   for (const step of ACCOUNT_STEPS) {
     const url = `${base}${step.path}`;
     await load(url, headers, WARMUP, (i) => step.body(`WARM-${i}`), `warm-${step.name}`);
-    const polled = metricsPort && step.name === 'stage-account' ? (await loopDelayMaxMs(metricsPort), pollReads(base, headers, metricsPort)) : null;
+    const polled = metricsPort && step.name === 'stage-account' ? (await loopDelayMaxMs(metricsPort), pollReadsAndLoop(base, headers, metricsPort)) : null;
     const before = cpuMs(pid);
     const from = performance.now();
     const result = await load(url, headers, REQUESTS, (i) => step.body(`BENCH-${i}`), `bench-${step.name}`);

@@ -16,6 +16,7 @@ import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.j
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
 import { measureVerify, type VerifyFigures } from './verify-client.js';
 import { measureRelays, printRelays } from './relays.js';
+import { pollReads } from './service.js';
 import { CutoverUsage, parseCutoverOptions, runCutover } from './cutover.js';
 import { printCutover } from './cutover-print.js';
 import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metrics-overhead.js';
@@ -104,37 +105,8 @@ async function load(
 /** How often the reads beside the stage load are asked. */
 const READ_POLL_MS = 20;
 
-/**
- * Reads asked one after another every READ_POLL_MS while a write load runs (the liveness probe, and a
- * supplier's progress, which reads the store): the worst answer time is what a reader waits behind the writes.
- */
-function pollReads(base: string, auth: Record<string, string>) {
-  const paths = ['/healthz', '/v1/data-import/import-progress/BENCH/'];
-  let worst = { ms: 0, path: '' };
-  let polls = 0;
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      for (const path of paths) {
-        const started = performance.now();
-        const res = await fetch(`${base}${path}`, { headers: auth });
-        await res.arrayBuffer();
-        const ms = performance.now() - started;
-        if (!res.ok) throw new Error(`${path} answered ${res.status} during the load`);
-        if (ms > worst.ms) worst = { ms, path };
-      }
-      polls++;
-      await new Promise((r) => setTimeout(r, READ_POLL_MS));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      return { worstMs: Math.round(worst.ms * 10) / 10, worstPath: worst.path, polls };
-    },
-  };
-}
+/** The liveness probe, and a supplier's progress (which reads the store), polled beside a write load. */
+const READ_PATHS = ['/healthz', '/v1/data-import/import-progress/BENCH/'];
 
 function record(scenario: string, result: autocannon.Result, pid: number | undefined, echo: number | null, note?: string) {
   const ok = result.requests.total - result.non2xx - result.errors;
@@ -348,7 +320,7 @@ async function writeScenarios(): Promise<number> {
   const service = await startService(database);
   const token = await tokenFor(service.base, database);
   const auth = { authorization: `Token ${token}` };
-  const reads = pollReads(service.base, auth);
+  const reads = pollReads(service.base, auth, { paths: READ_PATHS, everyMs: READ_POLL_MS });
   const stageResult = await load(`${service.base}/v1/data-import/account-import-process/create-or-update/`, {
     headers: auth,
     body: (i) => accountBody(`BENCH-${i}`),
@@ -430,7 +402,7 @@ async function writerComparison(): Promise<WriterComparison> {
       await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
       const service = await startService(database, undefined, { LEDGER_SQLITE_WRITER: writer });
       const auth = { authorization: `Token ${await tokenFor(service.base, database)}` };
-      const reads = pollReads(service.base, auth);
+      const reads = pollReads(service.base, auth, { paths: READ_PATHS, everyMs: READ_POLL_MS });
       const stage = await load(`${service.base}/v1/data-import/account-import-process/create-or-update/`, { headers: auth, body: (i) => accountBody(`W-${i}`) });
       const worst = await reads.stop();
       const staged = rate(stage, 'stage-account') * (stage.duration || DURATION);
