@@ -16,7 +16,7 @@ import { measureStreamedRead, type StreamedReadFigures } from './streamed-read.j
 import { measureMigrate, measureStartup, type MigrateFigures, type StartupFigures } from './migrate-client.js';
 import { measureVerify, type VerifyFigures } from './verify-client.js';
 import { measureRelays, printRelays } from './relays.js';
-import { pollReads } from './service.js';
+import { databaseEnv, keyToken, pollReads, serviceBin as bin, startService, tokenFor } from './service.js';
 import { CutoverUsage, parseCutoverOptions, runCutover } from './cutover.js';
 import { printCutover } from './cutover-print.js';
 import { cpuSeconds, measureMetricsOverhead, type OverheadFigures } from './metrics-overhead.js';
@@ -50,7 +50,6 @@ const CONNECTIONS = 10;
 const LOG_EVENTS = quick ? 100_000 : 1_000_000;
 const tsx = join(root, 'node_modules/.bin/tsx');
 // The service runs as `npm start` runs it: bundled (scripts/build.mjs), without the TypeScript loader.
-const bin = join(root, 'dist/import-ledger.mjs');
 
 interface Figure {
   scenario: string;
@@ -123,57 +122,6 @@ function record(scenario: string, result: autocannon.Result, pid: number | undef
   });
   progress(`  ${scenario}: ${rate} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
   return ok;
-}
-
-/** The environment that points the service and the CLI at a database: a SQLite file, or a postgres:// URL. */
-const databaseEnv = (database: string) => (database.startsWith('postgres') ? { LEDGER_DATABASE_URL: database } : { LEDGER_DATABASE: database });
-
-/** The service as it runs in production: with its metrics on (LEDGER_METRICS_PORT), unless `metricsPort` is null. */
-async function startService(database: string, metricsPort: number | null | undefined = undefined, extraEnv: Record<string, string> = {}) {
-  const port = await freePort();
-  const metrics = metricsPort === undefined ? await freePort() : metricsPort;
-  const env = {
-    ...extraEnv,
-    ...databaseEnv(database),
-    PORT: String(port),
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    ...(metrics === null ? {} : { LEDGER_METRICS_PORT: String(metrics) }),
-  };
-  const startedAt = performance.now();
-  const child = await start(process.execPath, [bin, 'serve'], env);
-  const base = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    const res = await fetch(`${base}/healthz`).catch(() => null);
-    if (res?.ok) break;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return { child, base, startupMs: Math.round(performance.now() - startedAt) };
-}
-
-/** A token for a new key scoped to BENCH, and the example products the accounts' agreements name. */
-async function tokenFor(base: string, database: string): Promise<string> {
-  const token = await keyToken(base, database);
-  const res = await fetch(`${base}/v1/data-import/products/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Token ${token}` },
-    body: readFileSync(join(root, 'test/fixtures/examples/products.json'), 'utf8'),
-  });
-  if (res.status !== 201) throw new Error(`creating the example products failed: ${res.status} ${await res.text()}`);
-  return token;
-}
-
-async function keyToken(base: string, database: string): Promise<string> {
-  const env = { ...databaseEnv(database), NODE_ENV: 'production' };
-  const key = (await run(process.execPath, [bin, 'api-key', 'create', '--supplier', 'BENCH'], env)).trim();
-  const res = await fetch(`${base}/v1/graphql/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'mutation($k: String!) { obtainToken(input: {APIKey: $k}) { token } }', variables: { k: key } }),
-  });
-  const body = (await res.json()) as { data: { obtainToken: { token: string } } };
-  return body.data.obtainToken.token;
 }
 
 async function main() {
@@ -277,7 +225,7 @@ async function metricsScenario(): Promise<OverheadFigures> {
       const setupEnv = { LEDGER_DATABASE: database, NODE_ENV: 'production' };
       await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], setupEnv);
       await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
-      const service = await startService(database, metricsPort);
+      const service = await startService(database, { metricsPort });
       const token = await tokenFor(service.base, database);
       const pid = service.child.pid!;
       const cpuBefore = cpuSeconds(pid);
@@ -400,7 +348,7 @@ async function writerComparison(): Promise<WriterComparison> {
       const setupEnv = { LEDGER_DATABASE: database, NODE_ENV: 'production' };
       await run(process.execPath, [bin, 'supplier', 'create', 'BENCH'], setupEnv);
       await run(process.execPath, [bin, 'team', 'create', 'Migrations'], setupEnv);
-      const service = await startService(database, undefined, { LEDGER_SQLITE_WRITER: writer });
+      const service = await startService(database, { env: { LEDGER_SQLITE_WRITER: writer } });
       const auth = { authorization: `Token ${await tokenFor(service.base, database)}` };
       const reads = pollReads(service.base, auth, { paths: READ_PATHS, everyMs: READ_POLL_MS });
       const stage = await load(`${service.base}/v1/data-import/account-import-process/create-or-update/`, { headers: auth, body: (i) => accountBody(`W-${i}`) });
