@@ -3,10 +3,9 @@ import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabaseLocation } from '../support/ledger.js';
 import { skipWithoutNats, TEST_NATS_URL, testStream } from '../support/nats.js';
-import { checkedFetch } from '../support/openapi-check.js';
-import { supplierCatalogue as catalogue, orderViolations, until } from '../support/relay-checks.js';
+import { addEndpoint, supplierCatalogue as catalogue, orderViolations, relayTestEnv, until } from '../support/relay-checks.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { CrashWorkload, SUPPLIER, setUpCrashDatabase, startServer, type Server } from './crash-workload.js';
+import { CrashWorkload, setUpCrashDatabase, startServer, type Server } from './crash-workload.js';
 
 const unavailable = await skipWithoutNats();
 
@@ -19,23 +18,9 @@ describe.skipIf(unavailable)('events out through SIGKILLs of the service', () =>
     let server: Server | null = null;
     try {
       const token = await setUpCrashDatabase(db.location);
-      const env = {
-        LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        LEDGER_WEBHOOK_RETRY_SCHEDULE: '0,50,100,200',
-        LEDGER_RELAY_LEASE_MS: '1000',
-        LEDGER_NATS_URL: TEST_NATS_URL,
-        LEDGER_NATS_STREAM: stream,
-        LEDGER_NATS_SUBJECT_PREFIX: subjectPrefix,
-      };
+      const env = relayTestEnv(stream, subjectPrefix);
       server = await startServer(db.location, env);
-      const created = await checkedFetch(`${server.base}/v1/data-import/webhook-endpoints/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Token ${token}` },
-        body: JSON.stringify({ import_supplier_code: SUPPLIER, url: receiver.url }),
-      });
-      expect(created.status).toBe(201);
-      const endpoint = (await created.json()) as { id: string; secret: string };
-      receiver.secrets([endpoint.secret]);
+      await addEndpoint(server.base, token, receiver);
       // The endpoint is told of what happens from its creation on: the log's end now.
       const from = (await catalogue(db.location, 0)).at(-1)?.position ?? 0;
 

@@ -1,9 +1,33 @@
 import { sourceEventTypes, toExternalEvent, type RoutedEvent } from '../../src/external-events/catalogue.js';
 import { openLedger, type LedgerLocation } from '../../src/ledger.js';
+import { expect } from 'vitest';
 import { SUPPLIER } from './ledger.js';
-import type { Received } from './webhook-receiver.js';
+import { TEST_NATS_URL } from './nats.js';
+import { checkedFetch } from './openapi-check.js';
+import type { Received, WebhookReceiver } from './webhook-receiver.js';
 
 /** What the relay tests check deliveries against: the log, read as an operator would, and the order rule. */
+
+/** A service's settings for the relay tests: both relays on, quick retries and leases, loopback receivers admitted. */
+export const relayTestEnv = (stream: string, subjectPrefix: string): Record<string, string> => ({
+  LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  LEDGER_WEBHOOK_RETRY_SCHEDULE: '0,50,100,200',
+  LEDGER_RELAY_LEASE_MS: '1000',
+  LEDGER_NATS_URL: TEST_NATS_URL,
+  LEDGER_NATS_STREAM: stream,
+  LEDGER_NATS_SUBJECT_PREFIX: subjectPrefix,
+});
+
+/** The supplier's webhook endpoint to `receiver`, created over the API; the receiver verifies with its secret. */
+export async function addEndpoint(base: string, token: string, receiver: WebhookReceiver): Promise<void> {
+  const created = await checkedFetch(`${base}/v1/data-import/webhook-endpoints/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Token ${token}` },
+    body: JSON.stringify({ import_supplier_code: SUPPLIER, url: receiver.url }),
+  });
+  expect(created.status).toBe(201);
+  receiver.secrets([((await created.json()) as { secret: string }).secret]);
+}
 
 /** The supplier's catalogue events after `after`, in log order, read from the database as an operator would. */
 export async function supplierCatalogue(location: LedgerLocation, after: number): Promise<RoutedEvent[]> {

@@ -1,12 +1,11 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
-import { CrashWorkload, SUPPLIER, setUpCrashDatabase, startServer, type Server } from '../../crash/crash-workload.js';
+import { CrashWorkload, setUpCrashDatabase, startServer, type Server } from '../../crash/crash-workload.js';
 import { createTestDatabaseLocation } from '../../support/ledger.js';
 import { skipWithoutNats, TEST_NATS_URL, testStream } from '../../support/nats.js';
-import { checkedFetch } from '../../support/openapi-check.js';
 import { skipWithoutPostgres } from '../../support/postgres.js';
-import { orderViolations, supplierCatalogue, until } from '../../support/relay-checks.js';
+import { addEndpoint, orderViolations, relayTestEnv, supplierCatalogue, until } from '../../support/relay-checks.js';
 import { startWebhookReceiver } from '../../support/webhook-receiver.js';
 
 const natsMissing = await skipWithoutNats();
@@ -26,24 +25,10 @@ describe.skipIf(natsMissing)('events out with two instances on PostgreSQL', () =
     const servers: (Server | null)[] = [null, null];
     try {
       const token = await setUpCrashDatabase(db.location);
-      const env = {
-        LEDGER_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        LEDGER_WEBHOOK_RETRY_SCHEDULE: '0,50,100,200',
-        LEDGER_RELAY_LEASE_MS: '1000',
-        LEDGER_NATS_URL: TEST_NATS_URL,
-        LEDGER_NATS_STREAM: stream,
-        LEDGER_NATS_SUBJECT_PREFIX: subjectPrefix,
-      };
+      const env = relayTestEnv(stream, subjectPrefix);
       // The first instance alone: it takes both relays.
       servers[0] = await startServer(db.location, env);
-      const created = await checkedFetch(`${servers[0].base}/v1/data-import/webhook-endpoints/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Token ${token}` },
-        body: JSON.stringify({ import_supplier_code: SUPPLIER, url: receiver.url }),
-      });
-      expect(created.status).toBe(201);
-      const endpoint = (await created.json()) as { id: string; secret: string };
-      receiver.secrets([endpoint.secret]);
+      await addEndpoint(servers[0].base, token, receiver);
       const from = (await supplierCatalogue(db.location, 0)).at(-1)?.position ?? 0;
       const holders = async () => db.execute('SELECT name, holder FROM relay_cursors ORDER BY name');
       await until(async () => (await holders()).length === 2 && (await holders()).every((r) => r['holder'] !== null), 'the first instance to hold both relays');
