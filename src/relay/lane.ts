@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import { sourceEventTypes, toExternalEvent, type RoutedEvent } from '../external-events/catalogue.js';
+import { toExternalEvent, type RoutedEvent } from '../external-events/catalogue.js';
 import type { EventLog } from '../store/event-log.js';
 import type { RelayCursor, RelayStore } from '../store/relay-store.js';
 import { realSleep, type Sleep } from '../worker/sleep.js';
+import type { TailPage } from './shared-tail.js';
 
 /**
  * Where a lane hands the events it reads, in log order: a NATS stream, a webhook endpoint. It says how far
@@ -29,7 +30,10 @@ export interface LaneOptions {
   /** The relay's name in the store (`nats`, `webhook:<id>`). */
   readonly name: string;
   readonly holder: string;
+  /** The log, for its wake-ups on appends. */
   readonly log: EventLog;
+  /** Where the lane reads its pages of the log's relay events (the thread's shared tail, src/relay/shared-tail.ts). */
+  readonly tail: { page(after: number, limit: number): Promise<TailPage> };
   readonly relays: RelayStore;
   readonly sink: RelaySink;
   readonly logger: Logger;
@@ -137,7 +141,7 @@ export class RelayLane {
 
   /** One batch of the log after what was read, to the sink; then the stored position, when it is time. */
   private async turn(signal: AbortSignal): Promise<void> {
-    const { log, sink, batchSize } = this.options;
+    const { log, tail, sink, batchSize } = this.options;
     if (sink.failure) throw sink.failure;
     const replay = await this.options.replay?.(this.cursor!.replaySeq);
     if (replay) {
@@ -147,29 +151,22 @@ export class RelayLane {
       await this.persist(true);
       return;
     }
-    const snapshot = await log.open({ after: this.readThrough, types: sourceEventTypes, limit: batchSize, withBulkFields: false });
-    let read = 0;
-    try {
-      for await (const batch of snapshot) {
-        for (const stored of batch) {
-          read++;
-          const routed = toExternalEvent(stored);
-          const accepted = routed && this.options.accepts(routed);
-          if (accepted && (accepted === true || (await accepted))) {
-            const pushed = sink.push(routed!);
-            if (pushed) await pushed;
-          }
-          // The lease was lost meanwhile (the beat found another holder): stop; what was read is read again by whoever holds it.
-          if (!this.cursor) return;
-          this.readThrough = stored.globalPosition;
-          if (sink.failure) throw sink.failure;
-        }
+    const page = await tail.page(this.readThrough, batchSize);
+    for (const stored of page.events) {
+      const routed = toExternalEvent(stored);
+      const accepted = routed && this.options.accepts(routed);
+      if (accepted && (accepted === true || (await accepted))) {
+        const pushed = sink.push(routed!);
+        if (pushed) await pushed;
       }
-    } finally {
-      await snapshot.close();
+      // The lease was lost meanwhile (the beat found another holder): stop; what was read is read again by whoever holds it.
+      if (!this.cursor) return;
+      this.readThrough = stored.globalPosition;
+      if (sink.failure) throw sink.failure;
     }
-    // A page shorter than asked read the log to the snapshot's end: everything up to it is read.
-    if (read < batchSize) this.readThrough = Math.max(this.readThrough, snapshot.through);
+    // A page shorter than asked read the log to its end: everything up to it is read.
+    const read = page.events.length;
+    if (read < batchSize) this.readThrough = Math.max(this.readThrough, page.through);
     await this.persist(false);
     if (read < batchSize && this.cursor) await log.waitForAppend(this.readThrough, this.options.persistEveryMs, signal);
   }

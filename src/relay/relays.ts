@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from 'pino';
-import { matchesEventTypes, toExternalEvent, type RoutedEvent, type Scope } from '../external-events/catalogue.js';
+import { matchesEventTypes, sourceEventTypes, toExternalEvent, type RoutedEvent, type Scope } from '../external-events/catalogue.js';
 import type { EventLog } from '../store/event-log.js';
 import type { RelayStore } from '../store/relay-store.js';
 import { RelayLane, type LaneOptions, type RelaySink } from './lane.js';
 import { NatsSink, type NatsRelayConfig } from './nats-sink.js';
+import { SharedTail } from './shared-tail.js';
 import type { RelayObserver } from './relay-metrics.js';
 import { createDeliver } from './webhooks/deliver.js';
 import { WebhookSink } from './webhooks/webhook-sink.js';
@@ -69,8 +70,12 @@ export class Relays {
   private watching: Promise<void> = Promise.resolve();
   private readonly attempts: AttemptRow[] = [];
   private flushing: Promise<void> | null = null;
+  /** The lanes read the log's tail once between them. */
+  private readonly tail: SharedTail;
 
-  constructor(private readonly options: RelaysOptions) {}
+  constructor(private readonly options: RelaysOptions) {
+    this.tail = new SharedTail(options.log, sourceEventTypes);
+  }
 
   start(): void {
     const { nats, webhooks, watchEveryMs = 2_000 } = this.options;
@@ -101,6 +106,7 @@ export class Relays {
       name,
       holder: this.holder,
       log,
+      tail: this.tail,
       relays,
       sink,
       logger,
