@@ -231,10 +231,15 @@ describe('GET business/<supplier>/<ext>/: its payment instructions', () => {
 
   it('a business without any: an empty list and no next page', async () => {
     await createBusinessWithContract(api.ledger);
-    const business = await read();
-    expect(business.contracts.map((c) => c.identifier)).toEqual([BUSINESS_CONTRACT]);
-    expect(business.payment_instructions).toEqual([]);
-    expect(business.payment_instructions_next).toBeNull();
+    expect(await read()).toEqual({
+      external_business_identifier: BIZ,
+      business_type: 'EURL',
+      company_name: 'Boulangerie Martin EURL',
+      siret: '44306184100047',
+      contracts: [{ identifier: BUSINESS_CONTRACT, valid_from_date: '2025-01-01' }],
+      payment_instructions: [],
+      payment_instructions_next: null,
+    });
   });
 
   it('each instruction as the create body gave it (reference, vendor, type, valid_from, accounts), by reference', async () => {
