@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { businessPaymentInstructionRead, businessPaymentInstructionReadSchema } from '../../answers/payment-instructions.js';
 import type { LedgerContext } from '../../application/context.js';
+import { MAX_LINE } from '../../domain/account-import-process/payload-fields.js';
 import { DomainError } from '../../domain/errors.js';
 import { requireSupplierScope } from '../auth.js';
 import type { AppEnv } from '../env.js';
@@ -39,8 +40,8 @@ export const businessReadResponseSchema = z.object({
   payment_instructions_next: z.string().nullable(),
 });
 export const businessReadQuerySchema = z.object({
-  /** A reference: the page starts after it (what `payment_instructions_next` names). */
-  payment_instructions_after: z.string().min(1).max(255).optional(),
+  /** A reference (as long as a recorded one may be): the page starts after it (what `payment_instructions_next` names). */
+  payment_instructions_after: z.string().min(1).max(MAX_LINE).optional(),
 });
 
 export const operationsTeamReadResponseSchema = z.object({ name: z.string() });
