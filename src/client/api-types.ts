@@ -348,8 +348,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A business and its contracts
-         * @description The business as stored, with its contracts' identifiers.
+         * A business, its contracts and its payment instructions
+         * @description The business as stored, with its contracts' identifiers and its payment instructions (business-payment-instruction/create/, under the create body's field names), 100 at most an answer, by reference: `payment_instructions_next` reads the next page (null on the last), `payment_instructions_after` starts a page after a reference. What `import-ledger verify` compares the folder's businesses with.
          */
         get: operations["readBusiness"];
         put?: never;
@@ -4898,7 +4898,9 @@ export interface operations {
     };
     readBusiness: {
         parameters: {
-            query?: never;
+            query?: {
+                payment_instructions_after?: string;
+            };
             header?: never;
             path: {
                 supplier: string;
@@ -4923,6 +4925,36 @@ export interface operations {
                             identifier: string;
                             valid_from_date: string | null;
                         }[];
+                        payment_instructions: {
+                            reference: string;
+                            vendor: string;
+                            type: string;
+                            valid_from: string | null;
+                            accounts: {
+                                external_account_number: string;
+                            }[];
+                        }[];
+                        payment_instructions_next: string | null;
+                    };
+                };
+            };
+            /** @description Error codes: `invalid_query_parameter`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @enum {string} */
+                        code: "invalid_query_parameter";
+                        errors: {
+                            detail: string;
+                            code: string;
+                            attr: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

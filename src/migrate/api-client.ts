@@ -84,7 +84,8 @@ export interface VerifyClient extends ApiClient {
   openRecordsExport(supplier: string, token: string): Promise<ApiAnswer<AsyncIterable<Buffer>>>;
   accountRecords(supplier: string, ext: string, token: string): Promise<ApiAnswer<AccountRecordsAnswer>>;
   readProduct(code: string, token: string): Promise<ApiAnswer<ProductAnswer>>;
-  readBusiness(supplier: string, ext: string, token: string): Promise<ApiAnswer<BusinessAnswer>>;
+  /** `after`: the page of its payment instructions after that reference (`payment_instructions_next`'s). */
+  readBusiness(supplier: string, ext: string, token: string, after?: string): Promise<ApiAnswer<BusinessAnswer>>;
   readOperationsTeam(name: string, token: string): Promise<ApiAnswer<TeamAnswer>>;
 }
 
@@ -148,8 +149,9 @@ export function createApiClient(options: ApiClientOptions): VerifyClient {
     async readProduct(code, token) {
       return toAnswer(await client.GET(PRODUCT, { params: { path: { code } }, headers: auth(token) }));
     },
-    async readBusiness(supplier, ext, token) {
-      return toAnswer(await client.GET(BUSINESS, { params: { path: { supplier, ext } }, headers: auth(token) }));
+    async readBusiness(supplier, ext, token, after) {
+      const query = after === undefined ? {} : { payment_instructions_after: after };
+      return toAnswer(await client.GET(BUSINESS, { params: { path: { supplier, ext }, query }, headers: auth(token) }));
     },
     async serviceIdentity(token) {
       return toAnswer(await client.GET('/v1/data-import/service/', { headers: auth(token) }));

@@ -12,12 +12,15 @@ export async function runVerifyCommand(dir: string, opts: FolderCliOptions, usag
   });
 }
 
+/** The width of the kind column: the longest kind's. */
+const KIND_WIDTH = Math.max(...VERIFY_KINDS.map((kind) => kind.length));
+
 function printSummary({ serviceId, summary, exitCode }: VerifyResult, reportFile: string | null): void {
   process.stderr.write(`verification done: ${exitCode === 0 ? 'the folder and the service agree' : 'the folder and the service differ'} (service ${serviceId})\n`);
   for (const kind of VERIFY_KINDS) {
     const c = summary[kind];
     if (c.identical + c.missing + c.extra + c.different === 0) continue;
-    process.stderr.write(`  ${kind.padEnd(21)} identical ${c.identical}, missing ${c.missing}, extra ${c.extra}, different ${c.different}\n`);
+    process.stderr.write(`  ${kind.padEnd(KIND_WIDTH)} identical ${c.identical}, missing ${c.missing}, extra ${c.extra}, different ${c.different}\n`);
   }
   if (reportFile) process.stderr.write(`report: ${reportFile}\n`);
   process.stdout.write(`${JSON.stringify({ service_id: serviceId, summary })}\n`);

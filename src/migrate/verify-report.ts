@@ -3,12 +3,12 @@ import { ReportFile } from './report.js';
 /** The verification's report: one line per difference, written as it is found, and the counts per kind (all that is held). */
 export const DIFFERENCES = ['missing', 'extra', 'different'] as const;
 export type Difference = (typeof DIFFERENCES)[number];
-export const VERIFY_KINDS = ['products', 'rates', 'businesses', 'contracts', 'accounts', 'notes', 'transactions', 'statements', 'payment_instructions', 'ledger_balance'] as const;
+export const VERIFY_KINDS = ['products', 'rates', 'businesses', 'contracts', 'business_payment_instructions', 'accounts', 'notes', 'transactions', 'statements', 'payment_instructions', 'ledger_balance'] as const;
 export type VerifyKind = (typeof VERIFY_KINDS)[number];
 
 export interface DifferenceLine {
   readonly kind: VerifyKind;
-  /** The item: a code, an account number, or `<account>/<record id>`. */
+  /** The item: a code, an account number, `<account>/<record id>` or `<business>/<reference>`. */
   readonly item: string;
   readonly difference: Difference;
   /** The field that differs (`present` for a missing or extra item). */

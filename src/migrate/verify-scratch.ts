@@ -13,16 +13,19 @@ const SCHEMA = `
   CREATE TABLE not_imported (seq INTEGER PRIMARY KEY, ext TEXT NOT NULL UNIQUE, state TEXT NOT NULL, refusal TEXT);
   CREATE TABLE differing (ext TEXT PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE line_records (ext TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL);
+  CREATE TABLE business_lines (business TEXT NOT NULL, record TEXT);
 `;
 
 /**
  * What `verify` keeps per account of the folder (fingerprints, accounts not imported or differing, refusal
- * codes, the accounts/ folder's names, the records of the NDJSON record files by account) in its scratch
- * file (scratch.ts) rather than the heap.
+ * codes, the accounts/ folder's names, the records of the NDJSON record files by account; the business
+ * payment instructions of businesses/payment-instructions.ndjson by business) in its scratch file
+ * (scratch.ts) rather than the heap.
  */
 export class VerifyScratch {
   private readonly statements;
   private recordsOf: Statement | null = null;
+  private businessReads: { after: Statement; recordsOf: Statement } | null = null;
 
   private constructor(private readonly scratch: Scratch) {
     const db = scratch.db;
@@ -35,6 +38,7 @@ export class VerifyScratch {
       refuseExpected: db.prepare('UPDATE expected SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
       refuseNotImported: db.prepare('UPDATE not_imported SET refusal = ? WHERE ext = ? AND refusal IS NULL'),
       lineRecords: db.prepare('INSERT INTO line_records (ext, kind, records) VALUES (?, ?, ?)'),
+      businessLine: db.prepare('INSERT INTO business_lines (business, record) VALUES (?, ?)'),
     };
   }
 
@@ -74,6 +78,40 @@ export class VerifyScratch {
   /** The records the NDJSON record files hold for an account, a JSON array per line, in the files' order (none before `lineRecordsRead`). */
   lineRecordsOf(ext: string): { readonly kind: string; readonly records: string }[] {
     return (this.recordsOf?.all(ext) ?? []) as { kind: string; records: string }[];
+  }
+
+  /** A business to compare: with one of its payment instructions (JSON, in the compared form), or with none (null: a business of businesses/). */
+  addBusinessLine(business: string, record: string | null): void {
+    this.write(() => this.statements.businessLine.run(business, record));
+  }
+
+  /** Once every business line is in: clustered by business, as `lineRecordsRead` does for the accounts' lines. */
+  businessLinesRead(): void {
+    this.scratch.db.exec(`
+      CREATE TABLE business_line_records (business TEXT NOT NULL, seq INTEGER NOT NULL, record TEXT, PRIMARY KEY (business, seq)) WITHOUT ROWID;
+      INSERT INTO business_line_records SELECT business, rowid, record FROM business_lines ORDER BY business, rowid;
+      DELETE FROM business_lines;
+    `);
+    this.businessReads = {
+      after: this.scratch.db.prepare('SELECT DISTINCT business FROM business_line_records WHERE business > @after ORDER BY business LIMIT @limit').pluck(),
+      recordsOf: this.scratch.db.prepare('SELECT record FROM business_line_records WHERE business = ? AND record IS NOT NULL ORDER BY seq').pluck(),
+    };
+  }
+
+  /** The businesses to compare, in name order, a page at a time (none before `businessLinesRead`). */
+  async *businesses(page = 500): AsyncGenerator<string> {
+    let after = '';
+    for (;;) {
+      const names = (this.businessReads?.after.all({ after, limit: page }) ?? []) as string[];
+      yield* names;
+      if (names.length < page) return;
+      after = names[names.length - 1]!;
+    }
+  }
+
+  /** A business's payment instructions of the folder, in the file's order (JSON each). */
+  businessLinesOf(business: string): string[] {
+    return (this.businessReads?.recordsOf.all(business) ?? []) as string[];
   }
 
   /** Pass 1: an account's fingerprint; false when the account is expected already (twice in the folder). */

@@ -10,14 +10,16 @@ import type { Sender } from './retry.js';
 import { compareRecords } from './verify-records.js';
 import { VerifyReport, type VerifySummary } from './verify-report.js';
 import { fingerprint, sourceAccount, sourceFingerprint } from './verify-source.js';
+import { verifyBusinessPaymentInstructions } from './verify-business-instructions.js';
 import { verifyCatalogue } from './verify-catalogue.js';
 import { VerifyScratch } from './verify-scratch.js';
 import { readRecordLines } from './verify-lines.js';
 
 /**
  * `import-ledger verify`: compares the folder `migrate` reads with what the service holds for the
- * supplier, over HTTP only (docs/migrate.md "Verify"). The accounts in three passes, after the NDJSON record
- * files are read into the scratch file by account (verify-lines.ts):
+ * supplier, over HTTP only (docs/migrate.md "Verify"). The catalogue first (verify-catalogue.ts), then
+ * the business payment instructions by business (verify-business-instructions.ts), then the accounts in
+ * three passes, after the NDJSON record files are read into the scratch file by account (verify-lines.ts):
  *  1. the folder's accounts, each reduced to a fingerprint kept in a scratch file, so memory does not grow;
  *  2. the service's records export, streamed: each line matched with its fingerprint, or reported extra or
  *     not imported (with its latest refusal code); what no line matched is missing;
@@ -66,9 +68,10 @@ export async function verify(options: FolderRunOptions, log: (line: string) => v
   const report = new VerifyReport(options.reportFile);
   const progress = new Progress({ stream: options.progressStream ?? process.stderr, intervalMs: options.progressIntervalMs ?? 5_000, failedLabel: 'differ' });
   try {
-    await verifyCatalogue({ client, sender, supplier: options.supplier, input, report, progress, concurrency: options.concurrency, stopped: stopRequested, log });
-
-    if (input.businessPaymentInstructionsFile()) log("business payment instructions: not compared (the service's business read does not carry them)");
+    const catalogue = { client, sender, supplier: options.supplier, input, report, progress, concurrency: options.concurrency, stopped: stopRequested, log };
+    await verifyCatalogue(catalogue);
+    await verifyBusinessPaymentInstructions(catalogue, scratch);
+    if (stopRequested()) throw new MigrationAborted('interrupted', false);
     await readRecordLines(input, options.supplier, scratch, report, progress, stopRequested);
     if (stopRequested()) throw new MigrationAborted('interrupted', false);
 

@@ -5,6 +5,7 @@ import { processAccount, stageAccount } from '../../src/application/account-impo
 import { setImportSupplierStatus } from '../../src/application/operator.js';
 import { validateAccountPayload } from '../../src/domain/account-import-process/account-payload.js';
 import { createBusinessPaymentInstructionResponseSchema } from '../../src/answers/payment-instructions.js';
+import { BUSINESS_PAYMENT_INSTRUCTIONS_PAGE, businessReadResponseSchema } from '../../src/http/routes/catalogue-reads.js';
 import { businessPaymentInstructionErrorBodySchema } from '../../src/http/routes/payment-instructions.js';
 import { ACCOUNT_EXAMPLE_CONTRACT as BUSINESS_CONTRACT, createBusinessWithContract } from '../support/business.js';
 import { instructionBody, startFakeVendor, type FakeVendor } from '../support/fake-vendor.js';
@@ -192,5 +193,96 @@ describe('POST business-payment-instruction/create/', () => {
 
   it('403 permission_denied for a key of another supplier, before the body is looked at', async () => {
     await expectErrorBody(await api.post(PATH, { ...example, import_supplier_code: OTHER_SUPPLIER, type: 42 }, token), 403, 'permission_denied');
+  });
+});
+
+/**
+ * GET business/<supplier>/<ext>/ carries the business's payment instructions under the create body's names,
+ * a bounded page at a time (what `import-ledger verify` compares businesses/payment-instructions.ndjson with).
+ */
+describe('GET business/<supplier>/<ext>/: its payment instructions', () => {
+  let fake: FakeVendor;
+  let api: TestApi;
+  let token: string;
+  const READ = `/v1/data-import/business/${SUPPLIER}/${BIZ}/`;
+
+  beforeAll(async () => {
+    fake = await startFakeVendor();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  beforeEach(async () => {
+    api = await createTestApi({ paymentVendors: createPaymentVendors({ baseUrls: { STRIPE: fake.url }, timeoutMs: 300 }) });
+    token = await accessToken(api);
+  });
+  afterEach(() => api.close());
+
+  async function read(path = READ) {
+    const res = await api.get(path, token);
+    expect(res.status).toBe(200);
+    return businessReadResponseSchema.strict().parse(await res.json());
+  }
+
+  async function addInstruction(body: Record<string, unknown>): Promise<void> {
+    fake.script(body['reference'] as string, { kind: 'found' });
+    expect((await api.post(PATH, body, token)).status).toBe(201);
+  }
+
+  it('a business without any: an empty list and no next page', async () => {
+    await createBusinessWithContract(api.ledger);
+    expect(await read()).toEqual({
+      external_business_identifier: BIZ,
+      business_type: 'EURL',
+      company_name: 'Boulangerie Martin EURL',
+      siret: '44306184100047',
+      contracts: [{ identifier: BUSINESS_CONTRACT, valid_from_date: '2025-01-01' }],
+      payment_instructions: [],
+      payment_instructions_next: null,
+    });
+  });
+
+  it('each instruction as the create body gave it (reference, vendor, type, valid_from, accounts), by reference', async () => {
+    await createBusinessWithContract(api.ledger);
+    await importAccount(api);
+    await importAccount(api, 'LEG-0000002');
+    const { accounts: _a, valid_from: _v, ...bare } = example;
+    await addInstruction({ ...example, reference: 'pm_b', accounts: [{ external_account_number: 'LEG-0000002' }, { external_account_number: EXT }] });
+    await addInstruction({ ...bare, reference: 'pm_a', type: 'CARD' });
+    const business = await read();
+    expect(business.payment_instructions).toEqual([
+      { reference: 'pm_a', vendor: 'STRIPE', type: 'CARD', valid_from: null, accounts: [] },
+      { reference: 'pm_b', vendor: 'STRIPE', type: 'DIRECT_DEBIT', valid_from: '2025-07-01', accounts: [{ external_account_number: 'LEG-0000002' }, { external_account_number: EXT }] },
+    ]);
+    expect(business.payment_instructions_next).toBeNull();
+    // A reference sent again with other facts is already recorded: the read shows what was recorded.
+    await addInstruction({ ...bare, reference: 'pm_a', type: 'DIRECT_DEBIT' });
+    expect((await read()).payment_instructions[0]).toMatchObject({ reference: 'pm_a', type: 'CARD' });
+  });
+
+  it(`${BUSINESS_PAYMENT_INSTRUCTIONS_PAGE} at most an answer: payment_instructions_next reads the rest, each once`, async () => {
+    await createBusinessWithContract(api.ledger);
+    const { accounts: _a, ...noAccounts } = example;
+    const references = Array.from({ length: BUSINESS_PAYMENT_INSTRUCTIONS_PAGE + 3 }, (_, i) => `pm_${String(i).padStart(4, '0')}`);
+    for (const reference of references) await addInstruction({ ...noAccounts, reference });
+    const first = await read();
+    expect(first.payment_instructions).toHaveLength(BUSINESS_PAYMENT_INSTRUCTIONS_PAGE);
+    expect(first.payment_instructions_next).toBe(`${READ}?payment_instructions_after=${references[BUSINESS_PAYMENT_INSTRUCTIONS_PAGE - 1]}`);
+    const second = await read(first.payment_instructions_next!);
+    expect(second.company_name).toBe(first.company_name);
+    expect(second.payment_instructions_next).toBeNull();
+    expect([...first.payment_instructions, ...second.payment_instructions].map((p) => p.reference)).toEqual(references);
+  });
+
+  it('400 invalid_query_parameter for an empty or repeated payment_instructions_after; 404 business_not_found for a business never created', async () => {
+    await createBusinessWithContract(api.ledger);
+    const empty = await expectErrorBody(await api.get(`${READ}?payment_instructions_after=`, token), 400, 'invalid_query_parameter');
+    expect(empty.errors.map((e) => e.attr)).toEqual(['payment_instructions_after']);
+    await expectErrorBody(await api.get(`${READ}?payment_instructions_after=a&payment_instructions_after=b`, token), 400, 'invalid_query_parameter');
+    await expectErrorBody(await api.get(`/v1/data-import/business/${SUPPLIER}/BIZ-NEVER/`, token), 404, 'business_not_found');
+  });
+
+  it('403 permission_denied for a key of another supplier', async () => {
+    await expectErrorBody(await api.get(`/v1/data-import/business/${OTHER_SUPPLIER}/${BIZ}/`, token), 403, 'permission_denied');
   });
 });

@@ -16,6 +16,20 @@ describe("verify's scratch file: what it keeps per account of the folder", () =>
     rmSync(work, { recursive: true, force: true });
   });
 
+  it("gives each business once, in name order over several pages, with its lines in the file's order (a business of businesses/ alone has none)", async () => {
+    scratch.addBusinessLine('BIZ-B', '"b1"');
+    scratch.addBusinessLine('BIZ-A', '"a1"');
+    scratch.addBusinessLine('BIZ-C', null);
+    scratch.addBusinessLine('BIZ-B', '"b2"');
+    scratch.addBusinessLine('BIZ-A', null);
+    scratch.addBusinessLine('BIZ-D', '"d1"');
+    scratch.businessLinesRead();
+    const businesses: string[] = [];
+    for await (const business of scratch.businesses(2)) businesses.push(business);
+    expect(businesses).toEqual(['BIZ-A', 'BIZ-B', 'BIZ-C', 'BIZ-D']);
+    expect(businesses.map((business) => scratch.businessLinesOf(business))).toEqual([['"a1"'], ['"b1"', '"b2"'], [], ['"d1"']]);
+  });
+
   it('keeps the first fingerprint of an account; the same account again is refused', () => {
     expect(scratch.expect('A-2', 'fp-a2')).toBe(true);
     expect(scratch.expect('A-1', 'fp-a1')).toBe(true);

@@ -33,7 +33,7 @@ import { accountImportProcessListResponseSchema, accountTransferStatusResponseSc
 import { accountRecordsOneSchema } from '../../export/account-records-export.js';
 import { reconciliationQuerySchema } from '../routes/reconciliation.js';
 import { accountRecordsQuerySchema } from '../routes/account-records-export.js';
-import { businessReadResponseSchema, operationsTeamReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
+import { BUSINESS_PAYMENT_INSTRUCTIONS_PAGE, businessReadQuerySchema, businessReadResponseSchema, operationsTeamReadResponseSchema, productReadResponseSchema } from '../routes/catalogue-reads.js';
 import { recordVerificationRequestSchema } from '../routes/verifications.js';
 import { serviceIdentityResponseSchema } from '../routes/service-identity.js';
 import { recordVerificationResponseSchema } from '../../answers/verifications.js';
@@ -220,7 +220,8 @@ export function operationDocs(schemas: Schemas): OperationDoc[] {
     ok: [operationsTeamReadResponseSchema, 'The team.'], anyKey: true, errors: ['not_found'],
   }),
   operation(`${V1}/business/:supplier/:ext/`, 'readBusiness', 'Businesses', {
-    summary: 'A business and its contracts', description: 'The business as stored, with its contracts\' identifiers.',
+    summary: 'A business, its contracts and its payment instructions', description: `The business as stored, with its contracts' identifiers and its payment instructions (business-payment-instruction/create/, under the create body's field names), ${BUSINESS_PAYMENT_INSTRUCTIONS_PAGE} at most an answer, by reference: \`payment_instructions_next\` reads the next page (null on the last), \`payment_instructions_after\` starts a page after a reference. What \`import-ledger verify\` compares the folder's businesses with.`,
+    query: businessReadQuerySchema,
     ok: [businessReadResponseSchema, 'The business.'], errors: ['business_not_found'],
   }),
   operation(`${V1}/account-history/:supplier/:ext/`, 'accountHistory', 'Audit', {
