@@ -1,5 +1,7 @@
+import { relative } from 'node:path';
 import pg from 'pg';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** The server the PostgreSQL tests use: the same default as test/support/postgres-setup.ts. */
 const TEST_SERVER_URL = process.env['LEDGER_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -15,6 +17,41 @@ async function postgresUnreachable(): Promise<string | null> {
     return error instanceof Error ? error.message : String(error);
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * The test files that take longest, longest first. They are small files over shared suites (the store
+ * contract, the endpoint fuzz) or files that drive a whole service, and without a results cache (CI, a
+ * fresh checkout) vitest runs the largest files first: they would start last and leave one worker alone
+ * with them at the end of the run.
+ */
+const LONGEST_FILES = [
+  'test/store/sqlite/contract-writer-thread.test.ts',
+  'test/store/postgres/contract.test.ts',
+  'test/store/postgres/contract-small-batches.test.ts',
+  'test/hardening/idempotency.test.ts',
+  'test/cli/readiness.test.ts',
+  'test/crash/sigkill.test.ts',
+  'test/hardening/fuzz-second-half.test.ts',
+  'test/hardening/fuzz-first-half.test.ts',
+  'test/store/sqlite/contract.test.ts',
+  'test/store/postgres/pipelined-batch.test.ts',
+  'test/relay/webhook-sink.property.test.ts',
+  'test/store/sqlite/contract-log-worker.test.ts',
+  'test/store/postgres/server-restart.test.ts',
+  'test/store/postgres/sigkill-instances.test.ts',
+];
+
+/** vitest's order (failed first, then longest or largest first), with LONGEST_FILES, of both projects, ahead of the rest. */
+class LongestFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const at = LONGEST_FILES.indexOf(relative(spec.project.config.root, spec.moduleId));
+      return at === -1 ? LONGEST_FILES.length : at;
+    };
+    const sorted = await super.sort(files);
+    return sorted.map((spec, at) => ({ spec, at, rank: rank(spec) })).sort((a, b) => a.rank - b.rank || a.at - b.at).map(({ spec }) => spec);
   }
 }
 
@@ -68,6 +105,7 @@ export default defineConfig(async () => {
       // of a file's time is spent waiting (on PostgreSQL, on spawned CLI and server processes), so two share
       // the cores well: what keeps both projects within the time budget.
       maxWorkers: 2,
+      sequence: { sequencer: LongestFilesFirst },
       projects: unreachable ? [sqlite] : [sqlite, postgres],
     },
   };

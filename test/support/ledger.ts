@@ -1,5 +1,5 @@
 import { checkedRequest } from './openapi-check.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -38,8 +38,24 @@ export class TestClock {
   }
 }
 
-export function tempDatabaseFile(): { file: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'import-ledger-test-'));
+/**
+ * Where test databases live: the memory file system where the machine has one (Linux's /dev/shm), else the
+ * temp directory. Every commit of a SQLite ledger waits for its fsync, a good part of an HTTP test's time
+ * on a disk and none in memory; what the tests check (a SIGKILL loses nothing acknowledged, a full or
+ * read-only file is refused cleanly) holds the same there, and no test can cut the power.
+ */
+function testDatabaseRoot(): string {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
+}
+
+/** A database file in a directory of its own (in memory unless `onDisk`: for the faults only a disk file has). */
+export function tempDatabaseFile(options: { onDisk?: boolean } = {}): { file: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(options.onDisk ? tmpdir() : testDatabaseRoot(), 'import-ledger-test-'));
   return { file: join(dir, 'ledger.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -243,8 +243,13 @@ export function eventStoreContract(open: LedgerFactory): void {
       it('concurrent commands (some failing) give the log, outcomes and projections of serial execution in commit order', async () => {
         await fc.assert(
           fc.asyncProperty(scheduleArb, async (schedule) => {
-            const concurrent = await open();
-            const serial = await open();
+            // The two ledgers open side by side (on SQLite with a writer thread, each start loads the thread's modules).
+            const opened = await Promise.allSettled([open(), open()]);
+            const [concurrent, serial] = opened.map((o) => (o.status === 'fulfilled' ? o.value : null));
+            if (!concurrent || !serial) {
+              await Promise.all([concurrent?.close(), serial?.close()]);
+              throw opened.find((o): o is PromiseRejectedResult => o.status === 'rejected')!.reason;
+            }
             try {
               // Issue every command of a turn without awaiting, then yield to let the batch commit.
               const pending: Promise<PromiseSettledResult<unknown>>[] = [];
@@ -270,8 +275,7 @@ export function eventStoreContract(open: LedgerFactory): void {
               expect((await logOf(concurrent)).length).toBeLessThanOrEqual(acknowledged);
               expect(await concurrent.ledger.read.listImportSuppliers()).toEqual(await serial.ledger.read.listImportSuppliers());
             } finally {
-              await concurrent.close();
-              await serial.close();
+              await Promise.all([concurrent.close(), serial.close()]);
             }
           }),
           { numRuns: 60 },

@@ -1,52 +1,11 @@
-import { templateAnswer } from '../contract/harness.js';
 import { describe } from 'vitest';
-import { randomIds } from '../../../src/application/clock-and-ids.js';
-import { assembleLedger } from '../../../src/ledger.js';
-import { openPostgresLedger, type PostgresLedgerOptions } from '../../../src/store/postgres/open-postgres-ledger.js';
-import { TestClock } from '../../support/ledger.js';
-import { createTestDatabase, executeOn, skipWithoutPostgres } from '../../support/postgres.js';
-import { projectionsContract, storeContract, type LedgerFactory } from '../contract/index.js';
+import { skipWithoutPostgres } from '../../support/postgres.js';
+import { storeContract } from '../contract/index.js';
+import { postgresFactory } from './postgres-factory.js';
 
-/** A fresh PostgreSQL ledger on a database of its own; `execute` runs on a connection of its own, as a console would. */
-function postgresFactory(options: Partial<PostgresLedgerOptions> = {}): LedgerFactory {
-  return async () => {
-    const database = await createTestDatabase();
-    const clock = new TestClock();
-    const openOne = async () =>
-      assembleLedger(await openPostgresLedger(database.url, { clock: clock.read, newId: randomIds.uuid, rebuildAnswer: templateAnswer, poolSize: 3, ...options }), { clock: clock.read, ids: randomIds });
-    let ledger = await openOne();
-    const others: Awaited<ReturnType<typeof openOne>>[] = [];
-    return {
-      get ledger() {
-        return ledger;
-      },
-      clock,
-      execute: (sql) => executeOn(database.url, sql),
-      restart: async () => {
-        await ledger.close();
-        clock.advanceSeconds(1);
-        ledger = await openOne();
-      },
-      another: async () => {
-        const other = await openOne();
-        others.push(other);
-        return other;
-      },
-      close: async () => {
-        for (const other of others) await other.close();
-        await ledger.close();
-        await database.drop();
-      },
-    };
-  };
-}
-
+// The rebuilds run once more in small batches (contract-small-batches.test.ts): a file of its own, so
+// vitest's workers share them out.
 describe('PostgreSQL store', () => {
   if (skipWithoutPostgres()) return;
   storeContract(postgresFactory());
-});
-
-describe('PostgreSQL store, rebuild in small batches', () => {
-  if (skipWithoutPostgres()) return;
-  projectionsContract(postgresFactory({ rebuildBatchSize: 7 }));
 });

@@ -40,7 +40,8 @@ afterEach(async () => {
 });
 
 async function serve(): Promise<Served> {
-  const { file, cleanup } = tempDatabaseFile();
+  // On a disk: the read-only fault (chattr +i under the open connection) is met as a disk file meets it; tmpfs meets it otherwise.
+  const { file, cleanup } = tempDatabaseFile({ onDisk: true });
   const database = openDatabase(file);
   const clock = new TestClock().read;
   const ledger = assembleLedger(sqliteLedger(database, { clock, newId: randomIds.uuid, rebuildAnswer: templateAnswer }), { clock, ids: randomIds });
@@ -155,7 +156,7 @@ describe('SQLite: the disk fills up (SQLITE_FULL)', () => {
  * Under CI=true (root, like the CI machine) its absence is a failure, never a silent skip.
  */
 function immutableFlag(): string | null {
-  const { file, cleanup } = tempDatabaseFile();
+  const { file, cleanup } = tempDatabaseFile({ onDisk: true });
   try {
     execFileSync('sh', ['-c', `mkdir -p "$(dirname '${file}')" && touch '${file}' && chattr +i '${file}' && chattr -i '${file}'`], { stdio: 'pipe' });
     return null;

@@ -12,7 +12,7 @@ import { TestClock, tempDatabaseFile } from '../../support/ledger.js';
 import { withSqlite } from '../../support/sqlite.js';
 import { createSupplier, metadata, templateAnswer } from '../contract/harness.js';
 
-/** What only the writer thread has: the contract (test/store/sqlite/contract.test.ts) runs on it too. */
+/** What only the writer thread has: the contract (test/store/sqlite/contract-writer-thread.test.ts) runs on it too. */
 const THREAD = new URL('./template-writer.ts', import.meta.url);
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
