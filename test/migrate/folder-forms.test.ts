@@ -2,11 +2,9 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPaymentVendors } from '../../src/adapters/payment-vendors.js';
-import type { DifferenceLine } from '../../src/migrate/verify-report.js';
-import { verify, type VerifyResult } from '../../src/migrate/verify.js';
 import { startFakeVendor, type FakeVendor } from '../support/fake-vendor.js';
 import { loadExample } from '../support/ledger.js';
-import { SUPPLIER, countOf, ext, recordsOf, reportLines, runMigration, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
+import { countOf, differences, ext, recordsOf, reportLines, runMigration, runVerify, startService, SUPPLIER, writeFolder, type Folder, type RunningService } from './migrate-support.js';
 
 /**
  * The folder's other forms, migrated and verified end to end over HTTP against the real service: the
@@ -14,28 +12,6 @@ import { SUPPLIER, countOf, ext, recordsOf, reportLines, runMigration, startServ
  * journal), payment instructions per account and in NDJSON (checked with a fake vendor on 127.0.0.1), and
  * business payment instructions.
  */
-function runVerify(service: RunningService, folder: Folder): Promise<VerifyResult> {
-  return verify(
-    {
-      dir: folder.dir,
-      baseUrl: service.base,
-      supplier: SUPPLIER,
-      apiKey: service.apiKey,
-      concurrency: 4,
-      reportFile: join(folder.work, 'verify.ndjson'),
-      retry: { attempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
-      progressStream: { write: () => true } as unknown as NodeJS.WritableStream,
-    },
-    () => undefined,
-  );
-}
-
-const differences = (folder: Folder): DifferenceLine[] =>
-  readFileSync(join(folder.work, 'verify.ndjson'), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as DifferenceLine);
-
 /** A statement of account i (no document: the test service has none). */
 const statementOf = (i: number) => ({ statement_id: `ST-${i}`, bill_period_from_date: '2025-04-01', bill_period_to_date: '2025-04-30', issued_date: '2025-05-03', number: `F-${i}`, gross_amount: 71.4 });
 

@@ -10,6 +10,8 @@ import type { PaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { createApiKey, createImportSupplier, createOperationsTeam } from '../../src/application/operator.js';
 import { createApp } from '../../src/http/app.js';
 import { migrate, type MigrateOptions, type MigrateResult } from '../../src/migrate/migrate.js';
+import type { DifferenceLine } from '../../src/migrate/verify-report.js';
+import { verify, type VerifyResult } from '../../src/migrate/verify.js';
 import type { ReportLine } from '../../src/migrate/report.js';
 import { createTestLedger, loadExample, operator, plainAppDeps, type TestLedger, type TestStore } from '../support/ledger.js';
 import { checkedHandler } from '../support/openapi-check.js';
@@ -262,3 +264,26 @@ export const reportLines = (folder: Folder, name = 'report.ndjson'): ReportLine[
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as ReportLine);
 
+/** Runs a verification in this process with quick retries and no progress output; its report goes to `report` in the folder's work dir. */
+export function runVerify(service: Pick<RunningService, 'base' | 'apiKey'>, folder: Folder, report = 'verify.ndjson'): Promise<VerifyResult> {
+  return verify(
+    {
+      dir: folder.dir,
+      baseUrl: service.base,
+      supplier: SUPPLIER,
+      apiKey: service.apiKey,
+      concurrency: 4,
+      reportFile: join(folder.work, report),
+      retry: { attempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
+      progressStream: { write: () => true } as unknown as NodeJS.WritableStream,
+    },
+    () => undefined,
+  );
+}
+
+/** The differences a verification reported. */
+export const differences = (folder: Folder, report = 'verify.ndjson'): DifferenceLine[] =>
+  readFileSync(join(folder.work, report), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as DifferenceLine);

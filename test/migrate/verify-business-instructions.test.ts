@@ -1,41 +1,17 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPaymentVendors } from '../../src/adapters/payment-vendors.js';
 import { BUSINESS_PAYMENT_INSTRUCTIONS_PAGE } from '../../src/http/routes/catalogue-reads.js';
-import type { DifferenceLine } from '../../src/migrate/verify-report.js';
-import { verify, type VerifyResult } from '../../src/migrate/verify.js';
 import { startFakeVendor, type FakeVendor } from '../support/fake-vendor.js';
 import { loadExample } from '../support/ledger.js';
 import { postgresAvailable } from '../support/postgres.js';
-import { SUPPLIER, ext, runMigration, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
+import { differences, ext, runMigration, runVerify, startService, SUPPLIER, writeFolder, type Folder, type RunningService } from './migrate-support.js';
 
 /**
  * verify compares businesses/payment-instructions.ndjson with the business payment instructions the service
  * holds (the business read's pages), as it compares an account's: missing, extra, different by reference.
  */
-function runVerify(service: RunningService, folder: Folder): Promise<VerifyResult> {
-  return verify(
-    {
-      dir: folder.dir,
-      baseUrl: service.base,
-      supplier: SUPPLIER,
-      apiKey: service.apiKey,
-      concurrency: 4,
-      reportFile: join(folder.work, 'verify.ndjson'),
-      retry: { attempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
-      progressStream: { write: () => true } as unknown as NodeJS.WritableStream,
-    },
-    () => undefined,
-  );
-}
-
-const differences = (folder: Folder): DifferenceLine[] =>
-  readFileSync(join(folder.work, 'verify.ndjson'), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as DifferenceLine);
-
 const BIZ = 'BIZ-000123';
 const example = loadExample('business-payment-instruction.json');
 const FIRST = example['reference'] as string;

@@ -1,33 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DifferenceLine } from '../../src/migrate/verify-report.js';
-import { verify, type VerifyResult } from '../../src/migrate/verify.js';
 import { postgresAvailable } from '../support/postgres.js';
-import { SUPPLIER, countOf, ext, recordsOf, runMigration, startService, writeFolder, type Folder, type RunningService } from './migrate-support.js';
-
-/** Runs a verification in this process with quick retries and no progress output. */
-function runVerify(service: RunningService, folder: Folder, report = 'verify.ndjson'): Promise<VerifyResult> {
-  return verify(
-    {
-      dir: folder.dir,
-      baseUrl: service.base,
-      supplier: SUPPLIER,
-      apiKey: service.apiKey,
-      concurrency: 4,
-      reportFile: join(folder.work, report),
-      retry: { attempts: 8, baseDelayMs: 5, maxDelayMs: 50 },
-      progressStream: { write: () => true } as unknown as NodeJS.WritableStream,
-    },
-    () => undefined,
-  );
-}
-
-const differences = (folder: Folder, report = 'verify.ndjson'): DifferenceLine[] =>
-  readFileSync(join(folder.work, report), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as DifferenceLine);
+import { countOf, differences, ext, recordsOf, runMigration, runVerify, startService, SUPPLIER, writeFolder, type Folder, type RunningService } from './migrate-support.js';
 
 const withRecords = (i: number) => i % 3 === 0;
 
