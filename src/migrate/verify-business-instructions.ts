@@ -5,6 +5,7 @@ import { isUnreadable } from './input.js';
 import type { CatalogueContext } from './verify-catalogue.js';
 import { compareOwnedRecords, type RecordForm } from './verify-records.js';
 import type { VerifyScratch } from './verify-scratch.js';
+import { array, isObject, text, type Json } from './verify-source.js';
 
 /**
  * The business payment instructions of businesses/payment-instructions.ndjson compared with the service's,
@@ -17,9 +18,6 @@ import type { VerifyScratch } from './verify-scratch.js';
  * holds one business's instructions per worker, whatever the file's size.
  */
 type Compared = BusinessPaymentInstructionRead;
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
-const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
 
 /** An instruction in the read's shape, its accounts in number order: the same accounts named in another order are the same fact. */
 export function comparedBusinessInstruction(instruction: Compared): Compared {
@@ -29,13 +27,12 @@ export function comparedBusinessInstruction(instruction: Compared): Compared {
 
 /** A line of the file, as sent, in the compared form (no `valid_from` or `accounts`: recorded as null and none). */
 export function sourceBusinessInstruction(body: Json): Compared {
-  const accounts = Array.isArray(body['accounts']) ? body['accounts'] : [];
   return comparedBusinessInstruction({
     reference: text(body['reference']),
     vendor: text(body['vendor']),
     type: text(body['type']),
     valid_from: body['valid_from'] === undefined || body['valid_from'] === null ? null : text(body['valid_from']),
-    accounts: accounts.map((account) => ({ external_account_number: text(isObject(account) ? account['external_account_number'] : account) })),
+    accounts: array(body['accounts']).map((account) => ({ external_account_number: text(isObject(account) ? account['external_account_number'] : account) })),
   });
 }
 

@@ -10,10 +10,11 @@ import { isUnreadable, type MigrationInput } from './input.js';
  * transactions of records/<EXT>/ and of records/transactions.ndjson; the payment instructions of
  * records/<EXT>/payment-instructions.json and of records/payment-instructions.ndjson.
  */
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
-const array = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
+export type Json = Record<string, unknown>;
+export const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+export const array = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+/** A field as the service records it in text: a string as is, nothing as '', anything else as its JSON. */
+export const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value));
 
 /** Cents of a JSON money amount as the service reads it; NaN when the service would refuse it (never equal to what it holds). */
 const cents = (value: unknown): number => {
