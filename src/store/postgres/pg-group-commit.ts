@@ -8,7 +8,7 @@ import { newWriterClient, type PgOptions } from './pg-database.js';
 import { commitPipelined, type Joining, type PipelineContext } from './pg-pipelined-batch.js';
 import { linkTallies } from '../projection-replay.js';
 import { PgProjectionTable } from './pg-projection-writer.js';
-import { ReadAhead } from './pg-row-guess.js';
+import { ReadAhead } from '../read-ahead.js';
 import { commitUnitByUnit } from './pg-unit-by-unit.js';
 import type { WriteUnit } from './pg-write-unit.js';
 

@@ -5,7 +5,8 @@ import type { Row } from '../projection-rows.js';
 import { translateLockTimeout } from './pg-batch-transaction.js';
 import { insertEvents } from './pg-event-rows.js';
 import { BatchProjection, type PgProjectionTable } from './pg-projection-writer.js';
-import { guessedRows, guessRows, type GuessedLoad, type ReadAhead, type SeenVersions } from './pg-row-guess.js';
+import { guessedRows, guessRows, type GuessedLoad, type SeenVersions } from './pg-row-guess.js';
+import type { ReadAhead } from '../read-ahead.js';
 import type { UnitByUnitContext } from './pg-unit-by-unit.js';
 import { Deferred, LockedView, readStreams, streamsToRead, type Pending, type PgWriteTransaction, type StreamsRead, type WriteUnit } from './pg-write-unit.js';
 

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { StoredLedgerEvent } from '../event-store.js';
 import type { Row } from '../projection-rows.js';
@@ -6,6 +6,7 @@ import { holdsNul } from './pg-database.js';
 import { keysByTable, touches } from '../projection-replay.js';
 import type { PgProjectionTable } from './pg-projection-writer.js';
 import type { BatchView, WriteUnit } from './pg-write-unit.js';
+import type { ReadAhead } from '../read-ahead.js';
 
 /** Rows of one table read on a guess, by row id (null: no such row). */
 export type GuessedLoad = Promise<{ table: PgProjectionTable; rows: Map<string, Row | null> }>;
@@ -92,25 +93,3 @@ class GuessView implements BatchView {
 
 /** Stream versions this writer last saw under the lock, the most recent kept: what guesses are planned on. */
 export type SeenVersions = LRUCache<string, number>;
-
-/** Streams read outside the writers' lock, kept until a guess takes them: a hint, never worth holding a long stream. */
-export class ReadAhead {
-  private readonly streams: LRUCache<string, readonly StoredLedgerEvent[]>;
-
-  constructor(
-    capacity: number,
-    private readonly longest: number,
-  ) {
-    this.streams = new LRUCache({ max: capacity });
-  }
-
-  remember(streamId: string, events: readonly StoredLedgerEvent[]): void {
-    if (events.length <= this.longest) this.streams.set(streamId, events);
-  }
-
-  take(streamId: string): readonly StoredLedgerEvent[] | undefined {
-    const events = this.streams.get(streamId);
-    this.streams.delete(streamId);
-    return events;
-  }
-}

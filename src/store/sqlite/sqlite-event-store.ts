@@ -18,6 +18,7 @@ import {
   type WriteTransaction,
 } from '../event-store.js';
 import { asUniqueConstraintError } from '../store-faults.js';
+import { ReadAhead } from '../read-ahead.js';
 import { StreamSnapshots } from '../stream-snapshots.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { linkTallies } from '../projection-replay.js';
@@ -63,6 +64,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
   private readonly tx: SqliteWriteTransaction;
   private readonly snapshots: StreamSnapshots;
+  private readonly readAhead = new ReadAhead(256, 64);
 
   constructor(private readonly options: SqliteEventStoreOptions) {
     const { sqlite } = options;
@@ -89,7 +91,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readStream(streamId: string): Promise<readonly StoredLedgerEvent[]> {
-    return this.readStreamSync(streamId);
+    const events = this.readStreamSync(streamId);
+    this.readAhead.remember(streamId, events);
+    return events;
   }
 
   async streamVersion(streamId: string): Promise<number> {
@@ -176,9 +180,7 @@ export class SqliteEventStore implements EventStore {
     reached: Reached[],
   ): HandleResult<Eo, S> {
     const snapshot = this.snapshots.get<S>(streamId, decider);
-    const history = snapshot
-      ? this.statements.readStreamAfter.all(streamId, snapshot.version).map(toStoredEvent)
-      : this.readStreamSync(streamId);
+    const history = snapshot ? this.statements.readStreamAfter.all(streamId, snapshot.version).map(toStoredEvent) : this.wholeStream(streamId);
     const decision = decideOnStream(decider, history, command, snapshot);
     const result = decision.result(this.appendSync(streamId, decision.expectedVersion, decision.events, options.metadata));
     reached.push({ streamId, decider, snapshot: { version: result.streamVersion, state: result.state } });
@@ -190,6 +192,12 @@ export class SqliteEventStore implements EventStore {
       const actual = this.versionSync(guard.streamId);
       if (actual !== guard.expectedVersion) throw new ConcurrencyError(guard.streamId, guard.expectedVersion, actual);
     }
+  }
+
+  /** The stream as read ahead by the command, if it has not moved on since, else read now. */
+  private wholeStream(streamId: string): readonly StoredLedgerEvent[] {
+    const known = this.readAhead.take(streamId);
+    return known !== undefined && known.length === this.versionSync(streamId) ? known : this.readStreamSync(streamId);
   }
 
   private readStreamSync(streamId: string): StoredLedgerEvent[] {

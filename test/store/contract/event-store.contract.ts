@@ -53,6 +53,23 @@ export function eventStoreContract(open: LedgerFactory): void {
       expect(second.state).toMatchObject({ status: 'Paused' });
     });
 
+    it('handle: a stream read before the write, then moved on, is decided on as it is at the write', async () => {
+      const stream = importSupplierStreamId('A');
+      await t.ledger.store.handle(stream, importSupplierDecider, createSupplier('A'), { metadata });
+      // Read ahead, as process reads its account before its write; then another write moves the stream on.
+      expect(await t.ledger.store.readStream(stream)).toHaveLength(1);
+      await t.ledger.store.appendToStream(stream, 1, [statusChanged('A', 'Ongoing', 'Paused')], { metadata });
+      // On the stream as it is, the supplier is already paused: nothing to append (the stale read would append a change).
+      const paused = await t.ledger.store.handle(stream, importSupplierDecider, pause('A').command, { metadata });
+      expect(paused.events).toEqual([]);
+      expect(paused.state).toMatchObject({ status: 'Paused' });
+      // Read ahead and unmoved, it decides as a fresh read would.
+      expect(await t.ledger.store.readStream(stream)).toHaveLength(2);
+      const resumed = await t.ledger.store.handle(stream, importSupplierDecider, { ...pause('A').command, to: 'Ongoing' as const }, { metadata });
+      expect(resumed.events.map((e) => e.event.data)).toMatchObject([{ from: 'Paused', to: 'Ongoing' }]);
+      expect(resumed.streamVersion).toBe(3);
+    });
+
     it('handle: a DomainError from decide leaves nothing written', async () => {
       const stream = importSupplierStreamId('A');
       await t.ledger.store.handle(stream, importSupplierDecider, createSupplier('A'), { metadata });
