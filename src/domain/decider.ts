@@ -11,6 +11,12 @@ export interface Decider<C, Ei extends DomainEvent, Eo extends Ei, S> {
   evolve(state: S, event: Ei): S;
   readonly initialState: S;
   fold?(state: S, events: readonly Ei[]): S;
+  /**
+   * The keys of a staged account payload (the `payload` of AccountStaged and AccountRestaged) that `evolve`
+   * reads, when it reads only these: a store may then load only them, since the payload is most of an
+   * account stream's bytes.
+   */
+  readonly payloadKeysFolded?: readonly string[];
 }
 
 /** Any decider, for code that only moves deciders around (the store). */

@@ -10,6 +10,9 @@ export const bulkEventFields: Readonly<Partial<Record<LedgerEventType, readonly 
   AccountRestaged: ['payload'],
 };
 
+/** The one bulk field of the events that have any: a decider's `payloadKeysFolded` names keys of it. */
+export const STAGED_PAYLOAD_FIELD = 'payload';
+
 const bulkFieldsOf = (type: string): readonly string[] | undefined => bulkEventFields[type as LedgerEventType];
 
 /** A stored event as its columns hold it. */

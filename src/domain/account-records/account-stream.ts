@@ -35,12 +35,16 @@ type AccountFactsEvent = AccountStaged | AccountRestaged | AccountProcessed;
 
 const accountFactsTypes = new Set<string>(['AccountStaged', 'AccountRestaged', 'AccountProcessed'] satisfies AccountFactsEvent['type'][]);
 
+const LAST_BILLED_TO_DATE = 'last_billed_to_date';
+/** The keys of the staged payload `evolveAccountFacts` reads: the only ones a post-import decider folds. */
+const ACCOUNT_FACTS_PAYLOAD_KEYS: readonly string[] = [LAST_BILLED_TO_DATE];
+
 /** Skipping needs no case: a skipped account never gets an AccountProcessed, so it stays "not imported". */
 function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent): AccountFacts {
   switch (event.type) {
     case 'AccountStaged':
     case 'AccountRestaged': {
-      const lastBilled = event.data.payload['last_billed_to_date'];
+      const lastBilled = event.data.payload[LAST_BILLED_TO_DATE];
       return { status: 'staged', lastBilledToDate: typeof lastBilled === 'string' ? lastBilled : null };
     }
     case 'AccountProcessed':
@@ -60,9 +64,9 @@ function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent): Acco
 export function accountRecordsEvolution<S extends { readonly account: AccountFacts }, F extends DomainEvent, R>(
   own: (state: S) => S & R & { account: AccountFacts },
   steps: { readonly [K in F['type']]: (owned: S & R, event: Extract<F, { type: K }>) => void },
-): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S } {
+): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S; readonly payloadKeysFolded: readonly string[] } {
   type D = S & R & { account: AccountFacts };
-  return ownedEvolution<S, DomainEvent, D>({
+  const evolution = ownedEvolution<S, DomainEvent, D>({
     own,
     step: (owned, event) => {
       if (accountFactsTypes.has(event.type)) owned.account = evolveAccountFacts(owned.account, event as AccountFactsEvent);
@@ -71,6 +75,7 @@ export function accountRecordsEvolution<S extends { readonly account: AccountFac
     },
     folds: (event) => accountFactsTypes.has(event.type) || Object.hasOwn(steps, event.type),
   });
+  return { ...evolution, payloadKeysFolded: ACCOUNT_FACTS_PAYLOAD_KEYS };
 }
 
 /** Facts every post-import command carries. */

@@ -4,7 +4,7 @@ import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import type { AnyDecider, Decider } from '../../domain/decider.js';
 import { decideOnStream, DryRunRollback, type StreamSnapshot } from '../decide.js';
-import { splitEventData, toStoredEvent, type EventRow } from '../event-codec.js';
+import { eventColumns, splitEventData, STAGED_PAYLOAD_FIELD, toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
   type BeforeCommit,
@@ -65,6 +65,8 @@ export class SqliteEventStore implements EventStore {
   private readonly tx: SqliteWriteTransaction;
   private readonly snapshots: StreamSnapshots;
   private readonly readAhead = new ReadAhead(256, 64);
+  /** The stream reads of deciders that fold only some keys of the staged payload, by those keys. */
+  private readonly partialReads = new Map<string, { readStream: Database.Statement<[string], EventRow>; readStreamAfter: Database.Statement<[string, number], EventRow> }>();
 
   constructor(private readonly options: SqliteEventStoreOptions) {
     const { sqlite } = options;
@@ -180,7 +182,8 @@ export class SqliteEventStore implements EventStore {
     reached: Reached[],
   ): HandleResult<Eo, S> {
     const snapshot = this.snapshots.get<S>(streamId, decider);
-    const history = snapshot ? this.statements.readStreamAfter.all(streamId, snapshot.version).map(toStoredEvent) : this.wholeStream(streamId);
+    const reads = this.readsFor(decider);
+    const history = snapshot ? reads.readStreamAfter.all(streamId, snapshot.version).map(toStoredEvent) : this.wholeStream(streamId, reads);
     const decision = decideOnStream(decider, history, command, snapshot);
     const result = decision.result(this.appendSync(streamId, decision.expectedVersion, decision.events, options.metadata));
     reached.push({ streamId, decider, snapshot: { version: result.streamVersion, state: result.state } });
@@ -195,9 +198,30 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** The stream as read ahead by the command, if it has not moved on since, else read now. */
-  private wholeStream(streamId: string): readonly StoredLedgerEvent[] {
+  private wholeStream(streamId: string, reads: Pick<typeof this.statements, 'readStream'>): readonly StoredLedgerEvent[] {
     const known = this.readAhead.take(streamId);
-    return known !== undefined && known.length === this.versionSync(streamId) ? known : this.readStreamSync(streamId);
+    return known !== undefined && known.length === this.versionSync(streamId) ? known : reads.readStream.all(streamId).map(toStoredEvent);
+  }
+
+  /**
+   * The stream reads `decider` needs: with the whole staged payload, or with only the keys of it the decider
+   * folds (SQLite builds that much of the bulk column, so the rest is never parsed).
+   */
+  private readsFor(decider: AnyDecider): Pick<typeof this.statements, 'readStream' | 'readStreamAfter'> {
+    const keys: readonly string[] | undefined = decider.payloadKeysFolded;
+    if (!keys) return this.statements;
+    const name = keys.join(',');
+    let reads = this.partialReads.get(name);
+    if (!reads) {
+      const entries = keys.map((key) => `${sqlString(key)}, bulk -> ${sqlString(`$.${STAGED_PAYLOAD_FIELD}.${key}`)}`).join(', ');
+      const columns = `${eventColumns(false)}, CASE WHEN bulk IS NULL THEN NULL ELSE json_object(${sqlString(STAGED_PAYLOAD_FIELD)}, json_object(${entries})) END AS bulk`;
+      reads = {
+        readStream: this.options.sqlite.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? ORDER BY stream_position`),
+        readStreamAfter: this.options.sqlite.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND stream_position > ? ORDER BY stream_position`),
+      };
+      this.partialReads.set(name, reads);
+    }
+    return reads;
   }
 
   private readStreamSync(streamId: string): StoredLedgerEvent[] {
@@ -238,3 +262,6 @@ export class SqliteEventStore implements EventStore {
     });
   }
 }
+
+/** A SQL string literal (the keys are the code's own names, never a caller's). */
+const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
