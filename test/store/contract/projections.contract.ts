@@ -110,9 +110,10 @@ export function projectionsContract(open: LedgerFactory): void {
         }),
         { numRuns: 25 },
       );
-      // 25 fresh ledgers, each seeded, driven, verified, rebuilt and verified again: up to ~30 s on PostgreSQL on a
-      // quiet 2-core machine, past the 30 s default once the test files run two at a time (maxWorkers: 2).
-    }, 120_000);
+      // 25 fresh ledgers, each seeded, driven, verified, rebuilt and verified again: about 30 s on PostgreSQL on a
+      // quiet 2-core machine, 70-85 s alone on a slow one and up to 120 s there once the test files run two at
+      // a time (maxWorkers: 2).
+    }, 300_000);
 
     it('verify reports rows that differ from a rebuild, on both sides; a rebuild repairs them', async () => {
       const t = await seeded(open);
