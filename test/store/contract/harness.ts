@@ -26,6 +26,42 @@ export interface ContractLedger {
 
 export type LedgerFactory = () => Promise<ContractLedger>;
 
+/**
+ * The contract's ledger over one database of a store: `openOne` opens a service process's ledger on it
+ * (the current one, a restart's, `another`'s); `dispose` removes the database once every ledger is closed.
+ */
+export async function contractLedger(
+  clock: TestClock,
+  openOne: () => Promise<Ledger>,
+  execute: ContractLedger['execute'],
+  dispose: () => void | Promise<void>,
+): Promise<ContractLedger> {
+  let ledger = await openOne();
+  const others: Ledger[] = [];
+  return {
+    get ledger() {
+      return ledger;
+    },
+    clock,
+    execute,
+    restart: async () => {
+      await ledger.close();
+      clock.advanceSeconds(1); // a restart takes a moment
+      ledger = await openOne();
+    },
+    another: async () => {
+      const other = await openOne();
+      others.push(other);
+      return other;
+    },
+    close: async () => {
+      for (const other of others) await other.close();
+      await ledger.close();
+      await dispose();
+    },
+  };
+}
+
 export const metadata = { actor: 'operator:test', requestId: 'req-1', correlationId: 'req-1', causationId: 'cmd-1' };
 
 export const created = (code: string): LedgerEvent => ({

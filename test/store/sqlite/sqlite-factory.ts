@@ -3,7 +3,7 @@ import { assembleLedger } from '../../../src/ledger.js';
 import { openSqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
 import { TestClock, tempDatabaseFile } from '../../support/ledger.js';
 import { executeOnFile } from '../../support/sqlite.js';
-import { templateAnswer } from '../contract/harness.js';
+import { contractLedger, templateAnswer } from '../contract/harness.js';
 import type { LedgerFactory } from '../contract/index.js';
 
 /** A fresh SQLite ledger on a temp file; `execute` runs on a connection of its own, as a console would. */
@@ -13,29 +13,6 @@ export function sqliteFactory(options: Partial<SqliteLedgerOptions> = {}): Ledge
     const clock = new TestClock();
     const openOne = async () =>
       assembleLedger(await openSqliteLedger(file, { clock: clock.read, newId: randomIds.uuid, rebuildAnswer: templateAnswer, ...options }), { clock: clock.read, ids: randomIds });
-    let ledger = await openOne();
-    const others: Awaited<ReturnType<typeof openOne>>[] = [];
-    return {
-      get ledger() {
-        return ledger;
-      },
-      clock,
-      restart: async () => {
-        await ledger.close();
-        clock.advanceSeconds(1); // a restart takes a moment
-        ledger = await openOne();
-      },
-      another: async () => {
-        const other = await openOne();
-        others.push(other);
-        return other;
-      },
-      execute: (sql) => executeOnFile(file, sql),
-      close: async () => {
-        for (const other of others) await other.close();
-        await ledger.close();
-        cleanup();
-      },
-    };
+    return contractLedger(clock, openOne, (sql) => executeOnFile(file, sql), cleanup);
   };
 }
