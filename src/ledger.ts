@@ -66,9 +66,8 @@ export async function openLedger(location: LedgerLocation, options: OpenLedgerOp
 }
 
 /**
- * The ledger over a store's storage: the same read models, feed and token secret for every store. A store
- * whose reads cost a round trip (`readGeneration`) has the rows every request reads kept in memory behind
- * its read generation, as fresh as reading them again.
+ * The ledger over a store's storage: the same read models, feed and token secret for every store. The rows
+ * every request reads are kept in memory behind the store's read generation, as fresh as reading them again.
  */
 export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerContext, 'clock' | 'ids'>): Ledger {
   const { queries, readGeneration, keepServiceValue, ...ports } = storage;

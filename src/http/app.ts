@@ -14,7 +14,7 @@ import { errorResponse, toDomainError } from './errors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { storeUnavailable } from '../store/store-faults.js';
 import { jsonBody } from './json-body.js';
-import { requestScope, wantsRequestScope } from '../queries/request-scope.js';
+import { beginRequest, requestScope, wantsRequestScope } from '../queries/request-scope.js';
 import { requestContext, type AccessLog } from './request-context.js';
 import { httpMetrics, type HttpMetrics } from './metrics-middleware.js';
 import { accountImportProcessRoutes, PROCESS_PATH } from './routes/account-import-processes.js';
@@ -89,8 +89,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (deps.metrics) app.use('*', httpMetrics(deps.metrics));
   app.use('*', ...requestContext(deps.logger, deps.ids.uuid, deps.accessLog));
   app.use('*', methodNotAllowed(app));
-  // On PostgreSQL a request's cached reads share one check of the read generation (src/queries/request-scope.ts).
-  if (wantsRequestScope(deps.read)) app.use('*', (_c, next) => requestScope.run({}, next));
+  // A request's cached reads see the read generation as checked after it began: on PostgreSQL in a scope of
+  // its own that its reads share, on SQLite by the count of requests begun (src/queries/request-scope.ts).
+  app.use(
+    '*',
+    wantsRequestScope(deps.read)
+      ? (_c, next) => requestScope.run({}, next)
+      : (_c, next) => {
+          beginRequest();
+          return next();
+        },
+  );
   // Liveness: the process answers. A database that cannot be reached is no reason to restart the instance
   // (it serves again by itself once the database is back): /readyz takes it out of the load balancer instead.
   // Registered before the wait for durability below: it shows nothing of the store, so it never waits for a sync.

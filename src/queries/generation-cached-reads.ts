@@ -1,5 +1,5 @@
 import type { ReadModels } from './read-models.js';
-import { markRequestScoped, requestScope } from './request-scope.js';
+import { markRequestScoped, requestScope, wantsRequestScope } from './request-scope.js';
 
 /** The reads every request makes (its key, the rate limit, its supplier and team): the ones worth keeping. */
 type CachedRead = 'findApiKey' | 'findImportSupplier' | 'operationsTeamExists' | 'configValue';
@@ -52,20 +52,31 @@ export class FreshGeneration {
 }
 
 /**
- * `read` with the rows every request reads kept in memory, as fresh as reading them again: each call first
- * checks the store's read generation (bumped in the transaction of every change to those tables, on any
- * instance) with a read that began after the call, and drops everything kept when it moved. So a revoked
- * key or a new setting applies to the next request everywhere, for one trivial statement, often shared.
+ * PostgreSQL's check of the read generation (a round trip): a request's reads share one read, begun after the
+ * request arrived (its scope), and the requests of one turn of the event loop share it too (FreshGeneration).
+ * The service runs each request in a scope for read models cached behind it.
  */
-export function generationCachedReads<R extends Pick<ReadModels, CachedRead>>(read: R, readGeneration: () => Promise<number>): R {
+export function requestSharedGeneration(readGeneration: () => Promise<number>): () => Promise<number> {
   const generation = new FreshGeneration(readGeneration);
+  return markRequestScoped(() => {
+    const scope = requestScope.getStore();
+    return scope ? (scope.generation ??= generation.get()) : generation.get();
+  });
+}
+
+/**
+ * `read` with the rows every request reads kept in memory, as fresh as reading them again: each call first
+ * checks the store's read generation (bumped with every change to those tables, on any instance or
+ * connection) as the store's `currentGeneration` tells it, fresh for the call (PostgreSQL: a read begun after
+ * the request arrived, requestSharedGeneration; SQLite: src/store/sqlite/read-generation.ts), and drops
+ * everything kept when it moved. So a revoked key or a new setting applies to the next request everywhere.
+ */
+export function generationCachedReads<R extends Pick<ReadModels, CachedRead>>(read: R, currentGeneration: () => number | Promise<number>): R {
   let current = -1;
   const rows = new Map<string, unknown>();
 
   const cached = <T>(key: string, load: () => Promise<T>) => async (): Promise<T> => {
-    // Within a request, its first check serves its other reads: it began after the request arrived.
-    const scope = requestScope.getStore();
-    const seen = await (scope ? (scope.generation ??= generation.get()) : generation.get());
+    const seen = await currentGeneration();
     // Any change of the number means a change of the rows (the reads come one after another, so in order).
     if (seen !== current) {
       current = seen;
@@ -88,5 +99,6 @@ export function generationCachedReads<R extends Pick<ReadModels, CachedRead>>(re
     operationsTeamExists: (name) => cached(`team:${name}`, () => read.operationsTeamExists(name))(),
     configValue: (key) => cached(`config:${key}`, () => read.configValue(key))(),
   };
-  return markRequestScoped({ ...read, ...overrides });
+  const cachedRead = { ...read, ...overrides };
+  return wantsRequestScope(currentGeneration) ? markRequestScoped(cachedRead) : cachedRead;
 }

@@ -36,10 +36,11 @@ export interface LedgerStorage {
   /** Where the ledger lives, for logs and messages: the SQLite file, or the database URL without its password. */
   readonly location: string;
   /**
-   * Where a read costs a round trip (PostgreSQL): a number every change to the API keys, suppliers, teams or
-   * settings moves on in its own transaction, so the rows every request reads can be cached behind it.
+   * A number every change to the API keys, suppliers, teams or settings moves on, on any instance or
+   * connection, as fresh as the store's rule for a call says (src/queries/generation-cached-reads.ts): the
+   * rows every request reads are cached behind it.
    */
-  readonly readGeneration?: () => Promise<number>;
+  readonly readGeneration?: () => number | Promise<number>;
   /**
    * Resolves once every write committed so far is on disk: SQLite syncs its WAL after COMMIT, so a reader
    * waits for it before it answers what a power cut could take back. PostgreSQL resolves at once.

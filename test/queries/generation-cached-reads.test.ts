@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FreshGeneration, generationCachedReads } from '../../src/queries/generation-cached-reads.js';
+import { FreshGeneration, generationCachedReads, requestSharedGeneration } from '../../src/queries/generation-cached-reads.js';
 import type { ReadModels } from '../../src/queries/read-models.js';
 import { requestScope, wantsRequestScope } from '../../src/queries/request-scope.js';
 
@@ -110,10 +110,13 @@ describe('generationCachedReads', () => {
         return { code, status: state.status } as never;
       },
     } as unknown as ReadModels;
-    const cached = generationCachedReads(read, async () => {
-      state.generationReads++;
-      return state.generation;
-    });
+    const cached = generationCachedReads(
+      read,
+      requestSharedGeneration(async () => {
+        state.generationReads++;
+        return state.generation;
+      }),
+    );
     return { state, cached };
   }
 
@@ -168,10 +171,26 @@ describe('generationCachedReads', () => {
     expect(state.loads).toBe(2);
   });
 
-  it('asks the service for a request scope; read models without the cache do not', () => {
+  it("asks the service for a request scope behind PostgreSQL's shared generation; behind SQLite's, or without the cache, it does not", () => {
     const { cached } = fakeStore();
     expect(wantsRequestScope(cached)).toBe(true);
     expect(wantsRequestScope({} as ReadModels)).toBe(false);
+    expect(wantsRequestScope(generationCachedReads({} as ReadModels, () => 0))).toBe(false);
+  });
+
+  it('takes a generation told at once (SQLite checks it with a statement of its own)', async () => {
+    const state = { generation: 0, loads: 0 };
+    const read = {
+      findImportSupplier: async (code: string) => {
+        state.loads++;
+        return { code, loads: state.loads } as never;
+      },
+    } as unknown as ReadModels;
+    const cached = generationCachedReads(read, () => state.generation);
+    expect(await cached.findImportSupplier('A')).toMatchObject({ loads: 1 });
+    expect(await cached.findImportSupplier('A')).toMatchObject({ loads: 1 });
+    state.generation++;
+    expect(await cached.findImportSupplier('A')).toMatchObject({ loads: 2 });
   });
 
   it('passes every other read through untouched', () => {

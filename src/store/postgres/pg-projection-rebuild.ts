@@ -9,7 +9,8 @@ import type { LinkedTable } from '../projection-replay.js';
 import { quote, type Row } from '../projection-rows.js';
 import { LOCK_CLASS, newClient, REBUILD_LOCK, sqlState, STARTUP_REBUILD_LOCK, WRITE_LOCK, type PgOptions } from './pg-database.js';
 import { PgProjectionTable, primaryKeyColumns } from './pg-projection-writer.js';
-import { bumpReadGeneration, READ_GENERATION_TABLES } from './pg-read-generation.js';
+import { movesReadGeneration } from '../read-generation-tables.js';
+import { bumpReadGeneration } from './pg-read-generation.js';
 
 /** How long the swap waits for the writers' lock before it gives way and tries again (the writers keep going). */
 const SWAP_LOCK_TIMEOUT = '2s';
@@ -81,7 +82,7 @@ export class PgProjectionMaintenance extends ProjectionRebuild {
         recordRebuilt: async (projection, through) => {
           await this.recordVersion(client, projection, through);
           // A replaced table's rows may differ from what the instances keep in memory.
-          if (READ_GENERATION_TABLES.has(getTableName(projection.table))) await bumpReadGeneration(client);
+          if (movesReadGeneration(projection)) await bumpReadGeneration(client);
         },
       }),
     );

@@ -1,16 +1,6 @@
-import { getTableName } from 'drizzle-orm';
 import type pg from 'pg';
-import { apiKeys } from '../../../projections/api-keys.js';
-import { importSuppliers } from '../../../projections/import-suppliers.js';
-import { operationsTeams } from '../../../projections/operations-teams.js';
-import { serviceConfig } from '../../../projections/service-config.js';
 
-/** The tables whose rows each instance caches behind the read generation: a change to one bumps it in the same transaction. */
-export const READ_GENERATION_TABLES: ReadonlySet<string> = new Set(
-  [apiKeys, importSuppliers, operationsTeams, serviceConfig].map((table) => getTableName(table)),
-);
-
-/** Bumps the generation; sent in the transaction that changes a table above (its row lock orders the bumps). */
+/** Bumps the generation; sent in the transaction that changes one of READ_GENERATION_TABLES (its row lock orders the bumps). */
 export function bumpReadGeneration(client: pg.ClientBase): Promise<unknown> {
   return client.query({
     name: 'ledger_bump_read_generation',

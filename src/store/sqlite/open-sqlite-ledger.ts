@@ -9,6 +9,7 @@ import { GroupCommitRunner } from './group-commit.js';
 import { SqliteIdempotencyRecords } from './idempotency-records.js';
 import { SqliteEventLog } from './log-reader.js';
 import { SqliteProjectionMaintenance } from './projection-rebuild.js';
+import { SqliteReadGeneration } from './read-generation.js';
 import { SqliteQueryRunner } from './query-runner.js';
 import { SqliteRelayStore } from './relay-store.js';
 import { SqliteEventStore } from './sqlite-event-store.js';
@@ -60,7 +61,9 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
   const { clock, newId } = options;
   const walFile = database.file === ':memory:' ? undefined : `${database.file}-wal`;
   const runner = new GroupCommitRunner(sqlite, { maxBatch: options.maxBatch, walFile, onBatch: options.onBatch });
-  const storeOptions = { sqlite, projections: inlineProjections, clock, newId, runner };
+  const generation = new SqliteReadGeneration(sqlite);
+  const changed = () => generation.changed();
+  const storeOptions = { sqlite, projections: inlineProjections, clock, newId, runner, onReadGenerationChange: changed };
   // With a writer thread, this connection only reads and runs the operator's rare writes (rebuilds, the token secret, the service's identity).
   const committer = writer ?? runner;
   const log = new SqliteEventLog(sqlite, { workerFromEvents: options.workerFromEvents }, (wake) => committer.onCommitted(wake));
@@ -74,12 +77,13 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     queries: new SqliteQueryRunner(sqlite),
     idempotency: writer ? new ThreadedIdempotencyRecords(writer) : new SqliteIdempotencyRecords(sqlite, runner, clock, options.rebuildAnswer),
     log,
-    projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize),
+    projections: new SqliteProjectionMaintenance(sqlite, log, clock, options.rebuildBatchSize, changed),
     // One server process per SQLite file: its limits are the process's.
     limits: new InProcessLimits(clock),
     relays: new SqliteRelayStore(sqlite, (work) => runner.run(work)),
     ...sqliteWebhookStorage(sqlite, (work) => runner.run(work)),
     location: database.file,
+    readGeneration: () => generation.current(),
     async healthCheck() {
       try {
         ping.get();

@@ -7,6 +7,7 @@ import { runNow } from '../procedure.js';
 import { ProjectionRebuild, type RebuildSession, type Scratch } from '../projection-rebuild.js';
 import type { LinkedTable } from '../projection-replay.js';
 import { rowCacheId, type Row } from '../projection-rows.js';
+import { movesReadGeneration } from '../read-generation-tables.js';
 import { ProjectionTable } from './projection-writer.js';
 
 /**
@@ -22,6 +23,8 @@ export class SqliteProjectionMaintenance extends ProjectionRebuild {
     log: EventLog,
     private readonly now: () => Date,
     replayBatch?: number,
+    /** Told when a rebuild replaced a table behind the read generation (this connection's writes do not move data_version). */
+    private readonly onReadGenerationChange: () => void = () => undefined,
   ) {
     super(log, replayBatch);
   }
@@ -56,7 +59,10 @@ export class SqliteProjectionMaintenance extends ProjectionRebuild {
           )
           .all(position, ...types)
           .map(toReplayedEvent),
-      recordRebuilt: (projection, through) => this.recordVersion(projection, through),
+      recordRebuilt: (projection, through) => {
+        this.recordVersion(projection, through);
+        if (movesReadGeneration(projection)) this.onReadGenerationChange();
+      },
     });
   }
 

@@ -19,6 +19,7 @@ import {
 } from '../event-store.js';
 import { asUniqueConstraintError } from '../store-faults.js';
 import { ReadAhead } from '../read-ahead.js';
+import { movesReadGeneration } from '../read-generation-tables.js';
 import { StreamSnapshots } from '../stream-snapshots.js';
 import { GroupCommitRunner } from './group-commit.js';
 import { linkTallies } from '../projection-replay.js';
@@ -33,6 +34,8 @@ export interface SqliteEventStoreOptions {
   readonly runner: GroupCommitRunner;
   /** The deciders' states of long streams, kept between commands; a default cache when not given. */
   readonly snapshots?: StreamSnapshots;
+  /** Told of each event whose projection changes a table behind the read generation (read-generation.ts). */
+  readonly onReadGenerationChange?: () => void;
 }
 
 /** A state a unit reached, remembered once its batch committed. */
@@ -65,6 +68,8 @@ export class SqliteEventStore implements EventStore {
   private readonly tx: SqliteWriteTransaction;
   private readonly snapshots: StreamSnapshots;
   private readonly readAhead = new ReadAhead(256, 64);
+  /** The event types whose projections write a table behind the read generation. */
+  private readonly movingReadGeneration: ReadonlySet<string>;
   /** The stream reads of deciders that fold only some keys of the staged payload, by those keys. */
   private readonly partialReads = new Map<string, { readStream: Database.Statement<[string], EventRow>; readStreamAfter: Database.Statement<[string, number], EventRow> }>();
 
@@ -73,6 +78,7 @@ export class SqliteEventStore implements EventStore {
     this.snapshots = options.snapshots ?? new StreamSnapshots();
     this.tx = { store: 'sqlite', sqlite };
     const tables = options.projections.map((projection) => new ProjectionTable(sqlite, projection));
+    this.movingReadGeneration = new Set(options.projections.filter(movesReadGeneration).flatMap((projection) => projection.handles));
     linkTallies(tables);
     for (const table of tables) {
       for (const type of table.projection.handles) this.projectionsByType.set(type, [...(this.projectionsByType.get(type) ?? []), table]);
@@ -258,6 +264,7 @@ export class SqliteEventStore implements EventStore {
         recordedAt,
       };
       for (const table of this.projectionsByType.get(event.type) ?? []) table.apply(stored);
+      if (this.movingReadGeneration.has(event.type)) this.options.onReadGenerationChange?.();
       return stored;
     });
   }
