@@ -6,7 +6,7 @@ import { generateTokenSecret } from './application/tokens.js';
 import { ConfigError, type LedgerConfig } from './config.js';
 import { createFeedReadModels } from './feed/event-feed.js';
 import { threadEntry } from './thread-module.js';
-import { generationCachedReads } from './queries/generation-cached-reads.js';
+import { generationCachedReads, requestSharedGeneration, untilNextRequest } from './queries/generation-cached-reads.js';
 import { createReadModels } from './queries/read-models.js';
 import type { AnswerRebuilder } from './store/idempotency.js';
 import type { LedgerStorage } from './store/ledger.js';
@@ -76,7 +76,9 @@ export function assembleLedger(storage: LedgerStorage, sources: Pick<LedgerConte
   const read = { ...tables, ...createFeedReadModels(storage.log, tables.findPopulateBatch) };
   return {
     ...ports,
-    read: readGeneration ? generationCachedReads(read, readGeneration) : read,
+    read: readGeneration
+      ? generationCachedReads(read, readGeneration.roundTrip ? requestSharedGeneration(readGeneration.read) : untilNextRequest(readGeneration.read, readGeneration.ownChanges))
+      : read,
     clock: sources.clock,
     ids: sources.ids,
     tokenSecret: async (fromEnv) => fromEnv || keepServiceValue('token_secret', generateTokenSecret()),

@@ -1,5 +1,5 @@
 import type { ReadModels } from './read-models.js';
-import { markRequestScoped, requestScope, wantsRequestScope } from './request-scope.js';
+import { markRequestScoped, requestScope, requestsBegun, wantsRequestScope } from './request-scope.js';
 
 /** The reads every request makes (its key, the rate limit, its supplier and team): the ones worth keeping. */
 type CachedRead = 'findApiKey' | 'findImportSupplier' | 'operationsTeamExists' | 'configValue';
@@ -62,6 +62,33 @@ export function requestSharedGeneration(readGeneration: () => Promise<number>): 
     const scope = requestScope.getStore();
     return scope ? (scope.generation ??= generation.get()) : generation.get();
   });
+}
+
+/**
+ * SQLite's check of the read generation (a statement on the process's own connection): one serves the calls
+ * after it until the next request begins (src/queries/request-scope.ts), the event loop turns or the
+ * connection changes a cached table itself (`ownChanges`, a count in memory), so each request it serves
+ * began before it, with no per-request scope, and no caller outside a request keeps it past its turn.
+ */
+export function untilNextRequest(readGeneration: () => number, ownChanges: () => number): () => number {
+  let generation = 0;
+  /** The count of requests begun at the check that still serves, or null once the turn it was made in ended. */
+  let checkedAt: number | null = null;
+  let ownAtCheck = 0;
+  const endTurn = () => {
+    checkedAt = null;
+  };
+  return () => {
+    const begun = requestsBegun();
+    const own = ownChanges();
+    if (checkedAt !== begun || ownAtCheck !== own) {
+      if (checkedAt === null) setImmediate(endTurn);
+      checkedAt = begun;
+      ownAtCheck = own;
+      generation = readGeneration();
+    }
+    return generation;
+  };
 }
 
 /**

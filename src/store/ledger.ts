@@ -37,10 +37,15 @@ export interface LedgerStorage {
   readonly location: string;
   /**
    * A number every change to the API keys, suppliers, teams or settings moves on, on any instance or
-   * connection, as fresh as the store's rule for a call says (src/queries/generation-cached-reads.ts): the
-   * rows every request reads are cached behind it.
+   * connection, read now: the rows every request reads are cached behind it (src/queries/generation-cached-reads.ts).
+   * `roundTrip`: a read costs a round trip (PostgreSQL), so the checks of a request, and of the requests of an
+   * event-loop turn, share one; otherwise it is a statement on the process's own connection (SQLite) and one
+   * serves until the next request begins or `ownChanges` (the connection's own changes, which the statement
+   * cannot see) moves.
    */
-  readonly readGeneration?: () => number | Promise<number>;
+  readonly readGeneration?:
+    | { readonly read: () => Promise<number>; readonly roundTrip: true }
+    | { readonly read: () => number; readonly ownChanges: () => number; readonly roundTrip: false };
   /**
    * Resolves once every write committed so far is on disk: SQLite syncs its WAL after COMMIT, so a reader
    * waits for it before it answers what a power cut could take back. PostgreSQL resolves at once.

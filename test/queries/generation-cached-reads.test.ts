@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FreshGeneration, generationCachedReads, requestSharedGeneration } from '../../src/queries/generation-cached-reads.js';
+import { FreshGeneration, generationCachedReads, requestSharedGeneration, untilNextRequest } from '../../src/queries/generation-cached-reads.js';
 import type { ReadModels } from '../../src/queries/read-models.js';
-import { requestScope, wantsRequestScope } from '../../src/queries/request-scope.js';
+import { beginRequest, requestScope, wantsRequestScope } from '../../src/queries/request-scope.js';
 
 /** A read whose answer the test releases, remembering when (in call order) each read began. */
 function controlledReads() {
@@ -97,6 +97,47 @@ describe('FreshGeneration', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('untilNextRequest (SQLite: a check is a statement)', () => {
+  function counted() {
+    const state = { value: 0, checks: 0, own: 0 };
+    const generation = untilNextRequest(
+      () => {
+        state.checks++;
+        return state.value + state.own;
+      },
+      () => state.own,
+    );
+    return { state, generation };
+  }
+
+  it('one check serves the calls after it until the next request begins', () => {
+    const { state, generation } = counted();
+    expect(generation()).toBe(0);
+    state.value = 1;
+    expect(generation()).toBe(0);
+    expect(state.checks).toBe(1);
+    beginRequest();
+    expect(generation()).toBe(1);
+    expect(state.checks).toBe(2);
+  });
+
+  it('or until the event loop turns, for a caller outside any request', async () => {
+    const { state, generation } = counted();
+    expect(generation()).toBe(0);
+    state.value = 1;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(generation()).toBe(1);
+  });
+
+  it("or until the connection's own changes move, at once", () => {
+    const { state, generation } = counted();
+    expect(generation()).toBe(0);
+    state.own = 1;
+    expect(generation()).toBe(1);
+    expect(state.checks).toBe(2);
   });
 });
 

@@ -9,7 +9,6 @@ import { PgListener } from './pg-listen.js';
 import { PgEventLog } from './pg-log-reader.js';
 import { PgProjectionMaintenance } from './pg-projection-rebuild.js';
 import { PgQueryRunner } from './pg-query-runner.js';
-import { requestSharedGeneration } from '../../queries/generation-cached-reads.js';
 import { readGeneration } from './pg-read-generation.js';
 import { PgSharedLimits } from './pg-shared-limits.js';
 import { PgRelayStore } from './pg-relay-store.js';
@@ -45,7 +44,7 @@ export async function openPostgresLedger(url: string, options: PostgresLedgerOpt
   return {
     store: new PgEventStore({ pool, runner, clock, newId }),
     queries: new PgQueryRunner(pool),
-    readGeneration: requestSharedGeneration(() => readGeneration(pool)),
+    readGeneration: { read: () => readGeneration(pool), roundTrip: true },
     idempotency,
     log,
     projections: new PgProjectionMaintenance(pool, url, log, clock, { ...options, replayBatch: options.rebuildBatchSize }),

@@ -83,7 +83,7 @@ export function sqliteLedger(database: OpenDatabase, options: SqliteLedgerOption
     relays: new SqliteRelayStore(sqlite, (work) => runner.run(work)),
     ...sqliteWebhookStorage(sqlite, (work) => runner.run(work)),
     location: database.file,
-    readGeneration: () => generation.current(),
+    readGeneration: { read: () => generation.current(), ownChanges: () => generation.own, roundTrip: false },
     async healthCheck() {
       try {
         ping.get();
