@@ -144,7 +144,7 @@ async function main() {
     return;
   }
   if (onlyRelays) {
-    const relays = await measureRelays(work, { rounds: quick ? 2 : 3, seconds: DURATION, logEvents: quick ? 50_000 : 200_000 }, accountBody, progress);
+    const relays = await measureRelays(work, { rounds: quick ? 2 : 5, seconds: DURATION, warmUpSeconds: quick ? 5 : 15, logEvents: quick ? 50_000 : 200_000 }, accountBody, progress);
     printRelays(relays);
     mkdirSync(join(root, 'bench/results'), { recursive: true });
     writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify({ date: new Date().toISOString(), quick, relays }, null, 2)}\n`);
