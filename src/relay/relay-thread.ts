@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { type MessagePort, Worker } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 import { openLedger, type LedgerLocation } from '../ledger.js';
@@ -25,12 +27,30 @@ type FromThread =
 const FIGURES_EVERY_MS = 1_000;
 
 /**
+ * How much lower than the requests' the relay thread's CPU priority is (a nice value). Relaying may wait (its
+ * events are in the log, their lag is measured), a request may not: on cores the service keeps busy, the
+ * scheduler runs the requests first and leaves the relays about a tenth of a contended core.
+ */
+const RELAY_NICE = 10;
+
+/** Lowers this thread's CPU priority by RELAY_NICE: on Linux, setpriority(2) with a thread's id applies to that thread alone. */
+function lowerThreadPriority(logger: Logger): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    setPriority(tid, Math.min(19, getPriority(tid) + RELAY_NICE));
+  } catch (error) {
+    logger.debug({ err: error }, 'relays: the thread keeps the service\'s CPU priority');
+  }
+}
+
+/**
  * The relay thread (src/relay-thread.ts runs this): the relays on a ledger of their own, so that reading the
- * log, signing, posting and publishing take no time from the requests on the service's event loop. Its
- * figures reach the service's metrics once a second.
+ * log, signing, posting and publishing take no time from the requests on the service's event loop, at a lower
+ * CPU priority than the requests. Its figures reach the service's metrics once a second.
  */
 export async function serveRelays(port: MessagePort, data: RelayThreadData): Promise<void> {
   const logger = pino({ level: data.logLevel }).child({ component: 'relays' });
+  lowerThreadPriority(logger);
   const ledger = await openLedger(data.location, { webhookAttemptRetentionDays: data.webhooks.attemptRetentionDays });
   const delivered = new Map<string, number>();
   const progress = new Map<string, LaneProgress>();
