@@ -33,6 +33,13 @@ const FIGURES_EVERY_MS = 1_000;
  */
 const RELAY_NICE = 10;
 
+/**
+ * The relay thread's young generation: every event it relays leaves garbage (the decoded event, its payload, the
+ * request or publish), and a larger nursery is collected less often (draining a log: about 3-16% more events a
+ * second to NATS than V8's default).
+ */
+const RELAY_YOUNG_GENERATION_MB = 64;
+
 /** Lowers this thread's CPU priority by RELAY_NICE: on Linux, setpriority(2) with a thread's id applies to that thread alone. */
 function lowerThreadPriority(logger: Logger): void {
   try {
@@ -134,7 +141,7 @@ export class RelayThread {
 
   private run(module: URL): void {
     if (this.stopping) return;
-    const worker = new Worker(module, { workerData: this.data });
+    const worker = new Worker(module, { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: RELAY_YOUNG_GENERATION_MB } });
     this.worker = worker;
     worker.on('message', (message: FromThread) => {
       if (message.kind !== 'figures' || !this.observer) return;
