@@ -6,6 +6,7 @@
 // deliveries/s, lag under 1 s while stage-account runs at full speed, the NATS relay at least 10,000 events/s,
 // stage-account with both relays on within 10% of its rate with them off.
 import { fork } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -53,9 +54,13 @@ interface Arrivals {
   readonly nats: readonly [string, number][];
 }
 
-/** The webhook receiver and the NATS subscriber (bench/relay-receivers.mjs), in a process of their own. */
+/**
+ * The webhook receiver and the NATS subscriber (bench/relay-receivers.mjs), in a process of their own at a lower
+ * CPU priority: a real receiver runs on another machine, so here it takes what the service leaves of the cores.
+ */
 async function startReceivers(): Promise<{ url: string; subscribe: (subject: string) => Promise<void>; counts: () => Promise<Counts>; arrivals: () => Promise<Arrivals>; close: () => void }> {
   const child = fork(join(root, 'bench/relay-receivers.mjs'), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  setPriority(child.pid!, 10);
   const next = <T>(test: (message: any) => boolean): Promise<T> =>
     new Promise((resolve) => {
       const listener = (message: unknown) => {
