@@ -108,6 +108,7 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
   }
   // Any statement of `deferred` that fails rolls the whole batch back.
   const deferred = new Deferred();
+  const afterCommit: (() => void)[] = [];
   let missed = 0;
   try {
     if (appended.length > 0) {
@@ -118,7 +119,7 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
       if (missed > 0) await projection.load(client);
       for (const write of projection.write(client)) deferred.add(write);
     }
-    const tx: PgWriteTransaction = { store: 'postgres', client, last, defer: deferred.add };
+    const tx: PgWriteTransaction = { store: 'postgres', client, last, defer: deferred.add, afterCommit: (callback) => afterCommit.push(callback) };
     for (const { hook, appended: mine } of hooks) await hook(mine, tx);
     at.loaded = performance.now();
   } catch (error) {
@@ -137,6 +138,7 @@ export async function commitPipelined(client: pg.Client, batch: Pending[], ctx: 
     return true;
   }
   for (const stored of appended) ctx.seen.set(stored.streamId, stored.streamPosition);
+  for (const callback of afterCommit) callback();
   const committedAt = performance.now();
   ctx.onBatch?.({
     units: batch.length,

@@ -28,15 +28,19 @@ export async function commitUnitByUnit(client: pg.Client, batch: readonly Pendin
   let lockedAt = 0;
   let appended = false;
   let last = 0;
+  /** The callbacks of the units released: called once the batch commits. */
+  const afterCommit: (() => void)[] = [];
   try {
     startedAt = performance.now();
     const head = await ctx.transaction.begin(client);
     lockedAt = performance.now();
     xid = head.xid;
     const deferred = new Deferred();
-    const tx: PgWriteTransaction = { store: 'postgres', client, last: head.last, defer: deferred.add };
+    let unitCallbacks: (() => void)[] = [];
+    const tx: PgWriteTransaction = { store: 'postgres', client, last: head.last, defer: deferred.add, afterCommit: (callback) => unitCallbacks.push(callback) };
     for (const { unit } of batch) {
       const saved = tx.last;
+      unitCallbacks = [];
       // The savepoint goes out with the unit's first statements, the RELEASE with its last ones.
       const savepoint = client.query(extended('SAVEPOINT unit'));
       try {
@@ -45,6 +49,7 @@ export async function commitUnitByUnit(client: pg.Client, batch: readonly Pendin
         release.catch(() => undefined); // a failed deferred statement is the cause to report
         await deferred.settle();
         await release;
+        afterCommit.push(...unitCallbacks);
         outcomes.push({ ok: true, value });
       } catch (error) {
         // A deferred statement that failed is the cause: the unit's statements after it were refused.
@@ -72,6 +77,7 @@ export async function commitUnitByUnit(client: pg.Client, batch: readonly Pendin
     for (const pending of batch) pending.reject(failure);
     return;
   }
+  for (const callback of afterCommit) callback();
   ctx.onBatch?.({ units: batch.length, path, lockWaitMs: lockedAt - startedAt, lockHeldMs: performance.now() - lockedAt });
   settleAll(batch, outcomes);
   ctx.committed(client, last);

@@ -11,6 +11,8 @@ export interface PgWriteTransaction extends WriteTransaction {
   last: number;
   /** A statement sent and not awaited: the runner awaits it before the RELEASE or COMMIT, its failure failing the unit. */
   defer(statement: Promise<unknown>): void;
+  /** Called once the unit is committed (never for a unit rolled back, alone or with its batch). */
+  afterCommit(callback: () => void): void;
 }
 
 /** The PostgreSQL transaction of a `beforeCommit` hook; refuses another store's. */
