@@ -41,7 +41,7 @@ const COMPLETE_HELD = completion('idempotency_keys.created_at = excluded.created
 const COMPLETE_ANY = completion('idempotency_keys.status IS NULL');
 
 /** The instant before which a record is past the retention. */
-const retentionCutoff = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+export const retentionCutoff = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
 
 /**
  * A held key's events recorded on its row: their positions (the same comma-separated list twice) appended to
@@ -74,6 +74,9 @@ export const isEmpty = (raw: IdempotencyKeyRaw) => raw.status === null && raw.ev
 
 /** `token`, or an instant just after `previous` if the clock has not passed it: a new holder's token is later than any before it. */
 export const laterToken = (token: string, previous: string) => (token > previous ? token : new Date(Date.parse(previous) + 1).toISOString());
+
+/** A key's slot among the claims a process holds `with-writes`. */
+export const claimSlot = (request: IdempotentRequest) => `${request.keyId}\n${request.idempotencyKey}`;
 
 /** The record of a key another request holds before its row is written: what it is about to write. */
 export const inFlightRecord = (request: IdempotentRequest, createdAt: string): IdempotencyRecord => ({ ...request, eventPositions: [], response: null, createdAt });

@@ -1,9 +1,25 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { WriteTransaction } from '../event-store.js';
-import { claimKey, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, pastLease, recording, takeOverAbandoned, type KeyStatements } from '../idempotency-keys.js';
-import type { IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
+  answerColumns,
+  claimKey,
+  claimSlot,
+  expired,
+  FIND_KEY,
+  inFlightRecord,
+  isEmpty,
+  KeyRecords,
+  laterToken,
+  pastLease,
+  recording,
+  retentionCutoff,
+  takeOverAbandoned,
+  type KeyStatements,
+} from '../idempotency-keys.js';
+import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
+import {
+  IDEMPOTENCY_LEASE_MS,
   keyInProgress,
   type AnswerRebuilder,
   type ExistingReservation,
@@ -41,17 +57,27 @@ const statementsOn = (client: pg.Pool | pg.ClientBase) =>
   }) satisfies KeyStatements;
 
 /**
- * Idempotency-Key records on PostgreSQL. While a request holds its key, its instance holds a session
- * advisory lock for it on a connection kept for that (the holder); a stopped instance's session ends with
- * its locks, so a reservation whose lock is free is taken over at once. An instance also tracks its held
- * keys in memory (a session may take its own lock again). Every claim is made in the database before the
- * request runs, `with-writes` too: the lock is what tells a running holder from a stopped one.
+ * Idempotency-Key records on PostgreSQL. A key claimed `store` is claimed in the database before its
+ * request runs: while the request holds it, its instance holds a session advisory lock for it on a
+ * connection kept for that (the holder); a stopped instance's session ends with its locks, so a reservation
+ * whose lock is free is taken over at once. An instance also tracks its held keys in memory (a session may
+ * take its own lock again).
+ *
+ * A key claimed `with-writes` has no row while its request runs, as on SQLite: the claim is held in this
+ * instance (`claims`), and the statement that records the request's first events inserts the row, in their
+ * transaction, unless another request has it (another instance's: PostgreSQL's unique index makes the
+ * later transaction wait for the earlier one, then refuses it, failing its unit with
+ * `idempotency_key_in_progress`). Such a keyed write costs one read of the key and one statement in its
+ * events' flight, no transaction of its own and no lock; a holder that stopped leaves no row, or one with
+ * its events, so a retry elsewhere never waits for it.
  */
 export class PgIdempotencyRecords extends KeyRecords {
   protected readonly sql: ReturnType<typeof statementsOn>;
   protected readonly purge = 'DELETE FROM idempotency_keys WHERE created_at < ?';
   private readonly holder: PgSessionHolder;
   private readonly heldHere = new Set<number>();
+  /** Keys held `with-writes` by requests of this instance: their token and when it was taken (ms). */
+  private readonly claims = new Map<string, { readonly token: string; readonly at: number }>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -71,6 +97,87 @@ export class PgIdempotencyRecords extends KeyRecords {
   }
 
   async reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
+    const mine = this.claimedHere(request);
+    if (mine) return { held: false, record: (await this.liveRecord(request)) ?? inFlightRecord(request, mine.token) };
+    if (options?.claim === 'with-writes') return this.claimWithWrites(request, options);
+    return this.claimInStore(request, options);
+  }
+
+  async close(): Promise<void> {
+    await this.holder.close();
+  }
+
+  /** This instance's claim `with-writes` of the key, unless past the lease. */
+  private claimedHere(request: IdempotentRequest): { readonly token: string } | undefined {
+    const mine = this.claims.get(claimSlot(request));
+    return mine && mine.at >= this.clock().getTime() - IDEMPOTENCY_LEASE_MS ? mine : undefined;
+  }
+
+  private async liveRecord(request: IdempotentRequest) {
+    const raw = await this.sql.get(FIND_KEY, [request.keyId, request.idempotencyKey]);
+    return raw && !expired(raw, this.clock()) ? toIdempotencyRecord(raw) : null;
+  }
+
+  /**
+   * Claimed in this instance first (so that a second request here waits for no read), then the key's row
+   * read: a live record is answered from; an empty reservation (a `store` claim) is left to the lock that
+   * tells whether its holder runs.
+   */
+  private async claimWithWrites(request: IdempotentRequest, options: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
+    const slot = claimSlot(request);
+    const now = this.clock();
+    const previous = this.claims.get(slot);
+    // Later than anything this key held here before, whatever the clock says: an old holder's writes must fail its check.
+    const token = previous ? laterToken(now.toISOString(), previous.token) : now.toISOString();
+    const claim = { token, at: now.getTime() };
+    this.claims.set(slot, claim);
+    const drop = () => {
+      if (this.claims.get(slot) === claim) this.claims.delete(slot);
+    };
+    let raw: IdempotencyKeyRaw | undefined;
+    try {
+      raw = await this.sql.get(FIND_KEY, [request.keyId, request.idempotencyKey]);
+    } catch (error) {
+      drop();
+      throw error;
+    }
+    if (raw && !expired(raw, now)) {
+      drop();
+      return isEmpty(raw) ? this.claimInStore(request, options) : { held: false, record: toIdempotencyRecord(raw) };
+    }
+    return this.held(request, token, options, {
+      record: this.firstEventsRecorder(request, token),
+      // Nothing is written for the key unless events were recorded with it: nothing to give back.
+      hasRow: false,
+      end: drop,
+    });
+  }
+
+  /**
+   * The hold's `record` for a key claimed `with-writes`: its first events insert its row (replacing one past
+   * the retention, or an empty reservation past its lease), later ones are recorded on it; each statement
+   * refuses the unit if the key is not, or no longer, this request's.
+   */
+  private firstEventsRecorder(request: IdempotentRequest, token: string) {
+    // Set once a unit that wrote the row committed: a unit rolled back (its batch redone unit by unit) inserts it again.
+    let rowWritten = false;
+    return (tx: WriteTransaction, positions: readonly number[], answer: RecordedAnswer) => {
+      const { client, defer, afterCommit } = postgresTransaction(tx);
+      if (positions.length === 0) return;
+      if (rowWritten) {
+        deferRefusing(client, defer, ...recording(request, token, positions, answer));
+        return;
+      }
+      if (this.claims.get(claimSlot(request))?.token !== token) throw keyInProgress();
+      const now = this.clock();
+      const { keyId, idempotencyKey, fingerprint, requestPath } = request;
+      const params = [keyId, idempotencyKey, fingerprint, requestPath, JSON.stringify(positions), ...answerColumns(answer), token];
+      deferRefusing(client, defer, INSERT_WITH_EVENTS, [...params, retentionCutoff(now), new Date(now.getTime() - IDEMPOTENCY_LEASE_MS).toISOString()]);
+      afterCommit(() => (rowWritten = true));
+    };
+  }
+
+  private async claimInStore(request: IdempotentRequest, options: ReserveOptions | undefined): Promise<HeldReservation | ExistingReservation> {
     const lock = lockId(request);
     if (!(await this.lock(lock))) return this.inFlight(request, options);
     try {
@@ -84,10 +191,6 @@ export class PgIdempotencyRecords extends KeyRecords {
       await this.unlock(lock);
       throw error;
     }
-  }
-
-  async close(): Promise<void> {
-    await this.holder.close();
   }
 
   /**
@@ -106,13 +209,7 @@ export class PgIdempotencyRecords extends KeyRecords {
     const record = (tx: WriteTransaction, positions: readonly number[], answer: RecordedAnswer) => {
       const { client, defer } = postgresTransaction(tx);
       if (positions.length === 0) return;
-      // One statement, sent and not awaited (the writer's batch goes out in one flight): if the row is no longer
-      // this request's reservation (another request took the key over), it fails, and the unit with it.
-      const [update, params] = recording(request, token, positions, answer);
-      const refusing = `WITH recorded AS (${update} RETURNING 1)
-        SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM recorded)`;
-      const recorded = client.query(numbered(refusing), params);
-      defer(recorded.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
+      deferRefusing(client, defer, ...recording(request, token, positions, answer));
     };
     return this.held(request, token, options, {
       record,
@@ -163,3 +260,29 @@ export class PgIdempotencyRecords extends KeyRecords {
     await this.holder.query('SELECT pg_advisory_unlock($1, $2)', [IDEMPOTENCY_LOCK_CLASS, lock]).catch(() => undefined);
   }
 }
+
+/**
+ * Sends `write` (an INSERT or UPDATE of the key's row) in the unit's flight, not awaited: if it changes no
+ * row (the key is not, or no longer, the request's), it fails, and the unit with it.
+ */
+function deferRefusing(client: pg.ClientBase, defer: (statement: Promise<unknown>) => void, write: string, params: readonly unknown[]): void {
+  const refusing = `WITH written AS (${write} RETURNING 1)
+    SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM written)`;
+  const written = client.query(numbered(refusing), [...params]);
+  defer(written.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
+}
+
+/**
+ * The first events of a key claimed `with-writes`: its row, with them and their answer, in their
+ * transaction; a row there is replaced only if past the retention (the first `?` after the values) or an
+ * empty reservation made before the lease's start (the second).
+ */
+const INSERT_WITH_EVENTS = `INSERT INTO idempotency_keys
+    (key_id, idempotency_key, fingerprint, request_path, event_positions, status, response_body, response_content_type, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+    fingerprint = excluded.fingerprint, request_path = excluded.request_path, event_positions = excluded.event_positions,
+    status = excluded.status, response_body = excluded.response_body, response_content_type = excluded.response_content_type,
+    created_at = excluded.created_at, completed_at = NULL
+  WHERE idempotency_keys.created_at < ?
+     OR (idempotency_keys.status IS NULL AND idempotency_keys.event_positions = '[]' AND idempotency_keys.created_at < ?)`;

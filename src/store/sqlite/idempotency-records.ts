@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { WriteTransaction } from '../event-store.js';
-import { answerColumns, claimKey, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, recording, type KeyStatements } from '../idempotency-keys.js';
+import { answerColumns, claimKey, claimSlot, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, recording, type KeyStatements } from '../idempotency-keys.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -152,8 +152,6 @@ export class SqliteIdempotencyRecords extends KeyRecords {
     return statement;
   }
 }
-
-const claimSlot = (request: IdempotentRequest) => `${request.keyId}\n${request.idempotencyKey}`;
 
 /** The first events of a key claimed `with-writes`: its row, with them and their answer. */
 const INSERT_WITH_EVENTS = `INSERT OR IGNORE INTO idempotency_keys

@@ -205,4 +205,31 @@ describe('PostgreSQL: pipelined group-commit batches', () => {
   });
 });
 
+describe('PostgreSQL: a key claimed with its writes, in a batch redone unit by unit', () => {
+  if (skipWithoutPostgres()) return;
+  it('the redo writes the key\'s row, once: its request is not refused as in progress, and a retry gets its record', async () => {
+    const reports: BatchReport[] = [];
+    const instances = await openInstances();
+    try {
+      const ledger = await instances.open({ onBatch: (report) => reports.push(report) });
+      const request = { keyId: 'key_test', idempotencyKey: 'redo', fingerprint: 'fp-redo', requestPath: '/v1/data-import/x/' };
+      const held = await ledger.idempotency.reserve(request, { claim: 'with-writes', answerFrom: { body: undefined } });
+      if (!held.held) throw new Error('the key was expected to be free');
+      const keyed = ledger.store.appendToStream('account-import-process:S:ONE', 0, account('ONE', 'A-00000001'), { metadata, beforeCommit: held.beforeCommit });
+      // In the same batch, a unit PostgreSQL refuses (the same platform account number): the pipelined batch is rolled back and redone.
+      const outcomes = await Promise.all([keyed, run(ledger, { kind: 'account', ext: 'TWO', expected: 0, platformNumber: 'A-00000001', hook: 'none' })].map(settle));
+      expect(outcomes.map(outcomeOf)).toEqual(['ok', 'unique']);
+      expect(reports.map(({ units, path }) => ({ units, path }))).toEqual([{ units: 2, path: 'redone' }]);
+      const positions = (await keyed).map((stored) => stored.globalPosition);
+      // A second write of the same request records on the row the redo wrote.
+      const more = await ledger.store.appendToStream('account-import-process:S:THREE', 0, account('THREE', 'A-00000003'), { metadata, beforeCommit: held.beforeCommit });
+      await held.keepRecorded();
+      expect(await ledger.idempotency.find('key_test', 'redo')).toMatchObject({ eventPositions: [...positions, ...more.map((stored) => stored.globalPosition)] });
+      expect(await ledger.idempotency.reserve(request, { claim: 'with-writes' })).toMatchObject({ held: false, record: { fingerprint: 'fp-redo' } });
+    } finally {
+      await instances.close();
+    }
+  });
+});
+
 const supplier = (command: SupplierCommandKind): Operation => ({ kind: 'supplier', command, code: 'A', hook: 'none' });

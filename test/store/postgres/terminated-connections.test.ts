@@ -10,9 +10,10 @@ import { sleep } from './instances.js';
  */
 const KINDS: readonly { readonly kind: string; readonly where: string; readonly always: boolean }[] = [
   { kind: 'the writer', where: "application_name = 'import-ledger/writer'", always: true },
-  { kind: 'the Idempotency-Key lock holder', where: "application_name = 'import-ledger/keys'", always: true },
+  // Opened by a key claimed in the store before its request runs (a payment instruction's): this load's keys are claimed with their writes.
+  { kind: 'the Idempotency-Key lock holder', where: "application_name = 'import-ledger/keys'", always: false },
   { kind: 'LISTEN', where: "application_name = 'import-ledger/listen'", always: true },
-  { kind: "a pool connection of a claim's transaction", where: "application_name = 'import-ledger' AND query ILIKE '%idempotency_keys%'", always: true },
+  { kind: 'a pool connection reading a key', where: "application_name = 'import-ledger' AND query ILIKE '%idempotency_keys%'", always: true },
   { kind: 'a pool connection of the read generation', where: "application_name = 'import-ledger' AND query ILIKE '%read_generation%'", always: true },
   { kind: "the limits' slot holder", where: "application_name = 'import-ledger/slots'", always: false },
   { kind: 'every connection at once', where: "application_name LIKE 'import-ledger%'", always: true },
