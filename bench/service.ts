@@ -30,8 +30,11 @@ export async function startService(database: string, options: StartOptions = {})
     LOG_LEVEL: 'warn',
     ...(metrics === null ? {} : { LEDGER_METRICS_PORT: String(metrics) }),
   };
+  // BENCH_SERVICE_PROFILE=<dir>: the service writes a CPU profile there when it stops (a developer's aid).
+  const profileDir = process.env['BENCH_SERVICE_PROFILE'];
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const startedAt = performance.now();
-  const child = await start(process.execPath, [serviceBin, 'serve'], env);
+  const child = await start(process.execPath, [...profile, serviceBin, 'serve'], env);
   const base = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
