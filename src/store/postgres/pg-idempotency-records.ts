@@ -98,7 +98,10 @@ export class PgIdempotencyRecords extends KeyRecords {
 
   async reserve(request: IdempotentRequest, options?: ReserveOptions): Promise<HeldReservation | ExistingReservation> {
     const mine = this.claimedHere(request);
-    if (mine) return { held: false, record: (await this.liveRecord(request)) ?? inFlightRecord(request, mine.token) };
+    if (mine) {
+      const raw = await this.liveRaw(request);
+      return { held: false, record: raw ? toIdempotencyRecord(raw) : inFlightRecord(request, mine.token) };
+    }
     if (options?.claim === 'with-writes') return this.claimWithWrites(request, options);
     return this.claimInStore(request, options);
   }
@@ -113,9 +116,10 @@ export class PgIdempotencyRecords extends KeyRecords {
     return mine && mine.at >= this.clock().getTime() - IDEMPOTENCY_LEASE_MS ? mine : undefined;
   }
 
-  private async liveRecord(request: IdempotentRequest) {
+  /** The key's row unless it is past the retention (left for the purge, or replaced by the key's next first events). */
+  private async liveRaw(request: IdempotentRequest): Promise<IdempotencyKeyRaw | undefined> {
     const raw = await this.sql.get(FIND_KEY, [request.keyId, request.idempotencyKey]);
-    return raw && !expired(raw, this.clock()) ? toIdempotencyRecord(raw) : null;
+    return raw && !expired(raw, this.clock()) ? raw : undefined;
   }
 
   /**
@@ -136,12 +140,12 @@ export class PgIdempotencyRecords extends KeyRecords {
     };
     let raw: IdempotencyKeyRaw | undefined;
     try {
-      raw = await this.sql.get(FIND_KEY, [request.keyId, request.idempotencyKey]);
+      raw = await this.liveRaw(request);
     } catch (error) {
       drop();
       throw error;
     }
-    if (raw && !expired(raw, now)) {
+    if (raw) {
       drop();
       return isEmpty(raw) ? this.claimInStore(request, options) : { held: false, record: toIdempotencyRecord(raw) };
     }

@@ -153,6 +153,14 @@ export function idempotencyContract(open: LedgerFactory): void {
         }
       });
 
+      it('a key claimed in the store first, still held, is held against a claim with its writes', async () => {
+        await hold('sw');
+        expect(await t.ledger.idempotency.reserve(request('sw', 'other body'), { claim: 'with-writes' })).toMatchObject({
+          held: false,
+          record: { fingerprint: 'fp-sw', eventPositions: [], response: null },
+        });
+      });
+
       it('records its events, and their answer, in their unit of work; a dry run or a refused write records nothing', async () => {
         await handle('WDUP');
         const reservation = await hold('w2', undefined, 'with-writes', t.ledger, response(201, '{"n":#}'));
