@@ -62,12 +62,15 @@ export class GroupCommitRunner {
   /** The batches the sync in flight covers (null: none in flight). */
   private syncing: AfterSync[] | null = null;
   private syncFailure: Error | null = null;
+  /** The connection's busy timeout, which a batch's BEGIN goes without. */
+  private readonly busyTimeoutMs: number;
 
   constructor(
     private readonly sqlite: Database.Database,
     private readonly options: GroupCommitOptions = {},
   ) {
     this.syncWal = options.syncWal ?? fdatasync;
+    this.busyTimeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
     this.queue = new GroupCommitQueue((batch) => this.commit(batch), {
       maxBatch: options.maxBatch ?? 512,
       gatherTurns: options.gatherTurns ?? 2,
@@ -114,7 +117,13 @@ export class GroupCommitRunner {
     this.walFd = null;
   }
 
-  private commit(batch: Pending<Unit>[]): void {
+  /**
+   * Runs the batch, once the writers' lock is free. Another connection can hold it for tens of milliseconds
+   * (the WAL checkpointer's TRUNCATE, the command line's writes), and SQLite's own busy wait sleeps on the
+   * thread, so reads would wait behind it too: the batch tries again on a timer instead, for as long as the
+   * connection's busy timeout, and fails with SQLITE_BUSY after that.
+   */
+  private commit(batch: Pending<Unit>[], deadline = performance.now() + this.busyTimeoutMs): void | Promise<void> {
     if (this.syncFailure) {
       for (const entry of batch) entry.reject(this.syncFailure);
       return;
@@ -127,9 +136,12 @@ export class GroupCommitRunner {
     try {
       // Outside a transaction, as SQLite requires; only this batch's COMMIT skips the inline fsync.
       if (asyncSync) this.sqlite.pragma('synchronous = NORMAL');
-      this.sqlite.exec('BEGIN IMMEDIATE');
+      this.beginWithoutWaiting();
     } catch (error) {
       if (asyncSync) this.sqlite.pragma('synchronous = FULL');
+      if (isBusy(error) && performance.now() < deadline) {
+        return new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS)).then(() => this.commit(batch, deadline));
+      }
       for (const entry of batch) entry.reject(error);
       return;
     }
@@ -186,6 +198,16 @@ export class GroupCommitRunner {
     if (!this.syncing) this.startSync();
   }
 
+  private beginWithoutWaiting(): void {
+    // SQLite applies this pragma when it is prepared, so a prepared statement would not apply it again.
+    this.sqlite.pragma('busy_timeout = 0');
+    try {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+    } finally {
+      this.sqlite.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    }
+  }
+
   /** One fdatasync of the WAL on the thread pool for every batch committed before it starts. */
   private startSync(): void {
     const group = this.waitingForSync;
@@ -236,3 +258,8 @@ export class GroupCommitRunner {
     for (const listener of [...this.committedListeners]) listener();
   }
 }
+
+/** How often a batch tries `BEGIN IMMEDIATE` again while another connection holds the writers' lock. */
+const LOCK_RETRY_MS = 2;
+
+const isBusy = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY';

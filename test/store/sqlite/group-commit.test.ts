@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type OpenDatabase } from '../../../src/store/sqlite/database.js';
 import { GroupCommitRunner } from '../../../src/store/sqlite/group-commit.js';
@@ -18,17 +19,19 @@ afterEach(() => {
 });
 
 /** A runner whose WAL syncs wait until the test releases them. */
-function heldRunner(unsynced?: Int32Array, more: { gatherDuringSync?: boolean; onBatch?: (units: number) => void } = {}) {
+function heldRunner(unsynced?: Int32Array, more: { gatherDuringSync?: boolean; onBatch?: (units: number) => void; busyTimeoutMs?: number } = {}) {
+  const { busyTimeoutMs, ...options } = more;
   const temp = tempDatabaseFile();
   cleanup = temp.cleanup;
   database = openDatabase(temp.file);
   database.sqlite.exec('CREATE TABLE t (n INTEGER)');
+  if (busyTimeoutMs !== undefined) database.sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   const held: ((error: Error | null) => void)[] = [];
   const runner = new GroupCommitRunner(database.sqlite, {
     walFile: `${database.file}-wal`,
     syncWal: (_fd, done) => held.push(done),
     ...(unsynced ? { unsynced } : {}),
-    ...more,
+    ...options,
   });
   return { runner, held, sqlite: database.sqlite };
 }
@@ -163,6 +166,50 @@ describe('GroupCommitRunner: the WAL synced off the event loop', () => {
     await runner.durable();
     await runner.close();
     expect(database.sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
+  });
+});
+
+describe("GroupCommitRunner: another connection holding the writers' lock", () => {
+  /** Another connection to the runner's file, in a write transaction: the WAL checkpointer's TRUNCATE, or the command line. */
+  const holdWritersLock = () => {
+    const other = new Database(database.file);
+    other.exec('BEGIN IMMEDIATE');
+    return { release: () => (other.exec('ROLLBACK'), other.close()) };
+  };
+  const timers = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('waits for the lock on timers, not in SQLite\'s busy handler, so the event loop goes on; the batch commits once the lock is free', async () => {
+    const { runner, held, sqlite } = heldRunner();
+    const lock = holdWritersLock();
+    const write = runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run());
+    const state = settled(write);
+    // SQLite's busy handler would sleep on this thread until the busy timeout (5 s) and fail the batch.
+    const before = performance.now();
+    await timers(30);
+    expect(performance.now() - before).toBeLessThan(1_000);
+    expect(state.done).toBe(false);
+    expect(sqlite.inTransaction).toBe(false);
+    lock.release();
+    while (held.length === 0) await timers(2);
+    held[0]!(null);
+    await write;
+    expect(sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(1);
+    expect(sqlite.pragma('busy_timeout', { simple: true })).toBe(5_000);
+  });
+
+  it("fails the batch with SQLITE_BUSY once the connection's busy timeout has passed, and keeps that timeout", async () => {
+    const { runner, sqlite } = heldRunner(undefined, { busyTimeoutMs: 60 });
+    const lock = holdWritersLock();
+    try {
+      const began = performance.now();
+      await expect(runner.run(() => sqlite.prepare('INSERT INTO t VALUES (1)').run())).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      expect(performance.now() - began).toBeGreaterThanOrEqual(60);
+      expect(sqlite.pragma('busy_timeout', { simple: true })).toBe(60);
+      expect(sqlite.inTransaction).toBe(false);
+    } finally {
+      lock.release();
+    }
+    expect(sqlite.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
   });
 });
 
