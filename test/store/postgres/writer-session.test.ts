@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSupplierStreamId } from '../../../events/import-supplier.js';
 import type { LedgerEvent } from '../../../events/registry.js';
@@ -25,7 +26,8 @@ async function streamReadPlan(session: Session): Promise<string> {
 
 /**
  * The writer's connection runs what every instance waits for (the writers' lock is held meanwhile): its
- * session keeps the planner off whole-table scans, and compresses with lz4 where the server has it.
+ * session keeps the planner off whole-table scans and, as every connection of the ledger, off parallel
+ * workers, and compresses with lz4 where the server has it.
  */
 describe('PostgreSQL: the writer connection', () => {
   if (skipWithoutPostgres()) return;
@@ -59,6 +61,35 @@ describe('PostgreSQL: the writer connection', () => {
       expect(plan).toContain('Index');
     } finally {
       await plain.end();
+      await writer.end();
+    }
+  });
+
+  it("starts no parallel workers on any of the ledger's connections (a plain session plans them for a few streams of a log it has no statistics of)", async () => {
+    const plain = new pg.Client({ connectionString: t.url });
+    await plain.connect();
+    const ledger = await newClient(t.url);
+    const writer = await newWriterClient(t.url);
+    try {
+      await t.sql(
+        `INSERT INTO events (global_position, stream_id, stream_position, type, schema_version, data, metadata, event_id, recorded_at)
+           SELECT g, 's-' || (g % 600), g / 600 + 1, 'ImportSupplierCreated', 1, repeat(md5(g::text), 50), '{}', 'e-' || g, '2026-01-01T00:00:00.000Z'
+             FROM generate_series(1, 3000) AS g`,
+      );
+      // Workers made as cheap as on a log of a million accounts the planner has no statistics of.
+      const cheapWorkers = ['parallel_setup_cost = 0', 'parallel_tuple_cost = 0', 'min_parallel_table_scan_size = 0', 'min_parallel_index_scan_size = 0'];
+      const plans: Record<string, string> = {};
+      for (const [name, session] of Object.entries({ plain, ledger, writer })) {
+        for (const setting of cheapWorkers) await session.query(`SET ${setting}`);
+        await prepareStreamRead(session);
+        plans[name] = await streamReadPlan(session);
+      }
+      expect(plans['plain']).toContain('Gather');
+      expect(plans['ledger']).not.toContain('Gather');
+      expect(plans['writer']).not.toContain('Gather');
+    } finally {
+      await plain.end();
+      await ledger.end();
       await writer.end();
     }
   });
