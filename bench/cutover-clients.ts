@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Meters, Side } from './cutover-meters.js';
-import { root } from './lib.js';
+import { clientNodeFlags, root } from './lib.js';
 
 const bin = join(root, 'bin/import-ledger.js');
 /** A step's progress line is passed on at most this often (migrate writes one every 5 s per step). */
@@ -30,7 +30,7 @@ export interface ClientResult {
 
 export function runClient(side: Side, args: readonly string[], env: Record<string, string>, meters: Meters, cpuFile: string, progress: (line: string) => void): ClientRun {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ['--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, side, ...args], {
+  const child = spawn(process.execPath, [...clientNodeFlags(), '--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, side, ...args], {
     cwd: root,
     env: { ...process.env, ...env, BENCH_CPU_FILE: cpuFile },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -43,6 +43,15 @@ export function processWrittenKb(pid: number): number {
 }
 
 /** Spawns a child and resolves once its output matches `readyPattern` (or at once when none is given). */
+/**
+ * Node flags for a client the benches start (migrate, verify): BENCH_CLIENT_PROFILE=<dir> has it write a CPU
+ * profile there (node --cpu-prof), BENCH_CLIENT_FLAGS="--flag ..." passes node flags (V8's tiers, its heap).
+ */
+export function clientNodeFlags(): string[] {
+  const profileDir = process.env['BENCH_CLIENT_PROFILE'];
+  return [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(process.env['BENCH_CLIENT_FLAGS']?.split(' ').filter(Boolean) ?? [])];
+}
+
 export function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyPattern?: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

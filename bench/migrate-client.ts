@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, median, processCpuMs, processWrittenKb, root, run, start, stop } from './lib.js';
+import { clientNodeFlags, freePort, median, processCpuMs, processWrittenKb, root, run, start, stop } from './lib.js';
 
 const bin = join(root, 'bin/import-ledger.js');
 const ACCOUNTS = 2_000;
@@ -209,12 +209,9 @@ async function migrateRound(work: string, dir: string, round: number, accountBod
   const serviceWrittenBefore = processWrittenKb(client.child.pid!);
   const startedAt = performance.now();
   const code = await new Promise<number | null>((resolve) => {
-    // BENCH_CLIENT_PROFILE=<dir>: the client writes a CPU profile there (node --cpu-prof), a developer's aid;
-    // BENCH_CLIENT_FLAGS="--flag ...": node flags for the client (V8's tiers, its heap), another.
-    const profile = process.env['BENCH_CLIENT_PROFILE'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CLIENT_PROFILE']}`] : [];
     const child = spawn(
       process.execPath,
-      [...profile, ...(process.env['BENCH_CLIENT_FLAGS']?.split(' ').filter(Boolean) ?? []), '--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, 'migrate', dir, '--url', client.base, '--supplier', 'BENCH', '--team', 'Migrations', '--concurrency', String(CONCURRENCY), '--report', join(work, `report-${round}.csv`)],
+      [...clientNodeFlags(), '--import', pathToFileURL(join(root, 'bench/cpu-at-exit.mjs')).href, bin, 'migrate', dir, '--url', client.base, '--supplier', 'BENCH', '--team', 'Migrations', '--concurrency', String(CONCURRENCY), '--report', join(work, `report-${round}.csv`)],
       { cwd: root, env: { ...process.env, LEDGER_API_KEY: client.key, BENCH_CPU_FILE: cpuFile }, stdio: 'ignore' },
     );
     child.once('exit', resolve);
