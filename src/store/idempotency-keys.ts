@@ -139,6 +139,15 @@ export interface Hold {
 }
 
 /**
+ * One statement as a procedure: it runs when the procedure runs, in the unit of work `write` gives it. (An
+ * argument is evaluated at once: `op(sql.run(...))` ran the statement on its own, outside the unit, where
+ * SQLite waits for the writers' lock in its busy handler, asleep on the event loop, and syncs on it.)
+ */
+function* statement(sql: KeyStatements, text: string, params: readonly unknown[]): Procedure<number> {
+  return yield* op(sql.run(text, params));
+}
+
+/**
  * The Idempotency-Key records both stores keep, the same way: a reservation is a row with neither events nor
  * a response; its `created_at` (the token) identifies it while it is held, so the events' unit of work and
  * the completion write on the row only if it is still the reservation they took. A store gives its
@@ -173,7 +182,7 @@ export abstract class KeyRecords implements IdempotencyRecords {
   }
 
   purgeExpired(): Promise<number> {
-    return this.write(op(this.sql.run(this.purge, [retentionCutoff(this.clock())])));
+    return this.write(statement(this.sql, this.purge, [retentionCutoff(this.clock())]));
   }
 
   /**
@@ -211,7 +220,7 @@ export abstract class KeyRecords implements IdempotencyRecords {
       keepRecorded: async () => end(),
       release: () =>
         ending(async () => {
-          if (hasRow) await this.write(op(this.sql.run(`DELETE FROM idempotency_keys WHERE ${EMPTY_RESERVATION}`, [request.keyId, request.idempotencyKey, token])));
+          if (hasRow) await this.write(statement(this.sql, `DELETE FROM idempotency_keys WHERE ${EMPTY_RESERVATION}`, [request.keyId, request.idempotencyKey, token]));
         }),
     };
   }
@@ -221,6 +230,6 @@ export abstract class KeyRecords implements IdempotencyRecords {
     const { keyId, idempotencyKey, fingerprint, requestPath } = request;
     const now = this.clock().toISOString();
     const params = [keyId, idempotencyKey, fingerprint, requestPath, response.status, response.body, response.contentType, createdAt ?? now, now];
-    return this.write(op(this.sql.run(sql, params)));
+    return this.write(statement(this.sql, sql, params));
   }
 }

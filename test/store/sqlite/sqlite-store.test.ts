@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inlineProjections } from '../../../projections/index.js';
@@ -187,6 +188,25 @@ describe('Idempotency-Key claims on SQLite', () => {
     expect(count()).toBe(0);
     expect((await ledger.idempotency.reserve(request('none'), { claim: 'with-writes' })).held).toBe(true);
   });
+  it("writes a completion, a release and a purge in units of the group commit: with another connection holding the writers' lock, they wait on timers", async () => {
+    const { ledger, file } = openSqlite();
+    const held = await ledger.idempotency.reserve(request('released'), { claim: 'store' });
+    if (!held.held) throw new Error('expected to hold the key');
+    // Another connection in a write transaction: the WAL checkpointer's TRUNCATE, or the command line.
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const began = performance.now();
+    const writes = [ledger.idempotency.complete(request('completed'), answer), held.release(), ledger.idempotency.purgeExpired()];
+    // A statement run on its own waits in SQLite's busy handler, asleep on this thread, for the busy timeout (5 s).
+    expect(performance.now() - began).toBeLessThan(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    other.exec('ROLLBACK');
+    other.close();
+    await Promise.all(writes);
+    expect(await ledger.idempotency.find('key_test', 'completed')).toMatchObject({ response: answer });
+    expect(await ledger.idempotency.find('key_test', 'released')).toBeNull();
+  });
+
   it('purges the expired rows among the oldest PURGE_WINDOW, in the order they were written, with no index on created_at', async () => {
     const clock = new TestClock();
     const { ledger, file } = openSqlite({ clock: clock.read });
