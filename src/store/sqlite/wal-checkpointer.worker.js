@@ -16,7 +16,13 @@ function checkpoint() {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     const walBytes = result.log * db.pragma('page_size', { simple: true });
     // Past the bound, a TRUNCATE checkpoint resets the WAL file (it waits for readers, briefly).
-    if (walBytes > truncateAboveBytes) db.pragma('wal_checkpoint(TRUNCATE)');
+    if (walBytes > truncateAboveBytes) {
+      const [truncated] = db.pragma('wal_checkpoint(TRUNCATE)');
+      // The first write after a reset writes a new WAL header and fsyncs it, at any `synchronous` but OFF: on
+      // the service's connection that sync blocked the event loop, 50-60 ms on a busy disk. A write that
+      // changes nothing (user_version set to itself) begins the WAL here instead, and this thread waits.
+      if (truncated.busy === 0 && truncated.log === 0) db.pragma(`user_version = ${db.pragma('user_version', { simple: true })}`);
+    }
     parentPort.postMessage({ type: 'checkpoint', walFrames: result.log, checkpointed: result.checkpointed });
   } catch (error) {
     parentPort.postMessage({ type: 'error', message: String(error?.message ?? error) });
