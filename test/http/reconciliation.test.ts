@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { markAccountToSkip } from '../../src/application/account-import-processes.js';
+import { accountRecordsLineSchema } from '../../src/export/account-records-export.js';
 import { csvCellValue } from '../../src/export/csv.js';
 import { reconciliationColumns } from '../../src/export/reconciliation-export.js';
+import { RECORDS_CHUNK_ACCOUNTS } from '../../src/http/routes/account-records-export.js';
 import { importedExampleAccount, tempDocumentStore, type TempDocumentStore } from '../support/account-records.js';
 import { stageAccountsInBulk } from '../support/bulk-accounts.js';
 import { accessToken, expectErrorBody } from '../support/http.js';
@@ -181,5 +183,32 @@ describe('GET reconciliation/<code>/', () => {
         await expectErrorBody(await api.get(`/v1/data-import/reconciliation/${supplier}/${query}`, token), 403, 'permission_denied');
       }
     }
+  });
+});
+
+describe('GET account-records/<code>/ (what verify reads) over several chunks', () => {
+  it('answers every account once, in the lists order, with its records, a bounded chunk of accounts a part', async () => {
+    const res = await api.app.request(`/v1/data-import/account-records/${SUPPLIER}/`, { headers: { authorization: `Token ${token}` } });
+    expect(res.status).toBe(200);
+    // Each part the stream hands over is one chunk of accounts, read and digested without giving the event loop back.
+    const parts: string[] = [];
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body!) parts.push(decoder.decode(chunk));
+    const lines = parts
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((line) => accountRecordsLineSchema.parse(JSON.parse(line)));
+    const accounts = (await ndjson()).map((record) => record['external_account_number']);
+    expect(lines.map((line) => line.external_account_number)).toEqual(accounts);
+    const full = Math.floor(accounts.length / RECORDS_CHUNK_ACCOUNTS);
+    expect(parts.map((part) => part.trimEnd().split('\n').length)).toEqual([
+      ...Array.from({ length: full }, () => RECORDS_CHUNK_ACCOUNTS),
+      accounts.length - full * RECORDS_CHUNK_ACCOUNTS,
+    ]);
+    const byExt = new Map(lines.map((line) => [line.external_account_number, line]));
+    expect(byExt.get('LEG-0000001')!.counts).toEqual({ notes: 3, transactions: 5, statements: 3, payment_instructions: 0 });
+    expect(byExt.get('BULK-00000')!.counts).toMatchObject({ notes: 1, transactions: 0 });
+    expect(byExt.get('BULK-00001')!.counts).toMatchObject({ notes: 0, transactions: 0 });
   });
 });
