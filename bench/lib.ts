@@ -42,7 +42,6 @@ export function processWrittenKb(pid: number): number {
   return Number(line?.slice('wchar:'.length).trim() ?? 0) / 1024;
 }
 
-/** Spawns a child and resolves once its output matches `readyPattern` (or at once when none is given). */
 /**
  * Node flags for a client the benches start (migrate, verify): BENCH_CLIENT_PROFILE=<dir> has it write a CPU
  * profile there (node --cpu-prof), BENCH_CLIENT_FLAGS="--flag ..." passes node flags (V8's tiers, its heap).
@@ -52,6 +51,7 @@ export function clientNodeFlags(): string[] {
   return [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(process.env['BENCH_CLIENT_FLAGS']?.split(' ').filter(Boolean) ?? [])];
 }
 
+/** Spawns a child and resolves once its output matches `readyPattern` (or at once when none is given). */
 export function start(command: string, args: string[], env: NodeJS.ProcessEnv, readyPattern?: RegExp): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

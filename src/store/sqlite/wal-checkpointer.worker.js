@@ -19,7 +19,7 @@ function checkpoint() {
     if (walBytes > truncateAboveBytes) {
       const [truncated] = db.pragma('wal_checkpoint(TRUNCATE)');
       // The first write after a reset writes a new WAL header and fsyncs it, at any `synchronous` but OFF: on
-      // the service's connection that sync blocked the event loop, 50-60 ms on a busy disk. A write that
+      // the service's connection that sync blocked the event loop, 40-60 ms on a busy disk. A write that
       // changes nothing (user_version set to itself) begins the WAL here instead, and this thread waits.
       if (truncated.busy === 0 && truncated.log === 0) db.pragma(`user_version = ${db.pragma('user_version', { simple: true })}`);
     }
