@@ -11,6 +11,7 @@ import { correctAccounts, ext, SUPPLIER, writeFolder, type FolderCounts } from '
 import { Meters, postgresStoredBytes, postgresWrittenBytes, sqliteStoredBytes } from './cutover-meters.js';
 import { startServices } from './cutover-services.js';
 import { storeCounts, storeDifferences, type StoreCounts } from './cutover-store.js';
+import { MIGRATE_CONCURRENCY } from '../src/cli/migrate-command.js';
 import { root } from './lib.js';
 import { obtainToken, pollReads } from './service.js';
 
@@ -40,7 +41,7 @@ export function parseCutoverOptions(argv: readonly string[], pgServer: string): 
   if (kill !== null && kill !== 'service' && kill !== 'client') throw new CutoverUsage(`--kill is service or client (got ${kill})`);
   const instances = whole('instances', 1, 1);
   if (store === 'sqlite' && instances > 1) throw new CutoverUsage('--instances above 1 needs --store=postgres (one SQLite file has one writer)');
-  return { accounts: whole('accounts', 10_000, 100), store, instances, kill, concurrency: whole('concurrency', 8, 1), pgServer };
+  return { accounts: whole('accounts', 10_000, 100), store, instances, kill, concurrency: whole('concurrency', MIGRATE_CONCURRENCY, 1), pgServer };
 }
 
 export interface CutoverFigures {

@@ -234,6 +234,8 @@ describe('import-ledger migrate, the command', () => {
       const help = spawnMigrate(['--help']);
       expect(await help.code).toBe(0);
       expect(help.output()).toContain('--stage-only');
+      // docs/migrate.md#concurrency gives why 32 requests are in flight unless --concurrency says otherwise.
+      expect(help.output()).toMatch(/--concurrency <N>\s+requests in flight at once \(1-64\) \(default: 32\)/);
     },
     CLI_TEST_TIMEOUT_MS,
   );
