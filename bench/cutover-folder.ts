@@ -4,6 +4,7 @@
 // the same in every run and in the corrected folder written after the first migrate.
 import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { root } from './lib.js';
 
 export const SUPPLIER = 'BENCH';
@@ -144,24 +145,33 @@ export interface FolderCounts {
   readonly bytes: number;
 }
 
-/** The account lines of `accounts.ndjson`: broken ones as the supplier first exports them, or corrected. */
-function writeAccounts(path: string, accounts: number, broken: boolean): number {
+/** Account lines written between two turns of the event loop. */
+const LINES_A_TURN = 1_000;
+
+/**
+ * The account lines of `accounts.ndjson`: broken ones as the supplier first exports them, or corrected. The
+ * correction runs while the reads are polled, so the event loop gets a turn every LINES_A_TURN lines: a
+ * million lines written at once (about half a minute) held the polls' answers, and let the service close
+ * their idle keep-alive connection, which the next poll then found closed and failed the run.
+ */
+async function writeAccounts(path: string, accounts: number, broken: boolean): Promise<number> {
   const file = new LineFile(path);
   let bytes = 0;
   for (let i = 0; i < accounts; i++) {
     const line = accountLine(i, broken);
     bytes += line.length + 1;
     file.line(line);
+    if (i % LINES_A_TURN === LINES_A_TURN - 1) await nextTurn();
   }
   file.close();
   return bytes;
 }
 
-export function writeFolder(dir: string, accounts: number): FolderCounts {
+export async function writeFolder(dir: string, accounts: number): Promise<FolderCounts> {
   mkdirSync(join(dir, 'records'), { recursive: true });
   mkdirSync(join(dir, 'businesses'), { recursive: true });
   copyFileSync(join(root, 'test/fixtures/examples/products.json'), join(dir, 'products.json'));
-  let bytes = writeAccounts(join(dir, 'accounts.ndjson'), accounts, true);
+  let bytes = await writeAccounts(join(dir, 'accounts.ndjson'), accounts, true);
 
   const files = {
     notes: new LineFile(join(dir, 'records/notes.ndjson')),
@@ -237,8 +247,8 @@ export function writeFolder(dir: string, accounts: number): FolderCounts {
 }
 
 /** The supplier's correction of its broken accounts: `accounts.ndjson` written again with valid numbers. */
-export function correctAccounts(dir: string, accounts: number): void {
+export async function correctAccounts(dir: string, accounts: number): Promise<void> {
   const corrected = join(dir, 'accounts.ndjson.corrected');
-  writeAccounts(corrected, accounts, false);
+  await writeAccounts(corrected, accounts, false);
   renameSync(corrected, join(dir, 'accounts.ndjson'));
 }

@@ -82,7 +82,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
   try {
     progress(`cut-over: writing the folder of ${options.accounts.toLocaleString()} accounts ...`);
     const writeStarted = performance.now();
-    const folder = { ...writeFolder(dir, options.accounts), writeSeconds: round((performance.now() - writeStarted) / 1000, 1) };
+    const folder = { ...(await writeFolder(dir, options.accounts)), writeSeconds: round((performance.now() - writeStarted) / 1000, 1) };
     progress(
       `  ${(folder.bytes / 1e6).toFixed(0)} MB in ${folder.writeSeconds} s: ${folder.businessAccounts.toLocaleString()} business accounts of ${folder.businesses.toLocaleString()} businesses, ` +
         `${folder.brokenAccounts.toLocaleString()} broken, ${folder.paymentInstructions.toLocaleString()} payment instructions`,
@@ -137,7 +137,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
     }
 
     progress('  the supplier corrects its broken accounts; migrate again ...');
-    correctAccounts(dir, options.accounts);
+    await correctAccounts(dir, options.accounts);
     const corrected = await migrate().done;
     runs.push(corrected);
     if (corrected.code !== 0) {
