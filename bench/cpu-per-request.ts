@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, root, run, start, stop } from './lib.js';
-import { pollReads } from './service.js';
+import { pollReads, readServiceLoop } from './service.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const REQUESTS = arg('requests', 3000);
@@ -88,20 +88,13 @@ interface Phase { name: string; requests: number; cpuMs: number; seconds: number
 /** The reads polled beside a phase (--reads): the slowest answer, and the event loop's longest delay over the phase. */
 interface ReadFigures { worstMs: number; worstPath: string; polls: number; loopDelayMaxMs: number }
 
-/** The event loop's longest delay since the last scrape, in ms (prom-client resets the histogram at each scrape). */
-async function loopDelayMaxMs(metricsPort: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('nodejs_eventloop_lag_max_seconds '));
-  return line ? Math.round(Number(line.split(' ')[1]) * 10_000) / 10 : NaN;
-}
-
 /** The reads beside stage (bench/service.ts's poller), and the event loop's longest delay over the phase. */
 function pollReadsAndLoop(base: string, headers: Record<string, string>, metricsPort: number) {
   const reads = pollReads(base, headers, { paths: ['/healthz', '/v1/data-import/import-progress/BENCH/'], everyMs: READ_POLL_MS });
   return {
     async stop(): Promise<ReadFigures> {
       const { worstMs, worstPath, polls } = await reads.stop();
-      return { worstMs, worstPath, polls, loopDelayMaxMs: await loopDelayMaxMs(metricsPort) };
+      return { worstMs, worstPath, polls, loopDelayMaxMs: (await readServiceLoop(metricsPort)).delayMaxMs };
     },
   };
 }
@@ -177,7 +170,7 @@ async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: stri
   for (const step of ACCOUNT_STEPS) {
     const url = `${base}${step.path}`;
     await load(url, headers, WARMUP, (i) => step.body(`WARM-${i}`), `warm-${step.name}`);
-    const polled = metricsPort && step.name === 'stage-account' ? (await loopDelayMaxMs(metricsPort), pollReadsAndLoop(base, headers, metricsPort)) : null;
+    const polled = metricsPort && step.name === 'stage-account' ? (await readServiceLoop(metricsPort), pollReadsAndLoop(base, headers, metricsPort)) : null;
     const before = cpuMs(pid);
     const from = performance.now();
     const result = await load(url, headers, REQUESTS, (i) => step.body(`BENCH-${i}`), `bench-${step.name}`);

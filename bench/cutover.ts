@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { journalReaches, reportLines, runClient, type ClientResult } from './cutover-clients.js';
 import { correctAccounts, ext, SUPPLIER, writeFolder, type FolderCounts } from './cutover-folder.js';
 import { Meters, postgresStoredBytes, postgresWrittenBytes, sqliteStoredBytes } from './cutover-meters.js';
-import { startServices } from './cutover-services.js';
+import { startServices, type ServicesLoop } from './cutover-services.js';
 import { storeCounts, storeDifferences, type StoreCounts } from './cutover-store.js';
 import { MIGRATE_CONCURRENCY } from '../src/cli/migrate-command.js';
 import { root } from './lib.js';
@@ -60,6 +60,8 @@ export interface CutoverFigures {
   readonly diskWrittenKbPerAccount: { readonly service: number; readonly postgres: number | null };
   readonly storedKbPerAccount: number;
   readonly worstReadMs: { readonly status: number; readonly progress: number; readonly polls: number; readonly unanswered: number };
+  /** What held the services' event loops: their longest delay, and their GC pauses (what a worst read waits behind). */
+  readonly serviceLoop: ServicesLoop;
   readonly kill: { readonly atSettledAccounts: number; readonly serviceDownSeconds: number | null } | null;
   readonly store: StoreCounts;
   readonly storeDifferences: [string, number, number][];
@@ -108,6 +110,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
 
     progress(`  migrate (${options.store}${options.instances > 1 ? `, ${options.instances} instances` : ''}, --concurrency ${options.concurrency}) ...`);
     meters.begin();
+    await services.begin();
     const first = migrate();
     let kill: CutoverFigures['kill'] = null;
     if (options.kill) {
@@ -193,6 +196,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
         polls: polled.polls,
         unanswered: polled.unanswered,
       },
+      serviceLoop: services.loop(),
       kill,
       store,
       storeDifferences: storeDiff,

@@ -42,7 +42,41 @@ export async function startService(database: string, options: StartOptions = {})
     if (res?.ok) break;
     await new Promise((r) => setTimeout(r, 5));
   }
-  return { child, base, port, startupMs: Math.round(performance.now() - startedAt) };
+  return { child, base, port, metricsPort: metrics, startupMs: Math.round(performance.now() - startedAt) };
+}
+
+/** What one kind of the service's garbage collections paused its main thread for (counted since it started). */
+export interface GcPauses {
+  readonly pauses: number;
+  /** The pauses longer than 10 ms: each one a read's wait at least that long. */
+  readonly over10Ms: number;
+  readonly ms: number;
+}
+
+/** The service's event loop since the last scrape (perf_hooks' monitorEventLoopDelay), and its GC pauses by kind, in ms. */
+export interface ServiceLoop {
+  readonly delayMaxMs: number;
+  readonly delayP99Ms: number;
+  readonly gc: Readonly<Record<string, GcPauses>>;
+}
+
+/**
+ * Reads the service's /metrics (prom-client's default metrics): the event loop's delays, which the scrape
+ * resets, and the GC pauses (nodejs_gc_duration_seconds, by kind: minor, major, incremental, weakcb).
+ */
+export async function readServiceLoop(metricsPort: number): Promise<ServiceLoop> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const ms = (seconds: number) => Math.round(seconds * 10_000) / 10;
+  const value = (name: string, labels = '') => Number(new RegExp(`^${name}${labels.replaceAll(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const kinds = [...text.matchAll(/^nodejs_gc_duration_seconds_count\{kind="(\w+)"\}/gm)].map((match) => match[1]!);
+  const gc = Object.fromEntries(
+    kinds.map((kind) => {
+      const pauses = value('nodejs_gc_duration_seconds_count', `{kind="${kind}"}`);
+      const upTo10Ms = value('nodejs_gc_duration_seconds_bucket', `{le="0.01",kind="${kind}"}`);
+      return [kind, { pauses, over10Ms: pauses - upTo10Ms, ms: ms(value('nodejs_gc_duration_seconds_sum', `{kind="${kind}"}`)) }];
+    }),
+  );
+  return { delayMaxMs: ms(value('nodejs_eventloop_lag_max_seconds')), delayP99Ms: ms(value('nodejs_eventloop_lag_p99_seconds')), gc };
 }
 
 /** A new API key scoped to BENCH, made by the operator's command line on the database. */
