@@ -17,6 +17,11 @@ export interface Decider<C, Ei extends DomainEvent, Eo extends Ei, S> {
    * account stream's bytes.
    */
   readonly payloadKeysFolded?: readonly string[];
+  /**
+   * The event types `evolve` changes the state on, when it leaves it as it is on every other: a store may then
+   * load only these (and the stream's version apart), since a stream's other events are most of its bytes.
+   */
+  readonly eventTypesFolded?: readonly string[];
 }
 
 /** Any decider, for code that only moves deciders around (the store). */

@@ -16,12 +16,17 @@ export interface StreamSnapshot<S> {
   readonly state: S;
 }
 
-/** `history` is the stream's events after `from` (the whole stream without one): a store with a snapshot folds only what came since. */
+/**
+ * `history` is the stream's events after `from` (the whole stream without one): a store with a snapshot folds
+ * only what came since. `version` is the stream's: a store that read only the types the decider folds
+ * (`eventTypesFolded`) gives it; else it is `from`'s and the history's.
+ */
 export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
   decider: Decider<C, Ei, Eo, S>,
   history: readonly Pick<StoredLedgerEvent, 'event'>[],
   command: C,
   from: StreamSnapshot<S> = { version: 0, state: decider.initialState },
+  version = from.version + history.length,
 ): Decision<Eo, S> {
   // A stream holds only events its deciders read (stream ids are per aggregate): the one narrowing the stores make.
   const state = fold(
@@ -29,7 +34,6 @@ export function decideOnStream<C, Ei extends LedgerEvent, Eo extends Ei, S>(
     history.map((stored) => stored.event as Ei),
     from.state,
   );
-  const version = from.version + history.length;
   const events = decider.decide(command, state);
   return {
     expectedVersion: version,

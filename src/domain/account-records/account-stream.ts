@@ -64,7 +64,12 @@ function evolveAccountFacts(facts: AccountFacts, event: AccountFactsEvent): Acco
 export function accountRecordsEvolution<S extends { readonly account: AccountFacts }, F extends DomainEvent, R>(
   own: (state: S) => S & R & { account: AccountFacts },
   steps: { readonly [K in F['type']]: (owned: S & R, event: Extract<F, { type: K }>) => void },
-): { evolve(state: S, event: DomainEvent): S; fold(state: S, events: readonly DomainEvent[]): S; readonly payloadKeysFolded: readonly string[] } {
+): {
+  evolve(state: S, event: DomainEvent): S;
+  fold(state: S, events: readonly DomainEvent[]): S;
+  readonly payloadKeysFolded: readonly string[];
+  readonly eventTypesFolded: readonly string[];
+} {
   type D = S & R & { account: AccountFacts };
   const evolution = ownedEvolution<S, DomainEvent, D>({
     own,
@@ -75,7 +80,7 @@ export function accountRecordsEvolution<S extends { readonly account: AccountFac
     },
     folds: (event) => accountFactsTypes.has(event.type) || Object.hasOwn(steps, event.type),
   });
-  return { ...evolution, payloadKeysFolded: ACCOUNT_FACTS_PAYLOAD_KEYS };
+  return { ...evolution, payloadKeysFolded: ACCOUNT_FACTS_PAYLOAD_KEYS, eventTypesFolded: [...accountFactsTypes, ...Object.keys(steps)] };
 }
 
 /** Facts every post-import command carries. */

@@ -4,7 +4,7 @@ import type { LedgerEvent } from '../../../events/registry.js';
 import type { AnyRowProjection } from '../../../projections/projection.js';
 import type { AnyDecider, Decider } from '../../domain/decider.js';
 import { decideOnStream, DryRunRollback, type StreamSnapshot } from '../decide.js';
-import { eventColumns, splitEventData, STAGED_PAYLOAD_FIELD, toStoredEvent, type EventRow } from '../event-codec.js';
+import { eventColumns, splitEventData, STAGED_PAYLOAD_FIELD, toReplayedEvent, toStoredEvent, type EventRow } from '../event-codec.js';
 import {
   ConcurrencyError,
   type BeforeCommit,
@@ -36,6 +36,13 @@ export interface SqliteEventStoreOptions {
   readonly snapshots?: StreamSnapshots;
   /** Told of each event whose projection changes a table behind the read generation (read-generation.ts). */
   readonly onReadGenerationChange?: () => void;
+}
+
+/** How a decider's history is read: the statements, and the event types they select (every type without). */
+interface StreamReads {
+  readonly readStream: Database.Statement<[string], EventRow>;
+  readonly readStreamAfter: Database.Statement<[string, number], EventRow>;
+  readonly types?: ReadonlySet<string>;
 }
 
 /** A state a unit reached, remembered once its batch committed. */
@@ -70,8 +77,8 @@ export class SqliteEventStore implements EventStore {
   private readonly readAhead = new ReadAhead(256, 64);
   /** The event types whose projections write a table behind the read generation. */
   private readonly movingReadGeneration: ReadonlySet<string>;
-  /** The stream reads of deciders that fold only some keys of the staged payload, by those keys. */
-  private readonly partialReads = new Map<string, { readStream: Database.Statement<[string], EventRow>; readStreamAfter: Database.Statement<[string, number], EventRow> }>();
+  /** The stream reads of deciders that fold only some event types or some keys of the staged payload, by those. */
+  private readonly narrowReads = new Map<string, StreamReads>();
 
   constructor(private readonly options: SqliteEventStoreOptions) {
     const { sqlite } = options;
@@ -189,8 +196,8 @@ export class SqliteEventStore implements EventStore {
   ): HandleResult<Eo, S> {
     const snapshot = this.snapshots.get<S>(streamId, decider);
     const reads = this.readsFor(decider);
-    const history = snapshot ? reads.readStreamAfter.all(streamId, snapshot.version).map(toStoredEvent) : this.wholeStream(streamId, reads);
-    const decision = decideOnStream(decider, history, command, snapshot);
+    const { history, version } = this.historyOf(streamId, reads, snapshot?.version ?? 0);
+    const decision = decideOnStream(decider, history, command, snapshot, version);
     const result = decision.result(this.appendSync(streamId, decision.expectedVersion, decision.events, options.metadata));
     reached.push({ streamId, decider, snapshot: { version: result.streamVersion, state: result.state } });
     return result;
@@ -203,29 +210,46 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /** The stream as read ahead by the command, if it has not moved on since, else read now. */
-  private wholeStream(streamId: string, reads: Pick<typeof this.statements, 'readStream'>): readonly StoredLedgerEvent[] {
-    const known = this.readAhead.take(streamId);
-    return known !== undefined && known.length === this.versionSync(streamId) ? known : reads.readStream.all(streamId).map(toStoredEvent);
+  /**
+   * The events after `after` a decider folds, and the stream's version: from what the command read ahead
+   * if the stream has not moved on since, else read now. A decider's history is read for its events only:
+   * their metadata is parsed if something asks for it (`toReplayedEvent`), which nothing deciding does.
+   */
+  private historyOf(streamId: string, reads: StreamReads, after: number): { history: readonly StoredLedgerEvent[]; version: number } {
+    const known = after === 0 ? this.readAhead.take(streamId) : undefined;
+    if (!reads.types) {
+      if (known !== undefined && known.length === this.versionSync(streamId)) return { history: known, version: known.length };
+      const history = after === 0 ? reads.readStream.all(streamId).map(toReplayedEvent) : reads.readStreamAfter.all(streamId, after).map(toReplayedEvent);
+      return { history, version: after + history.length };
+    }
+    const version = this.versionSync(streamId);
+    if (known !== undefined && known.length === version) return { history: known.filter((stored) => reads.types!.has(stored.event.type)), version };
+    return { history: (after === 0 ? reads.readStream.all(streamId) : reads.readStreamAfter.all(streamId, after)).map(toReplayedEvent), version };
   }
 
   /**
-   * The stream reads `decider` needs: with the whole staged payload, or with only the keys of it the decider
-   * folds (SQLite builds that much of the bulk column, so the rest is never parsed).
+   * The stream reads `decider` needs: every event, or only the types it folds (`eventTypesFolded`); with the
+   * whole staged payload, or with only the keys of it the decider folds (SQLite builds that much of the bulk
+   * column, so the rest is never parsed).
    */
-  private readsFor(decider: AnyDecider): Pick<typeof this.statements, 'readStream' | 'readStreamAfter'> {
+  private readsFor(decider: AnyDecider): StreamReads {
     const keys: readonly string[] | undefined = decider.payloadKeysFolded;
-    if (!keys) return this.statements;
-    const name = keys.join(',');
-    let reads = this.partialReads.get(name);
+    const types: readonly string[] | undefined = decider.eventTypesFolded;
+    if (!keys && !types) return this.statements;
+    const name = `${keys?.join(',') ?? '*'} ${types?.join(',') ?? '*'}`;
+    let reads = this.narrowReads.get(name);
     if (!reads) {
-      const entries = keys.map((key) => `${sqlString(key)}, bulk -> ${sqlString(`$.${STAGED_PAYLOAD_FIELD}.${key}`)}`).join(', ');
-      const columns = `${eventColumns(false)}, CASE WHEN bulk IS NULL THEN NULL ELSE json_object(${sqlString(STAGED_PAYLOAD_FIELD)}, json_object(${entries})) END AS bulk`;
+      const entries = keys?.map((key) => `${sqlString(key)}, bulk -> ${sqlString(`$.${STAGED_PAYLOAD_FIELD}.${key}`)}`).join(', ');
+      const columns = entries
+        ? `${eventColumns(false)}, CASE WHEN bulk IS NULL THEN NULL ELSE json_object(${sqlString(STAGED_PAYLOAD_FIELD)}, json_object(${entries})) END AS bulk`
+        : eventColumns(true);
+      const ofTypes = types ? ` AND type IN (${types.map(sqlString).join(', ')})` : '';
       reads = {
-        readStream: this.options.sqlite.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? ORDER BY stream_position`),
-        readStreamAfter: this.options.sqlite.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND stream_position > ? ORDER BY stream_position`),
+        readStream: this.options.sqlite.prepare(`SELECT ${columns} FROM events WHERE stream_id = ?${ofTypes} ORDER BY stream_position`),
+        readStreamAfter: this.options.sqlite.prepare(`SELECT ${columns} FROM events WHERE stream_id = ? AND stream_position > ?${ofTypes} ORDER BY stream_position`),
+        ...(types ? { types: new Set(types) } : {}),
       };
-      this.partialReads.set(name, reads);
+      this.narrowReads.set(name, reads);
     }
     return reads;
   }
