@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { toStoredEvent, type EventRow } from '../event-codec.js';
+import { toReplayedEvent, type EventRow } from '../event-codec.js';
 import type { BeforeCommit, StoredLedgerEvent, WriteTransaction } from '../event-store.js';
 import type { Pending as QueuedUnit } from '../group-commit-queue.js';
 import { holdsNul } from './pg-database.js';
@@ -82,11 +82,11 @@ export function streamsToRead(units: readonly WriteUnit<unknown>[], read: Readon
   return { streams, versioned: versions };
 }
 
-/** Sends both reads in one flight; settles when both answered. */
+/** Sends both reads in one flight; settles when both answered. The events are read to be decided on: their metadata is parsed only if asked. */
 export function readStreams(client: pg.ClientBase, streams: readonly string[], versioned: readonly string[]): Promise<StreamsRead> {
   const read = client.query<EventRow>({ name: 'ledger_batch_streams', text: READ_STREAMS, values: [streams] });
   const versions = client.query<{ stream_id: string; v: number }>({ name: 'ledger_batch_versions', text: READ_VERSIONS, values: [versioned] });
-  const both = Promise.all([read, versions]).then(([events, v]) => ({ streams, events: events.rows.map(toStoredEvent), versions: v.rows }));
+  const both = Promise.all([read, versions]).then(([events, v]) => ({ streams, events: events.rows.map(toReplayedEvent), versions: v.rows }));
   both.catch(() => undefined);
   return both;
 }
