@@ -67,6 +67,25 @@ const processed: LedgerEvent = {
   data: { ...ref, platformAccountNumber: 'P-1', operationsTeamName: 'T', processedAt: '2026-01-01T00:00:00Z' },
 } as LedgerEvent;
 const base = { ...ref, now: '2026-01-02T00:00:00Z', supplierStatus: 'Ongoing' as const };
+const none = new Set<string>();
+
+/** Each post-import decider's command that adds nothing is decided on the fold of the whole stream as a fresh read returns it, at its version. */
+async function expectDecidedOnWholeStream(s: SqliteEventStore, stream: string) {
+  const notes = await s.handle(stream, notesDecider, { ...base, type: 'ImportNotes', notes: [], existingDocumentPaths: none }, { metadata });
+  const ledger = await s.handle(
+    stream,
+    ledgerDecider,
+    { ...base, type: 'ImportTransactions', transactions: [], checkPreviouslyAdded: true, forceAddToCurrentStatement: true, existingProductCodes: none },
+    { metadata },
+  );
+  const statements = await s.handle(stream, statementsDecider, { ...base, type: 'ImportHistoricalStatements', statements: [], existingDocumentPaths: none }, { metadata });
+  const whole = (await s.readStream(stream)).map((stored) => stored.event);
+  expect(notes.state).toEqual(fold(notesDecider, whole));
+  expect(ledger.state).toEqual(fold(ledgerDecider, whole));
+  expect(statements.state).toEqual(fold(statementsDecider, whole));
+  expect([notes.streamVersion, ledger.streamVersion, statements.streamVersion]).toEqual([whole.length, whole.length, whole.length]);
+  return { statements };
+}
 
 describe('SQLite: a decider that folds only some keys of the staged payload', () => {
   it('is decided on the state a fold of the whole stream gives', async () => {
@@ -76,19 +95,7 @@ describe('SQLite: a decider that folds only some keys of the staged payload', ()
         const stream = accountImportProcessStreamId(ref.importSupplier, ref.externalAccountNumber);
         const events = [staged('AccountStaged', first), ...later.map((body) => staged('AccountRestaged', body)), processed];
         await s.appendToStream(stream, 0, events, { metadata });
-        const none = new Set<string>();
-        const notes = await s.handle(stream, notesDecider, { ...base, type: 'ImportNotes', notes: [], existingDocumentPaths: none }, { metadata });
-        const ledger = await s.handle(
-          stream,
-          ledgerDecider,
-          { ...base, type: 'ImportTransactions', transactions: [], checkPreviouslyAdded: true, forceAddToCurrentStatement: true, existingProductCodes: none },
-          { metadata },
-        );
-        const statements = await s.handle(stream, statementsDecider, { ...base, type: 'ImportHistoricalStatements', statements: [], existingDocumentPaths: none }, { metadata });
-        const whole = (await s.readStream(stream)).map((stored) => stored.event);
-        expect(notes.state).toEqual(fold(notesDecider, whole));
-        expect(ledger.state).toEqual(fold(ledgerDecider, whole));
-        expect(statements.state).toEqual(fold(statementsDecider, whole));
+        const { statements } = await expectDecidedOnWholeStream(s, stream);
         const last = [first, ...later].at(-1)!['last_billed_to_date'];
         expect(statements.state.account.lastBilledToDate).toBe(typeof last === 'string' ? last : null);
       }),
@@ -98,7 +105,6 @@ describe('SQLite: a decider that folds only some keys of the staged payload', ()
 });
 
 const envelope = { import_supplier: ref.importSupplier, external_account_number: ref.externalAccountNumber };
-const none = new Set<string>();
 
 /** One records request of each decider, as the application builds its command from a valid request (null when it is not valid). */
 const command = fc.oneof(
@@ -149,19 +155,7 @@ describe('SQLite: a decider that folds only some event types of its stream', () 
           expect(result.streamVersion).toBe(whole.length);
           expect(result.state).toEqual(fold(decider, whole));
         }
-        const whole = (await s.readStream(stream)).map((stored) => stored.event);
-        const notes = await s.handle(stream, notesDecider, { ...base, type: 'ImportNotes', notes: [], existingDocumentPaths: none }, { metadata });
-        const ledger = await s.handle(
-          stream,
-          ledgerDecider,
-          { ...base, type: 'ImportTransactions', transactions: [], checkPreviouslyAdded: true, forceAddToCurrentStatement: true, existingProductCodes: none },
-          { metadata },
-        );
-        const statements = await s.handle(stream, statementsDecider, { ...base, type: 'ImportHistoricalStatements', statements: [], existingDocumentPaths: none }, { metadata });
-        expect(notes.state).toEqual(fold(notesDecider, whole));
-        expect(ledger.state).toEqual(fold(ledgerDecider, whole));
-        expect(statements.state).toEqual(fold(statementsDecider, whole));
-        expect([notes.streamVersion, ledger.streamVersion, statements.streamVersion]).toEqual([whole.length, whole.length, whole.length]);
+        await expectDecidedOnWholeStream(s, stream);
       }),
       { numRuns: 60 },
     );
