@@ -40,6 +40,12 @@ const COMPLETE_HELD = completion('idempotency_keys.created_at = excluded.created
 /** A response rebuilt for a record nobody completed: the first one stored wins. */
 const COMPLETE_ANY = completion('idempotency_keys.status IS NULL');
 
+/**
+ * Rows a purge deletes at most (the oldest expired): the middleware purges every 100 completions, each adding
+ * one row at most, so a window of 1,000 keeps up with the writes ten times over and bounds what one purge reads.
+ */
+export const PURGE_WINDOW = 1_000;
+
 /** The instant before which a record is past the retention. */
 export const retentionCutoff = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
 

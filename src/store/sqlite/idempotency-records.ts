@@ -1,6 +1,20 @@
 import type Database from 'better-sqlite3';
 import type { WriteTransaction } from '../event-store.js';
-import { answerColumns, claimKey, claimSlot, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, recording, type KeyStatements } from '../idempotency-keys.js';
+import {
+  answerColumns,
+  claimKey,
+  claimSlot,
+  expired,
+  FIND_KEY,
+  inFlightRecord,
+  isEmpty,
+  KeyRecords,
+  laterToken,
+  pastLease,
+  PURGE_WINDOW,
+  recording,
+  type KeyStatements,
+} from '../idempotency-keys.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -15,12 +29,6 @@ import {
 import { runNow, type Procedure } from '../procedure.js';
 import type { GroupCommitRunner } from './group-commit.js';
 import { sqliteTransaction } from './sqlite-event-store.js';
-
-/**
- * Rows a purge looks at (the oldest): the middleware purges every 100 completions, each adding one row at
- * most, so a window of 1,000 keeps up with the writes ten times over and reads 1,000 rows of the B-tree.
- */
-export const PURGE_WINDOW = 1_000;
 
 /**
  * Idempotency-Key records on SQLite. Claims and completions go through the connection's group-commit

@@ -16,7 +16,7 @@ import { assembleLedger, type Ledger } from '../../../src/ledger.js';
 import { openDatabase, type OpenDatabase } from '../../../src/store/sqlite/database.js';
 import { ProjectionTable } from '../../../src/store/sqlite/projection-writer.js';
 import { sqliteLedger, type SqliteLedgerOptions } from '../../../src/store/sqlite/open-sqlite-ledger.js';
-import { PURGE_WINDOW } from '../../../src/store/sqlite/idempotency-records.js';
+import { PURGE_WINDOW } from '../../../src/store/idempotency-keys.js';
 import { startWalCheckpointer } from '../../../src/store/sqlite/wal-checkpointer.js';
 import { BIN, PROJECT_ROOT, cliEnv, runCli } from '../../cli/run-cli.js';
 import { operator, SUPPLIER, TestClock, tempDatabaseFile } from '../../support/ledger.js';
