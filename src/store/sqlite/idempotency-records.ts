@@ -1,20 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { WriteTransaction } from '../event-store.js';
-import {
-  answerColumns,
-  claimKey,
-  claimSlot,
-  expired,
-  FIND_KEY,
-  inFlightRecord,
-  isEmpty,
-  KeyRecords,
-  laterToken,
-  pastLease,
-  PURGE_WINDOW,
-  recording,
-  type KeyStatements,
-} from '../idempotency-keys.js';
+import { answerColumns, claimKey, claimSlot, expired, FIND_KEY, inFlightRecord, isEmpty, KeyRecords, laterToken, pastLease, PURGE_WINDOW, recording, type KeyStatements } from '../idempotency-keys.js';
 import { toIdempotencyRecord, type IdempotencyKeyRaw } from '../idempotency-schema.js';
 import {
   IDEMPOTENCY_LEASE_MS,
