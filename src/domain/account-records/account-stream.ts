@@ -71,6 +71,7 @@ export function accountRecordsEvolution<S extends { readonly account: AccountFac
   readonly eventTypesFolded: readonly string[];
 } {
   type D = S & R & { account: AccountFacts };
+  const folded: ReadonlySet<string> = new Set([...accountFactsTypes, ...Object.keys(steps)]);
   const evolution = ownedEvolution<S, DomainEvent, D>({
     own,
     step: (owned, event) => {
@@ -78,9 +79,9 @@ export function accountRecordsEvolution<S extends { readonly account: AccountFac
       else (steps[event.type as F['type']] as (owned: D, event: DomainEvent) => void)(owned, event);
       return owned;
     },
-    folds: (event) => accountFactsTypes.has(event.type) || Object.hasOwn(steps, event.type),
+    folds: (event) => folded.has(event.type),
   });
-  return { ...evolution, payloadKeysFolded: ACCOUNT_FACTS_PAYLOAD_KEYS, eventTypesFolded: [...accountFactsTypes, ...Object.keys(steps)] };
+  return { ...evolution, payloadKeysFolded: ACCOUNT_FACTS_PAYLOAD_KEYS, eventTypesFolded: [...folded] };
 }
 
 /** Facts every post-import command carries. */

@@ -59,8 +59,8 @@ const statementsOn = (client: pg.Pool | pg.ClientBase) =>
 
 /**
  * The oldest `PURGE_WINDOW` expired rows, found on the created_at index: ORDER BY with LIMIT keeps
- * PostgreSQL on it whatever its statistics say, where a plain `created_at < ?` was planned as a scan of
- * every key (2 million at a million accounts, every 100 requests). A row whose key was taken over meanwhile
+ * PostgreSQL on it whatever its statistics say, where a bare `created_at < ?` can be planned as a scan of
+ * every key (millions at a million accounts, every 100 requests). A row whose key was taken over meanwhile
  * (a newer created_at, a new ctid) is not the one its ctid names any more, and stays.
  */
 export const PURGE_EXPIRED = `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(

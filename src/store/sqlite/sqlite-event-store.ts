@@ -216,15 +216,14 @@ export class SqliteEventStore implements EventStore {
    * their metadata is parsed if something asks for it (`toReplayedEvent`), which nothing deciding does.
    */
   private historyOf(streamId: string, reads: StreamReads, after: number): { history: readonly StoredLedgerEvent[]; version: number } {
+    const { types } = reads;
     const known = after === 0 ? this.readAhead.take(streamId) : undefined;
-    if (!reads.types) {
-      if (known !== undefined && known.length === this.versionSync(streamId)) return { history: known, version: known.length };
-      const history = after === 0 ? reads.readStream.all(streamId).map(toReplayedEvent) : reads.readStreamAfter.all(streamId, after).map(toReplayedEvent);
-      return { history, version: after + history.length };
-    }
-    const version = this.versionSync(streamId);
-    if (known !== undefined && known.length === version) return { history: known.filter((stored) => reads.types!.has(stored.event.type)), version };
-    return { history: (after === 0 ? reads.readStream.all(streamId) : reads.readStreamAfter.all(streamId, after)).map(toReplayedEvent), version };
+    // A narrowed read's length is not the stream's version, nor is a read-ahead's once the stream moved on.
+    const version = known !== undefined || types ? this.versionSync(streamId) : null;
+    if (known !== undefined && known.length === version) return { history: types ? known.filter((stored) => types.has(stored.event.type)) : known, version };
+    const rows = after === 0 ? reads.readStream.all(streamId) : reads.readStreamAfter.all(streamId, after);
+    const history = rows.map(toReplayedEvent);
+    return { history, version: version ?? after + history.length };
   }
 
   /**
