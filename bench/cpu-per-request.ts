@@ -1,4 +1,4 @@
-// tsx bench/cpu-per-request.ts [--requests=N] [--profile] [--runs=K] [--against=DIR] [--reads]: the service's CPU time per request of
+// tsx bench/cpu-per-request.ts [--requests=N] [--profile] [--runs=K] [--against=DIR] [--reads] [--layers]: the service's CPU time per request of
 // each request a migrated account costs, as `import-ledger migrate` sends them (an Idempotency-Key on every
 // one): stage-account, process, notes (2), transactions (3) and a historical statement, N accounts through
 // each in turn (10 connections, after a warm-up), and their sum, the CPU of one migrated account; and the echo
@@ -16,6 +16,9 @@
 // (as bench/run.ts's stage scenario reads them), and the service runs with its metrics on: each stage phase also
 // prints its worst read and the event loop's longest delay (`nodejs_eventloop_lag_max_seconds`, perf_hooks'
 // monitorEventLoopDelay, reset by the scrape before the phase). The reads and the metrics add to the CPU figures.
+// With --layers, the phases are LAYER_STEPS instead: requests that each go one layer further into the service than
+// the one before, so the difference between two is what that layer costs a request (what is outside the rules
+// and what is the write), printed beside each.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +32,7 @@ const WARMUP = 400;
 const RUNS = arg('runs', 1);
 const profile = process.argv.includes('--profile');
 const reads = process.argv.includes('--reads');
+const layers = process.argv.includes('--layers');
 const READ_POLL_MS = 20;
 const bin = join(root, 'dist/import-ledger.mjs');
 const against = process.argv.find((a) => a.startsWith('--against='))?.split('=')[1];
@@ -65,15 +69,33 @@ const statementBody = (ext: string) =>
     external_account_number: ext,
     statements: [{ bill_period_from_date: '2025-04-01', bill_period_to_date: '2025-04-30', statement_id: `ST-${ext}`, issued_date: '2025-05-03', number: `F-${ext}`, gross_amount: 71.4 }],
   });
+/** One phase's request: a POST of `body` with an Idempotency-Key of its own (as migrate sends) unless told otherwise. */
+interface Step { name: string; path: string; body: (ext: string) => string; method?: 'GET'; keyed?: false }
+
 /** The requests of one migrated account, in the order migrate sends them. */
-const ACCOUNT_STEPS = [
+const ACCOUNT_STEPS: readonly Step[] = [
   { name: 'stage-account', path: '/v1/data-import/account-import-process/create-or-update/', body: accountBody },
   { name: 'process', path: '/v1/data-import/account-import-process/process/', body: processBody },
   { name: 'notes (2)', path: '/v1/data-import/notes/create/', body: notesBody },
   { name: 'transactions (3)', path: '/v1/data-import/transactions/create/', body: transactionsBody },
   { name: 'statement', path: '/v1/data-import/historical-statements/create/', body: statementBody },
-] as const;
+];
 const PER_ACCOUNT = 'per account';
+
+/**
+ * --layers: each request goes one layer further than the one before it. The server and the outer middleware
+ * (request id, durability wait); the token check, the rate limit's setting and a read; the JSON body, its
+ * limits, the payload's schema, its reference reads and a 200 echoing it; the account's event, its
+ * projections and its group commit; the Idempotency-Key's record (in the event's transaction), as migrate sends.
+ */
+const LAYER_STEPS: readonly Step[] = [
+  { name: 'GET /healthz', path: '/healthz', body: accountBody, method: 'GET', keyed: false },
+  { name: 'GET service/', path: '/v1/data-import/service/', body: accountBody, method: 'GET', keyed: false },
+  { name: 'validate', path: '/v1/data-import/validate-account/', body: accountBody, keyed: false },
+  { name: 'stage, no key', path: '/v1/data-import/account-import-process/create-or-update/', body: (ext) => accountBody(`UNKEYED-${ext}`), keyed: false },
+  { name: 'stage-account', path: '/v1/data-import/account-import-process/create-or-update/', body: accountBody },
+];
+const STEPS = layers ? LAYER_STEPS : ACCOUNT_STEPS;
 
 
 /** User + system CPU of a process, in ms. */
@@ -99,8 +121,10 @@ function pollReadsAndLoop(base: string, headers: Record<string, string>, metrics
   };
 }
 
-/** `amount` POSTs of `body(i)`; with `keyPrefix`, each with an Idempotency-Key of its own, as migrate sends. */
-async function load(url: string, headers: Record<string, string>, amount: number, body: (i: number) => string, keyPrefix?: string) {
+/** `amount` POSTs of `body(i)` (or GETs); with `keyPrefix`, each with an Idempotency-Key of its own, as migrate sends. */
+async function load(url: string, headers: Record<string, string>, amount: number, body: (i: number) => string, options: { keyPrefix?: string; method?: 'GET' } = {}) {
+  const { keyPrefix, method } = options;
+  if (method === 'GET') return autocannon({ url, method, connections: 10, amount, headers });
   let i = 0;
   return autocannon({
     url,
@@ -139,7 +163,7 @@ async function echoPhase(): Promise<Phase> {
   return { name: 'echo (stage body)', requests: result.requests.total, cpuMs: used, seconds: (to - from) / 1000, non2xx: result.non2xx + result.errors, p99: result.latency.p99, from, to };
 }
 
-/** The service's phases: each request of a migrated account (ACCOUNT_STEPS), keyed, on a fresh database. */
+/** The service's phases on a fresh database: each request of a migrated account (ACCOUNT_STEPS), or LAYER_STEPS. */
 async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: string; stopAt: number }> {
   const work = mkdtempSync(join(tmpdir(), 'import-ledger-cpu-'));
   const database = join(work, 'ledger.db');
@@ -167,13 +191,15 @@ async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: stri
   });
   const pid = service.pid!;
   const phases: Phase[] = [];
-  for (const step of ACCOUNT_STEPS) {
+  const keyed = (step: Step, prefix: string) => ({ method: step.method, ...(step.keyed === false ? {} : { keyPrefix: `${prefix}-${step.name}` }) });
+  // Every step warmed before any is measured: the first one measured would otherwise pay for compiling the code all share.
+  for (const step of STEPS) await load(`${base}${step.path}`, headers, WARMUP, (i) => step.body(`WARM-${i}`), keyed(step, 'warm'));
+  for (const step of STEPS) {
     const url = `${base}${step.path}`;
-    await load(url, headers, WARMUP, (i) => step.body(`WARM-${i}`), `warm-${step.name}`);
     const polled = metricsPort && step.name === 'stage-account' ? (await readServiceLoop(metricsPort), pollReadsAndLoop(base, headers, metricsPort)) : null;
     const before = cpuMs(pid);
     const from = performance.now();
-    const result = await load(url, headers, REQUESTS, (i) => step.body(`BENCH-${i}`), `bench-${step.name}`);
+    const result = await load(url, headers, REQUESTS, (i) => step.body(`BENCH-${i}`), keyed(step, 'bench'));
     const to = performance.now();
     const used = cpuMs(pid) - before;
     const readFigures = await polled?.stop();
@@ -200,9 +226,10 @@ async function once(runIndex: number): Promise<Phase[]> {
   for (const p of [echo, ...phases]) {
     process.stdout.write(
       `run ${runIndex}  ${p.name.padEnd(18)} ${(p.cpuMs / p.requests).toFixed(2).padStart(6)} ms CPU/request  ` +
-        `${Math.round(p.requests / p.seconds).toString().padStart(5)} req/s  p99 ${p.p99} ms${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}${readsNote(p)}\n`,
+        `${Math.round(p.requests / p.seconds).toString().padStart(5)} req/s  p99 ${p.p99} ms${p.non2xx ? `  ${p.non2xx} non-2xx/errors` : ''}${readsNote(p)}${layerNote(phases, p)}\n`,
     );
   }
+  if (layers) return finish(work, phases, stopAt, echo);
   process.stdout.write(`run ${runIndex}  ${PER_ACCOUNT.padEnd(18)} ${accountCpu(phases).toFixed(2).padStart(6)} ms CPU/account (the sum of its requests)\n`);
   // The targets: stage-account at 30% of the echo's rate, process and transactions at 20%. At one core each,
   // the rate is 1 / CPU per request, so the budget is the echo's CPU per request over the share.
@@ -212,6 +239,11 @@ async function once(runIndex: number): Promise<Phase[]> {
     const cpu = p.cpuMs / p.requests;
     process.stdout.write(`run ${runIndex}  ${p.name.padEnd(18)} budget at ${share * 100}% of the echo: ${(echoCpu / share).toFixed(2)} ms CPU/request; uses ${(cpu / (echoCpu / share)).toFixed(1)}x that (${((echoCpu / cpu) * 100).toFixed(1)}% of the echo)\n`);
   }
+  return finish(work, phases, stopAt, echo);
+}
+
+/** The profile's figures (--profile), else the scratch folder removed; the run's phases, the echo's first. */
+function finish(work: string, phases: Phase[], stopAt: number, echo: Phase): Phase[] {
   if (profile) {
     printProfiles(work, phases, stopAt);
     process.stdout.write(`\nprofile kept in ${work}\n`);
@@ -219,6 +251,14 @@ async function once(runIndex: number): Promise<Phase[]> {
     rmSync(work, { recursive: true, force: true });
   }
   return [echo, ...phases];
+}
+
+/** --layers: what a phase's request costs over the one before it, the layer it adds. */
+function layerNote(phases: readonly Phase[], phase: Phase): string {
+  const before = phases[phases.indexOf(phase) - 1];
+  if (!layers || !before) return '';
+  const added = phase.cpuMs / phase.requests - before.cpuMs / before.requests;
+  return `  (${added < 0 ? '' : '+'}${added.toFixed(2)} ms over ${before.name})`;
 }
 
 interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
@@ -288,7 +328,7 @@ async function compare(otherRoot: string) {
     for (const build of r % 2 === 1 ? builds : [...builds].reverse()) {
       const { phases, work } = await servicePhases(build.bin);
       rmSync(work, { recursive: true, force: true });
-      const figures = [...phases.map((p) => ({ name: p.name, value: p.cpuMs / p.requests, non2xx: p.non2xx })), { name: PER_ACCOUNT, value: accountCpu(phases), non2xx: 0 }];
+      const figures = [...phases.map((p) => ({ name: p.name, value: p.cpuMs / p.requests, non2xx: p.non2xx })), ...(layers ? [] : [{ name: PER_ACCOUNT, value: accountCpu(phases), non2xx: 0 }])];
       for (const p of figures) {
         const key = `${p.name}\t${build.name}`;
         cpu.set(key, [...(cpu.get(key) ?? []), p.value]);
@@ -304,7 +344,7 @@ async function compare(otherRoot: string) {
   }
   // The ratio within each run as well: the two services of one run met about the same load from the rest of the machine.
   process.stdout.write(`\nmedian over ${RUNS} runs, ms CPU/request (this / ${otherRoot}), and the median of the runs' ratios:\n`);
-  for (const name of [...ACCOUNT_STEPS.map((step) => step.name), PER_ACCOUNT]) {
+  for (const name of [...STEPS.map((step) => step.name), ...(layers ? [] : [PER_ACCOUNT])]) {
     const mine = cpu.get(`${name}\tthis`)!;
     const theirs = cpu.get(`${name}\t${otherRoot}`)!;
     const percent = (ratio: number) => `${((ratio - 1) * 100).toFixed(1)}%`;
@@ -335,5 +375,5 @@ if (RUNS > 1) {
     process.stdout.write(`  ${name.padEnd(18)} ${values[Math.floor(values.length / 2)]!.toFixed(2)} ms CPU/request (${values.map((v) => v.toFixed(2)).join(', ')})\n`);
   }
   const accounts = all.map((phases) => accountCpu(phases.slice(1)));
-  process.stdout.write(`  ${PER_ACCOUNT.padEnd(18)} ${median(accounts).toFixed(2)} ms CPU/account (${accounts.map((v) => v.toFixed(2)).join(', ')})\n`);
+  if (!layers) process.stdout.write(`  ${PER_ACCOUNT.padEnd(18)} ${median(accounts).toFixed(2)} ms CPU/account (${accounts.map((v) => v.toFixed(2)).join(', ')})\n`);
 }
