@@ -1,7 +1,7 @@
 // What each side of the cut-over costs, read from /proc while it runs: CPU (user + system), the bytes
 // written to the disk and the peak RSS of every process of a side (a killed service and the one started
 // after it, a killed migrate and its re-run), and what the store holds and wrote.
-import { statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { peakRssMb, processCpuMs, processDiskWrittenKb } from './lib.js';
 
 export type Side = 'service' | 'migrate' | 'verify';
@@ -131,6 +131,41 @@ export async function postgresStoredBytes(url: string): Promise<number> {
   try {
     const { rows } = await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
     return Number(rows[0]!.bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A process's /proc stat fields after "pid (comm) ": state is field 0, ppid 1, utime 11, stime 12, cutime 13, cstime 14 (ticks, 100 a second). */
+const statFields = (pid: number | string): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+
+/**
+ * The CPU PostgreSQL's server has used so far, cluster-wide (other databases' work counts too), when it runs
+ * on this machine (else null): its postmaster's, and every process it started, the ended ones included (a
+ * backend that ended is its parent's children time). A backend's CPU is spent for the service's writes and
+ * reads, outside the service's processes.
+ */
+export async function postgresCpuMs(url: string): Promise<number | null> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const postmaster = Number(statFields(rows[0]!.pid)[1]);
+    const own = statFields(postmaster);
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const fields = statFields(entry);
+        if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // ended meanwhile: counted in the postmaster's children time from now on
+      }
+    }
+    return (ticks * 1000) / 100;
+  } catch {
+    return null; // another machine's server (its backends are not in this /proc)
   } finally {
     await client.end();
   }

@@ -12,7 +12,7 @@ export function printCutover(f: CutoverFigures): void {
     `  end to end (migrate + verify wall): ${f.accountsPerSecond.toLocaleString()} accounts/s; a million accounts at that rate: ${f.hoursForAMillion} h`,
     `  migrate: ${runs}`,
     `  verify: ${f.verify.seconds} s, exit ${f.verify.code}, ${f.verify.differences} differences (${f.verify.extra} extra)`,
-    `  CPU an account: service ${f.cpuMsPerAccount.service} ms, migrate ${f.cpuMsPerAccount.migrate} ms, verify ${f.cpuMsPerAccount.verify} ms`,
+    `  CPU an account: service ${f.cpuMsPerAccount.service} ms${f.cpuMsPerAccount.postgres === null ? '' : `, PostgreSQL ${f.cpuMsPerAccount.postgres} ms (cluster-wide)`}, migrate ${f.cpuMsPerAccount.migrate} ms, verify ${f.cpuMsPerAccount.verify} ms`,
     `  peak RSS: service ${f.peakRssMb.service.join(', ')} MB; migrate ${f.peakRssMb.migrate.join(', ')} MB; verify ${f.peakRssMb.verify.join(', ')} MB`,
     `  written to disk an account: service ${f.diskWrittenKbPerAccount.service} KB${f.diskWrittenKbPerAccount.postgres === null ? '' : `, PostgreSQL ${f.diskWrittenKbPerAccount.postgres} KB (cluster-wide)`}; stored ${f.storedKbPerAccount} KB an account`,
     `  worst read polled every second: status ${f.worstReadMs.status} ms, progress ${f.worstReadMs.progress} ms (${f.worstReadMs.polls} polls${f.worstReadMs.unanswered ? `, ${f.worstReadMs.unanswered} unanswered while the service was down` : ''})`,

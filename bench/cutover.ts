@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { journalReaches, reportLines, runClient, type ClientResult } from './cutover-clients.js';
 import { correctAccounts, ext, SUPPLIER, writeFolder, type FolderCounts } from './cutover-folder.js';
-import { Meters, postgresStoredBytes, postgresWrittenBytes, sqliteStoredBytes } from './cutover-meters.js';
+import { Meters, postgresCpuMs, postgresStoredBytes, postgresWrittenBytes, sqliteStoredBytes } from './cutover-meters.js';
 import { startServices, type ServicesLoop } from './cutover-services.js';
 import { storeCounts, storeDifferences, type StoreCounts } from './cutover-store.js';
 import { MIGRATE_CONCURRENCY } from '../src/cli/migrate-command.js';
@@ -54,7 +54,8 @@ export interface CutoverFigures {
   readonly verify: { readonly code: number | null; readonly seconds: number; readonly differences: number; readonly extra: number };
   readonly accountsPerSecond: number;
   readonly hoursForAMillion: number;
-  readonly cpuMsPerAccount: { readonly service: number; readonly migrate: number; readonly verify: number };
+  /** PostgreSQL's: its server's, cluster-wide, when it runs on this machine. */
+  readonly cpuMsPerAccount: { readonly service: number; readonly postgres: number | null; readonly migrate: number; readonly verify: number };
   readonly peakRssMb: { readonly service: number[]; readonly migrate: number[]; readonly verify: number[] };
   /** write_bytes of the service's processes; PostgreSQL's own (cluster-wide) apart. */
   readonly diskWrittenKbPerAccount: { readonly service: number; readonly postgres: number | null };
@@ -92,6 +93,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
     services = await startServices({ store: options.store, instances: options.instances, work, pgServer: options.pgServer }, meters);
     const { base, key, database } = services;
     const postgresWrittenBefore = database.startsWith('postgres') ? await postgresWrittenBytes(database) : null;
+    const postgresCpuBefore = database.startsWith('postgres') ? await postgresCpuMs(database) : null;
     const auth = async () => ({ authorization: `Token ${await obtainToken(base, key)}` });
     const reads = pollReads(base, await auth(), {
       paths: [`/v2/data-import/accounts/${SUPPLIER}/${ext(0)}/`, `/v1/data-import/import-progress/${SUPPLIER}/`],
@@ -160,6 +162,7 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
 
     const polled = await reads.stop();
     await services.stop();
+    const postgresCpuAfter = postgresCpuBefore === null ? null : await postgresCpuMs(database);
     const postgresWritten = postgresWrittenBefore === null ? null : (await postgresWrittenBytes(database)) - postgresWrittenBefore;
     const storedBytes = database.startsWith('postgres') ? await postgresStoredBytes(database) : sqliteStoredBytes(database);
     const store = await storeCounts(database, SUPPLIER);
@@ -186,7 +189,12 @@ export async function runCutover(options: CutoverOptions, progress: (line: strin
       verify: { code: verified.code, seconds: round(verified.seconds, 1), differences, extra },
       accountsPerSecond: round(accountsPerSecond, 1),
       hoursForAMillion: round(1_000_000 / accountsPerSecond / 3600),
-      cpuMsPerAccount: { service: perAccount(service.cpuMs), migrate: perAccount(meters.side('migrate').cpuMs), verify: perAccount(meters.side('verify').cpuMs) },
+      cpuMsPerAccount: {
+        service: perAccount(service.cpuMs),
+        postgres: postgresCpuBefore === null || postgresCpuAfter === null ? null : perAccount(postgresCpuAfter - postgresCpuBefore),
+        migrate: perAccount(meters.side('migrate').cpuMs),
+        verify: perAccount(meters.side('verify').cpuMs),
+      },
       peakRssMb: { service: meters.peaks('service'), migrate: meters.peaks('migrate'), verify: meters.peaks('verify') },
       diskWrittenKbPerAccount: { service: perAccount(service.diskWrittenKb), postgres: postgresWritten === null ? null : perAccount(postgresWritten / 1024) },
       storedKbPerAccount: perAccount(storedBytes / 1024),
