@@ -121,10 +121,13 @@ export async function newClient(url: string, options: PgOptions = {}, pipeline =
 
 /**
  * The writer's connection (pipelined): no sequential scans (its reads are lookups by key, and on a table not
- * yet analyzed the planner would scan it whole under the writers' lock), and lz4 where the server has it.
+ * yet analyzed the planner would scan it whole under the writers' lock); each statement run on the one plan
+ * it made for it, where PostgreSQL would plan a read of a key array anew at every execution, under the lock
+ * (the connection is replaced as the log grows, so the plans follow the tables: pg-group-commit.ts); and lz4
+ * where the server has it.
  */
 export async function newWriterClient(url: string, options: PgOptions = {}): Promise<pg.Client> {
-  const client = await newClient(url, { ...options, role: 'writer' }, true, ['enable_seqscan=off']);
+  const client = await newClient(url, { ...options, role: 'writer' }, true, ['enable_seqscan=off', 'plan_cache_mode=force_generic_plan']);
   try {
     await client.query(
       `SELECT set_config('default_toast_compression', 'lz4', false)

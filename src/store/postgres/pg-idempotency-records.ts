@@ -30,7 +30,7 @@ import {
   type ReserveOptions,
 } from '../idempotency.js';
 import { runAwaited, type Procedure } from '../procedure.js';
-import { IDEMPOTENCY_LOCK_CLASS, sqlState, type PgOptions } from './pg-database.js';
+import { IDEMPOTENCY_LOCK_CLASS, sqlState, statementName, type PgOptions } from './pg-database.js';
 import { PgSessionHolder } from './pg-session-holder.js';
 import { postgresTransaction } from './pg-write-unit.js';
 
@@ -40,21 +40,24 @@ const lockId = (request: IdempotentRequest) => createHash('sha256').update(`${re
 /** The SQLSTATE of `ledger_refuse` (migration 0006). */
 const REFUSED = 'LG409';
 
-/** A statement's `?` placeholders numbered as PostgreSQL's ($1, $2, ...), worked out once per text. */
-const numberedTexts = new Map<string, string>();
-function numbered(sql: string): string {
-  let text = numberedTexts.get(sql);
-  if (text === undefined) {
+/** The statement of `sql` (its `?` placeholders numbered as PostgreSQL's: $1, $2, ...), worked out once per text. */
+const numberedTexts = new Map<string, { text: string; name: string }>();
+
+/** `sql` with `params`, prepared under its text's name: parsed once per connection, not at every execution. */
+function prepared(sql: string, params: readonly unknown[]): pg.QueryConfig {
+  let statement = numberedTexts.get(sql);
+  if (statement === undefined) {
     let n = 0;
-    numberedTexts.set(sql, (text = sql.replace(/\?/g, () => `$${++n}`)));
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    numberedTexts.set(sql, (statement = { text, name: statementName(text) }));
   }
-  return text;
+  return { ...statement, values: [...params] };
 }
 
 const statementsOn = (client: pg.Pool | pg.ClientBase) =>
   ({
-    get: async (sql: string, params: readonly unknown[]) => (await client.query<IdempotencyKeyRaw>(numbered(sql), [...params])).rows[0],
-    run: async (sql: string, params: readonly unknown[]) => (await client.query(numbered(sql), [...params])).rowCount ?? 0,
+    get: async (sql: string, params: readonly unknown[]) => (await client.query<IdempotencyKeyRaw>(prepared(sql, params))).rows[0],
+    run: async (sql: string, params: readonly unknown[]) => (await client.query(prepared(sql, params))).rowCount ?? 0,
   }) satisfies KeyStatements;
 
 /**
@@ -282,7 +285,7 @@ export class PgIdempotencyRecords extends KeyRecords {
 function deferRefusing(client: pg.ClientBase, defer: (statement: Promise<unknown>) => void, write: string, params: readonly unknown[]): void {
   const refusing = `WITH written AS (${write} RETURNING 1)
     SELECT ledger_refuse('idempotency_key_in_progress') WHERE NOT EXISTS (SELECT 1 FROM written)`;
-  const written = client.query(numbered(refusing), [...params]);
+  const written = client.query(prepared(refusing, params));
   defer(written.catch((error: unknown) => Promise.reject(sqlState(error) === REFUSED ? keyInProgress() : error)));
 }
 

@@ -27,7 +27,7 @@ async function streamReadPlan(session: Session): Promise<string> {
 /**
  * The writer's connection runs what every instance waits for (the writers' lock is held meanwhile): its
  * session keeps the planner off whole-table scans and, as every connection of the ledger, off parallel
- * workers, and compresses with lz4 where the server has it.
+ * workers, runs each statement on the one plan it made for it, and compresses with lz4 where the server has it.
  */
 describe('PostgreSQL: the writer connection', () => {
   if (skipWithoutPostgres()) return;
@@ -113,6 +113,35 @@ describe('PostgreSQL: the writer connection', () => {
     expect(JSON.parse(row!.data)).toMatchObject({ documentRoot });
     const [read] = await t.b.store.readStream(importSupplierStreamId('LZ4'));
     expect(read!.event.data).toMatchObject({ documentRoot });
+  });
+
+  it('plans each statement once, not at every execution: the batches\' reads run on the plan the connection keeps', async () => {
+    const runner = new PgGroupCommitRunner(t.url);
+    try {
+      // Batches reading 1 to 4 streams: PostgreSQL's default mode plans a read of an array anew each time (its length known).
+      const plans: { name: string; generic_plans: number; custom_plans: number }[][] = [];
+      for (let i = 0; i < 12; i++) {
+        const streams = Array.from({ length: (i % 4) + 1 }, (_, k) => `p-${k}`);
+        await runner.run({
+          streams,
+          versions: [],
+          plan: () => ({
+            value: null,
+            beforeCommit: async (_appended, tx) => {
+              const { rows } = await postgresTransaction(tx).client.query<{ name: string; generic_plans: string; custom_plans: string }>(
+                'SELECT name, generic_plans, custom_plans FROM pg_prepared_statements',
+              );
+              plans.push(rows.map((r) => ({ name: r.name, generic_plans: Number(r.generic_plans), custom_plans: Number(r.custom_plans) })));
+            },
+          }),
+        });
+      }
+      const last = plans[plans.length - 1]!;
+      expect(last.find((p) => p.name === 'ledger_batch_streams')?.generic_plans).toBeGreaterThanOrEqual(11);
+      expect(last.filter((p) => p.custom_plans > 0)).toEqual([]);
+    } finally {
+      await runner.close();
+    }
   });
 
   it('is replaced once the log has grown past the floor and by the growth since its first batch, so its statements are planned again', async () => {
