@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AccountRecordRows } from '../queries/account-records-export-read-models.js';
-import type { KeysetRange, ListPosition, ReconciliationRow } from '../queries/account-list-read-models.js';
+import type { ReconciliationRow } from '../queries/account-list-read-models.js';
 import { comparedRecordsSchema, DIGEST_KINDS, recordDigests, type ComparedRecords } from './account-records-digest.js';
 import { stateNames } from './reconciliation-export.js';
 
@@ -65,22 +65,17 @@ export function accountRecordsLine(
 }
 
 /**
- * The export's text, one part per chunk of accounts: each chunk's records are read in one go for the
- * chunk's keyset range (after the previous chunk's last account, through its own last one), so memory
- * holds one chunk of accounts and their records, whatever the supplier's size.
+ * The export's text, one part per chunk of accounts: each chunk's records are read in one go by its accounts'
+ * keys, so memory holds one chunk of accounts and their records, whatever the supplier's size.
  */
 export async function* accountRecordsParts(
   chunks: AsyncIterable<readonly ReconciliationRow[]>,
-  readRecords: (range: KeysetRange) => Promise<AccountRecordRows>,
+  readRecords: (externalAccountNumbers: readonly string[]) => Promise<AccountRecordRows>,
   withRecords: boolean,
   tally: { items: number } = { items: 0 },
 ): AsyncGenerator<string> {
-  let after: ListPosition | null = null;
   for await (const rows of chunks) {
-    const last = rows[rows.length - 1]!;
-    const through: ListPosition = { firstStagedAt: last.firstStagedAt, externalAccountNumber: last.externalAccountNumber };
-    const grouped = groupRecords(await readRecords({ after, through }));
-    after = through;
+    const grouped = groupRecords(await readRecords(rows.map((row) => row.externalAccountNumber)));
     tally.items += rows.length;
     yield rows.map((row) => `${JSON.stringify(accountRecordsLine(row, grouped.get(row.externalAccountNumber), withRecords))}\n`).join('');
   }

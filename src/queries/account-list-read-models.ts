@@ -32,7 +32,7 @@ export type AccountListRow = SelectedRow<typeof listFields>;
 type AccountColumns = { importSupplier: AnySQLiteColumn; externalAccountNumber: AnySQLiteColumn };
 
 /** A record table's rows of the account import process `t` is on (its primary key's prefix). */
-export const sameAccount = (table: AccountColumns) =>
+const sameAccount = (table: AccountColumns) =>
   sql`${table.importSupplier} = ${t.importSupplier} AND ${table.externalAccountNumber} = ${t.externalAccountNumber}`;
 
 /** A table's rows of one account (its primary key's prefix); the values may be placeholders. */
@@ -87,7 +87,7 @@ const orderBy = sql`ORDER BY ${t.firstStagedAt}, ${t.externalAccountNumber}`;
  * one prepared statement per shape of read (state or not, each end or not), made on first use. `extra`
  * holds the values of `rest`'s own placeholders.
  */
-export function keysetRead<F extends SelectFields>(q: ProjectionQueries, fields: F, rest: (where: SQL) => SQL) {
+function keysetRead<F extends SelectFields>(q: ProjectionQueries, fields: F, rest: (where: SQL) => SQL) {
   const prepared = new Map<string, (params: Record<string, unknown>) => Promise<SelectedRow<F>[]>>();
   return (importSupplier: string, state: ImportProcessState | null, range: KeysetRange, extra: Record<string, unknown> = {}) => {
     const shape: Shape = { state: state !== null, after: range.after !== null, through: range.through !== null };

@@ -35,7 +35,7 @@ export function accountRecordsExportRoutes(ctx: LedgerContext) {
         chunkRows: RECORDS_CHUNK_ACCOUNTS,
       });
       const tally: StreamTally = { items: 0 };
-      const parts = accountRecordsParts(chunks, (range) => ctx.read.accountRecordsInRange(supplier, range), include === 'records', tally);
+      const parts = accountRecordsParts(chunks, (accounts) => ctx.read.accountRecordsOf(supplier, accounts), include === 'records', tally);
       return streamedResponse(c, 'application/x-ndjson', parts, tally);
     })
     .get('/account-record/:supplier/:ext/', async (c) => {
@@ -44,7 +44,7 @@ export function accountRecordsExportRoutes(ctx: LedgerContext) {
       requireSupplierScope(c, supplier);
       const row = await ctx.read.findAccountImportProcess(supplier, ext);
       if (!row) throw new DomainError('account_not_found', `No account import process found for ${supplier} / ${ext}.`);
-      const [records, ledger] = await Promise.all([ctx.read.accountRecordsOf(supplier, ext), ctx.read.accountLedger(supplier, ext)]);
+      const [records, ledger] = await Promise.all([ctx.read.accountRecordsOf(supplier, [ext]), ctx.read.accountLedger(supplier, ext)]);
       const line = accountRecordsLine(
         { externalAccountNumber: ext, state: row.state, platformAccountNumber: row.platformAccountNumber, balanceCents: ledger.balanceCents },
         groupRecords(records).get(ext),
