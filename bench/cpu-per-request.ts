@@ -23,7 +23,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, root, run, start, stop } from './lib.js';
+import { freePort, processCpuMs, root, run, start, stop } from './lib.js';
 import { pollReads, readServiceLoop } from './service.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -98,13 +98,6 @@ const LAYER_STEPS: readonly Step[] = [
 const STEPS = layers ? LAYER_STEPS : ACCOUNT_STEPS;
 
 
-/** User + system CPU of a process, in ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // After "pid (comm) ": state is field 0, utime field 11, stime field 12 (clock ticks, 100 a second).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
 interface Phase { name: string; requests: number; cpuMs: number; seconds: number; non2xx: number; p99: number; from: number; to: number; reads?: ReadFigures }
 
 /** The reads polled beside a phase (--reads): the slowest answer, and the event loop's longest delay over the phase. */
@@ -154,11 +147,11 @@ async function echoPhase(): Promise<Phase> {
   // Warmed and measured longer than the service: at 400 and 3,000 requests its JIT is still warming and its
   // CPU per request reads about twice what it is at full speed.
   await load(url, {}, 5_000, (i) => accountBody(`WARM-${i}`));
-  const before = cpuMs(echo.pid!);
+  const before = processCpuMs(echo.pid!);
   const from = performance.now();
   const result = await load(url, {}, Math.max(REQUESTS, 15_000), (i) => accountBody(`ECHO-${i}`));
   const to = performance.now();
-  const used = cpuMs(echo.pid!) - before;
+  const used = processCpuMs(echo.pid!) - before;
   await stop(echo);
   return { name: 'echo (stage body)', requests: result.requests.total, cpuMs: used, seconds: (to - from) / 1000, non2xx: result.non2xx + result.errors, p99: result.latency.p99, from, to };
 }
@@ -197,11 +190,11 @@ async function servicePhases(bin: string): Promise<{ phases: Phase[]; work: stri
   for (const step of STEPS) {
     const url = `${base}${step.path}`;
     const polled = metricsPort && step.name === 'stage-account' ? (await readServiceLoop(metricsPort), pollReadsAndLoop(base, headers, metricsPort)) : null;
-    const before = cpuMs(pid);
+    const before = processCpuMs(pid);
     const from = performance.now();
     const result = await load(url, headers, REQUESTS, (i) => step.body(`BENCH-${i}`), keyed(step, 'bench'));
     const to = performance.now();
-    const used = cpuMs(pid) - before;
+    const used = processCpuMs(pid) - before;
     const readFigures = await polled?.stop();
     phases.push({
       name: step.name,

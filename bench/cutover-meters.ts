@@ -1,8 +1,8 @@
 // What each side of the cut-over costs, read from /proc while it runs: CPU (user + system), the bytes
 // written to the disk and the peak RSS of every process of a side (a killed service and the one started
 // after it, a killed migrate and its re-run), and what the store holds and wrote.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { peakRssMb, processCpuMs, processDiskWrittenKb } from './lib.js';
+import { readdirSync, statSync } from 'node:fs';
+import { peakRssMb, processCpuMs, processDiskWrittenKb, procStatFields } from './lib.js';
 
 export type Side = 'service' | 'migrate' | 'verify';
 
@@ -136,9 +136,6 @@ export async function postgresStoredBytes(url: string): Promise<number> {
   }
 }
 
-/** A process's /proc stat fields after "pid (comm) ": state is field 0, ppid 1, utime 11, stime 12, cutime 13, cstime 14 (ticks, 100 a second). */
-const statFields = (pid: number | string): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-
 /**
  * The CPU PostgreSQL's server has used so far, cluster-wide (other databases' work counts too), when it runs
  * on this machine (else null): its postmaster's, and every process it started, the ended ones included (a
@@ -151,19 +148,18 @@ export async function postgresCpuMs(url: string): Promise<number | null> {
   await client.connect();
   try {
     const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const postmaster = Number(statFields(rows[0]!.pid)[1]);
-    const own = statFields(postmaster);
-    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    const postmaster = Number(procStatFields(rows[0]!.pid)[1]);
+    const own = procStatFields(postmaster);
+    let ms = processCpuMs(postmaster) + ((Number(own[13]) + Number(own[14])) * 1000) / 100;
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        const fields = statFields(entry);
-        if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+        if (Number(procStatFields(entry)[1]) === postmaster) ms += processCpuMs(entry);
       } catch {
         // ended meanwhile: counted in the postmaster's children time from now on
       }
     }
-    return (ticks * 1000) / 100;
+    return ms;
   } catch {
     return null; // another machine's server (its backends are not in this /proc)
   } finally {

@@ -25,10 +25,15 @@ export function peakRssMb(pid: number): number | null {
   }
 }
 
+/**
+ * A process's /proc/PID/stat fields after "pid (comm) ": state is field 0, ppid 1, utime 11, stime 12, and its
+ * ended children's cutime 13, cstime 14 (clock ticks, 100 a second).
+ */
+export const procStatFields = (pid: number | string): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+
 /** User + system CPU of a process (every thread, the thread pool's fdatasync included), in ms: /proc/PID/stat. */
-export function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // After "pid (comm) ": state is field 0, utime field 11, stime field 12 (clock ticks, 100 a second).
+export function processCpuMs(pid: number | string): number {
+  const fields = procStatFields(pid);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 

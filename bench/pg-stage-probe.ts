@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, freshPostgresDatabase, root, run, start, stop } from './lib.js';
+import { freePort, freshPostgresDatabase, processCpuMs, root, run, start, stop } from './lib.js';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const instances = arg('instances', 1);
@@ -15,16 +15,15 @@ const example = readFileSync(join(root, 'test/fixtures/examples/account-domestic
   .replace('"LEGACY_ENERGIE"', '"BENCH"')
   .replace('"segment": "GOLD"', `"segment": "GOLD", "history": "${'x'.repeat(1500)}"`);
 
-/** CPU ticks used so far by the processes whose command line matches. */
-function ticks(match: (cmdline: string, pid: number) => boolean): number {
+/** CPU used so far by the processes whose command line matches, in ms. */
+function cpuMs(match: (cmdline: string, pid: number) => boolean): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       if (!match(cmdline, Number(entry))) continue;
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      total += Number(fields[11]) + Number(fields[12]);
+      total += processCpuMs(entry);
     } catch {
       // gone
     }
@@ -80,9 +79,9 @@ await fetch(`${services[0]!.base}/v1/data-import/products/`, { method: 'POST', h
 
 const pids = new Set(services.map((s) => s.child.pid));
 const measure = () => ({
-  service: ticks((_, pid) => pids.has(pid)),
-  postgres: ticks((cmdline) => cmdline.startsWith('postgres')),
-  self: ticks((_, pid) => pid === process.pid),
+  service: cpuMs((_, pid) => pids.has(pid)),
+  postgres: cpuMs((cmdline) => cmdline.startsWith('postgres')),
+  self: cpuMs((_, pid) => pid === process.pid),
 });
 // Transactions the database ran (each statement outside a transaction is one): how many round trips a request costs it.
 const { default: pg } = await import('pg');
@@ -110,7 +109,7 @@ const after = measure();
 const total = results.reduce((n, r) => n + r.requests.total, 0);
 const bad = results.reduce((n, r) => n + r.non2xx + r.errors, 0);
 // A tick is 10 ms of CPU: the share of one core over the run, and the CPU milliseconds each request cost that side.
-const cpu = (k: keyof typeof before) => `${Math.round((after[k] - before[k]) / seconds)}% (${(((after[k] - before[k]) * 10) / Math.max(1, total)).toFixed(2)} ms a request)`;
+const cpu = (k: keyof typeof before) => `${Math.round((after[k] - before[k]) / seconds / 10)}% (${((after[k] - before[k]) / Math.max(1, total)).toFixed(2)} ms a request)`;
 process.stdout.write(
   `stage, ${instances} instance(s): ${Math.round(total / seconds)} req/s, ${bad} bad, p99 ${Math.max(...results.map((r) => r.latency.p99))} ms; ` +
     `CPU (100% = one core): service ${cpu('service')}, postgres ${cpu('postgres')}, load generator ${cpu('self')}\n`,
@@ -138,7 +137,7 @@ if (process.argv.includes('--then-process')) {
   const elapsed = (performance.now() - startedAt) / 1000;
   const processAfter = measure();
   const done = processed.reduce((n, r) => n + r.requests.total, 0);
-  const side = (k: keyof typeof before) => `${(((processAfter[k] - processBefore[k]) * 10) / Math.max(1, done)).toFixed(2)} ms a request`;
+  const side = (k: keyof typeof before) => `${((processAfter[k] - processBefore[k]) / Math.max(1, done)).toFixed(2)} ms a request`;
   process.stdout.write(
     `process, ${instances} instance(s): ${Math.round(done / elapsed)} req/s, ${processed.reduce((n, r) => n + r.non2xx + r.errors, 0)} bad; ` +
       `CPU: service ${side('service')}, postgres ${side('postgres')}, load generator ${side('self')}\n`,

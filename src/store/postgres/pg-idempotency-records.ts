@@ -41,15 +41,15 @@ const lockId = (request: IdempotentRequest) => createHash('sha256').update(`${re
 const REFUSED = 'LG409';
 
 /** The statement of `sql` (its `?` placeholders numbered as PostgreSQL's: $1, $2, ...), worked out once per text. */
-const numberedTexts = new Map<string, { text: string; name: string }>();
+const statementsByText = new Map<string, { text: string; name: string }>();
 
 /** `sql` with `params`, prepared under its text's name: parsed once per connection, not at every execution. */
 function prepared(sql: string, params: readonly unknown[]): pg.QueryConfig {
-  let statement = numberedTexts.get(sql);
+  let statement = statementsByText.get(sql);
   if (statement === undefined) {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
-    numberedTexts.set(sql, (statement = { text, name: statementName(text) }));
+    statementsByText.set(sql, (statement = { text, name: statementName(text) }));
   }
   return { ...statement, values: [...params] };
 }
